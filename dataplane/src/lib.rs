@@ -1,0 +1,6 @@
+//! dataplane: Priority-based Flow Control and the forwarding pipeline, free of YANG and NETCONF.
+//!
+//! - [`wire`]: every frame the data plane sends or receives (Ethernet/802.1Q, PFC, PAUSE, HMPDU),
+//!   exact to the octet, parsed with nom and never panicking on input.
+
+pub mod wire;

@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# Installs what building and testing pfcd needs on a fresh Debian machine. Idempotent: a second
+# run only checks. Needs root for apt-get (CI and the dev machines run as root).
+#
+# Why each package:
+#   cmake, libpcre2-dev, pkg-config  build libyang from the yang2 crate ("bundled" feature)
+#   tshark                           independent decoder of our frames (interop tests)
+#   python3-scapy                    independent frame builder (interop tests)
+#   python3-ncclient                 the NETCONF client users run against us
+#   lldpd, lldpad                    LLDP/DCBX peers for interop tests
+#   libyang2-tools                   yanglint, to check our YANG modules independently
+#   iproute2, ethtool                veth pairs and network namespaces in tests
+set -euo pipefail
+
+packages=(cmake libpcre2-dev pkg-config tshark python3-scapy python3-ncclient
+          lldpd lldpad libyang2-tools iproute2 ethtool libpcap-dev)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if ((${#missing[@]})); then
+  if [ "$(id -u)" -ne 0 ]; then
+    echo "deps: missing ${missing[*]} and not root: install them with apt-get" >&2
+    exit 1
+  fi
+  echo "deps: installing ${missing[*]}"
+  # Installing lldpd/lldpad must never leave a system-wide LLDP daemon talking on the host's
+  # interfaces: forbid service starts for the duration of the install (policy-rc.d), then
+  # restore whatever policy the machine had.
+  policy=/usr/sbin/policy-rc.d
+  saved=""
+  if [ -e "$policy" ]; then saved=$(mktemp); cp -p "$policy" "$saved"; fi
+  printf '#!/bin/sh\nexit 101\n' >"$policy"
+  chmod 755 "$policy"
+  restore_policy() {
+    if [ -n "$saved" ]; then mv -f "$saved" "$policy"; else rm -f "$policy"; fi
+  }
+  trap restore_policy EXIT
+  export DEBIAN_FRONTEND=noninteractive
+  # tshark asks whether non-root users may capture; answer once, non-interactively.
+  echo "wireshark-common wireshark-common/install-setuid boolean false" | debconf-set-selections
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  restore_policy
+  trap - EXIT
+fi
+
+# Belt and braces: whatever started them, no host-wide LLDP agent may keep running. Test
+# harnesses start their own instances inside network namespaces.
+for d in lldpd lldpad; do
+  if command -v systemctl >/dev/null 2>&1 && [ -d /run/systemd/system ]; then
+    systemctl disable --now "$d" >/dev/null 2>&1 || true
+  fi
+  # Only daemons in the host's network namespace are ours to stop.
+  for pid in $(pgrep -x "$d" 2>/dev/null || true); do
+    if [ "$(readlink "/proc/$pid/ns/net")" = "$(readlink /proc/1/ns/net)" ]; then
+      kill "$pid" 2>/dev/null || true
+    fi
+  done
+done
+
+echo "deps: ok"
