@@ -2,5 +2,7 @@
 //!
 //! - [`wire`]: every frame the data plane sends or receives (Ethernet/802.1Q, PFC, PAUSE, HMPDU),
 //!   exact to the octet, parsed with nom and never panicking on input.
+//! - [`pcap`]: a pcap writer so emitted frames can be inspected in Wireshark.
 
+pub mod pcap;
 pub mod wire;

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# The whole test suite, exactly as CI runs it: installs what is missing, then checks formatting,
+# lints, builds and runs every test (unit, property, interop with tshark/scapy/lldpd/lldpad,
+# namespace tests as root). Usage: scripts/test.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+bash scripts/deps.sh
+
+echo "== cargo fmt --check"
+cargo fmt --all -- --check
+
+echo "== cargo clippy"
+cargo clippy --workspace --all-targets --quiet -- -D warnings
+
+echo "== fuzz targets compile"
+cargo check --quiet --manifest-path fuzz/Cargo.toml --bins
+
+echo "== cargo test"
+cargo test --workspace

@@ -1,0 +1,91 @@
+//! Helpers for tests that talk to independent implementations (tshark, scapy, lldpd, ...).
+#![allow(dead_code)] // each test binary uses a different subset
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// Finds an external tool. A missing tool fails the test in CI (where `scripts/deps.sh` installs
+/// it) and is skipped loudly elsewhere, so a developer without the package still gets a result.
+pub fn external_tool(path: &str, package: &str) -> Option<PathBuf> {
+    let p = PathBuf::from(path);
+    if p.exists() {
+        return Some(p);
+    }
+    let msg =
+        format!("{path} not found (Debian package {package}); run scripts/deps.sh to install it");
+    if std::env::var_os("CI").is_some() {
+        panic!("{msg}");
+    }
+    eprintln!("\n!!!!! SKIPPED: {msg} !!!!!\n");
+    None
+}
+
+/// A scratch directory removed when dropped.
+pub struct Scratch(pub PathBuf);
+
+impl Scratch {
+    pub fn new(name: &str) -> Self {
+        let dir = std::env::temp_dir().join(format!(
+            "pfcd-test-{name}-{}-{}",
+            std::process::id(),
+            unique()
+        ));
+        std::fs::create_dir_all(&dir).expect("create scratch dir");
+        Scratch(dir)
+    }
+
+    pub fn path(&self, file: &str) -> PathBuf {
+        self.0.join(file)
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn unique() -> u64 {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static N: AtomicU64 = AtomicU64::new(0);
+    N.fetch_add(1, Ordering::Relaxed)
+}
+
+/// Writes frames to a pcap file, one microsecond apart.
+pub fn write_pcap(path: &Path, frames: &[Vec<u8>]) {
+    let file = std::fs::File::create(path).expect("create pcap");
+    let mut w = dataplane::pcap::PcapWriter::new(std::io::BufWriter::new(file)).expect("pcap");
+    for (i, f) in frames.iter().enumerate() {
+        w.write_frame(i as u64 * 1000, f).expect("write frame");
+    }
+    use std::io::Write;
+    w.into_inner().flush().expect("flush pcap");
+}
+
+/// Runs tshark over a pcap and returns, per frame, the value of each field as tshark prints it
+/// (occurrences of a repeated field joined with `|`).
+pub fn tshark_fields(tshark: &Path, pcap: &Path, fields: &[&str]) -> Vec<Vec<String>> {
+    let mut cmd = Command::new(tshark);
+    cmd.arg("-n").arg("-r").arg(pcap).args(["-T", "fields", "-E", "separator=/t"]);
+    cmd.args(["-E", "occurrence=a", "-E", "aggregator=|"]);
+    for f in fields {
+        cmd.args(["-e", f]);
+    }
+    let out = cmd.output().expect("run tshark");
+    assert!(out.status.success(), "tshark failed: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout)
+        .expect("tshark prints UTF-8")
+        .lines()
+        .map(|line| line.split('\t').map(str::to_string).collect())
+        .collect()
+}
+
+/// Reads a number as tshark prints it: decimal or 0x-prefixed hexadecimal.
+pub fn tshark_number(text: &str) -> u64 {
+    let t = text.trim();
+    match t.strip_prefix("0x") {
+        Some(h) => u64::from_str_radix(h, 16),
+        None => t.parse(),
+    }
+    .unwrap_or_else(|_| panic!("tshark printed '{t}' where a number was expected"))
+}
