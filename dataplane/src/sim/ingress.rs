@@ -1,0 +1,138 @@
+//! Receive-buffer accounting for one (port, priority), SPEC §4.5: an allocation, an XOFF
+//! threshold one headroom below it, an XON threshold one maximum frame below that.
+
+/// Whether a frame found room.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BufferVerdict {
+    Accepted,
+    /// No room: the frame is dropped and counted (with correct headroom this never happens).
+    Dropped,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct IngressCounters {
+    pub frames_accepted: u64,
+    pub frames_dropped: u64,
+    pub octets_dropped: u64,
+    /// Highest occupancy seen, octets.
+    pub peak_occupancy: u64,
+    /// Times the buffer crossed into XOFF.
+    pub xoff_events: u64,
+}
+
+/// One lossless priority's share of a port's receive buffer.
+#[derive(Debug, Clone)]
+pub struct IngressBuffer {
+    allocation: u64,
+    xoff_threshold: u64,
+    xon_threshold: u64,
+    occupancy: u64,
+    xoff: bool,
+    pub counters: IngressCounters,
+}
+
+impl IngressBuffer {
+    /// Sizes the buffer from a headroom (octets) as SPEC §4.5 does by default: allocation =
+    /// 2 × headroom rounded up to 1 KiB, XOFF = allocation − headroom, XON = XOFF − max frame.
+    pub fn from_headroom(headroom_octets: u64, max_frame_octets: u64) -> Self {
+        let allocation = (2 * headroom_octets).div_ceil(1024) * 1024;
+        Self::new(allocation, headroom_octets, max_frame_octets)
+    }
+
+    /// An explicit allocation with one headroom reserved above the XOFF threshold and XON one
+    /// `xon_gap` below it.
+    pub fn new(allocation: u64, headroom_octets: u64, xon_gap: u64) -> Self {
+        let xoff_threshold = allocation.saturating_sub(headroom_octets);
+        IngressBuffer {
+            allocation,
+            xoff_threshold,
+            xon_threshold: xoff_threshold.saturating_sub(xon_gap),
+            occupancy: 0,
+            xoff: false,
+            counters: IngressCounters::default(),
+        }
+    }
+
+    pub fn allocation(&self) -> u64 {
+        self.allocation
+    }
+
+    pub fn xoff_threshold(&self) -> u64 {
+        self.xoff_threshold
+    }
+
+    pub fn xon_threshold(&self) -> u64 {
+        self.xon_threshold
+    }
+
+    pub fn occupancy(&self) -> u64 {
+        self.occupancy
+    }
+
+    /// The XOFF request this buffer makes of the PFC initiator.
+    pub fn xoff(&self) -> bool {
+        self.xoff
+    }
+
+    /// A frame of `len` octets arrives.
+    pub fn arrive(&mut self, len: u64) -> BufferVerdict {
+        if self.occupancy + len > self.allocation {
+            self.counters.frames_dropped += 1;
+            self.counters.octets_dropped += len;
+            return BufferVerdict::Dropped;
+        }
+        self.occupancy += len;
+        self.counters.frames_accepted += 1;
+        self.counters.peak_occupancy = self.counters.peak_occupancy.max(self.occupancy);
+        if !self.xoff && self.occupancy >= self.xoff_threshold {
+            self.xoff = true;
+            self.counters.xoff_events += 1;
+        }
+        BufferVerdict::Accepted
+    }
+
+    /// A frame of `len` octets leaves (drained by the egress side).
+    pub fn depart(&mut self, len: u64) {
+        self.occupancy = self.occupancy.saturating_sub(len);
+        if self.xoff && self.occupancy <= self.xon_threshold {
+            self.xoff = false;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn annex_n_buffer_plan() {
+        // N.6: headroom 126 224 bits = 15 778 octets; allocation 2 x headroom rounded to 1 KiB.
+        let b = IngressBuffer::from_headroom(15_778, 2000);
+        assert_eq!(b.allocation(), 31 * 1024);
+        assert_eq!(b.xoff_threshold(), 31 * 1024 - 15_778);
+        assert_eq!(b.xon_threshold(), 31 * 1024 - 15_778 - 2000);
+    }
+
+    #[test]
+    fn xoff_at_threshold_xon_below_and_drop_when_full() {
+        let mut b = IngressBuffer::new(10_000, 4_000, 1_000);
+        for _ in 0..5 {
+            assert_eq!(b.arrive(1_000), BufferVerdict::Accepted);
+        }
+        assert!(!b.xoff());
+        b.arrive(1_000);
+        assert!(b.xoff(), "6000 >= XOFF threshold 6000");
+        for _ in 0..4 {
+            b.arrive(1_000);
+        }
+        assert_eq!(b.arrive(1), BufferVerdict::Dropped);
+        assert_eq!(b.counters.frames_dropped, 1);
+        for _ in 0..4 {
+            b.depart(1_000);
+        }
+        assert!(b.xoff(), "6000 is above XON 5000");
+        b.depart(1_000);
+        assert!(!b.xoff());
+        assert_eq!(b.counters.peak_occupancy, 10_000);
+    }
+}

@@ -1,0 +1,324 @@
+//! Two PFC stations wired back to back: station A sends lossless traffic to station B over a
+//! simulated link; B drains its receive buffer slower than A offers, so B's buffer crosses XOFF
+//! and B's PFC initiator pauses A. The run counts what B had to drop — zero when B's buffer keeps
+//! enough headroom (SPEC §4.5) for the round trip of items a)–k) of 36.1.1.
+//!
+//! Each station has the delays Annex N itemises, in bit times at the link speed: PFC frame
+//! generation, the transmit and receive interface (MAC/RS, XAUI, PHY), and the time to enter
+//! the paused state after a PFC frame is received. B can also send its own maximum-size frames
+//! back to A, so a PFC frame may have to wait for a frame in progress (item d).
+
+use super::{
+    BufferVerdict, DataFrame, EventQueue, IngressBuffer, LinkFrame, Medium, SimLink, SimRng,
+};
+use crate::mac::{PfcInitiator, PfcReceiver};
+use crate::time::{LinkSpeed, Picos};
+use crate::wire::{MacAddr, MacControl};
+
+/// Per-station delays in bit times (Annex N's 10GBASE-T example by default).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StationDelays {
+    /// From XOFF to a PFC frame ready to send (item b): 200.
+    pub pfc_generation_bits: u64,
+    /// MAC/RS + XAUI + PHY, transmit direction: (12 288 + 25 600) / 2 = 18 944.
+    pub tx_interface_bits: u64,
+    /// The same on receive: 18 944.
+    pub rx_interface_bits: u64,
+    /// From a PFC frame received to transmission selection halted (item h): 6 144.
+    pub pause_entry_bits: u64,
+}
+
+impl Default for StationDelays {
+    fn default() -> Self {
+        StationDelays {
+            pfc_generation_bits: 200,
+            tx_interface_bits: 18_944,
+            rx_interface_bits: 18_944,
+            pause_entry_bits: 6_144,
+        }
+    }
+}
+
+/// A back-to-back run.
+#[derive(Debug, Clone)]
+pub struct TwoStationConfig {
+    pub speed: LinkSpeed,
+    pub link_metres: u64,
+    pub medium: Medium,
+    pub delays: StationDelays,
+    /// The lossless priority A sends on (PFC enabled on it at both ends).
+    pub priority: u8,
+    /// Octets per frame A sends (FCS excluded): Annex N's maximum envelope frame is 2000.
+    pub frame_len: u32,
+    /// B sends frames of this size back to A on priority 0 without pause (item d), if set.
+    pub reverse_frame_len: Option<u32>,
+    /// B's receive buffer for the priority is sized from this headroom, in bits.
+    pub headroom_bits: u64,
+    /// B drains the buffer at this share of the line rate, in percent (below 100 congests).
+    pub drain_percent: u64,
+    pub duration: Picos,
+    /// Randomises start offsets and the drain's phase so different seeds hit different
+    /// alignments of frames in progress.
+    pub seed: u64,
+}
+
+impl TwoStationConfig {
+    /// The acceptance scenario: 10 Gb/s, 100 m of Cat6, Annex N delays, 2000-octet frames.
+    pub fn annex_n(headroom_bits: u64, seed: u64) -> Self {
+        TwoStationConfig {
+            speed: LinkSpeed::G10,
+            link_metres: 100,
+            medium: Medium::Copper,
+            delays: StationDelays::default(),
+            priority: 3,
+            frame_len: 2000,
+            reverse_frame_len: Some(2000),
+            headroom_bits,
+            drain_percent: 20,
+            duration: Picos::from_ms(5),
+            seed,
+        }
+    }
+}
+
+/// What a run measured.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TwoStationReport {
+    pub frames_sent: u64,
+    pub frames_received: u64,
+    pub frames_dropped: u64,
+    /// Frames of the lossless priority B received out of order (must be 0).
+    pub out_of_order: u64,
+    pub peak_occupancy_octets: u64,
+    pub buffer_allocation_octets: u64,
+    pub xoff_threshold_octets: u64,
+    /// PFC frames B sent (its PFCRequests) and A processed (its PFCIndications).
+    pub pfc_requests: u64,
+    pub pfc_indications: u64,
+    pub xoff_events: u64,
+}
+
+#[derive(Debug)]
+enum Event {
+    ATxFree,
+    BTxFree,
+    BPfcReady,
+    BDrain,
+    ArrivesAtB,
+    ArrivesAtA,
+    AApplyPause(MacControl),
+}
+
+/// The back-to-back scenario; build it and call [`TwoStation::run`].
+pub struct TwoStation {
+    cfg: TwoStationConfig,
+    events: EventQueue<Event>,
+    a_to_b: SimLink,
+    b_to_a: SimLink,
+    a_rx: PfcReceiver,
+    b_tx: PfcInitiator,
+    b_buffer: IngressBuffer,
+    b_queue: std::collections::VecDeque<u32>,
+    b_pfc_ready_at: Option<Picos>,
+    next_seq: u64,
+    expected_seq: u64,
+    rng: SimRng,
+    report: TwoStationReport,
+}
+
+const A_ADDR: MacAddr = MacAddr([0x02, 0, 0, 0, 0, 0x0a]);
+const B_ADDR: MacAddr = MacAddr([0x02, 0, 0, 0, 0, 0x0b]);
+
+impl TwoStation {
+    pub fn new(cfg: TwoStationConfig) -> Self {
+        let bits = |b: u64| cfg.speed.bits_time(b);
+        // The interface delays of both ends sit in the path like extra cable.
+        let one_way = cfg.medium.delay(cfg.link_metres)
+            + bits(cfg.delays.tx_interface_bits)
+            + bits(cfg.delays.rx_interface_bits);
+        let enable = 1u8 << cfg.priority;
+        let headroom_octets = cfg.headroom_bits.div_ceil(8);
+        TwoStation {
+            events: EventQueue::new(),
+            a_to_b: SimLink::new(cfg.speed, one_way),
+            b_to_a: SimLink::new(cfg.speed, one_way),
+            a_rx: PfcReceiver::new(cfg.speed, A_ADDR, enable),
+            b_tx: PfcInitiator::new(cfg.speed, B_ADDR, enable),
+            b_buffer: IngressBuffer::from_headroom(headroom_octets, u64::from(cfg.frame_len)),
+            b_queue: std::collections::VecDeque::new(),
+            b_pfc_ready_at: None,
+            next_seq: 0,
+            expected_seq: 0,
+            rng: SimRng::new(cfg.seed),
+            report: TwoStationReport::default(),
+            cfg,
+        }
+    }
+
+    pub fn run(mut self) -> TwoStationReport {
+        let jitter = |rng: &mut SimRng, span: Picos| Picos(rng.below(span.as_ps().max(1)));
+        let frame_time = self.cfg.speed.frame_time(u64::from(self.cfg.frame_len));
+        let a_start = jitter(&mut self.rng, frame_time);
+        let b_start = jitter(&mut self.rng, frame_time);
+        let drain_start = jitter(&mut self.rng, frame_time);
+        self.events.schedule(a_start, Event::ATxFree);
+        self.events.schedule(b_start, Event::BTxFree);
+        self.events.schedule(drain_start, Event::BDrain);
+
+        while let Some((now, event)) = self.events.pop() {
+            if now > self.cfg.duration {
+                break;
+            }
+            match event {
+                Event::ATxFree => self.a_tx_free(now),
+                Event::BTxFree => self.b_tx_free(now),
+                Event::BPfcReady => {
+                    if self.b_to_a.idle_at() <= now {
+                        self.b_tx_free(now);
+                    }
+                }
+                Event::BDrain => self.b_drain(now),
+                Event::ArrivesAtB => self.arrives_at_b(now),
+                Event::ArrivesAtA => self.arrives_at_a(now),
+                Event::AApplyPause(frame) => {
+                    let tx_idle = self.a_to_b.idle_at();
+                    self.a_rx.receive(now, &frame, tx_idle);
+                    self.events.schedule(now, Event::ATxFree);
+                }
+            }
+        }
+        self.report.frames_dropped = self.b_buffer.counters.frames_dropped;
+        self.report.peak_occupancy_octets = self.b_buffer.counters.peak_occupancy;
+        self.report.xoff_events = self.b_buffer.counters.xoff_events;
+        self.report.buffer_allocation_octets = self.b_buffer.allocation();
+        self.report.xoff_threshold_octets = self.b_buffer.xoff_threshold();
+        self.report.pfc_requests = self.b_tx.counters.pfc_requests;
+        self.report.pfc_indications = self.a_rx.counters.pfc_indications;
+        self.report
+    }
+
+    /// A's transmission selection: one lossless frame whenever the wire is free and the
+    /// priority is not paused; otherwise wake when the pause ends.
+    fn a_tx_free(&mut self, now: Picos) {
+        if self.a_to_b.idle_at() > now {
+            return; // a wake-up already follows the frame in progress
+        }
+        let priority = usize::from(self.cfg.priority);
+        if self.a_rx.priority_paused(now, priority) {
+            self.events.schedule(self.a_rx.paused_until(priority), Event::ATxFree);
+            return;
+        }
+        let frame =
+            DataFrame { priority: self.cfg.priority, len: self.cfg.frame_len, seq: self.next_seq };
+        self.next_seq += 1;
+        self.report.frames_sent += 1;
+        let lost_before = self.a_to_b.frames_lost;
+        let end = self.a_to_b.transmit(now, LinkFrame::Data(frame));
+        self.events.schedule(end, Event::ATxFree);
+        if let (Some(at), true) = (self.a_to_b.last_arrival(), lost_before == self.a_to_b.frames_lost) {
+            self.events.schedule(at, Event::ArrivesAtB);
+        }
+    }
+
+    /// B's transmitter: a PFC frame first when one is due and generated, else reverse traffic.
+    fn b_tx_free(&mut self, now: Picos) {
+        if self.b_to_a.idle_at() > now {
+            return;
+        }
+        let pfc_ready = self.b_pfc_ready_at.is_some_and(|t| t <= now);
+        let control = if pfc_ready { self.b_tx.poll(now) } else { None };
+        if pfc_ready {
+            self.b_pfc_ready_at = None;
+        }
+        let frame = match control {
+            Some(c) => LinkFrame::Bytes(c.to_vec()),
+            None => match self.cfg.reverse_frame_len {
+                Some(len) => LinkFrame::Data(DataFrame { priority: 0, len, seq: 0 }),
+                None => {
+                    // Idle: wake for the next refresh, if a pause is being held.
+                    if let Some(t) = self.b_tx.next_refresh(now) {
+                        self.b_pfc_ready_at = Some(t);
+                        self.events.schedule(t.max(now), Event::BPfcReady);
+                    }
+                    return;
+                }
+            },
+        };
+        let end = self.b_to_a.transmit(now, frame);
+        // After each frame the MAC re-evaluates its PFC cases (refresh included).
+        if self.b_pfc_ready_at.is_none() && self.b_tx.xoff() != 0 {
+            self.b_pfc_ready_at = Some(end);
+        }
+        self.events.schedule(end, Event::BTxFree);
+        if let Some(at) = self.b_to_a.last_arrival() {
+            self.events.schedule(at, Event::ArrivesAtA);
+        }
+    }
+
+    fn arrives_at_b(&mut self, now: Picos) {
+        while let Some((_, frame)) = self.a_to_b.receive(now) {
+            let LinkFrame::Data(d) = frame else { continue };
+            if d.seq != self.expected_seq {
+                self.report.out_of_order += 1;
+            }
+            self.expected_seq = d.seq + 1;
+            if self.b_buffer.arrive(u64::from(d.len)) == BufferVerdict::Accepted {
+                self.report.frames_received += 1;
+                self.b_queue.push_back(d.len);
+            }
+            self.xoff_changed(now);
+        }
+    }
+
+    fn arrives_at_a(&mut self, now: Picos) {
+        while let Some((_, frame)) = self.b_to_a.receive(now) {
+            let LinkFrame::Bytes(bytes) = frame else { continue };
+            if let Ok(control) = MacControl::parse(&bytes) {
+                let entry = self.cfg.speed.bits_time(self.cfg.delays.pause_entry_bits);
+                self.events.schedule(now + entry, Event::AApplyPause(control));
+            }
+        }
+    }
+
+    fn b_drain(&mut self, now: Picos) {
+        let len = self.b_queue.pop_front().unwrap_or(self.cfg.frame_len);
+        if !self.b_queue.is_empty() || self.b_buffer.occupancy() > 0 {
+            self.b_buffer.depart(u64::from(len));
+            self.xoff_changed(now);
+        }
+        // One frame's worth at drain_percent of line rate.
+        let per_frame =
+            self.cfg.speed.frame_time(u64::from(len)).as_ps() * 100 / self.cfg.drain_percent.max(1);
+        self.events.schedule(now + Picos(per_frame), Event::BDrain);
+    }
+
+    /// Passes the buffer's XOFF level to the initiator; a change makes a PFC frame due after the
+    /// generation delay.
+    fn xoff_changed(&mut self, now: Picos) {
+        let xoff = self.b_buffer.xoff();
+        let priority = usize::from(self.cfg.priority);
+        if (self.b_tx.xoff() & (1 << priority) != 0) == xoff {
+            return;
+        }
+        self.b_tx.set_xoff(priority, xoff);
+        let ready = now + self.cfg.speed.bits_time(self.cfg.delays.pfc_generation_bits);
+        self.b_pfc_ready_at = Some(ready);
+        self.events.schedule(ready, Event::BPfcReady);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn uncongested_link_never_pauses() {
+        let mut cfg = TwoStationConfig::annex_n(126_224, 1);
+        cfg.drain_percent = 100;
+        cfg.duration = Picos::from_us(500);
+        let r = TwoStation::new(cfg).run();
+        assert!(r.frames_sent > 100);
+        assert_eq!(r.frames_dropped, 0);
+        assert_eq!(r.pfc_requests, 0, "{r:?}");
+    }
+}
