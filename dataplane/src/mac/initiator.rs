@@ -80,13 +80,13 @@ impl PfcInitiator {
         }
         let mut enable = 0u8;
         let mut time = [0u16; PRIORITIES];
-        for n in 0..PRIORITIES {
+        for (n, slot) in time.iter_mut().enumerate() {
             if self.pfc_enable & (1 << n) == 0 {
                 continue;
             }
             if let Some(quanta) = self.decide(now, n, self.xoff & (1 << n) != 0) {
                 enable |= 1 << n;
-                time[n] = quanta;
+                *slot = quanta;
             }
         }
         if enable == 0 {

@@ -215,7 +215,9 @@ impl TwoStation {
         let lost_before = self.a_to_b.frames_lost;
         let end = self.a_to_b.transmit(now, LinkFrame::Data(frame));
         self.events.schedule(end, Event::ATxFree);
-        if let (Some(at), true) = (self.a_to_b.last_arrival(), lost_before == self.a_to_b.frames_lost) {
+        if let (Some(at), true) =
+            (self.a_to_b.last_arrival(), lost_before == self.a_to_b.frames_lost)
+        {
             self.events.schedule(at, Event::ArrivesAtB);
         }
     }
