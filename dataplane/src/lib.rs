@@ -4,11 +4,19 @@
 //!   exact to the octet, parsed with nom and never panicking on input.
 //! - [`time`]: picosecond simulated time, link speeds, pause quanta, frame wire times.
 //! - [`mac`]: the PFC MAC: receiver timers, initiator (XOFF, refresh, XON), link pause, counters.
+//! - [`credit`]: InfiniBand-style credit-based link-level flow control (FCTBS, ABR, FCCL), as pure
+//!   transmitter and receiver state machines.
+//! - [`headroom`]: PFC headroom by link delays or measurement, with a readable breakdown; the
+//!   effective allowance and its source; buffer allocation and XOFF/XON thresholds.
 //! - [`pcap`]: a pcap writer so emitted frames can be inspected in Wireshark.
+//! - [`pipeline`]: QMAN → QMI → BMI → NTI → MAC with the external-memory pause mechanism (and `stall`/`fifo` for comparison).
 //! - [`sim`]: deterministic randomness, events, simulated links, ingress buffers, two-station runs.
 
+pub mod credit;
+pub mod headroom;
 pub mod mac;
 pub mod pcap;
+pub mod pipeline;
 pub mod sim;
 pub mod time;
 pub mod wire;
