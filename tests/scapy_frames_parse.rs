@@ -111,7 +111,74 @@ fn scapy_built_frames_parse_to_scapys_values() {
 }
 
 mod lldp_checks {
+    use lldp::wire::{ChassisId, LldpFrame, PfcFormat, PortId};
     use serde_json::Value;
 
-    pub fn check_lldpdu(_bytes: &[u8], _e: &Value) {}
+    use super::{mac, num};
+
+    fn nums(v: &Value) -> Vec<i64> {
+        v.as_array().expect("array").iter().map(num).collect()
+    }
+
+    fn bit(v: &Value) -> bool {
+        num(v) == 1
+    }
+
+    pub fn check_lldpdu(bytes: &[u8], e: &Value) {
+        let frame =
+            LldpFrame::parse(bytes).unwrap_or_else(|err| panic!("{err}: {}", hex::encode(bytes)));
+        assert_eq!(frame.src, mac(&e["src"]));
+        let pdu = &frame.lldpdu;
+        assert_eq!(pdu.chassis_id, ChassisId::MacAddress(mac(&e["chassis_mac"])));
+        match &pdu.port_id {
+            PortId::InterfaceName(name) => assert_eq!(name.as_str(), e["port_name"].as_str()),
+            other => panic!("port ID {other:?}"),
+        }
+        assert_eq!(i64::from(pdu.ttl), num(&e["ttl"]));
+        let name = pdu.system_name().expect("system name");
+        assert_eq!(name.0.as_str(), e["system_name"].as_str());
+
+        let ets = pdu.ets_config().expect("ETS Configuration TLV");
+        let x = &e["ets"];
+        assert_eq!((ets.willing, ets.cbs), (bit(&x["willing"]), bit(&x["cbs"])));
+        assert_eq!(i64::from(ets.max_tcs), num(&x["max_tcs"]));
+        let tables = &ets.tables;
+        assert_eq!(
+            tables.priority_tc.iter().map(|v| i64::from(*v)).collect::<Vec<_>>(),
+            nums(&x["prio_tc"])
+        );
+        assert_eq!(
+            tables.tc_bandwidth.iter().map(|v| i64::from(*v)).collect::<Vec<_>>(),
+            nums(&x["tc_bandwidth"])
+        );
+        assert_eq!(tables.tsa.iter().map(|t| i64::from(t.0)).collect::<Vec<_>>(), nums(&x["tsa"]));
+
+        let pfc = pdu.pfc_config().expect("PFC Configuration TLV");
+        let x = &e["pfc"];
+        assert_eq!(pfc.willing, bit(&x["willing"]));
+        assert_eq!(pfc.mbc, bit(&x["mbc"]));
+        assert_eq!(i64::from(pfc.pfc_cap), num(&x["cap"]));
+        assert_eq!(i64::from(pfc.pfc_enable), num(&x["enable"]));
+        assert_eq!(pfc.macsec_capable, bit(&x["macsec_cap"]));
+        assert_eq!(pfc.privacy_capable, bit(&x["privacy_cap"]));
+        assert_eq!(pfc.rtm_hdrm, bit(&x["rtm"]));
+        assert_eq!(pfc.ptp_hdrm, bit(&x["ptp"]));
+        let legacy = x["legacy"].as_bool().expect("bool");
+        assert_eq!(pfc.format == PfcFormat::Legacy, legacy, "length 6 vs 7");
+
+        let app = pdu.app_priority().expect("Application Priority TLV");
+        let entries = e["app"].as_array().expect("entries");
+        assert_eq!(app.entries.len(), entries.len());
+        for (got, want) in app.entries.iter().zip(entries) {
+            assert_eq!(i64::from(got.priority), num(&want["priority"]));
+            assert_eq!(i64::from(got.selector.0), num(&want["selector"]));
+            assert_eq!(i64::from(got.protocol), num(&want["protocol"]));
+        }
+
+        let delay = pdu.pfc_local_delay().expect("PFC Local Delay TLV");
+        assert_eq!(delay.delay.0, num(&e["local_delay"]));
+
+        // Our emitter writes the LLDPDU scapy built, octet for octet (scapy pads to 60 too).
+        assert_eq!(frame.to_vec().expect("emits"), bytes);
+    }
 }
