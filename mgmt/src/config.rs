@@ -1,0 +1,67 @@
+//! Server settings, with the defaults a deployment starts from.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use crate::hello::{BASE_1_0, BASE_1_1};
+
+/// The IANA port for NETCONF over SSH (RFC 6242 §3).
+pub const NETCONF_SSH_PORT: u16 = 830;
+
+/// How the NETCONF server runs.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// Address and port to listen on. Default `0.0.0.0:830`.
+    pub listen: SocketAddr,
+    /// Directory for the server's state: the SSH host key (`ssh_host_ed25519_key`), later the
+    /// datastores. Created if missing.
+    pub state_dir: PathBuf,
+    /// The users file (see [`crate::users`]). Default `<state_dir>/users`.
+    pub users_file: Option<PathBuf>,
+    /// Most NETCONF sessions open at once. Default 64.
+    pub max_sessions: usize,
+    /// Most TCP connections open at once, authenticated or not. Default 128.
+    pub max_connections: usize,
+    /// Largest message accepted, in bytes. Default 64 MiB.
+    pub max_message_size: usize,
+    /// How long a client has to send its hello. Default 60 s.
+    pub hello_timeout: Duration,
+    /// A session without any message for this long is closed. Default 600 s; `None` never.
+    pub idle_timeout: Option<Duration>,
+    /// Every failed authentication takes at least this long. Default 1 s.
+    pub auth_rejection_time: Duration,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            listen: SocketAddr::from(([0, 0, 0, 0], NETCONF_SSH_PORT)),
+            state_dir: PathBuf::from("/var/lib/pfcd"),
+            users_file: None,
+            max_sessions: 64,
+            max_connections: 128,
+            max_message_size: 64 * 1024 * 1024,
+            hello_timeout: Duration::from_secs(60),
+            idle_timeout: Some(Duration::from_secs(600)),
+            auth_rejection_time: Duration::from_secs(1),
+        }
+    }
+}
+
+impl Config {
+    /// The users file actually used.
+    pub fn users_path(&self) -> PathBuf {
+        self.users_file.clone().unwrap_or_else(|| self.state_dir.join("users"))
+    }
+
+    /// The host key file.
+    pub fn host_key_path(&self) -> PathBuf {
+        self.state_dir.join("ssh_host_ed25519_key")
+    }
+
+    /// The capabilities the server advertises.
+    pub fn capabilities(&self) -> Vec<String> {
+        vec![BASE_1_0.to_string(), BASE_1_1.to_string()]
+    }
+}

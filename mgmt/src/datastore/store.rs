@@ -1,0 +1,168 @@
+//! Raw persistence of the configuration datastores in sled: one key per datastore holding its
+//! canonical XML text. Knows nothing of YANG; [`super::Datastores`] validates before writing.
+//!
+//! ```text
+//! sled tree "datastores"
+//!   "running"    canonical XML of running
+//!   "candidate"  canonical XML of candidate
+//!   "startup"    canonical XML of startup
+//!   "rollback"   running as it was before the last commit (for confirmed commit / rollback)
+//! ```
+//!
+//! Every multi-key change (commit, copy) is one sled transaction, and every change is flushed
+//! to disk before it is reported done.
+
+use std::path::Path;
+
+use sled::transaction::{ConflictableTransactionError, TransactionError};
+use thiserror::Error;
+
+/// A configuration datastore (RFC 6241 §5.1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum DatastoreName {
+    /// The running configuration.
+    Running,
+    /// The candidate configuration (:candidate).
+    Candidate,
+    /// The startup configuration (:startup).
+    Startup,
+}
+
+impl DatastoreName {
+    /// The element name used in NETCONF (`<running/>`, ...) and the storage key.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DatastoreName::Running => "running",
+            DatastoreName::Candidate => "candidate",
+            DatastoreName::Startup => "startup",
+        }
+    }
+
+    /// From the NETCONF element name.
+    pub fn from_name(name: &str) -> Option<Self> {
+        match name {
+            "running" => Some(DatastoreName::Running),
+            "candidate" => Some(DatastoreName::Candidate),
+            "startup" => Some(DatastoreName::Startup),
+            _ => None,
+        }
+    }
+}
+
+const ROLLBACK: &str = "rollback";
+
+/// A storage failure.
+#[derive(Debug, Error)]
+pub enum StoreError {
+    /// sled reported an error (I/O, corruption).
+    #[error("datastore storage: {0}")]
+    Sled(#[from] sled::Error),
+    /// Stored bytes are not UTF-8 (the database was damaged or written by something else).
+    #[error("datastore storage: the stored {0} is not UTF-8 text")]
+    NotText(&'static str),
+}
+
+impl From<TransactionError<StoreError>> for StoreError {
+    fn from(e: TransactionError<StoreError>) -> Self {
+        match e {
+            TransactionError::Abort(e) => e,
+            TransactionError::Storage(e) => StoreError::Sled(e),
+        }
+    }
+}
+
+/// The sled database holding the datastores.
+#[derive(Debug, Clone)]
+pub struct Store {
+    db: sled::Db,
+    tree: sled::Tree,
+}
+
+fn text(key: &'static str, bytes: Option<sled::IVec>) -> Result<Option<String>, StoreError> {
+    bytes.map(|b| String::from_utf8(b.to_vec()).map_err(|_| StoreError::NotText(key))).transpose()
+}
+
+// ===== impl Store =====
+
+impl Store {
+    /// Opens (creating if needed) the database in directory `path`.
+    pub fn open(path: &Path) -> Result<Store, StoreError> {
+        let db = sled::Config::new().path(path).open()?;
+        let tree = db.open_tree("datastores")?;
+        Ok(Store { db, tree })
+    }
+
+    /// The stored text of `ds`, `None` if it was never written.
+    pub fn read(&self, ds: DatastoreName) -> Result<Option<String>, StoreError> {
+        text(ds.as_str(), self.tree.get(ds.as_str())?)
+    }
+
+    /// The running configuration before the last commit, if any.
+    pub fn read_rollback(&self) -> Result<Option<String>, StoreError> {
+        text(ROLLBACK, self.tree.get(ROLLBACK)?)
+    }
+
+    /// Replaces `ds` and flushes.
+    pub fn write(&self, ds: DatastoreName, xml: &str) -> Result<(), StoreError> {
+        self.tree.insert(ds.as_str(), xml.as_bytes())?;
+        self.db.flush()?;
+        Ok(())
+    }
+
+    /// Writes several datastores at once: all or none.
+    pub fn write_all(&self, writes: &[(DatastoreName, &str)]) -> Result<(), StoreError> {
+        self.tree.transaction(|tx| {
+            for (ds, xml) in writes {
+                tx.insert(ds.as_str(), xml.as_bytes())?;
+            }
+            Ok::<(), ConflictableTransactionError<StoreError>>(())
+        })?;
+        self.db.flush()?;
+        Ok(())
+    }
+
+    /// Commits: running becomes `new_running` (the validated candidate) and the previous
+    /// running is kept as the rollback copy, in one transaction.
+    pub fn commit(&self, new_running: &str) -> Result<(), StoreError> {
+        self.tree.transaction(|tx| {
+            let old = tx.get(DatastoreName::Running.as_str())?.unwrap_or_default();
+            tx.insert(ROLLBACK, old)?;
+            tx.insert(DatastoreName::Running.as_str(), new_running.as_bytes())?;
+            tx.insert(DatastoreName::Candidate.as_str(), new_running.as_bytes())?;
+            Ok::<(), ConflictableTransactionError<StoreError>>(())
+        })?;
+        self.db.flush()?;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn writes_survive_reopening() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        {
+            let s = Store::open(dir.path()).expect("open");
+            assert_eq!(s.read(DatastoreName::Running).expect("read"), None);
+            s.write(DatastoreName::Startup, "<a/>").expect("write");
+            s.write_all(&[(DatastoreName::Running, "<r/>"), (DatastoreName::Candidate, "<c/>")])
+                .expect("write");
+            s.commit("<c/>").expect("commit");
+        }
+        let s = Store::open(dir.path()).expect("reopen");
+        assert_eq!(s.read(DatastoreName::Startup).expect("read").as_deref(), Some("<a/>"));
+        assert_eq!(s.read(DatastoreName::Running).expect("read").as_deref(), Some("<c/>"));
+        assert_eq!(s.read(DatastoreName::Candidate).expect("read").as_deref(), Some("<c/>"));
+        assert_eq!(s.read_rollback().expect("read").as_deref(), Some("<r/>"));
+    }
+
+    #[test]
+    fn names() {
+        for ds in [DatastoreName::Running, DatastoreName::Candidate, DatastoreName::Startup] {
+            assert_eq!(DatastoreName::from_name(ds.as_str()), Some(ds));
+        }
+        assert_eq!(DatastoreName::from_name("operational"), None);
+    }
+}

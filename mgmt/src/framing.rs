@@ -1,0 +1,660 @@
+//! NETCONF message framing over SSH (RFC 6242 §4): pure, no I/O.
+//!
+//! Two framings exist:
+//!
+//! ```text
+//! base:1.0  end-of-message   <message bytes> "]]>]]>"
+//!
+//! base:1.1  chunked (§4.2)   Chunked-Message = 1*chunk end-of-chunks
+//!                            chunk           = LF HASH chunk-size LF chunk-data
+//!                            chunk-size      = 1*DIGIT1 0*DIGIT   ; 1..4294967295
+//!                            end-of-chunks   = LF HASH HASH LF
+//!           e.g.             "\n#4\n<rpc\n#18\n message-id=\"102\"\n\n##\n"
+//! ```
+//!
+//! The `<hello>` messages always use end-of-message framing; once both peers have advertised
+//! `urn:ietf:params:netconf:base:1.1` every later message is chunked. Because a client may send
+//! its first `<rpc>` in the same packet as its `<hello>`, the [`Decoder`] buffers raw input and
+//! hands out one message at a time, so the caller can switch framing between two messages
+//! with [`Decoder::set_framing`].
+
+use thiserror::Error;
+
+/// The end-of-message marker of base:1.0 framing.
+pub const EOM: &[u8] = b"]]>]]>";
+
+/// The largest chunk-size RFC 6242 §4.2 allows.
+pub const MAX_CHUNK_SIZE: u64 = 4_294_967_295;
+
+/// Chunk size the encoder uses when splitting a message (a sender's free choice).
+pub const DEFAULT_ENCODE_CHUNK: usize = 65_536;
+
+/// Which framing a session uses in one direction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Framing {
+    /// base:1.0: the message followed by `]]>]]>`.
+    EndOfMessage,
+    /// base:1.1: chunked framing.
+    Chunked,
+}
+
+/// Why a byte stream is not validly framed. Any of these ends the session: the stream can no
+/// longer be split into messages reliably.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum FramingError {
+    /// A chunk header must start with LF.
+    #[error("chunked framing: expected a line feed before '#', found byte 0x{0:02x}")]
+    ExpectedLineFeed(u8),
+    /// A chunk header's LF must be followed by `#`.
+    #[error("chunked framing: expected '#' after the line feed, found byte 0x{0:02x}")]
+    ExpectedHash(u8),
+    /// A chunk size starting with `0` (RFC 6242 §4.2 prohibits leading zeros, and 0 itself).
+    #[error("chunked framing: a chunk size must not start with '0'")]
+    LeadingZero,
+    /// A byte other than a digit or LF inside a chunk size.
+    #[error("chunked framing: invalid byte 0x{0:02x} in a chunk size")]
+    InvalidChunkSizeByte(u8),
+    /// A chunk size above 4294967295.
+    #[error("chunked framing: chunk size exceeds the maximum of 4294967295")]
+    ChunkSizeTooLarge,
+    /// `\n##` must be followed by LF.
+    #[error("chunked framing: expected a line feed after '##', found byte 0x{0:02x}")]
+    ExpectedEndLineFeed(u8),
+    /// `\n##\n` with no chunk before it: a message has at least one chunk.
+    #[error("chunked framing: end-of-chunks marker without any chunk")]
+    EmptyMessage,
+    /// The message (so far) is larger than the configured maximum message size.
+    #[error("message exceeds the maximum message size of {limit} bytes")]
+    MessageTooLarge {
+        /// The configured maximum, in bytes.
+        limit: usize,
+    },
+    /// The stream ended in the middle of a message.
+    #[error("the stream ended in the middle of a message")]
+    Truncated,
+}
+
+// ===== impl Decoder =====
+
+/// Where the chunked decoder stands within a message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ChunkState {
+    /// Expecting the LF that opens a chunk header or the end-of-chunks marker.
+    HeaderLf,
+    /// Expecting `#` after that LF.
+    HeaderHash,
+    /// After `\n#`: a DIGIT1 (chunk) or `#` (end-of-chunks).
+    SizeOrEnd,
+    /// Inside the chunk-size digits, with the value so far.
+    Size(u64),
+    /// Inside chunk-data, with the number of bytes still to come.
+    Data(u64),
+    /// After `\n##`, expecting the final LF.
+    EndLf,
+}
+
+/// An incremental decoder: feed it bytes as they arrive, take complete messages out.
+#[derive(Debug)]
+pub struct Decoder {
+    framing: Framing,
+    max_message_size: usize,
+    /// Raw input not yet consumed, starting at `pos`.
+    input: Vec<u8>,
+    pos: usize,
+    /// The message being assembled.
+    message: Vec<u8>,
+    /// End-of-message framing: how much of `message` is known to hold no marker start.
+    eom_scanned: usize,
+    chunk: ChunkState,
+    /// Chunked framing: whether the current message has at least one chunk.
+    have_chunk: bool,
+    /// Set once an error was returned: the stream cannot be resynchronised.
+    failed: Option<FramingError>,
+}
+
+impl Decoder {
+    /// A decoder for `framing` that rejects messages larger than `max_message_size` bytes.
+    pub fn new(framing: Framing, max_message_size: usize) -> Self {
+        Decoder {
+            framing,
+            max_message_size,
+            input: Vec::new(),
+            pos: 0,
+            message: Vec::new(),
+            eom_scanned: 0,
+            chunk: ChunkState::HeaderLf,
+            have_chunk: false,
+            failed: None,
+        }
+    }
+
+    /// The framing used for the next message.
+    pub fn framing(&self) -> Framing {
+        self.framing
+    }
+
+    /// Switches framing. Takes effect at the next message boundary; call it between two
+    /// [`Decoder::next_message`] calls (after the hello, typically).
+    pub fn set_framing(&mut self, framing: Framing) {
+        self.framing = framing;
+    }
+
+    /// Appends received bytes. Nothing is parsed until [`Decoder::next_message`].
+    pub fn feed(&mut self, bytes: &[u8]) {
+        if self.pos > 0 && self.pos == self.input.len() {
+            self.input.clear();
+            self.pos = 0;
+        } else if self.pos > 4096 && self.pos * 2 > self.input.len() {
+            self.input.drain(..self.pos);
+            self.pos = 0;
+        }
+        self.input.extend_from_slice(bytes);
+    }
+
+    /// Whether the decoder is between messages with no buffered input: the state in which a
+    /// peer may close the stream without losing anything.
+    pub fn is_idle(&self) -> bool {
+        self.pos == self.input.len()
+            && self.message.is_empty()
+            && self.chunk == ChunkState::HeaderLf
+            && !self.have_chunk
+    }
+
+    /// Call at end of stream: an error if a message was left incomplete.
+    pub fn finish(&self) -> Result<(), FramingError> {
+        if let Some(e) = &self.failed {
+            return Err(e.clone());
+        }
+        // Whitespace after the last end-of-message marker is harmless.
+        let rest = &self.input[self.pos..];
+        let only_ws = self.message.iter().chain(rest).all(u8::is_ascii_whitespace);
+        let clean = match self.framing {
+            Framing::EndOfMessage => only_ws,
+            Framing::Chunked => {
+                self.chunk == ChunkState::HeaderLf && !self.have_chunk && rest.is_empty()
+            }
+        };
+        if clean {
+            Ok(())
+        } else {
+            Err(FramingError::Truncated)
+        }
+    }
+
+    /// The next complete message, `Ok(None)` if more input is needed. After an error every
+    /// later call returns the same error.
+    pub fn next_message(&mut self) -> Result<Option<Vec<u8>>, FramingError> {
+        if let Some(e) = &self.failed {
+            return Err(e.clone());
+        }
+        let result = match self.framing {
+            Framing::EndOfMessage => self.next_eom(),
+            Framing::Chunked => self.next_chunked(),
+        };
+        if let Err(e) = &result {
+            self.failed = Some(e.clone());
+        }
+        result
+    }
+
+    fn too_large(&self) -> FramingError {
+        FramingError::MessageTooLarge { limit: self.max_message_size }
+    }
+
+    fn next_eom(&mut self) -> Result<Option<Vec<u8>>, FramingError> {
+        // Move all available input into the message, then look for the marker in the part not
+        // yet scanned (backing up far enough to catch a marker split across two feeds).
+        let rest = &self.input[self.pos..];
+        self.message.extend_from_slice(rest);
+        self.pos = self.input.len();
+        let start = self.eom_scanned.saturating_sub(EOM.len() - 1);
+        let found = self.message[start..].windows(EOM.len()).position(|w| w == EOM);
+        match found {
+            Some(offset) => {
+                let end = start + offset;
+                if end > self.max_message_size {
+                    return Err(self.too_large());
+                }
+                // Bytes after the marker belong to the next message: give them back.
+                let tail = self.message.split_off(end + EOM.len());
+                self.message.truncate(end);
+                self.requeue(tail);
+                self.eom_scanned = 0;
+                Ok(Some(std::mem::take(&mut self.message)))
+            }
+            None => {
+                // Everything but a trailing partial marker is surely message content.
+                let partial =
+                    (1..EOM.len()).rev().find(|&k| self.message.ends_with(&EOM[..k])).unwrap_or(0);
+                let content = self.message.len() - partial;
+                if content > self.max_message_size {
+                    return Err(self.too_large());
+                }
+                self.eom_scanned = self.message.len();
+                Ok(None)
+            }
+        }
+    }
+
+    /// Puts bytes back in front of the unconsumed input.
+    fn requeue(&mut self, tail: Vec<u8>) {
+        if tail.is_empty() {
+            return;
+        }
+        let mut input = tail;
+        input.extend_from_slice(&self.input[self.pos..]);
+        self.input = input;
+        self.pos = 0;
+    }
+
+    fn next_chunked(&mut self) -> Result<Option<Vec<u8>>, FramingError> {
+        while self.pos < self.input.len() {
+            if let ChunkState::Data(remaining) = self.chunk {
+                let available = self.input.len() - self.pos;
+                let take = usize::try_from(remaining).map_or(available, |r| r.min(available));
+                self.message.extend_from_slice(&self.input[self.pos..self.pos + take]);
+                self.pos += take;
+                let left = remaining - take as u64;
+                self.chunk = if left == 0 { ChunkState::HeaderLf } else { ChunkState::Data(left) };
+                continue;
+            }
+            let byte = self.input[self.pos];
+            self.pos += 1;
+            self.chunk = match (self.chunk, byte) {
+                (ChunkState::HeaderLf, b'\n') => ChunkState::HeaderHash,
+                (ChunkState::HeaderLf, b) => return Err(FramingError::ExpectedLineFeed(b)),
+                (ChunkState::HeaderHash, b'#') => ChunkState::SizeOrEnd,
+                (ChunkState::HeaderHash, b) => return Err(FramingError::ExpectedHash(b)),
+                (ChunkState::SizeOrEnd, b'#') => ChunkState::EndLf,
+                (ChunkState::SizeOrEnd, b'0') => return Err(FramingError::LeadingZero),
+                (ChunkState::SizeOrEnd, b @ b'1'..=b'9') => ChunkState::Size(u64::from(b - b'0')),
+                (ChunkState::SizeOrEnd, b) => return Err(FramingError::InvalidChunkSizeByte(b)),
+                (ChunkState::Size(v), b @ b'0'..=b'9') => {
+                    let v = v * 10 + u64::from(b - b'0');
+                    if v > MAX_CHUNK_SIZE {
+                        return Err(FramingError::ChunkSizeTooLarge);
+                    }
+                    ChunkState::Size(v)
+                }
+                (ChunkState::Size(v), b'\n') => {
+                    // Reject an oversize message as soon as a chunk header announces it.
+                    let total = self.message.len() as u64 + v;
+                    if total > self.max_message_size as u64 {
+                        return Err(self.too_large());
+                    }
+                    self.have_chunk = true;
+                    ChunkState::Data(v)
+                }
+                (ChunkState::Size(_), b) => return Err(FramingError::InvalidChunkSizeByte(b)),
+                (ChunkState::EndLf, b'\n') => {
+                    if !self.have_chunk {
+                        return Err(FramingError::EmptyMessage);
+                    }
+                    self.chunk = ChunkState::HeaderLf;
+                    self.have_chunk = false;
+                    return Ok(Some(std::mem::take(&mut self.message)));
+                }
+                (ChunkState::EndLf, b) => return Err(FramingError::ExpectedEndLineFeed(b)),
+                (ChunkState::Data(_), _) => unreachable!("handled above"),
+            };
+        }
+        Ok(None)
+    }
+}
+
+// ===== encoding =====
+
+/// Frames one message. Chunked framing splits it into chunks of at most `DEFAULT_ENCODE_CHUNK`
+/// bytes. An empty message cannot be chunk-framed (a message has at least one chunk) and is
+/// rejected with [`FramingError::EmptyMessage`].
+pub fn encode(framing: Framing, message: &[u8]) -> Result<Vec<u8>, FramingError> {
+    match framing {
+        Framing::EndOfMessage => {
+            let mut out = Vec::with_capacity(message.len() + EOM.len());
+            out.extend_from_slice(message);
+            out.extend_from_slice(EOM);
+            Ok(out)
+        }
+        Framing::Chunked => encode_chunked(message, DEFAULT_ENCODE_CHUNK),
+    }
+}
+
+/// Chunk-frames `message` with chunks of at most `max_chunk` bytes (clamped to 1..=4294967295).
+pub fn encode_chunked(message: &[u8], max_chunk: usize) -> Result<Vec<u8>, FramingError> {
+    if message.is_empty() {
+        return Err(FramingError::EmptyMessage);
+    }
+    let max_chunk = max_chunk.clamp(1, usize::try_from(MAX_CHUNK_SIZE).unwrap_or(usize::MAX));
+    let mut out = Vec::with_capacity(message.len() + 16 * (message.len() / max_chunk + 1));
+    for chunk in message.chunks(max_chunk) {
+        out.extend_from_slice(format!("\n#{}\n", chunk.len()).as_bytes());
+        out.extend_from_slice(chunk);
+    }
+    out.extend_from_slice(b"\n##\n");
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn decode_all(
+        framing: Framing,
+        max: usize,
+        input: &[u8],
+    ) -> Result<Vec<Vec<u8>>, FramingError> {
+        let mut d = Decoder::new(framing, max);
+        d.feed(input);
+        let mut out = Vec::new();
+        while let Some(m) = d.next_message()? {
+            out.push(m);
+        }
+        d.finish()?;
+        Ok(out)
+    }
+
+    #[test]
+    fn rfc6242_chunked_example_decodes() {
+        // RFC 6242 §4.2, the example message split in two chunks.
+        let input = b"\n#4\n<rpc\n#18\n message-id=\"102\"\n\n#79\n     \
+xmlns=\"urn:ietf:params:xml:ns:netconf:base:1.0\">\n  <close-session/>\n</rpc>\n##\n";
+        let msgs = decode_all(Framing::Chunked, 1 << 20, input).expect("valid");
+        assert_eq!(msgs.len(), 1);
+        assert_eq!(
+            msgs[0],
+            b"<rpc message-id=\"102\"\n     xmlns=\"urn:ietf:params:xml:ns:netconf:base:1.0\">\n  \
+<close-session/>\n</rpc>"
+                .to_vec()
+        );
+    }
+
+    #[test]
+    fn eom_messages_split_at_marker() {
+        let msgs = decode_all(Framing::EndOfMessage, 100, b"<a/>]]>]]><b/>]]>]]>").expect("ok");
+        assert_eq!(msgs, vec![b"<a/>".to_vec(), b"<b/>".to_vec()]);
+    }
+
+    #[test]
+    fn eom_marker_split_across_feeds() {
+        let mut d = Decoder::new(Framing::EndOfMessage, 100);
+        for part in [&b"<a/>]]"[..], b">]]", b">"] {
+            assert_eq!(d.next_message(), Ok(None));
+            d.feed(part);
+        }
+        assert_eq!(d.next_message(), Ok(Some(b"<a/>".to_vec())));
+        assert!(d.is_idle());
+    }
+
+    #[test]
+    fn eom_partial_marker_is_content() {
+        let msgs = decode_all(Framing::EndOfMessage, 100, b"x]]>]]y]]>]]>").expect("ok");
+        assert_eq!(msgs, vec![b"x]]>]]y".to_vec()]);
+    }
+
+    #[test]
+    fn eom_too_large_is_rejected_before_marker() {
+        let mut d = Decoder::new(Framing::EndOfMessage, 4);
+        d.feed(b"12345678");
+        assert_eq!(d.next_message(), Err(FramingError::MessageTooLarge { limit: 4 }));
+        // The error sticks.
+        assert_eq!(d.next_message(), Err(FramingError::MessageTooLarge { limit: 4 }));
+    }
+
+    #[test]
+    fn eom_exactly_at_limit_is_accepted() {
+        let msgs = decode_all(Framing::EndOfMessage, 4, b"1234]]>]]>").expect("ok");
+        assert_eq!(msgs, vec![b"1234".to_vec()]);
+        assert_eq!(
+            decode_all(Framing::EndOfMessage, 4, b"12345]]>]]>"),
+            Err(FramingError::MessageTooLarge { limit: 4 })
+        );
+    }
+
+    #[test]
+    fn eom_truncated_at_end_of_stream() {
+        assert_eq!(decode_all(Framing::EndOfMessage, 100, b"<a/>"), Err(FramingError::Truncated));
+        // Trailing whitespace after a complete message is fine.
+        assert!(decode_all(Framing::EndOfMessage, 100, b"<a/>]]>]]>\n").is_ok());
+    }
+
+    #[test]
+    fn switch_framing_between_messages_in_one_feed() {
+        // A client's hello (EOM) and its first rpc (chunked) in one packet.
+        let mut d = Decoder::new(Framing::EndOfMessage, 100);
+        d.feed(b"<hello/>]]>]]>\n#5\n<rpc/\n#1\n>\n##\n");
+        assert_eq!(d.next_message(), Ok(Some(b"<hello/>".to_vec())));
+        d.set_framing(Framing::Chunked);
+        assert_eq!(d.next_message(), Ok(Some(b"<rpc/>".to_vec())));
+        assert_eq!(d.next_message(), Ok(None));
+        assert!(d.is_idle());
+    }
+
+    #[test]
+    fn chunked_rejects_leading_zero_and_zero() {
+        assert_eq!(
+            decode_all(Framing::Chunked, 100, b"\n#05\nabcde\n##\n"),
+            Err(FramingError::LeadingZero)
+        );
+        assert_eq!(
+            decode_all(Framing::Chunked, 100, b"\n#0\n\n##\n"),
+            Err(FramingError::LeadingZero)
+        );
+    }
+
+    #[test]
+    fn chunked_size_bounds() {
+        // 4294967295 is a legal size: the decoder waits for data (limit permitting).
+        let mut d = Decoder::new(Framing::Chunked, usize::MAX);
+        d.feed(b"\n#4294967295\nabc");
+        assert_eq!(d.next_message(), Ok(None));
+        assert_eq!(d.finish(), Err(FramingError::Truncated));
+        // One more is not.
+        let mut d = Decoder::new(Framing::Chunked, usize::MAX);
+        d.feed(b"\n#4294967296\n");
+        assert_eq!(d.next_message(), Err(FramingError::ChunkSizeTooLarge));
+        // Nor are absurdly long digit strings.
+        let mut d = Decoder::new(Framing::Chunked, usize::MAX);
+        d.feed(b"\n#99999999999999999999999999\n");
+        assert_eq!(d.next_message(), Err(FramingError::ChunkSizeTooLarge));
+    }
+
+    #[test]
+    fn chunked_rejects_bad_header_bytes() {
+        use FramingError::*;
+        let cases: &[(&[u8], FramingError)] = &[
+            (b"#4\nabcd\n##\n", ExpectedLineFeed(b'#')),
+            (b"\n4\nabcd\n##\n", ExpectedHash(b'4')),
+            (b"\n#x\n", InvalidChunkSizeByte(b'x')),
+            (b"\n#\n", InvalidChunkSizeByte(b'\n')),
+            (b"\n#4 \nabcd", InvalidChunkSizeByte(b' ')),
+            (b"\n#-4\n", InvalidChunkSizeByte(b'-')),
+            (b"\n#4\r\nabcd", InvalidChunkSizeByte(b'\r')),
+            (b"\n#4\nabcd\n##x", ExpectedEndLineFeed(b'x')),
+            (b"\n##\n", EmptyMessage),
+            (b"\n#4\nabcd\n##\n ", ExpectedLineFeed(b' ')),
+        ];
+        for (input, expected) in cases {
+            assert_eq!(
+                decode_all(Framing::Chunked, 100, input),
+                Err(expected.clone()),
+                "input {:?}",
+                String::from_utf8_lossy(input)
+            );
+        }
+    }
+
+    #[test]
+    fn chunked_size_that_lies_is_caught_at_next_header() {
+        // Announces 5 bytes but the data is 4: the fifth byte swallows the LF of the end
+        // marker and the decoder then sees '#' where a LF must be.
+        assert_eq!(
+            decode_all(Framing::Chunked, 100, b"\n#5\nabcd\n##\n"),
+            Err(FramingError::ExpectedLineFeed(b'#'))
+        );
+        // Announces 3 bytes but sends 4.
+        assert_eq!(
+            decode_all(Framing::Chunked, 100, b"\n#3\nabcd\n##\n"),
+            Err(FramingError::ExpectedLineFeed(b'd'))
+        );
+        // Announces more than the stream holds.
+        assert_eq!(
+            decode_all(Framing::Chunked, 100, b"\n#50\nabcd\n##\n"),
+            Err(FramingError::Truncated)
+        );
+    }
+
+    #[test]
+    fn chunked_oversize_is_rejected_at_the_header() {
+        // The second chunk header already announces more than the limit: rejected before any
+        // of its data arrives.
+        let mut d = Decoder::new(Framing::Chunked, 10);
+        d.feed(b"\n#6\nabcdef\n#5\n");
+        assert_eq!(d.next_message(), Err(FramingError::MessageTooLarge { limit: 10 }));
+        // At the limit exactly is fine.
+        let msgs = decode_all(Framing::Chunked, 10, b"\n#6\nabcdef\n#4\nghij\n##\n").expect("ok");
+        assert_eq!(msgs, vec![b"abcdefghij".to_vec()]);
+    }
+
+    #[test]
+    fn chunked_byte_at_a_time() {
+        let msg = b"<rpc message-id=\"1\"><get/></rpc>";
+        let framed = encode_chunked(msg, 7).expect("non-empty");
+        let mut d = Decoder::new(Framing::Chunked, 1000);
+        let mut got = Vec::new();
+        for b in &framed {
+            d.feed(std::slice::from_ref(b));
+            if let Some(m) = d.next_message().expect("valid") {
+                got.push(m);
+            }
+        }
+        assert_eq!(got, vec![msg.to_vec()]);
+        assert!(d.is_idle());
+        assert_eq!(d.finish(), Ok(()));
+    }
+
+    #[test]
+    fn chunk_data_may_contain_framing_bytes() {
+        let msg = b"\n##\n\n#12\n]]>]]>";
+        let framed = encode(Framing::Chunked, msg).expect("non-empty");
+        assert_eq!(decode_all(Framing::Chunked, 100, &framed), Ok(vec![msg.to_vec()]));
+    }
+
+    #[test]
+    fn encoder_output_literal() {
+        assert_eq!(encode(Framing::EndOfMessage, b"<a/>").expect("ok"), b"<a/>]]>]]>".to_vec());
+        assert_eq!(
+            encode_chunked(b"abcdefg", 3).expect("ok"),
+            b"\n#3\nabc\n#3\ndef\n#1\ng\n##\n".to_vec()
+        );
+        assert_eq!(encode(Framing::Chunked, b""), Err(FramingError::EmptyMessage));
+    }
+
+    mod props {
+        use super::super::*;
+        use proptest::prelude::*;
+
+        /// Splits `bytes` at the given (sorted, deduplicated) cut points.
+        fn split_at_cuts(bytes: &[u8], cuts: &[usize]) -> Vec<Vec<u8>> {
+            let mut pieces = Vec::new();
+            let mut last = 0;
+            for &c in cuts {
+                let c = c % (bytes.len() + 1);
+                if c > last {
+                    pieces.push(bytes[last..c].to_vec());
+                    last = c;
+                }
+            }
+            pieces.push(bytes[last..].to_vec());
+            pieces
+        }
+
+        fn feed_pieces(d: &mut Decoder, pieces: &[Vec<u8>]) -> Vec<Vec<u8>> {
+            let mut out = Vec::new();
+            for p in pieces {
+                d.feed(p);
+                while let Some(m) = d.next_message().expect("valid stream") {
+                    out.push(m);
+                }
+            }
+            out
+        }
+
+        proptest! {
+            #[test]
+            fn chunked_roundtrip_any_chunking_any_feed_split(
+                msgs in proptest::collection::vec(proptest::collection::vec(any::<u8>(), 1..300), 1..5),
+                chunk in 1usize..64,
+                mut cuts in proptest::collection::vec(any::<usize>(), 0..20),
+            ) {
+                let mut stream = Vec::new();
+                for m in &msgs {
+                    stream.extend(encode_chunked(m, chunk).expect("non-empty"));
+                }
+                cuts.sort_unstable();
+                let mut d = Decoder::new(Framing::Chunked, 4096);
+                let got = feed_pieces(&mut d, &split_at_cuts(&stream, &cuts));
+                prop_assert_eq!(got, msgs);
+                prop_assert!(d.is_idle());
+                prop_assert_eq!(d.finish(), Ok(()));
+            }
+
+            #[test]
+            fn chunked_roundtrip_random_chunk_sizes(
+                msg in proptest::collection::vec(any::<u8>(), 1..500),
+                sizes in proptest::collection::vec(1usize..50, 1..40),
+            ) {
+                // Hand-built chunking with irregular chunk sizes.
+                let mut stream = Vec::new();
+                let mut rest = &msg[..];
+                let mut i = 0;
+                while !rest.is_empty() {
+                    let n = sizes[i % sizes.len()].min(rest.len());
+                    stream.extend_from_slice(format!("\n#{n}\n").as_bytes());
+                    stream.extend_from_slice(&rest[..n]);
+                    rest = &rest[n..];
+                    i += 1;
+                }
+                stream.extend_from_slice(b"\n##\n");
+                let mut d = Decoder::new(Framing::Chunked, 4096);
+                d.feed(&stream);
+                prop_assert_eq!(d.next_message(), Ok(Some(msg)));
+            }
+
+            #[test]
+            fn eom_roundtrip_any_feed_split(
+                msgs in proptest::collection::vec("[^\\]]{0,200}", 1..5),
+                mut cuts in proptest::collection::vec(any::<usize>(), 0..20),
+            ) {
+                let mut stream = Vec::new();
+                for m in &msgs {
+                    stream.extend(encode(Framing::EndOfMessage, m.as_bytes()).expect("eom"));
+                }
+                cuts.sort_unstable();
+                let mut d = Decoder::new(Framing::EndOfMessage, 4096);
+                let got = feed_pieces(&mut d, &split_at_cuts(&stream, &cuts));
+                let want: Vec<Vec<u8>> = msgs.iter().map(|m| m.as_bytes().to_vec()).collect();
+                prop_assert_eq!(got, want);
+                prop_assert_eq!(d.finish(), Ok(()));
+            }
+
+            #[test]
+            fn garbage_never_panics(
+                pieces in proptest::collection::vec(proptest::collection::vec(
+                    prop_oneof![any::<u8>(), Just(b'\n'), Just(b'#'), Just(b'0'), Just(b'9'), Just(b']'), Just(b'>')],
+                    0..64), 0..16),
+                chunked in any::<bool>(),
+                max in 0usize..256,
+            ) {
+                let framing = if chunked { Framing::Chunked } else { Framing::EndOfMessage };
+                let mut d = Decoder::new(framing, max);
+                for p in &pieces {
+                    d.feed(p);
+                    while let Ok(Some(m)) = d.next_message() {
+                        prop_assert!(m.len() <= max);
+                    }
+                }
+                let _ = d.finish();
+            }
+        }
+    }
+}

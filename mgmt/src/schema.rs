@@ -1,0 +1,452 @@
+//! The YANG schema: a libyang context (through yang2, built from source with the `bundled`
+//! feature) holding the standard modules embedded in the binary, plus any modules from
+//! directories given at start. Configuration data is parsed and validated against it.
+//!
+//! The standard modules live unmodified in the workspace's `yang/standard/` and are compiled
+//! in with `include_str!`, so the server never depends on files lying around.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::sync::LazyLock;
+
+use thiserror::Error;
+use yang2::context::{Context, ContextFlags, EmbeddedModuleKey, EmbeddedModules};
+use yang2::data::{
+    Data, DataFormat, DataParserFlags, DataPrinterFlags, DataTree, DataValidationFlags,
+};
+
+/// A YANG module compiled into the binary.
+#[derive(Debug, Clone, Copy)]
+pub struct EmbeddedModule {
+    /// Module name.
+    pub name: &'static str,
+    /// Revision date.
+    pub revision: &'static str,
+    /// The module text.
+    pub text: &'static str,
+}
+
+macro_rules! standard_module {
+    ($name:literal, $revision:literal) => {
+        EmbeddedModule {
+            name: $name,
+            revision: $revision,
+            text: include_str!(concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/../yang/standard/",
+                $name,
+                "@",
+                $revision,
+                ".yang"
+            )),
+        }
+    };
+}
+
+/// The standard modules the server embeds (copied unmodified from the IETF/IANA sources).
+pub const STANDARD_MODULES: &[EmbeddedModule] = &[
+    standard_module!("iana-if-type", "2014-05-08"),
+    standard_module!("ietf-datastores", "2018-02-14"),
+    standard_module!("ietf-inet-types", "2013-07-15"),
+    standard_module!("ietf-interfaces", "2018-02-20"),
+    standard_module!("ietf-netconf", "2011-06-01"),
+    standard_module!("ietf-netconf-acm", "2018-02-14"),
+    standard_module!("ietf-netconf-monitoring", "2010-10-04"),
+    standard_module!("ietf-netconf-nmda", "2019-01-07"),
+    standard_module!("ietf-netconf-notifications", "2012-02-06"),
+    standard_module!("ietf-netconf-with-defaults", "2011-06-01"),
+    standard_module!("ietf-origin", "2018-02-14"),
+    standard_module!("ietf-yang-library", "2019-01-04"),
+    standard_module!("ietf-yang-types", "2013-07-15"),
+    standard_module!("nc-notifications", "2008-07-14"),
+    standard_module!("notifications", "2008-07-14"),
+];
+
+/// The modules every server implements (the NETCONF machinery itself), with their features.
+pub const BASE_MODULES: &[(&str, &[&str])] = &[
+    (
+        "ietf-netconf",
+        &[
+            "writable-running",
+            "candidate",
+            "confirmed-commit",
+            "rollback-on-error",
+            "validate",
+            "startup",
+            "xpath",
+        ],
+    ),
+    ("ietf-netconf-with-defaults", &[]),
+    ("ietf-netconf-monitoring", &[]),
+    ("ietf-netconf-notifications", &[]),
+    ("ietf-netconf-acm", &[]),
+    ("ietf-netconf-nmda", &["origin", "with-defaults"]),
+    ("ietf-origin", &[]),
+    ("nc-notifications", &[]),
+    ("notifications", &[]),
+];
+
+/// libyang keeps a pointer to this map for the life of every context: it must be static.
+static EMBEDDED: LazyLock<EmbeddedModules> = LazyLock::new(|| {
+    STANDARD_MODULES
+        .iter()
+        .map(|m| (EmbeddedModuleKey::new(m.name, Some(m.revision), None, None), m.text))
+        .collect()
+});
+
+/// A module to implement besides the base modules.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ModuleSpec {
+    /// Module name.
+    pub name: String,
+    /// Revision; the latest available if `None`.
+    pub revision: Option<String>,
+    /// Features to enable (`*` for all).
+    pub features: Vec<String>,
+}
+
+impl ModuleSpec {
+    /// The latest revision of `name` with the given features.
+    pub fn new(name: &str, features: &[&str]) -> Self {
+        ModuleSpec {
+            name: name.to_string(),
+            revision: None,
+            features: features.iter().map(|f| f.to_string()).collect(),
+        }
+    }
+}
+
+/// A module as the context holds it (the seed of yang-library and the hello's capabilities).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct ModuleInfo {
+    /// Module name.
+    pub name: String,
+    /// Revision, if the module has one.
+    pub revision: Option<String>,
+    /// XML namespace.
+    pub namespace: String,
+    /// Implemented (true) or only imported for its definitions (false).
+    pub implemented: bool,
+}
+
+/// Why a schema or a data tree is refused.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum SchemaError {
+    /// libyang could not create a context.
+    #[error("cannot create a YANG context: {0}")]
+    Context(String),
+    /// A module directory cannot be used.
+    #[error("YANG module directory {path}: {reason}")]
+    Directory {
+        /// The directory.
+        path: PathBuf,
+        /// What went wrong.
+        reason: String,
+    },
+    /// A module cannot be loaded.
+    #[error("cannot load YANG module '{module}': {reason}")]
+    Module {
+        /// The module.
+        module: String,
+        /// libyang's explanation.
+        reason: String,
+    },
+    /// Data does not conform to the schema.
+    #[error("invalid data{}: {message}", path.as_ref().map(|p| format!(" at {p}")).unwrap_or_default())]
+    Invalid {
+        /// libyang's message.
+        message: String,
+        /// The data path of the offending node, if known.
+        path: Option<String>,
+        /// libyang's error-app-tag, if any.
+        app_tag: Option<String>,
+    },
+}
+
+impl SchemaError {
+    fn from_yang(e: yang2::Error) -> Self {
+        SchemaError::Invalid {
+            message: e.msg.unwrap_or_else(|| format!("libyang error {}", e.errcode)),
+            path: e.path,
+            app_tag: e.apptag,
+        }
+    }
+}
+
+/// The schema of one server.
+pub struct Schema {
+    ctx: Context,
+}
+
+impl std::fmt::Debug for Schema {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Schema").field("modules", &self.modules().len()).finish()
+    }
+}
+
+// ===== impl Schema =====
+
+impl Schema {
+    /// Builds a context with the base modules, every module found in `dirs` (all features
+    /// enabled), and `extra` (embedded or found in `dirs`).
+    pub fn new(dirs: &[PathBuf], extra: &[ModuleSpec]) -> Result<Schema, SchemaError> {
+        let mut ctx = Context::new(ContextFlags::DISABLE_SEARCHDIR_CWD)
+            .map_err(|e| SchemaError::Context(e.to_string()))?;
+        ctx.set_embedded_modules(&EMBEDDED);
+        let mut from_dirs = BTreeSet::new();
+        for dir in dirs {
+            let dir_err = |reason: String| SchemaError::Directory { path: dir.clone(), reason };
+            let text = dir.to_str().ok_or_else(|| dir_err("the path is not UTF-8".into()))?;
+            if text.contains('\0') {
+                return Err(dir_err("the path contains a NUL byte".into()));
+            }
+            ctx.set_searchdir(dir).map_err(|e| dir_err(e.to_string()))?;
+            from_dirs.extend(module_names_in(dir).map_err(|e| dir_err(e.to_string()))?);
+        }
+        for (name, features) in BASE_MODULES {
+            load(&mut ctx, name, None, features)?;
+        }
+        for name in &from_dirs {
+            load(&mut ctx, name, None, &["*"])?;
+        }
+        for spec in extra {
+            let features: Vec<&str> = spec.features.iter().map(String::as_str).collect();
+            load(&mut ctx, &spec.name, spec.revision.as_deref(), &features)?;
+        }
+        Ok(Schema { ctx })
+    }
+
+    /// The libyang context.
+    pub fn context(&self) -> &Context {
+        &self.ctx
+    }
+
+    /// Every module in the context, libyang's built-in ones included (ietf-yang-library,
+    /// ietf-datastores, ietf-yang-types, ... are compiled into libyang and take precedence over
+    /// the embedded copies of the same revision), sorted by name.
+    pub fn modules(&self) -> Vec<ModuleInfo> {
+        let mut v: Vec<ModuleInfo> = self
+            .ctx
+            .modules(false)
+            .map(|m| ModuleInfo {
+                name: m.name().to_string(),
+                revision: m.revision().map(str::to_string),
+                namespace: m.namespace().to_string(),
+                implemented: m.is_implemented(),
+            })
+            .collect();
+        v.sort();
+        v
+    }
+
+    /// Whether `feature` of implemented module `module` is enabled.
+    pub fn feature_enabled(&self, module: &str, feature: &str) -> bool {
+        self.ctx
+            .get_module_implemented(module)
+            .is_some_and(|m| m.feature_value(feature).unwrap_or(false))
+    }
+
+    /// Parses a complete configuration (XML, any number of top-level elements) and validates
+    /// it: unknown elements and state data are errors; defaults are added.
+    pub fn parse_config(&self, xml: &str) -> Result<DataTree<'_>, SchemaError> {
+        self.parse(xml, DataFormat::XML)
+    }
+
+    /// Like [`Schema::parse_config`] for RFC 7951 JSON.
+    pub fn parse_config_json(&self, json: &str) -> Result<DataTree<'_>, SchemaError> {
+        self.parse(json, DataFormat::JSON)
+    }
+
+    fn parse(&self, text: &str, format: DataFormat) -> Result<DataTree<'_>, SchemaError> {
+        if text.contains('\0') {
+            return Err(SchemaError::Invalid {
+                message: "the data contains a NUL character".into(),
+                path: None,
+                app_tag: None,
+            });
+        }
+        // libyang reads up to a NUL terminator: give it one.
+        let mut bytes = Vec::with_capacity(text.len() + 1);
+        bytes.extend_from_slice(text.as_bytes());
+        bytes.push(0);
+        DataTree::parse_string(
+            &self.ctx,
+            &bytes,
+            format,
+            DataParserFlags::STRICT | DataParserFlags::NO_STATE,
+            DataValidationFlags::NO_STATE,
+        )
+        .map_err(SchemaError::from_yang)
+    }
+
+    /// Prints a configuration tree as XML, without the default values libyang added.
+    pub fn print_config(&self, tree: &DataTree<'_>) -> Result<String, SchemaError> {
+        tree.print_string(
+            DataFormat::XML,
+            DataPrinterFlags::WITH_SIBLINGS | DataPrinterFlags::SHRINK | DataPrinterFlags::WD_TRIM,
+        )
+        .map(Option::unwrap_or_default)
+        .map_err(SchemaError::from_yang)
+    }
+
+    /// Parses, validates and reprints `xml` in canonical form.
+    pub fn canonical_config(&self, xml: &str) -> Result<String, SchemaError> {
+        let tree = self.parse_config(xml)?;
+        self.print_config(&tree)
+    }
+}
+
+fn load(
+    ctx: &mut Context,
+    name: &str,
+    revision: Option<&str>,
+    features: &[&str],
+) -> Result<(), SchemaError> {
+    let bad =
+        |reason: &str| SchemaError::Module { module: name.to_string(), reason: reason.to_string() };
+    if name.contains('\0')
+        || revision.is_some_and(|r| r.contains('\0'))
+        || features.iter().any(|f| f.contains('\0'))
+    {
+        return Err(bad("the name contains a NUL byte"));
+    }
+    ctx.load_module(name, revision, features)
+        .map(|_| ())
+        .map_err(|e| SchemaError::Module { module: name.to_string(), reason: e.to_string() })
+}
+
+/// Module names of the `*.yang` files in `dir` (`name.yang` or `name@revision.yang`).
+fn module_names_in(dir: &Path) -> std::io::Result<BTreeSet<String>> {
+    let mut names = BTreeSet::new();
+    for entry in std::fs::read_dir(dir)? {
+        let file = entry?.file_name();
+        let Some(file) = file.to_str() else { continue };
+        if let Some(stem) = file.strip_suffix(".yang") {
+            let name = stem.split('@').next().unwrap_or(stem);
+            if !name.is_empty() {
+                names.insert(name.to_string());
+            }
+        }
+    }
+    Ok(names)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const IF: &str = "urn:ietf:params:xml:ns:yang:ietf-interfaces";
+    const IANA: &str = "urn:ietf:params:xml:ns:yang:iana-if-type";
+
+    fn schema() -> Schema {
+        Schema::new(
+            &[],
+            &[ModuleSpec::new("ietf-interfaces", &[]), ModuleSpec::new("iana-if-type", &[])],
+        )
+        .expect("schema builds")
+    }
+
+    #[test]
+    fn base_modules_are_implemented_with_their_features() {
+        let s = schema();
+        let modules = s.modules();
+        let find = |n: &str| modules.iter().find(|m| m.name == n).cloned();
+        let nc = find("ietf-netconf").expect("ietf-netconf");
+        assert_eq!(nc.revision.as_deref(), Some("2011-06-01"));
+        assert!(nc.implemented);
+        assert_eq!(nc.namespace, "urn:ietf:params:xml:ns:netconf:base:1.0");
+        for (name, _) in BASE_MODULES {
+            assert!(find(name).is_some_and(|m| m.implemented), "{name}");
+        }
+        assert!(find("ietf-yang-library").is_some_and(|m| m.implemented));
+        assert!(s.feature_enabled("ietf-netconf", "candidate"));
+        assert!(s.feature_enabled("ietf-netconf", "confirmed-commit"));
+        assert!(!s.feature_enabled("ietf-netconf", "url"));
+    }
+
+    #[test]
+    fn every_embedded_module_compiles() {
+        let specs: Vec<ModuleSpec> =
+            STANDARD_MODULES.iter().map(|m| ModuleSpec::new(m.name, &["*"])).collect();
+        let s = Schema::new(&[], &specs).expect("all standard modules load");
+        for m in STANDARD_MODULES {
+            assert!(s.modules().iter().any(|i| i.name == m.name && i.implemented), "{}", m.name);
+        }
+    }
+
+    #[test]
+    fn valid_config_parses_and_prints_canonically() {
+        let s = schema();
+        let xml = format!(
+            "<interfaces xmlns=\"{IF}\"><interface><name>eth0</name>\
+             <type xmlns:ianaift=\"{IANA}\">ianaift:ethernetCsmacd</type></interface></interfaces>"
+        );
+        let out = s.canonical_config(&xml).expect("valid");
+        assert!(out.contains("<name>eth0</name>"), "{out}");
+        assert!(!out.contains("<enabled>"), "defaults are trimmed: {out}");
+        // The canonical form parses again to the same text.
+        assert_eq!(s.canonical_config(&out).expect("valid"), out);
+        assert_eq!(s.canonical_config("").expect("empty config is valid"), "");
+    }
+
+    #[test]
+    fn invalid_config_is_refused_with_a_path() {
+        let s = schema();
+        let bad_type = format!(
+            "<interfaces xmlns=\"{IF}\"><interface><name>eth0</name><type>nonsense</type></interface></interfaces>"
+        );
+        let e = s.parse_config(&bad_type).expect_err("bad identity");
+        let SchemaError::Invalid { path, .. } = &e else { panic!("{e}") };
+        assert!(path.as_deref().is_some_and(|p| p.contains("interface")), "{e}");
+
+        let missing_type = format!(
+            "<interfaces xmlns=\"{IF}\"><interface><name>eth0</name></interface></interfaces>"
+        );
+        assert!(s.parse_config(&missing_type).is_err(), "type is mandatory");
+
+        let unknown = "<bogus xmlns=\"urn:nowhere\"/>";
+        assert!(s.parse_config(unknown).is_err(), "unknown elements are errors");
+
+        let state = format!(
+            "<interfaces-state xmlns=\"{IF}\"><interface><name>eth0</name></interface></interfaces-state>"
+        );
+        assert!(s.parse_config(&state).is_err(), "state data is not configuration");
+        assert!(s.parse_config("<a>\0</a>").is_err());
+    }
+
+    #[test]
+    fn modules_from_a_directory_are_loaded_and_validate_data() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        std::fs::write(
+            dir.path().join("example-widgets@2024-01-01.yang"),
+            r#"module example-widgets {
+  yang-version 1.1;
+  namespace "urn:example:widgets";
+  prefix w;
+  revision 2024-01-01;
+  container widgets {
+    leaf count { type uint8 { range "1..10"; } }
+  }
+}"#,
+        )
+        .expect("write module");
+        let s = Schema::new(&[dir.path().to_path_buf()], &[]).expect("schema");
+        assert!(s.modules().iter().any(|m| m.name == "example-widgets" && m.implemented));
+        assert!(s
+            .parse_config("<widgets xmlns=\"urn:example:widgets\"><count>3</count></widgets>")
+            .is_ok());
+        let e = s
+            .parse_config("<widgets xmlns=\"urn:example:widgets\"><count>11</count></widgets>")
+            .expect_err("out of range");
+        assert!(e.to_string().contains("11"), "{e}");
+    }
+
+    #[test]
+    fn broken_module_in_directory_is_reported() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        std::fs::write(dir.path().join("broken.yang"), "module broken { nonsense }")
+            .expect("write");
+        let e = Schema::new(&[dir.path().to_path_buf()], &[]).expect_err("broken");
+        assert!(matches!(e, SchemaError::Module { ref module, .. } if module == "broken"), "{e}");
+    }
+}

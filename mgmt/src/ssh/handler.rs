@@ -1,0 +1,192 @@
+//! The per-connection SSH handler: authentication against the users file, and the `netconf`
+//! subsystem (RFC 6242 §3), which starts a NETCONF session on the channel. Nothing else is
+//! offered: no shell, no exec, no forwarding.
+
+use std::collections::HashMap;
+use std::net::SocketAddr;
+use std::sync::{Arc, RwLock};
+
+use russh::keys::PublicKey;
+use russh::server::{Auth, Msg, PublicKeyOffer, Session, VerifiedPublicKey};
+use russh::{Channel, ChannelId, Disconnect};
+use tracing::{debug, info, warn};
+
+use crate::session::{self, SessionEnd, SessionSettings};
+use crate::sessions::Registry;
+use crate::users::Users;
+
+/// What every connection shares.
+#[derive(Debug)]
+pub struct Shared {
+    /// The users allowed in.
+    pub users: RwLock<Arc<Users>>,
+    /// The session table.
+    pub registry: Arc<Registry>,
+    /// Session limits and capabilities.
+    pub settings: SessionSettings,
+}
+
+impl Shared {
+    fn users(&self) -> Arc<Users> {
+        self.users.read().unwrap_or_else(std::sync::PoisonError::into_inner).clone()
+    }
+}
+
+/// One SSH connection.
+pub struct Handler {
+    shared: Arc<Shared>,
+    peer: Option<SocketAddr>,
+    user: Option<String>,
+    /// Session channels opened but not yet given a subsystem.
+    channels: HashMap<ChannelId, Channel<Msg>>,
+    /// Whether this connection already runs its NETCONF session (one per connection).
+    has_session: bool,
+}
+
+impl Handler {
+    /// A handler for a new connection from `peer`.
+    pub fn new(shared: Arc<Shared>, peer: Option<SocketAddr>) -> Self {
+        Handler { shared, peer, user: None, channels: HashMap::new(), has_session: false }
+    }
+}
+
+impl russh::server::Handler for Handler {
+    type Error = russh::Error;
+
+    async fn auth_password(&mut self, user: &str, password: &str) -> Result<Auth, Self::Error> {
+        let users = self.shared.users();
+        let (u, p) = (user.to_string(), password.to_string());
+        // Argon2 is deliberately slow: keep it off the async workers.
+        let ok = tokio::task::spawn_blocking(move || users.verify_password(&u, &p))
+            .await
+            .unwrap_or(false);
+        if ok {
+            info!(user, peer = ?self.peer, method = "password", "authenticated");
+            self.user = Some(user.to_string());
+            Ok(Auth::Accept)
+        } else {
+            warn!(user, peer = ?self.peer, method = "password", "authentication failed");
+            Ok(Auth::reject())
+        }
+    }
+
+    async fn auth_publickey_offered(
+        &mut self,
+        user: &str,
+        offer: PublicKeyOffer<'_>,
+    ) -> Result<Auth, Self::Error> {
+        Ok(if self.shared.users().has_key(user, offer.public_key) {
+            Auth::Accept
+        } else {
+            Auth::reject()
+        })
+    }
+
+    async fn auth_publickey(
+        &mut self,
+        user: &str,
+        key: VerifiedPublicKey<'_>,
+    ) -> Result<Auth, Self::Error> {
+        let public: &PublicKey = key.public_key;
+        if self.shared.users().has_key(user, public) {
+            info!(user, peer = ?self.peer, method = "publickey", "authenticated");
+            self.user = Some(user.to_string());
+            Ok(Auth::Accept)
+        } else {
+            warn!(user, peer = ?self.peer, method = "publickey", "authentication failed");
+            Ok(Auth::reject())
+        }
+    }
+
+    async fn channel_open_session(
+        &mut self,
+        channel: Channel<Msg>,
+        reply: russh::server::ChannelOpenHandle,
+        _session: &mut Session,
+    ) -> Result<(), Self::Error> {
+        if self.has_session || !self.channels.is_empty() {
+            debug!(peer = ?self.peer, "refusing a second session channel");
+            reply.reject(russh::ChannelOpenFailure::ResourceShortage).await;
+            return Ok(());
+        }
+        self.channels.insert(channel.id(), channel);
+        reply.accept().await;
+        Ok(())
+    }
+
+    async fn subsystem_request(
+        &mut self,
+        id: ChannelId,
+        name: &str,
+        session: &mut Session,
+    ) -> Result<(), Self::Error> {
+        let (Some(user), true) = (self.user.clone(), name == "netconf") else {
+            warn!(peer = ?self.peer, subsystem = name, "refusing subsystem");
+            session.channel_failure(id)?;
+            return Ok(());
+        };
+        let Some(channel) = self.channels.remove(&id) else {
+            session.channel_failure(id)?;
+            return Ok(());
+        };
+        let handle = match self.shared.registry.open(&user, self.peer) {
+            Ok(h) => h,
+            Err(full) => {
+                warn!(user, peer = ?self.peer, "refusing a NETCONF session: {full}");
+                session.channel_failure(id)?;
+                return Ok(());
+            }
+        };
+        session.channel_success(id)?;
+        self.has_session = true;
+        info!(session = handle.id(), user, peer = ?self.peer, "NETCONF session started");
+        let shared = self.shared.clone();
+        let connection = session.handle();
+        tokio::spawn(async move {
+            let mut stream = channel.into_stream();
+            let end = session::run(&mut stream, &handle, &shared.settings).await;
+            drop(stream); // closes the channel
+            drop(handle); // leaves the session table
+                          // After close-session or a client hang-up the client ends the connection itself;
+                          // otherwise (time-out, kill, protocol error) the server does.
+            if !matches!(end, SessionEnd::Closed | SessionEnd::PeerClosed) {
+                let _ = connection
+                    .disconnect(
+                        Disconnect::ByApplication,
+                        format!("NETCONF session ended: {end}"),
+                        "en".into(),
+                    )
+                    .await;
+            }
+        });
+        Ok(())
+    }
+
+    async fn shell_request(
+        &mut self,
+        id: ChannelId,
+        session: &mut Session,
+    ) -> Result<(), Self::Error> {
+        session.channel_failure(id)?;
+        Ok(())
+    }
+
+    async fn exec_request(
+        &mut self,
+        id: ChannelId,
+        _data: &[u8],
+        session: &mut Session,
+    ) -> Result<(), Self::Error> {
+        session.channel_failure(id)?;
+        Ok(())
+    }
+
+    async fn channel_close(
+        &mut self,
+        id: ChannelId,
+        _session: &mut Session,
+    ) -> Result<(), Self::Error> {
+        self.channels.remove(&id);
+        Ok(())
+    }
+}

@@ -1,0 +1,7 @@
+//! NETCONF over SSH (RFC 6242): the server, its host key and the per-connection handler.
+
+pub mod handler;
+pub mod hostkey;
+pub mod server;
+
+pub use server::{Server, StartError};

@@ -1,0 +1,192 @@
+//! The listening NETCONF-over-SSH server: binds the port, accepts connections up to the
+//! connection limit, and runs each through russh with the [`Handler`].
+
+use std::net::SocketAddr;
+use std::sync::{Arc, RwLock};
+
+use russh::{MethodKind, MethodSet};
+use thiserror::Error;
+use tokio::net::TcpListener;
+use tokio::sync::{watch, Semaphore};
+use tokio::task::JoinHandle;
+use tracing::{debug, info, warn};
+
+use super::handler::{Handler, Shared};
+use super::hostkey::{self, HostKeyError};
+use crate::config::Config;
+use crate::session::SessionSettings;
+use crate::sessions::Registry;
+use crate::users::{Users, UsersError};
+
+/// Why the server cannot start.
+#[derive(Debug, Error)]
+pub enum StartError {
+    /// The state directory cannot be created.
+    #[error("cannot create the state directory {path}: {source}")]
+    StateDir {
+        /// The directory.
+        path: std::path::PathBuf,
+        /// The cause.
+        source: std::io::Error,
+    },
+    /// The host key cannot be loaded or generated.
+    #[error(transparent)]
+    HostKey(#[from] HostKeyError),
+    /// The users file is missing or wrong.
+    #[error(transparent)]
+    Users(#[from] UsersError),
+    /// The address cannot be bound.
+    #[error("cannot listen on {addr}: {source}")]
+    Bind {
+        /// The address.
+        addr: SocketAddr,
+        /// The cause.
+        source: std::io::Error,
+    },
+}
+
+/// A running server. Dropping it does not stop it; call [`Server::shutdown`].
+#[derive(Debug)]
+pub struct Server {
+    local_addr: SocketAddr,
+    shared: Arc<Shared>,
+    users_path: std::path::PathBuf,
+    stop: watch::Sender<bool>,
+    task: JoinHandle<()>,
+}
+
+impl Server {
+    /// Prepares the state directory, host key and users, binds the listening socket and
+    /// starts accepting connections.
+    pub async fn start(config: Config) -> Result<Server, StartError> {
+        std::fs::create_dir_all(&config.state_dir)
+            .map_err(|source| StartError::StateDir { path: config.state_dir.clone(), source })?;
+        let host_key = hostkey::load_or_generate(&config.host_key_path())?;
+        let users_path = config.users_path();
+        let users = Users::load(&users_path)?;
+        if users.is_empty() {
+            warn!(path = %users_path.display(), "the users file lists nobody: no one can log in");
+        }
+
+        let ssh = russh::server::Config {
+            methods: MethodSet::from(&[MethodKind::PublicKey, MethodKind::Password][..]),
+            auth_rejection_time: config.auth_rejection_time,
+            auth_rejection_time_initial: Some(std::time::Duration::ZERO),
+            keys: vec![host_key],
+            // russh's own inactivity limit backs the session's idle time-out up, and also
+            // bounds connections that never authenticate or never open the subsystem.
+            inactivity_timeout: config
+                .idle_timeout
+                .map(|idle| idle.max(config.hello_timeout) + std::time::Duration::from_secs(5)),
+            max_auth_attempts: 6,
+            nodelay: true,
+            ..Default::default()
+        };
+        let shared = Arc::new(Shared {
+            users: RwLock::new(Arc::new(users)),
+            registry: Registry::new(config.max_sessions),
+            settings: SessionSettings {
+                capabilities: config.capabilities(),
+                max_message_size: config.max_message_size,
+                hello_timeout: config.hello_timeout,
+                idle_timeout: config.idle_timeout,
+            },
+        });
+
+        let listener = TcpListener::bind(config.listen)
+            .await
+            .map_err(|source| StartError::Bind { addr: config.listen, source })?;
+        let local_addr = listener
+            .local_addr()
+            .map_err(|source| StartError::Bind { addr: config.listen, source })?;
+        info!(%local_addr, "NETCONF server listening");
+
+        let (stop, stopped) = watch::channel(false);
+        let task = tokio::spawn(accept_loop(
+            listener,
+            Arc::new(ssh),
+            shared.clone(),
+            Arc::new(Semaphore::new(config.max_connections)),
+            stopped,
+        ));
+        Ok(Server { local_addr, shared, users_path, stop, task })
+    }
+
+    /// The address actually bound (useful with port 0).
+    pub fn local_addr(&self) -> SocketAddr {
+        self.local_addr
+    }
+
+    /// The session table.
+    pub fn sessions(&self) -> &Arc<Registry> {
+        &self.shared.registry
+    }
+
+    /// Re-reads the users file; on error the previous users stay in force.
+    pub fn reload_users(&self) -> Result<(), UsersError> {
+        let users = Users::load(&self.users_path)?;
+        *self.shared.users.write().unwrap_or_else(std::sync::PoisonError::into_inner) =
+            Arc::new(users);
+        Ok(())
+    }
+
+    /// Stops accepting, ends every session and waits for the accept loop to finish.
+    pub async fn shutdown(self) {
+        let _ = self.stop.send(true);
+        self.shared.registry.kill_all();
+        let _ = self.task.await;
+    }
+}
+
+async fn accept_loop(
+    listener: TcpListener,
+    ssh: Arc<russh::server::Config>,
+    shared: Arc<Shared>,
+    connections: Arc<Semaphore>,
+    mut stopped: watch::Receiver<bool>,
+) {
+    loop {
+        let (socket, peer) = tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok(a) => a,
+                Err(e) => {
+                    // Typically EMFILE: back off briefly instead of spinning.
+                    warn!("accept failed: {e}");
+                    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+                    continue;
+                }
+            },
+            _ = stopped.changed() => break,
+        };
+        let Ok(permit) = connections.clone().try_acquire_owned() else {
+            warn!(%peer, "refusing a connection: too many connections");
+            drop(socket);
+            continue;
+        };
+        let _ = socket.set_nodelay(true);
+        let handler = Handler::new(shared.clone(), Some(peer));
+        let ssh = ssh.clone();
+        let mut stopped = stopped.clone();
+        tokio::spawn(async move {
+            let _permit = permit;
+            match russh::server::run_stream(ssh, socket, handler).await {
+                Ok(session) => {
+                    let handle = session.handle();
+                    tokio::select! {
+                        result = session => {
+                            if let Err(e) = result {
+                                debug!(%peer, "SSH connection ended with an error: {e}");
+                            }
+                        }
+                        _ = stopped.changed() => {
+                            let _ = handle
+                                .disconnect(russh::Disconnect::ByApplication, "server shutting down".into(), "en".into())
+                                .await;
+                        }
+                    }
+                }
+                Err(e) => debug!(%peer, "SSH handshake failed: {e}"),
+            }
+        });
+    }
+}

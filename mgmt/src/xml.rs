@@ -1,0 +1,380 @@
+//! A small owned XML tree, parsed with quick-xml's namespace-aware reader, with the
+//! well-formedness checks a NETCONF server needs and quick-xml leaves to the caller: one root
+//! element, no text outside it, every prefix bound, no DTD, only the predefined and character
+//! entity references, and a bounded depth.
+
+use quick_xml::events::{BytesStart, Event};
+use quick_xml::name::{QName, ResolveResult};
+use quick_xml::NsReader;
+use thiserror::Error;
+
+/// The NETCONF base namespace (RFC 6241 §3.1).
+pub const NETCONF_BASE_NS: &str = "urn:ietf:params:xml:ns:netconf:base:1.0";
+
+/// How deep elements may nest before a document is refused (keeps recursion bounded).
+pub const MAX_DEPTH: usize = 512;
+
+/// Why a message is not acceptable XML.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum XmlError {
+    /// The message is not valid UTF-8.
+    #[error("the message is not valid UTF-8")]
+    NotUtf8,
+    /// The parser rejected the document (the text says where and why).
+    #[error("not well-formed XML at byte {position}: {reason}")]
+    Syntax {
+        /// Byte offset in the message.
+        position: u64,
+        /// The parser's explanation.
+        reason: String,
+    },
+    /// No root element.
+    #[error("the message holds no XML element")]
+    NoRoot,
+    /// A second top-level element or non-blank text outside the root element.
+    #[error("content after the root element")]
+    TrailingContent,
+    /// A prefix with no namespace declaration in scope.
+    #[error("the prefix of '{0}' is not bound to a namespace")]
+    UnboundPrefix(String),
+    /// A document type declaration (refused: no DTDs, no entity expansion).
+    #[error("document type declarations are not allowed")]
+    DocType,
+    /// An entity reference other than the five predefined ones or a character reference.
+    #[error("unknown entity reference '&{0};'")]
+    UnknownEntity(String),
+    /// Elements nested more than [`MAX_DEPTH`] deep.
+    #[error("elements nested more than {MAX_DEPTH} deep")]
+    TooDeep,
+}
+
+/// An attribute (namespace declarations are kept apart, in [`Element::namespaces`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Attribute {
+    /// The resolved namespace; unprefixed attributes have none.
+    pub namespace: Option<String>,
+    /// The prefix as written.
+    pub prefix: Option<String>,
+    /// The local name.
+    pub name: String,
+    /// The value, unescaped.
+    pub value: String,
+}
+
+/// A node of the tree.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Node {
+    /// A child element.
+    Element(Element),
+    /// Character data (text and CDATA), unescaped.
+    Text(String),
+}
+
+/// An element with its resolved namespace.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Element {
+    /// The resolved namespace, if any.
+    pub namespace: Option<String>,
+    /// The prefix as written.
+    pub prefix: Option<String>,
+    /// The local name.
+    pub name: String,
+    /// Namespace declarations made on this element: (prefix, URI); `None` is the default
+    /// namespace.
+    pub namespaces: Vec<(Option<String>, String)>,
+    /// Attributes other than namespace declarations.
+    pub attributes: Vec<Attribute>,
+    /// Children in document order.
+    pub children: Vec<Node>,
+}
+
+// ===== impl Element =====
+
+impl Element {
+    /// Whether this element is `name` in namespace `ns`.
+    pub fn is(&self, ns: &str, name: &str) -> bool {
+        self.name == name && self.namespace.as_deref() == Some(ns)
+    }
+
+    /// Child elements in document order.
+    pub fn elements(&self) -> impl Iterator<Item = &Element> {
+        self.children.iter().filter_map(|n| match n {
+            Node::Element(e) => Some(e),
+            Node::Text(_) => None,
+        })
+    }
+
+    /// The first child element `name` in namespace `ns`.
+    pub fn child(&self, ns: &str, name: &str) -> Option<&Element> {
+        self.elements().find(|e| e.is(ns, name))
+    }
+
+    /// The concatenated text content of this element's direct text children.
+    pub fn text(&self) -> String {
+        self.children
+            .iter()
+            .filter_map(|n| match n {
+                Node::Text(t) => Some(t.as_str()),
+                Node::Element(_) => None,
+            })
+            .collect()
+    }
+
+    /// Whether any direct text child holds more than whitespace.
+    pub fn has_text(&self) -> bool {
+        self.children.iter().any(|n| matches!(n, Node::Text(t) if !t.trim().is_empty()))
+    }
+
+    /// The value of the unqualified attribute `name`.
+    pub fn attribute(&self, name: &str) -> Option<&str> {
+        self.attributes
+            .iter()
+            .find(|a| a.namespace.is_none() && a.name == name)
+            .map(|a| a.value.as_str())
+    }
+
+    /// The name as written (`prefix:name` or `name`).
+    pub fn qualified_name(&self) -> String {
+        match &self.prefix {
+            Some(p) => format!("{p}:{}", self.name),
+            None => self.name.clone(),
+        }
+    }
+}
+
+// ===== parsing =====
+
+/// Parses one XML document into its root element.
+pub fn parse(bytes: &[u8]) -> Result<Element, XmlError> {
+    let text = std::str::from_utf8(bytes).map_err(|_| XmlError::NotUtf8)?;
+    let mut reader = NsReader::from_str(text);
+    reader.config_mut().check_end_names = true;
+
+    let mut stack: Vec<Element> = Vec::new();
+    let mut root: Option<Element> = None;
+    loop {
+        let position = reader.buffer_position();
+        let syntax = |e: quick_xml::Error| XmlError::Syntax { position, reason: e.to_string() };
+        let (resolved, event) = reader.read_resolved_event().map_err(syntax)?;
+        let namespace = namespace_of(&resolved);
+        let unbound = matches!(resolved, ResolveResult::Unknown(_));
+        match event {
+            Event::Start(start) | Event::Empty(start) if root.is_some() => {
+                let _ = start;
+                return Err(XmlError::TrailingContent);
+            }
+            Event::Start(start) => {
+                if stack.len() >= MAX_DEPTH {
+                    return Err(XmlError::TooDeep);
+                }
+                let element = element_from(&reader, &start, namespace, unbound)?;
+                stack.push(element);
+            }
+            Event::Empty(start) => {
+                let element = element_from(&reader, &start, namespace, unbound)?;
+                attach(&mut stack, &mut root, element);
+            }
+            Event::End(_) => match stack.pop() {
+                Some(element) => attach(&mut stack, &mut root, element),
+                None => {
+                    return Err(XmlError::Syntax {
+                        position,
+                        reason: "end tag without start tag".into(),
+                    })
+                }
+            },
+            Event::Text(t) => push_text(&mut stack, &t.xml10_content())?,
+            Event::CData(c) => push_text(&mut stack, &c.xml10_content())?,
+            Event::GeneralRef(r) => {
+                let resolved = if r.is_char_ref() {
+                    r.resolve_char_ref()
+                        .map_err(syntax)?
+                        .map(String::from)
+                        .ok_or_else(|| XmlError::UnknownEntity(r.xml10_content().into_owned()))?
+                } else {
+                    let name = r.xml10_content();
+                    quick_xml::escape::resolve_predefined_entity(&name)
+                        .map(str::to_string)
+                        .ok_or_else(|| XmlError::UnknownEntity(name.into_owned()))?
+                };
+                push_text(&mut stack, &resolved)?;
+            }
+            Event::DocType(_) => return Err(XmlError::DocType),
+            Event::Decl(_) | Event::PI(_) | Event::Comment(_) => {}
+            Event::Eof => break,
+        }
+    }
+    if !stack.is_empty() {
+        return Err(XmlError::Syntax {
+            position: reader.buffer_position(),
+            reason: "unclosed element at end of message".into(),
+        });
+    }
+    root.ok_or(XmlError::NoRoot)
+}
+
+fn namespace_of(resolved: &ResolveResult<'_>) -> Option<String> {
+    match resolved {
+        ResolveResult::Bound(ns) => Some(ns.as_ref().to_string()),
+        ResolveResult::Unbound | ResolveResult::Unknown(_) => None,
+    }
+}
+
+fn split_qname(qname: QName<'_>) -> (Option<String>, String) {
+    let (local, prefix) = qname.decompose();
+    (prefix.map(|p| p.as_ref().to_string()), local.as_ref().to_string())
+}
+
+fn element_from(
+    reader: &NsReader<&[u8]>,
+    start: &BytesStart<'_>,
+    namespace: Option<String>,
+    unbound: bool,
+) -> Result<Element, XmlError> {
+    let (prefix, name) = split_qname(start.name());
+    if unbound {
+        return Err(XmlError::UnboundPrefix(format!("{}:{name}", prefix.unwrap_or_default())));
+    }
+    let mut element = Element { namespace, prefix, name, ..Element::default() };
+    for attr in start.attributes() {
+        let position = reader.buffer_position();
+        let attr = attr.map_err(|e| XmlError::Syntax { position, reason: e.to_string() })?;
+        let value = attr
+            .normalized_value(quick_xml::XmlVersion::Implicit1_0)
+            .map_err(|e| XmlError::Syntax { position, reason: e.to_string() })?
+            .into_owned();
+        let key = attr.key;
+        if let Some(decl) = key.as_namespace_binding() {
+            let prefix = match decl {
+                quick_xml::name::PrefixDeclaration::Default => None,
+                quick_xml::name::PrefixDeclaration::Named(p) => Some(p.to_string()),
+            };
+            element.namespaces.push((prefix, value));
+            continue;
+        }
+        let (resolved, _) = reader.resolver().resolve_attribute(key);
+        let (prefix, name) = split_qname(key);
+        if matches!(resolved, ResolveResult::Unknown(_)) {
+            return Err(XmlError::UnboundPrefix(format!("{}:{name}", prefix.unwrap_or_default())));
+        }
+        element.attributes.push(Attribute {
+            namespace: namespace_of(&resolved),
+            prefix,
+            name,
+            value,
+        });
+    }
+    Ok(element)
+}
+
+fn attach(stack: &mut [Element], root: &mut Option<Element>, element: Element) {
+    match stack.last_mut() {
+        Some(parent) => parent.children.push(Node::Element(element)),
+        None => *root = Some(element),
+    }
+}
+
+fn push_text(stack: &mut [Element], text: &str) -> Result<(), XmlError> {
+    match stack.last_mut() {
+        Some(parent) => {
+            if let Some(Node::Text(prev)) = parent.children.last_mut() {
+                prev.push_str(text);
+            } else {
+                parent.children.push(Node::Text(text.to_string()));
+            }
+            Ok(())
+        }
+        // Outside the root element only whitespace may appear.
+        None if text.trim().is_empty() => Ok(()),
+        None => Err(XmlError::TrailingContent),
+    }
+}
+
+// ===== writing =====
+
+/// Escapes text content.
+pub fn escape_text(s: &str) -> std::borrow::Cow<'_, str> {
+    quick_xml::escape::partial_escape(s)
+}
+
+/// Escapes an attribute value (double-quoted).
+pub fn escape_attr(s: &str) -> std::borrow::Cow<'_, str> {
+    quick_xml::escape::escape(s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn prefixed_and_default_namespaces_resolve() {
+        let doc = br#"<?xml version="1.0" encoding="UTF-8"?>
+<nc:rpc xmlns:nc="urn:ietf:params:xml:ns:netconf:base:1.0" message-id="7" xmlns:ex="urn:ex" ex:user="fred">
+  <nc:get-config><nc:source><nc:running/></nc:source></nc:get-config>
+  <x xmlns="urn:other">a &amp; b &#x41;<![CDATA[<raw>]]></x>
+</nc:rpc>"#;
+        let root = parse(doc).expect("well-formed");
+        assert!(root.is(NETCONF_BASE_NS, "rpc"));
+        assert_eq!(root.attribute("message-id"), Some("7"));
+        assert_eq!(root.attributes[1].namespace.as_deref(), Some("urn:ex"));
+        assert_eq!(root.namespaces.len(), 2);
+        let gc = root.child(NETCONF_BASE_NS, "get-config").expect("child");
+        assert!(gc.child(NETCONF_BASE_NS, "source").is_some());
+        let x = root.child("urn:other", "x").expect("x");
+        assert_eq!(x.text(), "a & b A<raw>");
+    }
+
+    #[test]
+    fn rejects_what_a_server_must_not_accept() {
+        let cases: &[(&[u8], &str)] = &[
+            (b"", "no root"),
+            (b"  \n ", "no root"),
+            (b"<a/><b/>", "two roots"),
+            (b"<a/>text", "trailing text"),
+            (b"<a><b></a>", "mismatched end"),
+            (b"<a>", "unclosed"),
+            (b"<p:a/>", "unbound element prefix"),
+            (b"<a p:x='1'/>", "unbound attribute prefix"),
+            (b"<!DOCTYPE a [<!ENTITY e 'x'>]><a>&e;</a>", "doctype"),
+            (b"<a>&e;</a>", "unknown entity"),
+            (b"<a>\xff</a>", "not utf-8"),
+            (b"<a x='1' x='2'/>", "duplicate attribute"),
+        ];
+        for (doc, why) in cases {
+            assert!(parse(doc).is_err(), "{why}: {:?}", String::from_utf8_lossy(doc));
+        }
+    }
+
+    #[test]
+    fn depth_is_bounded() {
+        let deep = "<a>".repeat(MAX_DEPTH + 1) + &"</a>".repeat(MAX_DEPTH + 1);
+        assert_eq!(parse(deep.as_bytes()), Err(XmlError::TooDeep));
+        let ok = "<a>".repeat(MAX_DEPTH) + &"</a>".repeat(MAX_DEPTH);
+        assert!(parse(ok.as_bytes()).is_ok());
+    }
+
+    #[test]
+    fn whitespace_before_the_declaration_is_tolerated() {
+        // Some clients put a line feed after "]]>]]>", which then starts the next message.
+        let root = parse(b"\n  <?xml version=\"1.0\" encoding=\"UTF-8\"?><a/>").expect("tolerated");
+        assert_eq!(root.name, "a");
+    }
+
+    #[test]
+    fn escaping() {
+        assert_eq!(escape_text("a<b&c>"), "a&lt;b&amp;c&gt;");
+        assert_eq!(escape_attr("\"'<"), "&quot;&apos;&lt;");
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn garbage_never_panics(bytes in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..200)) {
+            let _ = parse(&bytes);
+        }
+
+        #[test]
+        fn xmlish_garbage_never_panics(s in "[<>/a-c:=\"' &;#x!\\[\\]-]{0,80}") {
+            let _ = parse(s.as_bytes());
+        }
+    }
+}

@@ -1,0 +1,204 @@
+//! Helpers shared by mgmt's integration tests: a minimal NETCONF client over any byte
+//! stream, an SSH client (russh) to reach the server, weak password hashes, and the
+//! external-tool convention of the workspace's tests.
+#![allow(dead_code)] // each test binary uses a different subset
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use argon2::{Algorithm, Argon2, Params, PasswordHasher, Version};
+use mgmt::framing::{self, Decoder, Framing};
+use mgmt::hello::{self, Hello, Sender, BASE_1_0, BASE_1_1};
+use mgmt::xml::{self, Element, NETCONF_BASE_NS};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+
+/// How long any single wait in a test may take before the test fails.
+pub const WAIT: Duration = Duration::from_secs(20);
+
+/// Finds an external tool. A missing tool fails the test in CI and is skipped loudly
+/// elsewhere (the same convention as the workspace's `tests/common`).
+pub fn external_tool(path: &str, package: &str) -> Option<PathBuf> {
+    let p = PathBuf::from(path);
+    if p.exists() {
+        return Some(p);
+    }
+    let msg =
+        format!("{path} not found (Debian package {package}); run scripts/deps.sh to install it");
+    if std::env::var_os("CI").is_some() {
+        panic!("{msg}");
+    }
+    eprintln!("\n!!!!! SKIPPED: {msg} !!!!!\n");
+    None
+}
+
+/// An Argon2id hash with tiny parameters, so tests stay fast.
+pub fn weak_hash(password: &str) -> String {
+    let params = Params::new(8, 1, 1, None).expect("valid params");
+    Argon2::new(Algorithm::Argon2id, Version::V0x13, params)
+        .hash_password(password.as_bytes())
+        .expect("hash")
+        .to_string()
+}
+
+pub fn caps(list: &[&str]) -> Vec<String> {
+    list.iter().map(|s| s.to_string()).collect()
+}
+
+pub fn both_bases() -> Vec<String> {
+    caps(&[BASE_1_0, BASE_1_1])
+}
+
+/// A minimal NETCONF client over a byte stream.
+pub struct NcClient<S> {
+    pub stream: S,
+    pub decoder: Decoder,
+    pub out: Framing,
+    pub server_hello: Hello,
+}
+
+impl<S: AsyncRead + AsyncWrite + Unpin> NcClient<S> {
+    /// Sends our hello with `capabilities`, reads the server's, and switches framing as
+    /// negotiated.
+    pub async fn connect(stream: S, capabilities: &[String]) -> Self {
+        let mut c = NcClient {
+            stream,
+            decoder: Decoder::new(Framing::EndOfMessage, 1 << 24),
+            out: Framing::EndOfMessage,
+            server_hello: Hello { capabilities: vec![], session_id: None },
+        };
+        c.send_raw(
+            &framing::encode(Framing::EndOfMessage, hello::client_hello(capabilities).as_bytes())
+                .expect("frame"),
+        )
+        .await;
+        let bytes = c.recv().await.expect("server hello");
+        c.server_hello = hello::parse_hello(&bytes, Sender::Server).expect("valid server hello");
+        let f = hello::negotiate(capabilities, &c.server_hello.capabilities).expect("common base");
+        c.decoder.set_framing(f);
+        c.out = f;
+        c
+    }
+
+    pub async fn send_raw(&mut self, bytes: &[u8]) {
+        tokio::time::timeout(WAIT, self.stream.write_all(bytes))
+            .await
+            .expect("write in time")
+            .expect("write");
+        let _ = self.stream.flush().await;
+    }
+
+    /// Sends `message` in the negotiated framing.
+    pub async fn send(&mut self, message: &str) {
+        let framed = framing::encode(self.out, message.as_bytes()).expect("frame");
+        self.send_raw(&framed).await;
+    }
+
+    /// The next message, or `None` when the server closed the stream.
+    pub async fn recv(&mut self) -> Option<Vec<u8>> {
+        let mut buf = vec![0u8; 16 * 1024];
+        loop {
+            if let Some(m) = self.decoder.next_message().expect("server frames correctly") {
+                return Some(m);
+            }
+            let n = tokio::time::timeout(WAIT, self.stream.read(&mut buf))
+                .await
+                .expect("server answers in time")
+                .ok()?;
+            if n == 0 {
+                return None;
+            }
+            self.decoder.feed(&buf[..n]);
+        }
+    }
+
+    /// Sends an rpc with `message_id` wrapping `operation` and returns the parsed reply.
+    pub async fn rpc(&mut self, message_id: &str, operation: &str) -> Element {
+        self.send(&format!(
+            "<rpc message-id=\"{message_id}\" xmlns=\"{NETCONF_BASE_NS}\">{operation}</rpc>"
+        ))
+        .await;
+        let reply = self.recv().await.expect("a reply");
+        xml::parse(&reply).expect("well-formed reply")
+    }
+
+    /// Expects the server to close the stream (after any messages already in flight).
+    pub async fn expect_closed(&mut self) {
+        assert!(self.recv().await.is_none(), "expected the server to close the session");
+    }
+}
+
+/// The (error-tag, error-type) pairs of a reply's rpc-errors.
+pub fn errors(reply: &Element) -> Vec<(String, String)> {
+    reply
+        .elements()
+        .filter(|e| e.is(NETCONF_BASE_NS, "rpc-error"))
+        .map(|e| {
+            let field =
+                |n: &str| e.child(NETCONF_BASE_NS, n).map(Element::text).unwrap_or_default();
+            (field("error-tag"), field("error-type"))
+        })
+        .collect()
+}
+
+// ===== SSH client (russh) =====
+
+pub struct AcceptAnyHostKey;
+
+impl russh::client::Handler for AcceptAnyHostKey {
+    type Error = russh::Error;
+
+    async fn check_server_key(
+        &mut self,
+        _key: &russh::keys::PublicKeyOrCertificate,
+    ) -> Result<bool, Self::Error> {
+        Ok(true)
+    }
+}
+
+pub enum Login<'a> {
+    Password(&'a str, &'a str),
+    Key(&'a str, Box<russh::keys::PrivateKey>),
+}
+
+/// Connects and authenticates; `None` if authentication is refused.
+pub async fn ssh_login(
+    addr: std::net::SocketAddr,
+    login: Login<'_>,
+) -> Option<russh::client::Handle<AcceptAnyHostKey>> {
+    let config = Arc::new(russh::client::Config::default());
+    let mut handle =
+        tokio::time::timeout(WAIT, russh::client::connect(config, addr, AcceptAnyHostKey))
+            .await
+            .expect("connect in time")
+            .expect("SSH handshake");
+    let result = match login {
+        Login::Password(user, pw) => handle.authenticate_password(user, pw).await,
+        Login::Key(user, key) => {
+            handle
+                .authenticate_publickey(
+                    user,
+                    russh::keys::PrivateKeyWithHashAlg::new(Arc::new(*key), None),
+                )
+                .await
+        }
+    }
+    .expect("auth exchange");
+    result.success().then_some(handle)
+}
+
+/// Opens a session channel and asks for `subsystem`; the channel if the server agreed.
+pub async fn open_subsystem(
+    handle: &russh::client::Handle<AcceptAnyHostKey>,
+    subsystem: &str,
+) -> Option<russh::Channel<russh::client::Msg>> {
+    let mut channel = handle.channel_open_session().await.ok()?;
+    channel.request_subsystem(true, subsystem).await.expect("request");
+    loop {
+        match tokio::time::timeout(WAIT, channel.wait()).await.expect("answer in time")? {
+            russh::ChannelMsg::Success => return Some(channel),
+            russh::ChannelMsg::Failure => return None,
+            _ => {}
+        }
+    }
+}
