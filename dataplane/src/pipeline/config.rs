@@ -130,10 +130,10 @@ impl Default for PipelineConfig {
 }
 
 impl PipelineConfig {
-    /// The pipeline depth in FDs that one (port, priority) can have in flight: the bound on its
-    /// external FIFO's depth (SPEC §6 invariant 4).
+    /// The FDs one (port, priority) may have in flight — a quarter of the port's credit — and
+    /// so the bound on its external FIFO's depth (SPEC §6 invariant 4).
     pub fn class_depth_bound(&self) -> usize {
-        self.port_credit
+        (self.port_credit / 4).max(1)
     }
 
     /// Checks the configuration makes sense; the message says what to change.

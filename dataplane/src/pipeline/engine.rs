@@ -41,6 +41,8 @@ struct Port {
     next_resume: Option<Picos>,
     /// `fifo` mode: next priority to look at first.
     rr: usize,
+    /// Bit n: QMAN may push priority n, credit of the port aside.
+    class_ok: u8,
 }
 
 /// The pipeline engine. Build it, optionally schedule PFC frames, then [`Pipeline::run`].
@@ -69,6 +71,9 @@ pub struct Pipeline {
     paused_classes: usize,
     onchip_paused_octets: u64,
     next_buffer: u32,
+    /// Each class may have at most this many FDs in flight: a share of the port's credit that
+    /// also bounds its external FIFO and, in `fifo` mode, its on-chip FIFO.
+    class_credit: usize,
     stats: PipelineStats,
     departures: Option<Vec<Departure>>,
 }
@@ -93,6 +98,7 @@ impl Pipeline {
                     paused: 0,
                     next_resume: None,
                     rr: 0,
+                    class_ok: 0,
                 }
             })
             .collect();
@@ -112,12 +118,13 @@ impl Pipeline {
             external_used: 0,
             pfc_events: EventQueue::new(),
             active: Vec::new(),
-            eligible: vec![0; nclasses.div_ceil(64)],
+            eligible: vec![0; cfg.ports.div_ceil(8)],
             qman_rr: 0,
             generating: true,
             paused_classes: 0,
             onchip_paused_octets: 0,
             next_buffer: 0,
+            class_credit: cfg.class_depth_bound(),
             stats: PipelineStats::default(),
             departures: None,
             cfg,
@@ -394,7 +401,7 @@ impl Pipeline {
         self.ports[p].busy_until = start + self.cfg.speed.frame_time(u64::from(fd.len));
         self.ports[p].inflight -= 1;
         self.depart(start, &fd);
-        self.refresh_port_eligibility(p);
+        self.refresh_class(p * PRIORITIES + usize::from(fd.priority));
     }
 
     fn depart(&mut self, start: Picos, fd: &Fd) {
@@ -553,7 +560,7 @@ impl Pipeline {
             let id = self.slab.insert(fd);
             self.push_queue.push(self.cycle, id);
             self.stats.enqueued += 1;
-            self.refresh_port_eligibility(p);
+            self.refresh_class(ci);
         }
     }
 
@@ -578,33 +585,48 @@ impl Pipeline {
         (wrap != 0).then(|| w0 * 64 + wrap.trailing_zeros() as usize)
     }
 
+    /// Recomputes QMAN eligibility for every class of port `p`.
     fn refresh_port_eligibility(&mut self, p: usize) {
-        let port_ok = (self.ports[p].inflight as usize) < self.cfg.port_credit;
-        let class_credit = self.class_credit();
         for n in 0..PRIORITIES {
-            let ci = p * PRIORITIES + n;
-            let class = &self.classes[ci];
-            let halted = match self.cfg.mode {
-                PauseMode::External => class.halted(),
-                PauseMode::Fifo => class.pause,
-                PauseMode::Stall => false,
-            };
-            let has_traffic =
-                self.generating && (self.cfg.traffic == Traffic::Saturated || class.backlog > 0);
-            let ok = port_ok && !halted && has_traffic && (class.inflight as usize) < class_credit;
-            let (w, b) = (ci / 64, ci % 64);
-            if ok {
-                self.eligible[w] |= 1 << b;
-            } else {
-                self.eligible[w] &= !(1 << b);
-            }
+            self.set_class_ok(p, n);
+        }
+        self.write_port_byte(p);
+    }
+
+    /// Recomputes QMAN eligibility after something changed for one class (a push, a departure,
+    /// a write to external memory, the end of a pause): its own bit, and the port's credit.
+    fn refresh_class(&mut self, ci: usize) {
+        let p = ci / PRIORITIES;
+        self.set_class_ok(p, ci % PRIORITIES);
+        self.write_port_byte(p);
+    }
+
+    /// Whether QMAN may push class (p, n), leaving the port's credit aside.
+    fn set_class_ok(&mut self, p: usize, n: usize) {
+        let class = &self.classes[p * PRIORITIES + n];
+        let halted = match self.cfg.mode {
+            PauseMode::External => class.halted(),
+            PauseMode::Fifo => class.pause,
+            PauseMode::Stall => false,
+        };
+        let has_traffic =
+            self.generating && (self.cfg.traffic == Traffic::Saturated || class.backlog > 0);
+        let ok = !halted && has_traffic && (class.inflight as usize) < self.class_credit;
+        let port = &mut self.ports[p];
+        if ok {
+            port.class_ok |= 1 << n;
+        } else {
+            port.class_ok &= !(1 << n);
         }
     }
 
-    /// Each class may have at most this many FDs in flight: a share of the port's credit that
-    /// also bounds its external FIFO and, in `fifo` mode, its on-chip FIFO.
-    fn class_credit(&self) -> usize {
-        (self.cfg.port_credit / 4).max(1)
+    /// Eight priorities per port make a port one byte of the eligibility bitmap.
+    fn write_port_byte(&mut self, p: usize) {
+        let port = &self.ports[p];
+        let byte = if (port.inflight as usize) < self.cfg.port_credit { port.class_ok } else { 0 };
+        let shift = (p % 8) * 8;
+        let word = &mut self.eligible[p / 8];
+        *word = (*word & !(0xffu64 << shift)) | (u64::from(byte) << shift);
     }
 
     fn refill(&mut self, load_percent: u64) {
@@ -651,7 +673,7 @@ impl Pipeline {
                             // FLUSH_COMPLETE with PAUSE deasserted: HOLD and HALT deasserted.
                             class.fsm = FsmState::Idle;
                             self.active.swap_remove(i);
-                            self.refresh_port_eligibility(ci / PRIORITIES);
+                            self.refresh_class(ci);
                             continue;
                         }
                     }
@@ -681,7 +703,7 @@ impl Pipeline {
             let depth = class.external.len();
             self.ports[p].inflight -= 1;
             self.stats.external_fifo_peak = self.stats.external_fifo_peak.max(depth);
-            self.refresh_port_eligibility(p);
+            self.refresh_class(p * PRIORITIES + usize::from(fd.priority));
         }
         // Issue writes while the memory has room.
         while ops > 0 && !self.recycle_staging.is_empty() {
