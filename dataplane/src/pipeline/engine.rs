@@ -74,6 +74,8 @@ pub struct Pipeline {
     /// Each class may have at most this many FDs in flight: a share of the port's credit that
     /// also bounds its external FIFO and, in `fifo` mode, its on-chip FIFO.
     class_credit: usize,
+    /// Wire time of a frame by its length (the division is too slow for the hot path).
+    wire_time: Vec<Picos>,
     stats: PipelineStats,
     departures: Option<Vec<Departure>>,
 }
@@ -125,6 +127,7 @@ impl Pipeline {
             onchip_paused_octets: 0,
             next_buffer: 0,
             class_credit: cfg.class_depth_bound(),
+            wire_time: (0..=u64::from(cfg.max_len)).map(|len| cfg.speed.frame_time(len)).collect(),
             stats: PipelineStats::default(),
             departures: None,
             cfg,
@@ -234,6 +237,10 @@ impl Pipeline {
             self.run_pause_fsms();
         }
         for p in 0..self.cfg.ports {
+            // A pause ending on port p concerns only port p's MAC and classes.
+            if self.ports[p].next_resume.is_some_and(|t| t <= now) {
+                self.update_pause(p, now);
+            }
             self.mac_transmit(p, now);
         }
         let frozen = self.cfg.mode == PauseMode::Stall && self.paused_classes > 0;
@@ -273,11 +280,6 @@ impl Pipeline {
                 self.note_indication(at, ev.port, &ev.frame);
                 let apply_at = at + self.cfg.pause_detect_latency;
                 self.pfc_events.schedule(apply_at, PfcEvent { apply: true, ..ev });
-            }
-        }
-        for p in 0..self.cfg.ports {
-            if self.ports[p].next_resume.is_some_and(|t| t <= now) {
-                self.update_pause(p, now);
             }
         }
     }
@@ -398,7 +400,7 @@ impl Pipeline {
         let (arrived, id) = picked;
         let fd = self.slab.remove(id);
         let start = self.ports[p].busy_until.max(arrived).max(now.saturating_sub(self.cfg.cycle));
-        self.ports[p].busy_until = start + self.cfg.speed.frame_time(u64::from(fd.len));
+        self.ports[p].busy_until = start + self.wire_time[usize::from(fd.len)];
         self.ports[p].inflight -= 1;
         self.depart(start, &fd);
         self.refresh_class(p * PRIORITIES + usize::from(fd.priority));
@@ -566,8 +568,7 @@ impl Pipeline {
 
     /// Round-robin over the eligibility bitmap, starting after the last class served.
     fn next_eligible(&self) -> Option<usize> {
-        let n = self.classes.len();
-        let start = self.qman_rr % n;
+        let start = if self.qman_rr < self.classes.len() { self.qman_rr } else { 0 };
         let words = self.eligible.len();
         let (w0, b0) = (start / 64, start % 64);
         // The rest of the starting word, then the other words, then the start of the first.
