@@ -41,8 +41,11 @@ fn cycles(p: &Pipeline, t: Picos) -> u64 {
 fn storm_run(speed: LinkSpeed, seed: u64, priorities: u8) -> Pipeline {
     // Half the runs saturate every class; the other half offer random loads, so queues also
     // run empty and classes come and go.
-    let traffic =
-        if seed % 2 == 0 { Traffic::Saturated } else { Traffic::Random { load_percent: 90 } };
+    let traffic = if seed.is_multiple_of(2) {
+        Traffic::Saturated
+    } else {
+        Traffic::Random { load_percent: 90 }
+    };
     let cfg = PipelineConfig { traffic, ..config(PauseMode::External, speed, seed) };
     let mut p = Pipeline::new(cfg).expect("valid config");
     let mut rng = SimRng::new(seed ^ 0x5eed);

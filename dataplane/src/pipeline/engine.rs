@@ -257,7 +257,7 @@ impl Pipeline {
             self.dma();
         }
         if let Traffic::Random { load_percent } = self.cfg.traffic {
-            if self.cycle % 64 == 0 && self.generating {
+            if self.cycle.is_multiple_of(64) && self.generating {
                 self.refill(load_percent);
             }
         }

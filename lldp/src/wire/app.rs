@@ -89,7 +89,7 @@ impl Info for AppPriority {
             len: info.len(),
             expected: "5 + 3n",
         };
-        if info.len() < FIXED_LEN || (info.len() - FIXED_LEN) % ENTRY_LEN != 0 {
+        if info.len() < FIXED_LEN || !(info.len() - FIXED_LEN).is_multiple_of(ENTRY_LEN) {
             return Err(bad());
         }
         let n = (info.len() - FIXED_LEN) / ENTRY_LEN;
