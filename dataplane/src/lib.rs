@@ -8,12 +8,14 @@
 //!   transmitter and receiver state machines.
 //! - [`headroom`]: PFC headroom by link delays or measurement, with a readable breakdown; the
 //!   effective allowance and its source; buffer allocation and XOFF/XON thresholds.
+//! - [`io`]: ports — `AF_PACKET` sockets on real interfaces, simulated links — behind one trait.
 //! - [`pcap`]: a pcap writer so emitted frames can be inspected in Wireshark.
 //! - [`pipeline`]: QMAN → QMI → BMI → NTI → MAC with the external-memory pause mechanism (and `stall`/`fifo` for comparison).
 //! - [`sim`]: deterministic randomness, events, simulated links, ingress buffers, two-station runs.
 
 pub mod credit;
 pub mod headroom;
+pub mod io;
 pub mod mac;
 pub mod pcap;
 pub mod pipeline;

@@ -1,6 +1,9 @@
 //! Helpers for tests that talk to independent implementations (tshark, scapy, lldpd, ...).
 #![allow(dead_code)] // each test binary uses a different subset
 
+pub mod netns;
+pub mod pfc_lldp;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 

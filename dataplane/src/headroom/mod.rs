@@ -8,6 +8,7 @@
 //!   (36.8 b), Annex N).
 //! - [`allowance::select`]: which allowance is in effect on a port and why (12.23, SPEC §3.3).
 //! - [`BufferPlan`]: the buffer allocation and XOFF/XON thresholds that follow (SPEC §4.5).
+//! - [`measure`]: the headroom measurement protocol (36.9, 36.10) that measures the round trip.
 //!
 //! All arithmetic is in integers (bit times, picoseconds, IEEE 1588 TimeInterval). Where a
 //! figure cannot be exact it is rounded towards more headroom.
@@ -19,6 +20,7 @@ mod calculate;
 mod error;
 mod inputs;
 mod link_delay;
+pub mod measure;
 mod measured;
 mod secy;
 mod units;

@@ -1,15 +1,22 @@
 //! Simulation building blocks: a deterministic random source, an event queue in picoseconds,
 //! simulated point-to-point links, ingress buffer accounting, and the two-station scenario that
-//! wires two PFC stations back to back.
+//! wires two PFC stations back to back, and two headroom measurement participants on a link.
 
+mod credit_pair;
 mod events;
 mod ingress;
 mod link;
+mod measure_pair;
 mod rng;
 mod two_station;
 
+pub use credit_pair::{CreditPair, CreditPairConfig, CreditPairReport};
 pub use events::EventQueue;
 pub use ingress::{BufferVerdict, IngressBuffer, IngressCounters};
 pub use link::{DataFrame, LinkFrame, Medium, SimLink};
+pub use measure_pair::{
+    Fate, Faults, MeasurePair, MeasurePairConfig, MeasurePairReport, Sent, Station, StationOutcome,
+    StationSetup,
+};
 pub use rng::SimRng;
-pub use two_station::{StationDelays, TwoStation, TwoStationConfig, TwoStationReport};
+pub use two_station::{Sample, StationDelays, TwoStation, TwoStationConfig, TwoStationReport};

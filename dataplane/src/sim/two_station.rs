@@ -60,9 +60,38 @@ pub struct TwoStationConfig {
     /// Randomises start offsets and the drain's phase so different seeds hit different
     /// alignments of frames in progress.
     pub seed: u64,
+    /// B's buffer allocation in octets; `None` allocates twice the headroom rounded up to 1 KiB
+    /// (SPEC §4.5). XOFF stays one headroom below the allocation (at 0 if it is smaller).
+    pub allocation_octets: Option<u64>,
+    /// Records a [`Sample`] every this often, for plots.
+    pub record_every: Option<Picos>,
+    /// Only drains from this time on count in `octets_drained` (leaves out the start-up, while
+    /// the first frames are still on the way).
+    pub measure_from: Picos,
 }
 
 impl TwoStationConfig {
+    /// One way from a transmitting MAC to the receiving MAC: the cable plus the transmit and
+    /// receive interfaces (which sit in the path like extra cable).
+    pub fn one_way(&self) -> Picos {
+        let bits = |b: u64| self.speed.bits_time(b);
+        self.medium.delay(self.link_metres)
+            + bits(self.delays.tx_interface_bits)
+            + bits(self.delays.rx_interface_bits)
+    }
+
+    /// The PFC round trip without the frames in progress (ID + LD, what the measurement protocol
+    /// measures): B generates a PFC frame, sends it (672 bit times), it travels to A, A enters the
+    /// paused state, and A's last bit travels back. Annex N's example: 93 904 bit times (126 224
+    /// less two 16 160-bit frames).
+    pub fn round_trip(&self) -> Picos {
+        let bits = |b: u64| self.speed.bits_time(b);
+        bits(self.delays.pfc_generation_bits)
+            + self.speed.frame_time(crate::wire::MIN_FRAME_LEN as u64)
+            + self.one_way() * 2
+            + bits(self.delays.pause_entry_bits)
+    }
+
     /// The acceptance scenario: 10 Gb/s, 100 m of Cat6, Annex N delays, 2000-octet frames.
     pub fn annex_n(headroom_bits: u64, seed: u64) -> Self {
         TwoStationConfig {
@@ -77,6 +106,9 @@ impl TwoStationConfig {
             drain_percent: 20,
             duration: Picos::from_ms(5),
             seed,
+            allocation_octets: None,
+            record_every: None,
+            measure_from: Picos::ZERO,
         }
     }
 }
@@ -96,6 +128,24 @@ pub struct TwoStationReport {
     pub pfc_requests: u64,
     pub pfc_indications: u64,
     pub xoff_events: u64,
+    /// Octets B's drain forwarded from `measure_from` on: the run's goodput.
+    pub octets_drained: u64,
+    /// Octets B's drain could have forwarded from `measure_from` on, had it never run dry.
+    pub drain_capacity_octets: u64,
+    /// The time series, when recording.
+    pub series: Vec<Sample>,
+}
+
+/// The state of the run at one sampling instant.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Sample {
+    pub at: Picos,
+    /// B's buffer occupancy, the highest in the interval ending here, octets.
+    pub occupancy_octets: u64,
+    /// B's XOFF request for the lossless priority.
+    pub xoff: bool,
+    /// A's Priority_Paused, bit n for priority n.
+    pub paused: u8,
 }
 
 #[derive(Debug)]
@@ -124,6 +174,8 @@ pub struct TwoStation {
     expected_seq: u64,
     rng: SimRng,
     report: TwoStationReport,
+    next_sample: Picos,
+    interval_peak: u64,
 }
 
 const A_ADDR: MacAddr = MacAddr([0x02, 0, 0, 0, 0, 0x0a]);
@@ -131,26 +183,29 @@ const B_ADDR: MacAddr = MacAddr([0x02, 0, 0, 0, 0, 0x0b]);
 
 impl TwoStation {
     pub fn new(cfg: TwoStationConfig) -> Self {
-        let bits = |b: u64| cfg.speed.bits_time(b);
-        // The interface delays of both ends sit in the path like extra cable.
-        let one_way = cfg.medium.delay(cfg.link_metres)
-            + bits(cfg.delays.tx_interface_bits)
-            + bits(cfg.delays.rx_interface_bits);
+        let one_way = cfg.one_way();
         let enable = 1u8 << cfg.priority;
         let headroom_octets = cfg.headroom_bits.div_ceil(8);
+        let frame = u64::from(cfg.frame_len);
+        let b_buffer = match cfg.allocation_octets {
+            Some(allocation) => IngressBuffer::new(allocation, headroom_octets, frame),
+            None => IngressBuffer::from_headroom(headroom_octets, frame),
+        };
         TwoStation {
             events: EventQueue::new(),
             a_to_b: SimLink::new(cfg.speed, one_way),
             b_to_a: SimLink::new(cfg.speed, one_way),
             a_rx: PfcReceiver::new(cfg.speed, A_ADDR, enable),
             b_tx: PfcInitiator::new(cfg.speed, B_ADDR, enable),
-            b_buffer: IngressBuffer::from_headroom(headroom_octets, u64::from(cfg.frame_len)),
+            b_buffer,
             b_queue: std::collections::VecDeque::new(),
             b_pfc_ready_at: None,
             next_seq: 0,
             expected_seq: 0,
             rng: SimRng::new(cfg.seed),
             report: TwoStationReport::default(),
+            next_sample: Picos::ZERO,
+            interval_peak: 0,
             cfg,
         }
     }
@@ -186,6 +241,7 @@ impl TwoStation {
                     self.events.schedule(now, Event::ATxFree);
                 }
             }
+            self.record(now);
         }
         self.report.frames_dropped = self.b_buffer.counters.frames_dropped;
         self.report.peak_occupancy_octets = self.b_buffer.counters.peak_occupancy;
@@ -195,6 +251,29 @@ impl TwoStation {
         self.report.pfc_requests = self.b_tx.counters.pfc_requests;
         self.report.pfc_indications = self.a_rx.counters.pfc_indications;
         self.report
+    }
+
+    /// Samples the buffer and pause state at each interval boundary passed.
+    fn record(&mut self, now: Picos) {
+        let Some(every) = self.cfg.record_every.filter(|e| *e > Picos::ZERO) else {
+            return;
+        };
+        let occupancy = self.b_buffer.occupancy();
+        self.interval_peak = self.interval_peak.max(occupancy);
+        while self.next_sample <= now {
+            let at = self.next_sample;
+            let paused = (0..8)
+                .filter(|&p| self.a_rx.priority_paused(at, p))
+                .fold(0u8, |bits, p| bits | (1 << p));
+            self.report.series.push(Sample {
+                at,
+                occupancy_octets: self.interval_peak,
+                xoff: self.b_buffer.xoff(),
+                paused,
+            });
+            self.interval_peak = occupancy;
+            self.next_sample = at + every;
+        }
     }
 
     /// A's transmission selection: one lossless frame whenever the wire is free and the
@@ -286,7 +365,13 @@ impl TwoStation {
         let len = self.b_queue.pop_front().unwrap_or(self.cfg.frame_len);
         if !self.b_queue.is_empty() || self.b_buffer.occupancy() > 0 {
             self.b_buffer.depart(u64::from(len));
+            if now >= self.cfg.measure_from {
+                self.report.octets_drained += u64::from(len);
+            }
             self.xoff_changed(now);
+        }
+        if now >= self.cfg.measure_from {
+            self.report.drain_capacity_octets += u64::from(len);
         }
         // One frame's worth at drain_percent of line rate.
         let per_frame =

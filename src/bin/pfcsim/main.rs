@@ -1,7 +1,10 @@
 //! pfcsim: runs pfcd's data-plane simulations and benchmarks from the command line.
 
+mod bench_headroom;
 mod bench_pipeline;
+mod scenario;
 
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
@@ -36,12 +39,37 @@ enum Command {
         #[arg(long, default_value_t = 60)]
         frame_len: u16,
     },
+    /// Runs a named scenario from a TOML file (see scenarios/) and prints a results table.
+    Scenario {
+        /// The scenario file.
+        file: PathBuf,
+        /// Print the results as JSON instead of a table.
+        #[arg(long)]
+        json: bool,
+        /// Draw buffer occupancy and per-priority pause state over time to this SVG file.
+        #[arg(long)]
+        plot: Option<PathBuf>,
+    },
+    /// Headroom: measurement accuracy and time to two results per link length and speed, and
+    /// the buffer PFC (measured or fixed headroom) and credit flow control need at 100 Gb/s.
+    BenchHeadroom {
+        /// Seeds per row of the accuracy table.
+        #[arg(long, default_value_t = 5)]
+        seeds: u64,
+        /// Only the accuracy table.
+        #[arg(long)]
+        accuracy_only: bool,
+    },
 }
 
 fn main() -> ExitCode {
     match Cli::parse().command {
         Command::BenchPipeline { micros, runs, ports, speed, frame_len } => {
             bench_pipeline::run(micros, runs.max(1), ports, speed, frame_len)
+        }
+        Command::Scenario { file, json, plot } => scenario::run(&file, json, plot),
+        Command::BenchHeadroom { seeds, accuracy_only } => {
+            bench_headroom::run(seeds, accuracy_only)
         }
     }
 }

@@ -1,0 +1,92 @@
+//! Is an interface up, and when might that have changed?
+//!
+//! [`is_up`] reads the interface's carrier from sysfs. [`LinkWatcher`] is a netlink
+//! socket subscribed to link notifications (RTMGRP_LINK): it becomes readable whenever any link
+//! changes, and the caller then asks [`is_up`] again for the ports it cares about. The messages
+//! themselves are not parsed: one more sysfs read is cheaper than a netlink decoder, and cannot
+//! disagree with the kernel.
+
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd};
+
+use nix::sys::socket::{
+    bind, recv, socket, AddressFamily, MsgFlags, NetlinkAddr, SockFlag, SockProtocol, SockType,
+};
+
+use super::IoError;
+
+/// Netlink multicast group of link changes.
+const RTMGRP_LINK: u32 = 1;
+
+/// True when `interface` can pass frames: administratively up with carrier. The carrier flag
+/// is read rather than the operational state because the kernel updates the latter through its
+/// link watch, up to a second late; the carrier is current as soon as the link comes up.
+/// Missing interfaces, and interfaces that are down (whose carrier cannot be read), are down.
+pub fn is_up(interface: &str) -> bool {
+    if interface.is_empty() || interface.contains('/') || interface.starts_with('.') {
+        return false;
+    }
+    std::fs::read_to_string(format!("/sys/class/net/{interface}/carrier"))
+        .map(|s| s.trim() == "1")
+        .unwrap_or(false)
+}
+
+/// Readable when some link changed.
+#[derive(Debug)]
+pub struct LinkWatcher {
+    fd: OwnedFd,
+}
+
+impl LinkWatcher {
+    pub fn new() -> Result<Self, IoError> {
+        let os = |op| {
+            move |e: nix::errno::Errno| IoError::Os {
+                op,
+                interface: "netlink".into(),
+                source: std::io::Error::from_raw_os_error(e as i32),
+            }
+        };
+        let fd = socket(
+            AddressFamily::Netlink,
+            SockType::Raw,
+            SockFlag::SOCK_CLOEXEC | SockFlag::SOCK_NONBLOCK,
+            SockProtocol::NetlinkRoute,
+        )
+        .map_err(os("socket"))?;
+        bind(fd.as_raw_fd(), &NetlinkAddr::new(0, RTMGRP_LINK)).map_err(os("bind"))?;
+        Ok(LinkWatcher { fd })
+    }
+
+    /// Reads and drops every pending notification; true if there was any.
+    pub fn drain(&self) -> bool {
+        let mut buf = [0u8; 8192];
+        let mut any = false;
+        loop {
+            match recv(self.fd.as_raw_fd(), &mut buf, MsgFlags::MSG_DONTWAIT) {
+                Ok(0) => return any,
+                Ok(_) => any = true,
+                // ENOBUFS: notifications were lost; the caller rechecks everything anyway.
+                Err(nix::errno::Errno::ENOBUFS) => any = true,
+                Err(nix::errno::Errno::EINTR) => {}
+                Err(_) => return any,
+            }
+        }
+    }
+}
+
+impl AsFd for LinkWatcher {
+    fn as_fd(&self) -> BorrowedFd<'_> {
+        self.fd.as_fd()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn loopback_is_up_and_nonsense_is_not() {
+        assert!(is_up("lo"));
+        assert!(!is_up("no-such-interface-0"));
+        assert!(!is_up("../lo"));
+    }
+}

@@ -1,0 +1,45 @@
+//! Ports: where frames leave and enter a station. The protocol code (LLDP agents, the PFC MAC,
+//! the headroom measurement protocol) is pure and never sees which kind of port it runs on:
+//!
+//! - [`PacketSocket`]: a real interface, through an `AF_PACKET` socket bound to it for one
+//!   EtherType — LLDP (88-CC, group 01-80-C2-00-00-0E), MAC Control for PFC (88-08) or HMPDUs
+//!   (89-A2, both to 01-80-C2-00-00-01) — with the group addresses it needs joined;
+//! - [`SimPort`]: one end of a simulated link ([`crate::sim::SimLink`] in each direction), in
+//!   simulated time;
+//! - [`link`]: whether an interface is up, and a netlink watcher that says when that may have
+//!   changed.
+
+pub mod link;
+mod packet;
+mod sim_port;
+
+use crate::wire::MacAddr;
+
+pub use packet::PacketSocket;
+pub use sim_port::{SimClock, SimPort};
+
+/// Why a port could not be opened or used.
+#[derive(Debug, thiserror::Error)]
+pub enum IoError {
+    #[error("interface {0} does not exist (check `ip link`)")]
+    NoSuchInterface(String),
+    #[error("{op} on {interface}: {source}")]
+    Os {
+        op: &'static str,
+        interface: String,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+/// A port frames are sent and received on, whatever is behind it.
+pub trait FramePort {
+    /// The interface name.
+    fn name(&self) -> &str;
+    /// The port's own MAC address (the source address of what it sends).
+    fn mac(&self) -> MacAddr;
+    /// Sends one whole Ethernet frame (FCS excluded).
+    fn send(&mut self, frame: &[u8]) -> Result<(), IoError>;
+    /// Takes the next received frame into `buf`; `Ok(None)` when none is waiting.
+    fn recv(&mut self, buf: &mut [u8]) -> Result<Option<usize>, IoError>;
+}

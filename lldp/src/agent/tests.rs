@@ -1,0 +1,253 @@
+//! The agent against the behaviour 802.1AB and SPEC §2.4 ask for, frame by frame.
+
+use super::*;
+use crate::wire::{PfcConfig, SystemName, Ttl, NEAREST_BRIDGE};
+
+const S: fn(u64) -> Duration = Duration::from_secs;
+const MS: fn(u64) -> Duration = Duration::from_millis;
+const OUR_MAC: MacAddr = MacAddr([0x02, 0, 0, 0, 0, 0x01]);
+const PEER_MAC: MacAddr = MacAddr([0x02, 0, 0, 0, 0, 0x02]);
+
+fn local(name: &str) -> LocalInfo {
+    LocalInfo {
+        chassis_id: ChassisId::MacAddress(OUR_MAC),
+        port_id: PortId::InterfaceName(name.into()),
+        tlvs: vec![Tlv::SystemName(SystemName::from("pfcd"))],
+    }
+}
+
+fn agent(config: AgentConfig) -> Agent {
+    let mut a = Agent::new(config, OUR_MAC, local("eth0")).expect("valid local info");
+    let out = a.set_port_enabled(true, S(0));
+    assert_eq!(out.frames.len(), 1, "the first LLDPDU goes out as soon as the port is up");
+    a
+}
+
+fn peer_frame(n: u8, ttl: u16, extra: Vec<Tlv>) -> Vec<u8> {
+    let mut pdu = Lldpdu::new(
+        ChassisId::MacAddress(MacAddr([0x02, 0, 0, 0, 1, n])),
+        PortId::InterfaceName("p1".into()),
+        ttl,
+    );
+    pdu.tlvs = extra;
+    LldpFrame::new(PEER_MAC, pdu).to_vec().expect("emits")
+}
+
+fn parse(frame: &[u8]) -> Lldpdu {
+    LldpFrame::parse(frame).expect("our frames parse").lldpdu
+}
+
+#[test]
+fn sends_mandatory_tlvs_ttl_and_local_tlvs() {
+    let mut a = Agent::new(AgentConfig::default(), OUR_MAC, local("eth0")).expect("valid");
+    let out = a.set_port_enabled(true, S(0));
+    let frame = LldpFrame::parse(&out.frames[0]).expect("parses");
+    assert_eq!(frame.dst, NEAREST_BRIDGE);
+    assert_eq!(frame.src, OUR_MAC);
+    assert_eq!(frame.lldpdu.ttl, 121);
+    assert_eq!(frame.lldpdu.system_name(), Some(&SystemName::from("pfcd")));
+    assert_eq!(a.statistics().tx.total_frames, 1);
+    assert_eq!(a.next_deadline(), Some(S(30)));
+}
+
+#[test]
+fn port_down_sends_nothing() {
+    let mut a = Agent::new(AgentConfig::default(), OUR_MAC, local("eth0")).expect("valid");
+    assert_eq!(a.poll(S(100)), Output::default());
+    assert_eq!(a.next_deadline(), None);
+}
+
+#[test]
+fn new_neighbour_starts_fast_transmission() {
+    let mut a = agent(AgentConfig::default());
+    let out = a.receive(&peer_frame(1, 121, vec![]), S(5));
+    assert_eq!(out.frames.len(), 1, "an LLDPDU answers a new neighbour at once");
+    assert!(matches!(
+        out.events[..],
+        [AgentEvent::Neighbour(NeighbourEvent::Inserted { remote_index: 1, .. })]
+    ));
+    assert!(out.neighbours_changed());
+    for t in [6, 7, 8] {
+        assert_eq!(a.next_deadline(), Some(S(t)));
+        assert_eq!(a.poll(S(t)).frames.len(), 1);
+    }
+    assert_eq!(a.next_deadline(), Some(S(38)));
+    // The same neighbour again: a refresh, no event, no new burst.
+    let out = a.receive(&peer_frame(1, 121, vec![]), S(10));
+    assert_eq!(out, Output::default());
+    assert_eq!(a.statistics().remote.remote_inserts, 1);
+}
+
+#[test]
+fn local_change_is_sent_at_once_with_a_fast_burst() {
+    let mut a = agent(AgentConfig::default());
+    let mut changed = local("eth0");
+    changed.tlvs.push(Tlv::PfcConfig(PfcConfig { pfc_enable: 0x08, ..PfcConfig::default() }));
+    let out = a.set_local(changed.clone(), S(3)).expect("valid");
+    assert_eq!(out.frames.len(), 1);
+    assert_eq!(parse(&out.frames[0]).pfc_config().map(|p| p.pfc_enable), Some(0x08));
+    assert_eq!(a.next_deadline(), Some(S(4)));
+    // Setting the same information again changes nothing.
+    assert_eq!(a.set_local(changed, S(3)).map(|o| o.frames.len()), Ok(0));
+}
+
+#[test]
+fn admin_disable_sends_a_shutdown_lldpdu() {
+    let mut a = agent(AgentConfig::default());
+    let config = AgentConfig { admin_status: AdminStatus::Disabled, ..AgentConfig::default() };
+    let out = a.set_config(config, S(1));
+    assert_eq!(out.frames.len(), 1);
+    let pdu = parse(&out.frames[0]);
+    assert_eq!(pdu.ttl, 0);
+    assert!(pdu.tlvs.is_empty(), "a shutdown LLDPDU has only the mandatory TLVs");
+    assert_eq!(a.poll(MS(1500)).frames.len(), 0);
+    // Enabled again: after reinitDelay the agent transmits again.
+    let out = a.set_config(AgentConfig::default(), S(2));
+    assert!(out.frames.is_empty());
+    assert_eq!(a.next_deadline(), Some(S(3)));
+    assert_eq!(a.poll(S(3)).frames.len(), 1);
+}
+
+#[test]
+fn shutdown_lldpdu_deletes_the_neighbour_at_once() {
+    let mut a = agent(AgentConfig::default());
+    a.receive(&peer_frame(1, 121, vec![]), S(1));
+    let out = a.receive(&peer_frame(1, 0, vec![]), S(2));
+    assert!(matches!(
+        out.events[..],
+        [AgentEvent::Neighbour(NeighbourEvent::Deleted { reason: DeleteReason::Shutdown, .. })]
+    ));
+    assert!(a.neighbours().is_empty());
+    assert_eq!(a.statistics().remote.remote_deletes, 1);
+}
+
+#[test]
+fn neighbour_ages_out_after_its_ttl() {
+    let mut a = agent(AgentConfig::default());
+    a.receive(&peer_frame(1, 3, vec![]), MS(500));
+    assert!(a.poll(MS(3499)).events.is_empty());
+    let out = a.poll(MS(3500));
+    assert!(matches!(out.events[..], [AgentEvent::Neighbour(NeighbourEvent::AgedOut { .. })]));
+    assert_eq!(a.statistics().rx.total_ageouts, 1);
+    assert_eq!(a.statistics().remote.remote_ageouts, 1);
+}
+
+#[test]
+fn malformed_lldpdus_are_discarded_and_counted_and_good_entries_stay() {
+    let mut a = agent(AgentConfig::default());
+    a.receive(&peer_frame(1, 121, vec![]), S(1));
+    let good = peer_frame(2, 121, vec![]);
+    // TTL before Port ID.
+    let mut out_of_order = good[..14].to_vec();
+    out_of_order.extend_from_slice(&[
+        0x02, 0x07, 0x04, 2, 0, 0, 0, 1, 2, 0x06, 0x02, 0, 121, 0x04, 0x03, 0x05, b'p', b'1', 0, 0,
+    ]);
+    // Chassis ID only.
+    let mut missing = good[..14].to_vec();
+    missing.extend_from_slice(&[0x02, 0x07, 0x04, 2, 0, 0, 0, 1, 2, 0, 0]);
+    // A System Name claiming more octets than there are.
+    let mut past_end = good[..14 + 9 + 5 + 4].to_vec();
+    past_end.extend_from_slice(&[0x0a, 0x40, b's']);
+    for bad in [out_of_order, missing, past_end] {
+        let out = a.receive(&bad, S(2));
+        assert!(matches!(out.events[..], [AgentEvent::FrameDiscarded { .. }]), "{out:?}");
+    }
+    let rx = a.statistics().rx;
+    assert_eq!((rx.total_frames, rx.total_discarded_frames, rx.error_frames), (4, 3, 3));
+    assert_eq!(a.neighbours().len(), 1, "the good neighbour stays");
+}
+
+#[test]
+fn five_octet_pfc_tlv_is_discarded_the_rest_is_used() {
+    let mut a = agent(AgentConfig::default());
+    let mut frame = peer_frame(1, 121, vec![]);
+    // Replace End and padding by a PFC TLV of length 5 and a System Name, then End.
+    let end = 14 + 9 + 5 + 4;
+    frame.truncate(end);
+    frame.extend_from_slice(&[
+        0xfe, 0x05, 0x00, 0x80, 0xc2, 0x0b, 0xa4, 0x0a, 0x02, b's', b'w', 0, 0,
+    ]);
+    let out = a.receive(&frame, S(1));
+    assert!(out.events.iter().any(|e| matches!(e, AgentEvent::TlvDiscarded { error: wire::Error::PfcTlvTooShort(5), source_mac } if *source_mac == PEER_MAC)));
+    assert_eq!(a.statistics().rx.total_discarded_tlvs, 1);
+    let peer = a.neighbours().single().expect("stored");
+    assert_eq!(peer.lldpdu.system_name(), Some(&SystemName::from("sw")));
+    assert_eq!(peer.lldpdu.pfc_config(), None);
+}
+
+#[test]
+fn unknown_tlvs_are_counted_and_kept() {
+    let mut a = agent(AgentConfig::default());
+    let unknown =
+        Tlv::Unknown(crate::wire::RawTlv { tlv_type: crate::wire::TlvType(9), info: vec![1, 2] });
+    let org = Tlv::Org(crate::wire::OrgTlv {
+        oui: crate::wire::Oui([0xaa, 0xbb, 0xcc]),
+        subtype: 1,
+        info: vec![7],
+    });
+    a.receive(&peer_frame(1, 121, vec![unknown.clone(), org.clone()]), S(1));
+    assert_eq!(a.statistics().rx.total_unrecognized_tlvs, 2);
+    let peer = a.neighbours().single().expect("stored");
+    assert_eq!(peer.lldpdu.tlvs, vec![unknown, org]);
+}
+
+#[test]
+fn other_destinations_belong_to_other_agents() {
+    let mut a = agent(AgentConfig::default());
+    let mut frame = peer_frame(1, 121, vec![]);
+    frame[5] = 0x03; // nearest non-TPMR bridge
+    assert_eq!(a.receive(&frame, S(1)), Output::default());
+    assert_eq!(a.statistics().rx.total_frames, 0);
+}
+
+#[test]
+fn too_many_neighbours_drops_the_newcomer() {
+    let mut a = agent(AgentConfig { max_neighbours: 1, ..AgentConfig::default() });
+    a.receive(&peer_frame(1, 121, vec![]), S(1));
+    let out = a.receive(&peer_frame(2, 121, vec![]), S(1));
+    assert!(matches!(out.events[..], [AgentEvent::Neighbour(NeighbourEvent::Dropped { .. })]));
+    assert!(!out.neighbours_changed());
+    assert!(a.neighbours().too_many_neighbours());
+    assert_eq!(a.statistics().remote.remote_drops, 1);
+}
+
+#[test]
+fn port_down_forgets_neighbours_and_rx_disable_too() {
+    let mut a = agent(AgentConfig::default());
+    a.receive(&peer_frame(1, 121, vec![]), S(1));
+    let out = a.set_port_enabled(false, S(2));
+    assert!(out.frames.is_empty(), "nothing can be sent on a port that is down");
+    assert!(matches!(
+        out.events[..],
+        [AgentEvent::Neighbour(NeighbourEvent::Deleted { reason: DeleteReason::PortDisabled, .. })]
+    ));
+    a.set_port_enabled(true, S(5));
+    a.receive(&peer_frame(1, 121, vec![]), S(6));
+    let out = a.set_config(
+        AgentConfig { admin_status: AdminStatus::TxOnly, ..AgentConfig::default() },
+        S(7),
+    );
+    assert!(out.neighbours_changed());
+    assert!(a.neighbours().is_empty());
+    // Receive disabled: frames are not even counted.
+    assert_eq!(a.receive(&peer_frame(1, 121, vec![]), S(8)), Output::default());
+}
+
+#[test]
+fn oversized_local_information_is_cut_and_counted() {
+    let mut info = local("eth0");
+    info.tlvs =
+        (0..4).map(|_| Tlv::SystemName(SystemName::from("x".repeat(450).as_str()))).collect();
+    let mut a = Agent::new(AgentConfig::default(), OUR_MAC, info).expect("each TLV encodes");
+    let out = a.set_port_enabled(true, S(0));
+    assert_eq!(out.events, vec![AgentEvent::LengthError { left_out: 1 }]);
+    assert_eq!(parse(&out.frames[0]).tlvs.len(), 3);
+    assert_eq!(a.statistics().tx.total_length_errors, 1);
+}
+
+#[test]
+fn unencodable_local_information_is_refused() {
+    let mut info = local("eth0");
+    info.tlvs.push(Tlv::Ttl(Ttl(3)));
+    assert!(Agent::new(AgentConfig::default(), OUR_MAC, info).is_err());
+}

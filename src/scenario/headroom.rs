@@ -1,0 +1,89 @@
+//! The headroom a scenario's method gives for its link, worked out for exactly the stations the
+//! simulation runs (their interface delays, PFC generation and pause entry), so that the
+//! methods are compared on equal terms.
+
+use dataplane::headroom::measure::MeasureConfig;
+use dataplane::headroom::{
+    calculate, measured_headroom, HeadroomInputs, LinkDelay, LocalDelays, Medium as CableMedium,
+    PeerDelay, WorstCase,
+};
+use dataplane::sim::{MeasurePair, MeasurePairConfig, Medium, Station, TwoStationConfig};
+use serde::Serialize;
+
+use super::file::HeadroomMethod;
+use super::ScenarioError;
+
+/// A headroom and where it came from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct HeadroomChoice {
+    pub method: HeadroomMethod,
+    pub bits: u64,
+    /// The measured round trip (estimate of station B, which sends the PFC frames), pause quanta.
+    pub round_trip_quanta: Option<u32>,
+}
+
+/// The link-delay calculator's inputs for the simulated stations: cable, both stations' interface
+/// round trips and PFC generation, the peer's pause entry, the frames A and B send (FCS added).
+pub fn inputs_for(stations: &TwoStationConfig) -> Result<HeadroomInputs, ScenarioError> {
+    let metres = u32::try_from(stations.link_metres)
+        .map_err(|_| ScenarioError::TooLong(stations.link_metres))?;
+    let medium = match stations.medium {
+        Medium::Fibre => CableMedium::Fibre,
+        Medium::Copper => CableMedium::Cat6,
+    };
+    let d = stations.delays;
+    let rtt = d.tx_interface_bits + d.rx_interface_bits;
+    Ok(HeadroomInputs {
+        speed: stations.speed,
+        link_delay: LinkDelay::Cable { metres, medium },
+        local: LocalDelays {
+            pfc_generation_bits: d.pfc_generation_bits,
+            interface_rtt_bits: rtt,
+            ..LocalDelays::default()
+        },
+        peer: PeerDelay::Configured {
+            interface_rtt_bits: rtt,
+            pause_entry: stations.speed.bits_time(d.pause_entry_bits),
+        },
+        max_frame_octets: max_frame_octets(stations),
+        ..HeadroomInputs::default()
+    })
+}
+
+/// The largest frame either station sends, FCS included (the simulation's lengths exclude it).
+pub fn max_frame_octets(stations: &TwoStationConfig) -> u64 {
+    u64::from(stations.frame_len.max(stations.reverse_frame_len.unwrap_or(0))) + 4
+}
+
+/// Station B's round trip measured by the protocol over the stations' link, both stations
+/// waiting up to 200 quanta at random before sending, eight results.
+pub fn measure(stations: &TwoStationConfig) -> Result<u32, ScenarioError> {
+    let mut m = MeasurePairConfig::for_stations(stations, stations.seed);
+    m.wire_wait_max = stations.speed.quanta(200);
+    m.response_wait_max = stations.speed.quanta(200);
+    let eight: fn(&mut MeasureConfig) = |c| c.results_wanted = 8;
+    m.a.configure = eight;
+    m.b.configure = eight;
+    let report = MeasurePair::new(m)?.run();
+    report.station(Station::B).round_trip_quanta.ok_or(ScenarioError::NoMeasurement)
+}
+
+/// The headroom `method` gives.
+pub fn headroom_for(
+    method: HeadroomMethod,
+    fixed_bits: Option<u64>,
+    stations: &TwoStationConfig,
+) -> Result<HeadroomChoice, ScenarioError> {
+    let (bits, round_trip_quanta) = match method {
+        HeadroomMethod::AnnexN => (calculate(&HeadroomInputs::default())?.bits, None),
+        HeadroomMethod::Calculated => (calculate(&inputs_for(stations)?)?.bits, None),
+        HeadroomMethod::Measured => {
+            let quanta = measure(stations)?;
+            let wd =
+                WorstCase { max_frame_octets: max_frame_octets(stations), ..WorstCase::default() };
+            (measured_headroom(stations.speed, u64::from(quanta), &wd)?.bits, Some(quanta))
+        }
+        HeadroomMethod::Fixed => (fixed_bits.ok_or(ScenarioError::FixedWithoutBits)?, None),
+    };
+    Ok(HeadroomChoice { method, bits, round_trip_quanta })
+}

@@ -1,0 +1,321 @@
+//! Two pfc-lldp agents on a veth pair between two network namespaces: convergence from link
+//! up, every willing combination of SPEC §5, fast transmission of an admin change, shutdown on
+//! admin disable, fall-back after the TTL, and malformed LLDPDUs from a raw socket.
+//!
+//! Needs root (namespaces); skipped loudly without it, failed in CI.
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use common::netns::{can_run, veth, wait_for, Netns};
+use common::pfc_lldp::Agent;
+use common::Scratch;
+use dataplane::io::{FramePort, PacketSocket};
+use dataplane::wire::{EtherType, MacAddr};
+use lldp::wire::{
+    ChassisId, LldpFrame, Lldpdu, PfcConfig, PortId, SystemName, Tlv, NEAREST_BRIDGE,
+};
+use serde_json::Value;
+
+const MAC_LOW: &str = "02:00:00:00:00:0a";
+const MAC_HIGH: &str = "02:00:00:00:00:0b";
+
+/// Two namespaces joined by veth `lldpa` (in a) and `lldpb` (in b), links down.
+fn pair(tag: &str, a_mac: &str, b_mac: &str) -> (Netns, Netns) {
+    let a = Netns::new(&format!("{tag}a"));
+    let b = Netns::new(&format!("{tag}b"));
+    veth(&a, "lldpa", a_mac, &b, "lldpb", b_mac);
+    (a, b)
+}
+
+fn up(a: &Netns, b: &Netns) {
+    a.link(&["set", "lldpa", "up"]);
+    b.link(&["set", "lldpb", "up"]);
+}
+
+fn settings(port: &str, willing: bool, enable: &[u8], lldp: &str) -> String {
+    format!(
+        "[lldp]\n{lldp}\n[pfc]\nwilling = {willing}\nenable = {enable:?}\n[[port]]\nname = \"{port}\"\n"
+    )
+}
+
+fn pfc_oper(agent: &Agent, port: &str) -> Value {
+    agent.port(port).map(|p| p["dcbx"]["oper"]["pfc"].clone()).unwrap_or(Value::Null)
+}
+
+fn list(v: &[u8]) -> Vec<u64> {
+    v.iter().map(|p| u64::from(*p)).collect()
+}
+
+#[test]
+fn two_agents_agree_on_pfc_within_2s_of_link_up() {
+    if !can_run("two_agents_agree_on_pfc_within_2s_of_link_up") {
+        return;
+    }
+    let scratch = Scratch::new("lldp-agree");
+    let (a, b) = pair("ag", MAC_LOW, MAC_HIGH);
+    let agent_a = Agent::start(&a, &scratch, "a", &settings("lldpa", true, &[3], ""));
+    let agent_b = Agent::start(&b, &scratch, "b", &settings("lldpb", false, &[3, 4], ""));
+    let start = Instant::now();
+    up(&a, &b);
+    let want = list(&[3, 4]);
+    wait_for(Duration::from_secs(2), "both ends on PFC priorities 3 and 4", || {
+        (agent_a.oper_enable("lldpa")? == want && agent_b.oper_enable("lldpb")? == want)
+            .then_some(())
+    });
+    eprintln!("agreed {:?} after link up", start.elapsed());
+    assert_eq!(pfc_oper(&agent_a, "lldpa")["source"], "peer");
+    assert_eq!(pfc_oper(&agent_b, "lldpb")["source"], "local");
+}
+
+/// (A willing, B willing, A's MAC, B's MAC) -> (A's enable, B's enable, A's reason, B's reason,
+/// misconfigured), with A's admin enable [3] and B's [4].
+#[test]
+fn every_willing_combination_gives_the_operational_values_of_spec_5() {
+    if !can_run("every_willing_combination_gives_the_operational_values_of_spec_5") {
+        return;
+    }
+    let scratch = Scratch::new("lldp-willing");
+    let (a, b) = pair("wc", MAC_LOW, MAC_HIGH);
+    up(&a, &b);
+    type Case = (
+        bool,
+        bool,
+        &'static str,
+        &'static str,
+        [u8; 1],
+        [u8; 1],
+        &'static str,
+        &'static str,
+        bool,
+    );
+    let cases: [Case; 5] = [
+        (false, false, MAC_LOW, MAC_HIGH, [3], [4], "neither-willing", "neither-willing", true),
+        (true, false, MAC_LOW, MAC_HIGH, [4], [4], "peer-not-willing", "peer-adopts-ours", false),
+        (false, true, MAC_LOW, MAC_HIGH, [3], [3], "peer-adopts-ours", "peer-not-willing", false),
+        (
+            true,
+            true,
+            MAC_LOW,
+            MAC_HIGH,
+            [4],
+            [4],
+            "both-willing-our-mac-lower",
+            "both-willing-our-mac-higher",
+            false,
+        ),
+        (
+            true,
+            true,
+            MAC_HIGH,
+            MAC_LOW,
+            [3],
+            [3],
+            "both-willing-our-mac-higher",
+            "both-willing-our-mac-lower",
+            false,
+        ),
+    ];
+    for (i, (wa, wb, ma, mb, ea, eb, ra, rb, misconfigured)) in cases.into_iter().enumerate() {
+        a.link(&["set", "lldpa", "address", ma]);
+        b.link(&["set", "lldpb", "address", mb]);
+        let agent_a =
+            Agent::start(&a, &scratch, &format!("a{i}"), &settings("lldpa", wa, &[3], ""));
+        let agent_b =
+            Agent::start(&b, &scratch, &format!("b{i}"), &settings("lldpb", wb, &[4], ""));
+        let what = format!("case {i}: willing A {wa} B {wb}, MAC A {ma} B {mb}");
+        wait_for(Duration::from_secs(3), &what, || {
+            let (pa, pb) = (pfc_oper(&agent_a, "lldpa"), pfc_oper(&agent_b, "lldpb"));
+            (pa["reason"] == ra && pb["reason"] == rb).then_some(())
+        });
+        let (pa, pb) = (pfc_oper(&agent_a, "lldpa"), pfc_oper(&agent_b, "lldpb"));
+        assert_eq!(agent_a.oper_enable("lldpa"), Some(list(&ea)), "{what}: A {pa}");
+        assert_eq!(agent_b.oper_enable("lldpb"), Some(list(&eb)), "{what}: B {pb}");
+        assert_eq!(pa["misconfigured"], misconfigured, "{what}: A {pa}");
+        assert_eq!(pb["misconfigured"], misconfigured, "{what}: B {pb}");
+    }
+}
+
+#[test]
+fn admin_change_propagates_with_fast_transmission() {
+    if !can_run("admin_change_propagates_with_fast_transmission") {
+        return;
+    }
+    let scratch = Scratch::new("lldp-change");
+    let (a, b) = pair("ch", MAC_LOW, MAC_HIGH);
+    up(&a, &b);
+    // msgTxInterval 30 s: only fast transmission can carry the change within a second.
+    let lldp = "message-tx-interval = 30";
+    let agent_a = Agent::start(&a, &scratch, "a", &settings("lldpa", false, &[3], lldp));
+    let agent_b = Agent::start(&b, &scratch, "b", &settings("lldpb", true, &[], lldp));
+    wait_for(Duration::from_secs(3), "B adopts [3]", || {
+        (agent_b.oper_enable("lldpb")? == list(&[3])).then_some(())
+    });
+    // Let the new-neighbour burst finish so what follows is the local change's own.
+    std::thread::sleep(Duration::from_millis(3500));
+    let sent_before = agent_a.port("lldpa").map(|p| p["tx-statistics"]["total-frames"].clone());
+    let start = Instant::now();
+    agent_a.reconfigure(&settings("lldpa", false, &[3, 5], lldp));
+    wait_for(Duration::from_secs(1), "B adopts [3, 5]", || {
+        (agent_b.oper_enable("lldpb")? == list(&[3, 5])).then_some(())
+    });
+    eprintln!("admin change adopted by the peer after {:?}", start.elapsed());
+    let sent_after = agent_a.port("lldpa").map(|p| p["tx-statistics"]["total-frames"].clone());
+    assert_ne!(sent_before, sent_after, "the change went out at once");
+}
+
+#[test]
+fn admin_disable_sends_a_shutdown_lldpdu_and_the_peer_falls_back_at_once() {
+    if !can_run("admin_disable_sends_a_shutdown_lldpdu_and_the_peer_falls_back_at_once") {
+        return;
+    }
+    let scratch = Scratch::new("lldp-disable");
+    let (a, b) = pair("di", MAC_LOW, MAC_HIGH);
+    up(&a, &b);
+    let agent_a = Agent::start(&a, &scratch, "a", &settings("lldpa", false, &[3], ""));
+    let agent_b = Agent::start(&b, &scratch, "b", &settings("lldpb", true, &[6], ""));
+    wait_for(Duration::from_secs(3), "B adopts [3]", || {
+        (agent_b.oper_enable("lldpb")? == list(&[3])).then_some(())
+    });
+    let start = Instant::now();
+    agent_a.reconfigure(&settings("lldpa", false, &[3], "admin-status = \"disabled\""));
+    // The TTL is 121 s: only the shutdown LLDPDU can make B fall back this quickly.
+    wait_for(Duration::from_secs(1), "B back on its own [6]", || {
+        (agent_b.oper_enable("lldpb")? == list(&[6])).then_some(())
+    });
+    eprintln!("peer fell back {:?} after admin disable", start.elapsed());
+    let pb = agent_b.port("lldpb").expect("state");
+    assert_eq!(pb["remote-statistics"]["remote-deletes"], 1);
+    assert_eq!(pb["rx-statistics"]["total-ageouts"], 0);
+    assert_eq!(pb["dcbx"]["peer"]["status"], "none");
+    assert_eq!(pb["dcbx"]["oper"]["pfc"]["reason"], "no-peer");
+}
+
+#[test]
+fn silent_loss_of_the_peer_falls_back_after_the_ttl() {
+    if !can_run("silent_loss_of_the_peer_falls_back_after_the_ttl") {
+        return;
+    }
+    let scratch = Scratch::new("lldp-ttl");
+    let (a, b) = pair("tt", MAC_LOW, MAC_HIGH);
+    up(&a, &b);
+    // TTL = 1 × 2 + 1 = 3 s.
+    let lldp = "message-tx-interval = 1\nmessage-tx-hold-multiplier = 2";
+    let mut agent_a = Agent::start(&a, &scratch, "a", &settings("lldpa", false, &[3], lldp));
+    let agent_b = Agent::start(&b, &scratch, "b", &settings("lldpb", true, &[6], lldp));
+    wait_for(Duration::from_secs(3), "B adopts [3]", || {
+        (agent_b.oper_enable("lldpb")? == list(&[3])).then_some(())
+    });
+    assert_eq!(
+        agent_b.port("lldpb").map(|p| p["neighbours"][0]["ttl"].clone()),
+        Some(Value::from(3))
+    );
+    // SIGKILL: no shutdown LLDPDU, the peer just goes quiet.
+    agent_a.daemon.signal(nix::sys::signal::Signal::SIGKILL);
+    let _ = agent_a.daemon.child.wait();
+    let start = Instant::now();
+    wait_for(Duration::from_secs(5), "B back on its own [6]", || {
+        (agent_b.oper_enable("lldpb")? == list(&[6])).then_some(())
+    });
+    let took = start.elapsed();
+    eprintln!("peer aged out {took:?} after going silent");
+    assert!(
+        took >= Duration::from_millis(1900),
+        "fell back after {took:?}, before the TTL ran out"
+    );
+    let pb = agent_b.port("lldpb").expect("state");
+    assert_eq!(pb["rx-statistics"]["total-ageouts"], 1);
+    assert_eq!(pb["remote-statistics"]["remote-ageouts"], 1);
+}
+
+/// Sends `frames` on `iface` of namespace `ns` from a thread that joins it, and returns the
+/// first LLDP frame that socket receives within `listen`.
+fn inject(ns: &Netns, iface: &str, frames: Vec<Vec<u8>>, listen: Duration) -> Option<Vec<u8>> {
+    let path = format!("/run/netns/{}", ns.name);
+    let iface = iface.to_string();
+    std::thread::spawn(move || {
+        let netns = std::fs::File::open(path).expect("namespace file");
+        nix::sched::setns(netns, nix::sched::CloneFlags::CLONE_NEWNET).expect("setns");
+        let mut socket =
+            PacketSocket::open(&iface, EtherType::LLDP, &[NEAREST_BRIDGE]).expect("open");
+        for f in &frames {
+            socket.send(f).expect("send");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let deadline = Instant::now() + listen;
+        let mut buf = [0u8; 2048];
+        while Instant::now() < deadline {
+            if let Ok(Some(n)) = socket.recv(&mut buf) {
+                return Some(buf[..n].to_vec());
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        None
+    })
+    .join()
+    .expect("injector thread")
+}
+
+fn hex(s: &str) -> Vec<u8> {
+    hex::decode(s.split_whitespace().collect::<String>()).expect("hex")
+}
+
+#[test]
+fn malformed_lldpdus_are_discarded_and_counted_and_good_entries_stay() {
+    if !can_run("malformed_lldpdus_are_discarded_and_counted_and_good_entries_stay") {
+        return;
+    }
+    let scratch = Scratch::new("lldp-malformed");
+    let (a, b) = pair("mf", MAC_LOW, MAC_HIGH);
+    up(&a, &b);
+    let agent_b = Agent::start(&b, &scratch, "b", &settings("lldpb", true, &[1], ""));
+    wait_for(Duration::from_secs(3), "B's port up", || {
+        agent_b.port("lldpb").filter(|p| p["port-enabled"] == true)
+    });
+    let src = MacAddr([0x02, 0, 0, 0, 0, 0x0a]);
+    let mut good =
+        Lldpdu::new(ChassisId::MacAddress(src), PortId::InterfaceName("inj0".into()), 120);
+    good.tlvs.push(Tlv::SystemName(SystemName::from("injector")));
+    good.tlvs.push(Tlv::PfcConfig(PfcConfig {
+        pfc_cap: 8,
+        pfc_enable: 0x30,
+        ..PfcConfig::default()
+    }));
+    let good = LldpFrame::new(src, good).to_vec().expect("emits");
+    let header = "0180c200000e 02000000000a 88cc";
+    let chassis = "0207 04 02000000000a";
+    let port = "0405 05 696e6a30"; // "inj0"
+    let frames = vec![
+        good,
+        // Mandatory TLV missing: no TTL.
+        hex(&format!("{header} {chassis} {port} 0000")),
+        // Out of order: Port ID first.
+        hex(&format!("{header} {port} {chassis} 0602 0078 0000")),
+        // A System Name claiming 64 octets with 3 left.
+        hex(&format!("{header} {chassis} {port} 0602 0078 0a40 616263")),
+        // A 5-octet PFC TLV: the TLV is discarded, the LLDPDU (now without PFC) used.
+        hex(&format!(
+            "{header} {chassis} {port} 0602 0078 0a08 696e6a6563746f72 fe05 0080c2 0b 08 0000"
+        )),
+    ];
+    let heard = inject(&a, "lldpa", frames, Duration::from_secs(2));
+    let heard = heard.expect("the raw socket (multicast joined) receives pfc-lldp's LLDPDUs");
+    let frame = LldpFrame::parse(&heard).expect("a valid LLDP frame");
+    assert_eq!(frame.lldpdu.port_id, PortId::InterfaceName("lldpb".into()));
+
+    let p = wait_for(Duration::from_secs(2), "every injected frame counted", || {
+        agent_b.port("lldpb").filter(|p| p["rx-statistics"]["total-frames"] == 5)
+    });
+    let rx = &p["rx-statistics"];
+    assert_eq!(rx["total-discarded-frames"], 3, "{rx}");
+    assert_eq!(rx["error-frames"], 3, "{rx}");
+    assert_eq!(rx["total-discarded-tlvs"], 1, "{rx}");
+    let neighbours = p["neighbours"].as_array().expect("list");
+    assert_eq!(neighbours.len(), 1, "the good entry stays");
+    assert_eq!(neighbours[0]["system-name"], "injector");
+    // The last good LLDPDU had its PFC TLV discarded: no PFC from the peer now.
+    assert_eq!(p["dcbx"]["peer"]["pfc-tlv-discarded"], true);
+    assert_eq!(p["dcbx"]["oper"]["pfc"]["reason"], "peer-sent-no-pfc-tlv");
+    assert!(agent_b.log().contains("LLDPDU discarded"));
+}
