@@ -41,3 +41,24 @@ fn headroom_margin_is_what_the_round_trip_needs() {
     assert!(worst <= headroom_octets, "overshoot {worst} > headroom {headroom_octets}");
     assert!(worst * 10 >= headroom_octets * 7, "overshoot {worst} is far below {headroom_octets}");
 }
+
+/// PFC frames never wait behind paused traffic (36.2.8): with B's own data held paused by A for
+/// the whole run, B's PFC frames still reach A and the Annex N buffer stays lossless.
+#[test]
+fn pfc_frames_bypass_paused_traffic() {
+    for seed in 0..10 {
+        let mut cfg = TwoStationConfig::annex_n(ANNEX_N_HEADROOM_BITS, seed);
+        cfg.reverse_paused = true;
+        // B may start frames only until A's first PFC frame (sent at once) has crossed the link
+        // and B has entered the paused state: one way, plus pause entry, plus A's frame.
+        let frame = cfg.speed.frame_time(2000);
+        let reach = cfg.one_way() + cfg.speed.bits_time(cfg.delays.pause_entry_bits) + frame;
+        let before_pause = reach.as_ps().div_ceil(frame.as_ps()) + 1;
+        let r = TwoStation::new(cfg).run();
+        assert!(r.reverse_pfc_requests >= 1, "A paused B's reverse traffic: {r:?}");
+        assert!(r.reverse_frames_sent <= before_pause, "B's data stayed paused: {r:?}");
+        assert!(r.pfc_requests > 10, "B kept sending PFC frames: {r:?}");
+        assert_eq!(r.pfc_indications, r.pfc_requests, "every one reached A: {r:?}");
+        assert_eq!(r.frames_dropped, 0, "seed {seed}: {r:?}");
+    }
+}

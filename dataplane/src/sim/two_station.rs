@@ -68,6 +68,10 @@ pub struct TwoStationConfig {
     /// Only drains from this time on count in `octets_drained` (leaves out the start-up, while
     /// the first frames are still on the way).
     pub measure_from: Picos,
+    /// A holds B's reverse traffic (priority 0) paused for the whole run with PFC frames of its
+    /// own, so B's data queue is paused while B still has to send PFC frames: they must go out
+    /// regardless (36.2.8). Needs `reverse_frame_len`.
+    pub reverse_paused: bool,
 }
 
 impl TwoStationConfig {
@@ -109,6 +113,7 @@ impl TwoStationConfig {
             allocation_octets: None,
             record_every: None,
             measure_from: Picos::ZERO,
+            reverse_paused: false,
         }
     }
 }
@@ -127,6 +132,9 @@ pub struct TwoStationReport {
     /// PFC frames B sent (its PFCRequests) and A processed (its PFCIndications).
     pub pfc_requests: u64,
     pub pfc_indications: u64,
+    /// Frames B sent on the reverse path, and PFC frames A sent to pause them.
+    pub reverse_frames_sent: u64,
+    pub reverse_pfc_requests: u64,
     pub xoff_events: u64,
     /// Octets B's drain forwarded from `measure_from` on: the run's goodput.
     pub octets_drained: u64,
@@ -157,6 +165,7 @@ enum Event {
     ArrivesAtB,
     ArrivesAtA,
     AApplyPause(MacControl),
+    BApplyPause(MacControl),
 }
 
 /// The back-to-back scenario; build it and call [`TwoStation::run`].
@@ -167,6 +176,9 @@ pub struct TwoStation {
     b_to_a: SimLink,
     a_rx: PfcReceiver,
     b_tx: PfcInitiator,
+    /// A's own initiator and B's receiver, for `reverse_paused`.
+    a_tx: Option<PfcInitiator>,
+    b_rx: PfcReceiver,
     b_buffer: IngressBuffer,
     b_queue: std::collections::VecDeque<u32>,
     b_pfc_ready_at: Option<Picos>,
@@ -197,6 +209,12 @@ impl TwoStation {
             b_to_a: SimLink::new(cfg.speed, one_way),
             a_rx: PfcReceiver::new(cfg.speed, A_ADDR, enable),
             b_tx: PfcInitiator::new(cfg.speed, B_ADDR, enable),
+            a_tx: cfg.reverse_paused.then(|| {
+                let mut a_tx = PfcInitiator::new(cfg.speed, A_ADDR, 1);
+                a_tx.set_xoff(0, true);
+                a_tx
+            }),
+            b_rx: PfcReceiver::new(cfg.speed, B_ADDR, 1),
             b_buffer,
             b_queue: std::collections::VecDeque::new(),
             b_pfc_ready_at: None,
@@ -235,6 +253,11 @@ impl TwoStation {
                 Event::BDrain => self.b_drain(now),
                 Event::ArrivesAtB => self.arrives_at_b(now),
                 Event::ArrivesAtA => self.arrives_at_a(now),
+                Event::BApplyPause(frame) => {
+                    let tx_idle = self.b_to_a.idle_at();
+                    self.b_rx.receive(now, &frame, tx_idle);
+                    self.events.schedule(now, Event::BTxFree);
+                }
                 Event::AApplyPause(frame) => {
                     let tx_idle = self.a_to_b.idle_at();
                     self.a_rx.receive(now, &frame, tx_idle);
@@ -282,9 +305,22 @@ impl TwoStation {
         if self.a_to_b.idle_at() > now {
             return; // a wake-up already follows the frame in progress
         }
+        if let Some(control) = self.a_tx.as_mut().and_then(|tx| tx.poll(now)) {
+            self.report.reverse_pfc_requests += 1;
+            let end = self.a_to_b.transmit(now, LinkFrame::Bytes(control.to_vec()));
+            self.events.schedule(end, Event::ATxFree);
+            if let Some(at) = self.a_to_b.last_arrival() {
+                self.events.schedule(at, Event::ArrivesAtB);
+            }
+            return;
+        }
         let priority = usize::from(self.cfg.priority);
         if self.a_rx.priority_paused(now, priority) {
-            self.events.schedule(self.a_rx.paused_until(priority), Event::ATxFree);
+            let mut wake = self.a_rx.paused_until(priority);
+            if let Some(refresh) = self.a_tx.as_ref().and_then(|tx| tx.next_refresh(now)) {
+                wake = wake.min(refresh.max(now));
+            }
+            self.events.schedule(wake, Event::ATxFree);
             return;
         }
         let frame =
@@ -314,13 +350,19 @@ impl TwoStation {
         let frame = match control {
             Some(c) => LinkFrame::Bytes(c.to_vec()),
             None => match self.cfg.reverse_frame_len {
-                Some(len) => LinkFrame::Data(DataFrame { priority: 0, len, seq: 0 }),
+                // Transmission selection never starts a paused priority; PFC frames above
+                // bypassed this check.
+                Some(_) if self.b_rx.priority_paused(now, 0) => {
+                    self.events.schedule(self.b_rx.paused_until(0), Event::BTxFree);
+                    self.wake_for_refresh(now);
+                    return;
+                }
+                Some(len) => {
+                    self.report.reverse_frames_sent += 1;
+                    LinkFrame::Data(DataFrame { priority: 0, len, seq: 0 })
+                }
                 None => {
-                    // Idle: wake for the next refresh, if a pause is being held.
-                    if let Some(t) = self.b_tx.next_refresh(now) {
-                        self.b_pfc_ready_at = Some(t);
-                        self.events.schedule(t.max(now), Event::BPfcReady);
-                    }
+                    self.wake_for_refresh(now);
                     return;
                 }
             },
@@ -336,9 +378,26 @@ impl TwoStation {
         }
     }
 
+    /// B has nothing to send: wake for the next refresh, if a pause is being held.
+    fn wake_for_refresh(&mut self, now: Picos) {
+        if let Some(t) = self.b_tx.next_refresh(now) {
+            self.b_pfc_ready_at = Some(t);
+            self.events.schedule(t.max(now), Event::BPfcReady);
+        }
+    }
+
     fn arrives_at_b(&mut self, now: Picos) {
         while let Some((_, frame)) = self.a_to_b.receive(now) {
-            let LinkFrame::Data(d) = frame else { continue };
+            let d = match frame {
+                LinkFrame::Data(d) => d,
+                LinkFrame::Bytes(bytes) => {
+                    if let Ok(control) = MacControl::parse(&bytes) {
+                        let entry = self.cfg.speed.bits_time(self.cfg.delays.pause_entry_bits);
+                        self.events.schedule(now + entry, Event::BApplyPause(control));
+                    }
+                    continue;
+                }
+            };
             if d.seq != self.expected_seq {
                 self.report.out_of_order += 1;
             }
