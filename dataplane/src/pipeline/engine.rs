@@ -55,6 +55,8 @@ pub struct Pipeline {
     ports: Vec<Port>,
     push_queue: Stage,
     qmi: Stage,
+    /// QMI, BMI and NTI as one delay line (see `fuse`): the same timing, fewer moves.
+    fused: bool,
     bmi: Stage,
     nti: Stage,
     flush_inflight: VecDeque<(u64, FdId)>,
@@ -104,6 +106,16 @@ impl Pipeline {
                 }
             })
             .collect();
+        // When no stage's capacity can bind (each holds at least latency x width FDs) and FDs
+        // enter at most `width` per cycle, every FD leaves QMI, BMI and NTI exactly their
+        // summed latency after entering QMI: one delay line then gives the same timing.
+        let longest = cfg.qmi_latency.max(cfg.bmi_latency).max(cfg.nti_latency);
+        let fused = cfg.stage_capacity as u64 >= longest * cfg.width as u64;
+        let nti = if fused {
+            Stage::new(cfg.qmi_latency + cfg.bmi_latency + cfg.nti_latency, 3 * cfg.stage_capacity)
+        } else {
+            Stage::new(cfg.nti_latency, cfg.stage_capacity)
+        };
         let mut pipeline = Pipeline {
             cycle: 0,
             slab: FdSlab::default(),
@@ -112,8 +124,9 @@ impl Pipeline {
             ports,
             push_queue: Stage::new(cfg.qman_latency, cfg.qman_capacity),
             qmi: Stage::new(cfg.qmi_latency, cfg.stage_capacity),
+            fused,
             bmi: Stage::new(cfg.bmi_latency, cfg.stage_capacity),
-            nti: Stage::new(cfg.nti_latency, cfg.stage_capacity),
+            nti,
             flush_inflight: VecDeque::new(),
             recycle_staging: VecDeque::new(),
             writes_inflight: VecDeque::new(),
@@ -172,6 +185,11 @@ impl Pipeline {
     /// The external FIFO depth of one class.
     pub fn external_depth(&self, port: usize, priority: usize) -> usize {
         self.classes.get(port * PRIORITIES + priority).map_or(0, |c| c.external.len())
+    }
+
+    /// Whether QMI, BMI and NTI run as one delay line (no stage capacity can bind).
+    pub fn stages_fused(&self) -> bool {
+        self.fused
     }
 
     /// Frames of one class that have left on the wire.
@@ -248,8 +266,10 @@ impl Pipeline {
             self.stats.stalled_cycles += 1;
         } else {
             self.nti_stage(now);
-            self.move_stage(Stage2::BmiToNti);
-            self.move_stage(Stage2::QmiToBmi);
+            if !self.fused {
+                self.move_stage(Stage2::BmiToNti);
+                self.move_stage(Stage2::QmiToBmi);
+            }
             self.qmi_input();
             self.qman_push();
         }
@@ -485,6 +505,15 @@ impl Pipeline {
         }
     }
 
+    /// Where FDs enter the pipeline after QMAN: QMI, or the fused delay line.
+    fn entry_stage(&mut self) -> &mut Stage {
+        if self.fused {
+            &mut self.nti
+        } else {
+            &mut self.qmi
+        }
+    }
+
     fn move_stage(&mut self, which: Stage2) {
         let (from, to) = match which {
             Stage2::BmiToNti => (&mut self.bmi, &mut self.nti),
@@ -506,13 +535,14 @@ impl Pipeline {
     /// QMI takes FDs flushed back from external memory first (they are older than anything
     /// QMAN holds for the class), then QMAN's push queue.
     fn qmi_input(&mut self) {
+        let cycle = self.cycle;
         for _ in 0..self.cfg.width {
-            if !self.qmi.has_room() {
+            if !self.entry_stage().has_room() {
                 return;
             }
             if self.flush_inflight.front().is_some_and(|(t, _)| *t <= self.cycle) {
                 if let Some((_, id)) = self.flush_inflight.pop_front() {
-                    self.qmi.push(self.cycle, id);
+                    self.entry_stage().push(cycle, id);
                 }
                 continue;
             }
@@ -523,7 +553,7 @@ impl Pipeline {
                 &mut self.classes[usize::from(fd.port) * PRIORITIES + usize::from(fd.priority)];
             class.in_push_queue -= 1;
             class.upstream += 1;
-            self.qmi.push(self.cycle, id);
+            self.entry_stage().push(cycle, id);
         }
     }
 
