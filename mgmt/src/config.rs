@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::hello::{BASE_1_0, BASE_1_1};
+use crate::schema::ModuleSpec;
 
 /// The IANA port for NETCONF over SSH (RFC 6242 §3).
 pub const NETCONF_SSH_PORT: u16 = 830;
@@ -14,8 +15,8 @@ pub const NETCONF_SSH_PORT: u16 = 830;
 pub struct Config {
     /// Address and port to listen on. Default `0.0.0.0:830`.
     pub listen: SocketAddr,
-    /// Directory for the server's state: the SSH host key (`ssh_host_ed25519_key`), later the
-    /// datastores. Created if missing.
+    /// Directory for the server's state: the SSH host key (`ssh_host_ed25519_key`) and the
+    /// datastores (`datastores/`). Created if missing.
     pub state_dir: PathBuf,
     /// The users file (see [`crate::users`]). Default `<state_dir>/users`.
     pub users_file: Option<PathBuf>,
@@ -31,6 +32,14 @@ pub struct Config {
     pub idle_timeout: Option<Duration>,
     /// Every failed authentication takes at least this long. Default 1 s.
     pub auth_rejection_time: Duration,
+    /// Directories whose `*.yang` modules are all implemented (all features). Default none.
+    pub yang_dirs: Vec<PathBuf>,
+    /// Further modules to implement (embedded or found in `yang_dirs`). Default none.
+    pub modules: Vec<ModuleSpec>,
+    /// The user made NACM administrator at the first start. Default none.
+    pub admin_user: Option<String>,
+    /// Notifications kept for replay. Default 1024.
+    pub replay_log: usize,
 }
 
 impl Default for Config {
@@ -45,6 +54,10 @@ impl Default for Config {
             hello_timeout: Duration::from_secs(60),
             idle_timeout: Some(Duration::from_secs(600)),
             auth_rejection_time: Duration::from_secs(1),
+            yang_dirs: Vec::new(),
+            modules: Vec::new(),
+            admin_user: None,
+            replay_log: 1024,
         }
     }
 }
@@ -60,8 +73,13 @@ impl Config {
         self.state_dir.join("ssh_host_ed25519_key")
     }
 
-    /// The capabilities the server advertises.
-    pub fn capabilities(&self) -> Vec<String> {
+    /// The datastores' directory.
+    pub fn datastores_path(&self) -> PathBuf {
+        self.state_dir.join("datastores")
+    }
+
+    /// The base capabilities (the engine adds the rest).
+    pub fn base_capabilities(&self) -> Vec<String> {
         vec![BASE_1_0.to_string(), BASE_1_1.to_string()]
     }
 }

@@ -168,7 +168,7 @@ pub struct RpcError {
     pub app_tag: Option<String>,
     /// `error-path`: an absolute XPath to the offending node, with the prefix bindings the
     /// path uses (declared on the `<error-path>` element).
-    pub path: Option<ErrorPath>,
+    pub path: Option<Box<ErrorPath>>,
     /// `error-message`, in English: a sentence saying what was wrong and what to do.
     pub message: Option<String>,
     /// `error-info` items.
@@ -218,7 +218,7 @@ impl RpcError {
         xpath: impl Into<String>,
         namespaces: Vec<(String, String)>,
     ) -> Self {
-        self.path = Some(ErrorPath { xpath: xpath.into(), namespaces });
+        self.path = Some(Box::new(ErrorPath { xpath: xpath.into(), namespaces }));
         self
     }
 

@@ -1,19 +1,32 @@
-//! mgmt: the schema-driven NETCONF server (SSH, framing, datastores, NACM). It knows nothing of
-//! PFC; the daemon plugs its component logic in through a backend. Work in progress: see the
-//! issue "mgmt: a schema-driven NETCONF server over SSH" and `mgmt/README.md`.
+//! mgmt: the schema-driven NETCONF server (SSH, framing, datastores, NACM, notifications). It
+//! knows nothing of PFC; the daemon plugs its component logic in through the
+//! [`backend::Backend`] trait. See `mgmt/README.md` for what is built and what is left.
 //!
 //! The layers, bottom up: [`framing`] (RFC 6242 message framing, pure), [`xml`] (a small
 //! namespace-aware tree), [`hello`] (capability exchange), [`rpc`] and [`error`] (requests,
-//! replies, rpc-errors), [`dispatch`] (operations), [`session`] (one session over any byte
-//! stream), [`sessions`] (the session table), the SSH transport in [`ssh`], and beside them
-//! [`schema`] (YANG through libyang) and [`datastore`] (running/candidate/startup in sled).
+//! replies, rpc-errors), [`session`] (one session over any byte stream), [`sessions`] (the
+//! session table), the SSH transport in [`ssh`]. Beside them: [`schema`] (YANG through libyang)
+//! and its pure-Rust index [`model`], data trees in [`data`], [`edit`] (edit-config) and
+//! [`filter`] (subtree filters, XPath prefixes), [`datastore`] (running/candidate/startup in
+//! sled), [`engine`] (the state every session shares: locks, commits, backends), [`dispatch`]
+//! (operations), [`nacm`] (access control), [`notify`] (the event stream), [`monitoring`]
+//! (capabilities, ietf-netconf-monitoring, yang-library) and [`backend`].
 
+pub mod backend;
 pub mod config;
+pub mod data;
 pub mod datastore;
 pub mod dispatch;
+pub mod edit;
+pub mod engine;
 pub mod error;
+pub mod filter;
 pub mod framing;
 pub mod hello;
+pub mod model;
+pub mod monitoring;
+pub mod nacm;
+pub mod notify;
 pub mod rpc;
 pub mod schema;
 pub mod session;

@@ -122,7 +122,12 @@ pub fn parse_request(bytes: &[u8]) -> Result<Request, Rejected> {
             ),
         });
     }
-    let operation = operation.clone();
+    let mut operation = operation.clone();
+    // Declarations made on <rpc> stay in scope for the operation (prefixes in values, XPath).
+    let mut namespaces = root.namespaces.clone();
+    namespaces.append(&mut operation.namespaces);
+    operation.namespaces = namespaces;
+    operation.strip_blank_text();
     Ok(Request { message_id, reply_attrs, operation })
 }
 

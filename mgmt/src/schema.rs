@@ -5,15 +5,48 @@
 //! The standard modules live unmodified in the workspace's `yang/standard/` and are compiled
 //! in with `include_str!`, so the server never depends on files lying around.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::sync::LazyLock;
 
 use thiserror::Error;
 use yang2::context::{Context, ContextFlags, EmbeddedModuleKey, EmbeddedModules};
 use yang2::data::{
-    Data, DataFormat, DataParserFlags, DataPrinterFlags, DataTree, DataValidationFlags,
+    Data, DataFormat, DataImplicitFlags, DataOperation, DataParserFlags, DataPrinterFlags,
+    DataTree, DataValidationFlags,
 };
+use yang2::schema::{SchemaOutputFormat, SchemaPrinterFlags};
+
+use crate::model::Model;
+
+/// The with-defaults retrieval modes (RFC 6243 §3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WithDefaults {
+    /// Only data set explicitly (the server's basic mode).
+    Explicit,
+    /// Every node, defaults included.
+    ReportAll,
+    /// Every node, defaults tagged with `wd:default="true"`.
+    ReportAllTagged,
+    /// Nodes equal to their default are left out.
+    Trim,
+}
+
+impl WithDefaults {
+    /// From the `with-defaults` parameter's value.
+    pub fn from_name(s: &str) -> Option<Self> {
+        match s {
+            "explicit" => Some(WithDefaults::Explicit),
+            "report-all" => Some(WithDefaults::ReportAll),
+            "report-all-tagged" => Some(WithDefaults::ReportAllTagged),
+            "trim" => Some(WithDefaults::Trim),
+            _ => None,
+        }
+    }
+}
+
+/// The namespace of the `default` attribute of report-all-tagged (RFC 6243 §6).
+pub const WD_ATTR_NS: &str = "urn:ietf:params:xml:ns:netconf:default:1.0";
 
 /// A YANG module compiled into the binary.
 #[derive(Debug, Clone, Copy)]
@@ -80,7 +113,7 @@ pub const BASE_MODULES: &[(&str, &[&str])] = &[
     ("ietf-netconf-monitoring", &[]),
     ("ietf-netconf-notifications", &[]),
     ("ietf-netconf-acm", &[]),
-    ("ietf-netconf-nmda", &["origin", "with-defaults"]),
+    ("ietf-netconf-nmda", &["with-defaults"]),
     ("ietf-origin", &[]),
     ("nc-notifications", &[]),
     ("notifications", &[]),
@@ -176,6 +209,11 @@ impl SchemaError {
 /// The schema of one server.
 pub struct Schema {
     ctx: Context,
+    model: Model,
+    /// Module sources for get-schema, by (name, revision).
+    sources: BTreeMap<(String, Option<String>), String>,
+    /// Enabled features of each implemented module.
+    features: BTreeMap<String, Vec<String>>,
 }
 
 impl std::fmt::Debug for Schema {
@@ -213,7 +251,216 @@ impl Schema {
             let features: Vec<&str> = spec.features.iter().map(String::as_str).collect();
             load(&mut ctx, &spec.name, spec.revision.as_deref(), &features)?;
         }
-        Ok(Schema { ctx })
+        let model = Model::build(&ctx);
+        let mut sources = BTreeMap::new();
+        let mut features = BTreeMap::new();
+        for m in ctx.modules(false) {
+            let key = (m.name().to_string(), m.revision().map(str::to_string));
+            let text = STANDARD_MODULES
+                .iter()
+                .find(|e| e.name == m.name() && Some(e.revision) == m.revision())
+                .map(|e| e.text.to_string())
+                .or_else(|| m.filepath().and_then(|p| std::fs::read_to_string(p).ok()))
+                .or_else(|| {
+                    m.print_string(SchemaOutputFormat::YANG, SchemaPrinterFlags::empty()).ok()
+                });
+            if let Some(text) = text {
+                if m.is_implemented() {
+                    let enabled: Vec<String> = feature_names(&text)
+                        .into_iter()
+                        .filter(|f| m.feature_value(f).unwrap_or(false))
+                        .collect();
+                    features.insert(m.name().to_string(), enabled);
+                }
+                sources.insert(key, text);
+            }
+        }
+        Ok(Schema { ctx, model, sources, features })
+    }
+
+    /// The pure-Rust index of the schema.
+    pub fn model(&self) -> &Model {
+        &self.model
+    }
+
+    /// The YANG text of module `name` (a given revision, or the only one there is). `Err` with
+    /// the number of revisions when `revision` is `None` and there are several.
+    pub fn module_source(&self, name: &str, revision: Option<&str>) -> Result<&str, usize> {
+        let matching: Vec<_> = self
+            .sources
+            .iter()
+            .filter(|((n, r), _)| {
+                n == name && revision.is_none_or(|want| r.as_deref() == Some(want))
+            })
+            .collect();
+        match matching.as_slice() {
+            [(_, text)] => Ok(text.as_str()),
+            v => Err(v.len()),
+        }
+    }
+
+    /// The modules whose source get-schema can return: (name, revision, namespace).
+    pub fn schema_list(&self) -> Vec<(String, Option<String>, String)> {
+        self.sources
+            .keys()
+            .filter_map(|(n, r)| {
+                let ns = self
+                    .ctx
+                    .modules(false)
+                    .find(|m| m.name() == n && m.revision().map(str::to_string) == *r)?
+                    .namespace()
+                    .to_string();
+                Some((n.clone(), r.clone(), ns))
+            })
+            .collect()
+    }
+
+    /// The enabled features of implemented module `name`.
+    pub fn features(&self, name: &str) -> &[String] {
+        self.features.get(name).map(Vec::as_slice).unwrap_or(&[])
+    }
+
+    /// Renders data (configuration, or configuration and state when `state` is set) in
+    /// with-defaults `mode`. `xml` is explicit data as stored or as supplied by backends.
+    pub fn render(
+        &self,
+        xml: &str,
+        mode: WithDefaults,
+        state: bool,
+    ) -> Result<String, SchemaError> {
+        if mode == WithDefaults::Explicit || xml.trim().is_empty() && mode == WithDefaults::Trim {
+            return Ok(xml.to_string());
+        }
+        let mut tree = self.parse_lenient(xml, state)?;
+        if matches!(mode, WithDefaults::ReportAll | WithDefaults::ReportAllTagged) {
+            let flags =
+                if state { DataImplicitFlags::empty() } else { DataImplicitFlags::NO_STATE };
+            tree.add_implicit(flags).map_err(SchemaError::from_yang)?;
+        }
+        print_mode(&tree, mode)
+    }
+
+    /// Evaluates an XPath 1.0 `expr` (JSON-style module-name prefixes) on the data and returns
+    /// the selected nodes with their ancestors (and list keys), rendered in `mode`.
+    pub fn select_xpath(
+        &self,
+        xml: &str,
+        expr: &str,
+        mode: WithDefaults,
+        state: bool,
+    ) -> Result<String, SchemaError> {
+        if expr.contains('\0') {
+            return Err(SchemaError::Invalid {
+                message: "the XPath expression contains a NUL character".into(),
+                path: None,
+                app_tag: None,
+            });
+        }
+        let mut tree = self.parse_lenient(xml, state)?;
+        if matches!(mode, WithDefaults::ReportAll | WithDefaults::ReportAllTagged) {
+            let flags =
+                if state { DataImplicitFlags::empty() } else { DataImplicitFlags::NO_STATE };
+            tree.add_implicit(flags).map_err(SchemaError::from_yang)?;
+        }
+        if tree.reference().is_none() {
+            return Ok(String::new());
+        }
+        let set = tree.find_xpath(expr).map_err(SchemaError::from_yang)?;
+        let mut result = DataTree::new(&self.ctx);
+        for node in set {
+            let dup = node.duplicate(true).map_err(SchemaError::from_yang)?;
+            result.merge(&dup).map_err(SchemaError::from_yang)?;
+        }
+        print_mode(&result, mode)
+    }
+
+    /// Whether the schema node at `data_path` (JSON form, predicates allowed) has a `must`
+    /// whose error-app-tag is `app_tag` (a must violation, reported as operation-failed).
+    pub fn must_app_tag(&self, data_path: &str, app_tag: &str) -> bool {
+        let mut schema_path = String::with_capacity(data_path.len());
+        let mut depth = 0;
+        let mut quote: Option<char> = None;
+        for c in data_path.chars() {
+            match (quote, c) {
+                (Some(q), c) if c == q => quote = None,
+                (Some(_), _) => {}
+                (None, '\'' | '"') if depth > 0 => quote = Some(c),
+                (None, '[') => depth += 1,
+                (None, ']') => depth -= 1,
+                (None, c) if depth == 0 => schema_path.push(c),
+                _ => {}
+            }
+        }
+        if schema_path.contains('\0') {
+            return false;
+        }
+        match self.ctx.find_path(&schema_path) {
+            Ok(node) => {
+                node.musts().is_some_and(|mut m| m.any(|must| must.error_apptag() == Some(app_tag)))
+            }
+            Err(_) => false,
+        }
+    }
+
+    /// Validates the input of an RPC (the operation element's XML) against its YANG
+    /// definition.
+    pub fn validate_rpc(&self, xml: &str) -> Result<(), SchemaError> {
+        self.parse_op(xml, DataOperation::RpcYang).map(|_| ())
+    }
+
+    /// Parses a notification's event element (its XML) against its YANG definition (value
+    /// types, known nodes).
+    pub fn validate_notification(&self, xml: &str) -> Result<(), SchemaError> {
+        self.parse_op(xml, DataOperation::NotificationYang).map(|_| ())
+    }
+
+    /// Whether the XPath `expr` (module-name prefixes) selects anything in the notification
+    /// `xml` (its event element).
+    pub fn notification_matches(&self, xml: &str, expr: &str) -> bool {
+        if expr.contains('\0') {
+            return false;
+        }
+        match self.parse_op(xml, DataOperation::NotificationYang) {
+            Ok(tree) => tree.find_xpath(expr).is_ok_and(|set| set.count() > 0),
+            Err(_) => false,
+        }
+    }
+
+    fn parse_op(&self, xml: &str, op: DataOperation) -> Result<DataTree<'_>, SchemaError> {
+        if xml.contains('\0') {
+            return Err(SchemaError::Invalid {
+                message: "the data contains a NUL character".into(),
+                path: None,
+                app_tag: None,
+            });
+        }
+        let mut bytes = Vec::with_capacity(xml.len() + 1);
+        bytes.extend_from_slice(xml.as_bytes());
+        bytes.push(0);
+        DataTree::parse_op_string(&self.ctx, &bytes, DataFormat::XML, op)
+            .map_err(SchemaError::from_yang)
+    }
+
+    /// Parses data without validating it (unknown nodes dropped): for rendering.
+    fn parse_lenient(&self, xml: &str, state: bool) -> Result<DataTree<'_>, SchemaError> {
+        let mut flags = DataParserFlags::NO_VALIDATION;
+        if !state {
+            flags |= DataParserFlags::NO_STATE;
+        }
+        self.parse_with(xml, DataFormat::XML, flags, DataValidationFlags::empty())
+    }
+
+    /// Parses a configuration checking only what parsing checks (known nodes, value types,
+    /// list keys) without the datastore-wide validation (mandatory nodes, leafrefs, must,
+    /// unique...): for test-option `set` on the candidate. Returns the canonical text.
+    pub fn canonical_config_unvalidated(&self, xml: &str) -> Result<String, SchemaError> {
+        let tree = self.parse_with(
+            xml,
+            DataFormat::XML,
+            DataParserFlags::NO_VALIDATION | DataParserFlags::STRICT | DataParserFlags::NO_STATE,
+            DataValidationFlags::empty(),
+        )?;
+        self.print_config(&tree)
     }
 
     /// The libyang context.
@@ -258,6 +505,21 @@ impl Schema {
     }
 
     fn parse(&self, text: &str, format: DataFormat) -> Result<DataTree<'_>, SchemaError> {
+        self.parse_with(
+            text,
+            format,
+            DataParserFlags::STRICT | DataParserFlags::NO_STATE,
+            DataValidationFlags::NO_STATE,
+        )
+    }
+
+    fn parse_with(
+        &self,
+        text: &str,
+        format: DataFormat,
+        parser: DataParserFlags,
+        validation: DataValidationFlags,
+    ) -> Result<DataTree<'_>, SchemaError> {
         if text.contains('\0') {
             return Err(SchemaError::Invalid {
                 message: "the data contains a NUL character".into(),
@@ -269,21 +531,19 @@ impl Schema {
         let mut bytes = Vec::with_capacity(text.len() + 1);
         bytes.extend_from_slice(text.as_bytes());
         bytes.push(0);
-        DataTree::parse_string(
-            &self.ctx,
-            &bytes,
-            format,
-            DataParserFlags::STRICT | DataParserFlags::NO_STATE,
-            DataValidationFlags::NO_STATE,
-        )
-        .map_err(SchemaError::from_yang)
+        DataTree::parse_string(&self.ctx, &bytes, format, parser, validation)
+            .map_err(SchemaError::from_yang)
     }
 
-    /// Prints a configuration tree as XML, without the default values libyang added.
+    /// Prints a configuration tree as XML, only the nodes present explicitly (the defaults
+    /// libyang added are left out; a leaf set to its default value by a client is kept, as
+    /// with-defaults' explicit mode requires).
     pub fn print_config(&self, tree: &DataTree<'_>) -> Result<String, SchemaError> {
         tree.print_string(
             DataFormat::XML,
-            DataPrinterFlags::WITH_SIBLINGS | DataPrinterFlags::SHRINK | DataPrinterFlags::WD_TRIM,
+            DataPrinterFlags::WITH_SIBLINGS
+                | DataPrinterFlags::SHRINK
+                | DataPrinterFlags::WD_EXPLICIT,
         )
         .map(Option::unwrap_or_default)
         .map_err(SchemaError::from_yang)
@@ -294,6 +554,55 @@ impl Schema {
         let tree = self.parse_config(xml)?;
         self.print_config(&tree)
     }
+}
+
+fn print_mode(tree: &DataTree<'_>, mode: WithDefaults) -> Result<String, SchemaError> {
+    let wd = match mode {
+        WithDefaults::Explicit => DataPrinterFlags::WD_EXPLICIT,
+        WithDefaults::ReportAll => DataPrinterFlags::WD_ALL,
+        WithDefaults::ReportAllTagged => {
+            DataPrinterFlags::from_bits_retain(yang2::ffi::LYD_PRINT_WD_ALL_TAG)
+        }
+        WithDefaults::Trim => DataPrinterFlags::WD_TRIM,
+    };
+    if tree.reference().is_none() {
+        return Ok(String::new());
+    }
+    tree.print_string(
+        DataFormat::XML,
+        DataPrinterFlags::WITH_SIBLINGS | DataPrinterFlags::SHRINK | wd,
+    )
+    .map(Option::unwrap_or_default)
+    .map_err(SchemaError::from_yang)
+}
+
+/// The names of the `feature` statements in a module's YANG text.
+fn feature_names(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut rest = text;
+    while let Some(i) = rest.find("feature") {
+        let before = rest[..i].chars().next_back();
+        let after = &rest[i + "feature".len()..];
+        rest = after;
+        if before.is_some_and(|c| !c.is_whitespace() && c != '{' && c != ';' && c != '}') {
+            continue;
+        }
+        if !after.starts_with(char::is_whitespace) {
+            continue;
+        }
+        let name: String = after
+            .trim_start()
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || matches!(c, '-' | '_' | '.'))
+            .collect();
+        let tail = after.trim_start()[name.len()..].trim_start();
+        if !name.is_empty() && (tail.starts_with('{') || tail.starts_with(';')) {
+            out.push(name);
+        }
+    }
+    out.sort();
+    out.dedup();
+    out
 }
 
 fn load(
@@ -439,6 +748,19 @@ mod tests {
             .parse_config("<widgets xmlns=\"urn:example:widgets\"><count>11</count></widgets>")
             .expect_err("out of range");
         assert!(e.to_string().contains("11"), "{e}");
+    }
+
+    #[test]
+    fn notifications_and_rpcs_are_checked_against_their_definitions() {
+        let s = schema();
+        let n = "urn:ietf:params:xml:ns:yang:ietf-netconf-notifications";
+        let good = format!("<netconf-session-start xmlns=\"{n}\"><username>a</username><session-id>4</session-id></netconf-session-start>");
+        assert!(s.validate_notification(&good).is_ok());
+        let bad = good.replace(">4<", ">four<");
+        assert!(s.validate_notification(&bad).is_err(), "session-id is a number");
+        assert!(s.validate_notification(&format!("<nope xmlns=\"{n}\"/>")).is_err());
+        let kill = "<kill-session xmlns=\"urn:ietf:params:xml:ns:netconf:base:1.0\"><session-id>x</session-id></kill-session>";
+        assert!(s.validate_rpc(kill).is_err());
     }
 
     #[test]

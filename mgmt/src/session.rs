@@ -2,18 +2,22 @@
 //! in tests): hello exchange, then framed `<rpc>` in, `<rpc-reply>` out, until the client
 //! closes the session, the stream ends, a time-out fires or the session is killed.
 
-use std::time::Duration;
+use std::sync::Arc;
+use std::time::{Duration, SystemTime};
 
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+use tokio::sync::broadcast::error::RecvError;
 use tokio::time::Instant;
 use tracing::{debug, info, warn};
 
-use crate::dispatch::{dispatch, Outcome};
-use crate::error::{ErrorTag, RpcError};
+use crate::dispatch::{dispatch, filter_event, Outcome, Subscription};
+use crate::engine::{EndReason, Engine, SessionCtx};
+use crate::error::{ErrorTag, ErrorType, RpcError};
 use crate::framing::{self, Decoder, Framing, FramingError};
 use crate::hello::{self, HelloError, Sender};
+use crate::notify::{format_time, Notification, NETMOD_NOTIFICATION_NS, NOTIFICATION_NS};
 use crate::rpc::{self, ReplyAttrs, ReplyBody};
-use crate::sessions::SessionHandle;
+use crate::sessions::{SessionCounters, SessionHandle};
 
 /// Limits and capabilities of a session.
 #[derive(Debug, Clone)]
@@ -68,6 +72,13 @@ impl std::fmt::Display for SessionEnd {
     }
 }
 
+enum Event {
+    Message(Vec<u8>),
+    Notification(Arc<Notification>),
+    ReplayComplete,
+    Stop,
+}
+
 struct Conn<'a, S> {
     stream: &'a mut S,
     decoder: Decoder,
@@ -90,11 +101,34 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Conn<'_, S> {
         timeout_end: fn() -> SessionEnd,
         handle: &SessionHandle,
     ) -> Result<Vec<u8>, SessionEnd> {
+        match self.next_event(deadline, timeout_end, handle, None).await? {
+            Event::Message(m) => Ok(m),
+            _ => Err(SessionEnd::Io(std::io::Error::other("unexpected event"))),
+        }
+    }
+
+    /// The next message or notification event, or why the session ends.
+    async fn next_event(
+        &mut self,
+        deadline: Option<Instant>,
+        timeout_end: fn() -> SessionEnd,
+        handle: &SessionHandle,
+        mut sub: Option<&mut Subscription>,
+    ) -> Result<Event, SessionEnd> {
         loop {
             match self.decoder.next_message() {
-                Ok(Some(m)) => return Ok(m),
+                Ok(Some(m)) => return Ok(Event::Message(m)),
                 Ok(None) => {}
                 Err(e) => return Err(self.framing_failed(e).await),
+            }
+            if let Some(s) = sub.as_deref_mut() {
+                if let Some(n) = s.replay.pop_front() {
+                    return Ok(Event::Notification(n));
+                }
+                if s.replay_complete {
+                    s.replay_complete = false;
+                    return Ok(Event::ReplayComplete);
+                }
             }
             let timer = async {
                 match deadline {
@@ -102,10 +136,35 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Conn<'_, S> {
                     None => std::future::pending().await,
                 }
             };
+            let stop = sub.as_deref().and_then(|s| s.stop);
+            let stop_timer = async {
+                match stop {
+                    Some(t) => {
+                        let left = t.duration_since(SystemTime::now()).unwrap_or(Duration::ZERO);
+                        tokio::time::sleep(left).await;
+                    }
+                    None => std::future::pending().await,
+                }
+            };
+            let live = async {
+                match sub.as_deref_mut() {
+                    Some(s) => s.live.recv().await,
+                    None => std::future::pending().await,
+                }
+            };
             let n = tokio::select! {
                 read = self.stream.read(&mut self.buf) => read.map_err(SessionEnd::Io)?,
                 () = timer => return Err(timeout_end()),
                 () = handle.killed() => return Err(SessionEnd::Killed),
+                () = stop_timer => return Ok(Event::Stop),
+                event = live => match event {
+                    Ok(n) => return Ok(Event::Notification(n)),
+                    Err(RecvError::Lagged(missed)) => {
+                        warn!(session = handle.id(), missed, "the session fell behind the event stream; notifications were lost");
+                        continue;
+                    }
+                    Err(RecvError::Closed) => return Ok(Event::Stop),
+                },
             };
             if n == 0 {
                 return Err(match self.decoder.finish() {
@@ -136,25 +195,83 @@ pub async fn run<S>(
     stream: &mut S,
     handle: &SessionHandle,
     settings: &SessionSettings,
+    engine: &Arc<Engine>,
 ) -> SessionEnd
 where
     S: AsyncRead + AsyncWrite + Unpin,
 {
-    let end = run_inner(stream, handle, settings).await;
+    let info = handle.info();
+    let ctx = SessionCtx {
+        id: handle.id(),
+        user: info.as_ref().map(|i| i.username.clone()).unwrap_or_default(),
+        source: info.and_then(|i| i.source),
+    };
+    let end = run_inner(stream, handle, settings, engine, &ctx).await;
     match &end {
         SessionEnd::Closed | SessionEnd::PeerClosed => {
             info!(session = handle.id(), "session ended: {end}")
         }
         _ => warn!(session = handle.id(), "session ended: {end}"),
     }
+    let reason = match &end {
+        SessionEnd::Closed => EndReason::Closed,
+        SessionEnd::PeerClosed | SessionEnd::Io(_) => EndReason::Dropped,
+        SessionEnd::Killed if handle.killed_by().is_some() => EndReason::Killed,
+        SessionEnd::HelloTimeout | SessionEnd::IdleTimeout => EndReason::Timeout,
+        SessionEnd::BadHello(_) => EndReason::BadHello,
+        _ => EndReason::Other,
+    };
+    if matches!(end, SessionEnd::BadHello(_)) {
+        engine.bad_hello();
+    }
     let _ = stream.shutdown().await;
+    let engine2 = engine.clone();
+    let (id, killed_by) = (handle.id(), handle.killed_by());
+    // Clean-up may roll a confirmed commit back: off the async workers.
+    let _ = tokio::task::spawn_blocking(move || engine2.session_ended(id, reason, killed_by)).await;
     end
+}
+
+/// A `<notification>` of the nc-notifications module (replayComplete, notificationComplete).
+fn control_notification(name: &str) -> String {
+    format!(
+        "<notification xmlns=\"{NOTIFICATION_NS}\"><eventTime>{}</eventTime><{name} xmlns=\"{NETMOD_NOTIFICATION_NS}\"/></notification>",
+        format_time(SystemTime::now())
+    )
+}
+
+/// The notification to send for `n`, if the subscription's filter and the user's access
+/// rights let it through.
+fn deliverable(
+    engine: &Engine,
+    ctx: &SessionCtx,
+    sub: &Subscription,
+    n: &Notification,
+) -> Option<String> {
+    if sub.stop.is_some_and(|stop| n.event_time > stop) {
+        return None;
+    }
+    let ns = n.event.namespace.as_deref().unwrap_or_default();
+    let module = engine
+        .schema()
+        .model()
+        .notification(ns, &n.event.name)
+        .map(|o| o.module.clone())
+        .unwrap_or_default();
+    if !engine.acl(&ctx.user).may_receive(&module, &n.event.name) {
+        engine.count_denied_notification();
+        return None;
+    }
+    let event = filter_event(engine, sub.filter.as_ref(), &n.event)?;
+    Some(Notification { event_time: n.event_time, event }.to_xml())
 }
 
 async fn run_inner<S>(
     stream: &mut S,
     handle: &SessionHandle,
     settings: &SessionSettings,
+    engine: &Arc<Engine>,
+    ctx: &SessionCtx,
 ) -> SessionEnd
 where
     S: AsyncRead + AsyncWrite + Unpin,
@@ -193,19 +310,72 @@ where
         client_capabilities = client.capabilities.len(),
         "hello exchanged"
     );
+    engine.session_started(ctx);
+    let counters = handle.counters().clone();
+    let mut sub: Option<Box<Subscription>> = None;
 
     loop {
-        let deadline = settings.idle_timeout.map(|d| Instant::now() + d);
-        let message = match conn.next_message(deadline, || SessionEnd::IdleTimeout, handle).await {
-            Ok(m) => m,
+        // A subscribed session is never idle (RFC 5277: it waits for events).
+        let deadline = match sub {
+            Some(_) => None,
+            None => settings.idle_timeout.map(|d| Instant::now() + d),
+        };
+        let event = match conn
+            .next_event(deadline, || SessionEnd::IdleTimeout, handle, sub.as_deref_mut())
+            .await
+        {
+            Ok(e) => e,
             Err(end) => return end,
+        };
+        let message = match event {
+            Event::Message(m) => m,
+            Event::Notification(n) => {
+                let Some(s) = sub.as_deref() else { continue };
+                if let Some(text) = deliverable(engine, ctx, s, &n) {
+                    if let Err(end) = conn.send(&text).await {
+                        return end;
+                    }
+                    engine.count_notification();
+                    SessionCounters::bump(&counters.out_notifications);
+                }
+                continue;
+            }
+            Event::ReplayComplete => {
+                if let Err(end) = conn.send(&control_notification("replayComplete")).await {
+                    return end;
+                }
+                continue;
+            }
+            Event::Stop => {
+                if sub.take().is_some() {
+                    if let Err(end) = conn.send(&control_notification("notificationComplete")).await
+                    {
+                        return end;
+                    }
+                }
+                continue;
+            }
         };
         let (attrs, outcome) = match rpc::parse_request(&message) {
             Ok(request) => {
                 debug!(session = handle.id(), message_id = %request.message_id, operation = %request.operation.name, "rpc");
-                (request.reply_attrs, dispatch(&request.operation, handle.id()))
+                engine.count_rpc();
+                SessionCounters::bump(&counters.in_rpcs);
+                let (e, c, op, subscribed) =
+                    (engine.clone(), ctx.clone(), request.operation, sub.is_some());
+                let work = tokio::task::spawn_blocking(move || dispatch(&e, &c, subscribed, &op));
+                let outcome = tokio::select! {
+                    done = work => done.unwrap_or_else(|_| {
+                        Outcome::Reply(ReplyBody::Errors(vec![RpcError::new(ErrorTag::OperationFailed, ErrorType::Application)
+                            .with_message("The server failed while handling this request; see its log.")]))
+                    }),
+                    () = handle.killed() => return SessionEnd::Killed,
+                };
+                (request.reply_attrs, outcome)
             }
             Err(rejected) => {
+                engine.count_bad_rpc();
+                SessionCounters::bump(&counters.in_bad_rpcs);
                 if rejected.error.tag == ErrorTag::MalformedMessage
                     && framing == Framing::EndOfMessage
                 {
@@ -215,18 +385,23 @@ where
                 (rejected.reply_attrs, Outcome::Reply(ReplyBody::Errors(vec![*rejected.error])))
             }
         };
-        match outcome {
-            Outcome::Reply(body) => {
-                if let Err(end) = conn.send(&rpc::reply(&attrs, &body)).await {
-                    return end;
-                }
-            }
-            Outcome::ReplyAndClose(body) => {
-                return match conn.send(&rpc::reply(&attrs, &body)).await {
-                    Ok(()) => SessionEnd::Closed,
-                    Err(end) => end,
-                };
-            }
+        let (body, close, new_sub) = match outcome {
+            Outcome::Reply(b) => (b, false, None),
+            Outcome::ReplyAndClose(b) => (b, true, None),
+            Outcome::Subscribe(b, s) => (b, false, Some(s)),
+        };
+        if matches!(body, ReplyBody::Errors(_)) {
+            engine.count_error_reply();
+            SessionCounters::bump(&counters.out_rpc_errors);
+        }
+        if let Err(end) = conn.send(&rpc::reply(&attrs, &body)).await {
+            return end;
+        }
+        if close {
+            return SessionEnd::Closed;
+        }
+        if new_sub.is_some() {
+            sub = new_sub;
         }
     }
 }

@@ -3,6 +3,7 @@
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::SystemTime;
 
@@ -19,12 +20,40 @@ pub struct SessionInfo {
     pub source: Option<SocketAddr>,
     /// When the session started.
     pub login_time: SystemTime,
+    /// Its counters (ietf-netconf-monitoring).
+    pub counters: Arc<SessionCounters>,
+}
+
+/// Per-session counters of ietf-netconf-monitoring.
+#[derive(Debug, Default)]
+pub struct SessionCounters {
+    /// Correct rpc messages received.
+    pub in_rpcs: AtomicU64,
+    /// Messages that were not correct rpc messages.
+    pub in_bad_rpcs: AtomicU64,
+    /// rpc-reply messages holding an rpc-error.
+    pub out_rpc_errors: AtomicU64,
+    /// Notifications sent.
+    pub out_notifications: AtomicU64,
+}
+
+impl SessionCounters {
+    /// Adds one to `c`.
+    pub fn bump(c: &AtomicU64) {
+        c.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Reads `c`.
+    pub fn get(c: &AtomicU64) -> u64 {
+        c.load(Ordering::Relaxed)
+    }
 }
 
 #[derive(Debug)]
 struct Entry {
     info: SessionInfo,
     kill: Arc<Notify>,
+    killed_by: Arc<AtomicU32>,
 }
 
 #[derive(Debug, Default)]
@@ -51,6 +80,8 @@ pub struct SessionHandle {
     registry: Arc<Registry>,
     id: u32,
     kill: Arc<Notify>,
+    killed_by: Arc<AtomicU32>,
+    counters: Arc<SessionCounters>,
 }
 
 // ===== impl Registry =====
@@ -87,25 +118,39 @@ impl Registry {
         }
         table.last_id = id;
         let kill = Arc::new(Notify::new());
+        let killed_by = Arc::new(AtomicU32::new(0));
+        let counters = Arc::new(SessionCounters::default());
         let info = SessionInfo {
             id,
             username: username.to_string(),
             source,
             login_time: SystemTime::now(),
+            counters: counters.clone(),
         };
-        table.sessions.insert(id, Entry { info, kill: kill.clone() });
-        Ok(SessionHandle { registry: self.clone(), id, kill })
+        table.sessions.insert(id, Entry { info, kill: kill.clone(), killed_by: killed_by.clone() });
+        Ok(SessionHandle { registry: self.clone(), id, kill, killed_by, counters })
     }
 
     /// Asks session `id` to end. False if there is no such session.
     pub fn kill(&self, id: u32) -> bool {
+        self.kill_by(id, 0)
+    }
+
+    /// Asks session `id` to end on behalf of session `by` (kill-session; 0: the server).
+    pub fn kill_by(&self, id: u32, by: u32) -> bool {
         match self.lock().sessions.get(&id) {
             Some(entry) => {
+                entry.killed_by.store(by, Ordering::Relaxed);
                 entry.kill.notify_one();
                 true
             }
             None => false,
         }
+    }
+
+    /// The information of session `id`.
+    pub fn get(&self, id: u32) -> Option<SessionInfo> {
+        self.lock().sessions.get(&id).map(|e| e.info.clone())
     }
 
     /// Asks every session to end.
@@ -144,6 +189,21 @@ impl SessionHandle {
     /// Resolves when the session is asked to end.
     pub async fn killed(&self) {
         self.kill.notified().await;
+    }
+
+    /// The session that killed this one with kill-session, if any.
+    pub fn killed_by(&self) -> Option<u32> {
+        Some(self.killed_by.load(Ordering::Relaxed)).filter(|&id| id != 0)
+    }
+
+    /// The session's counters.
+    pub fn counters(&self) -> &Arc<SessionCounters> {
+        &self.counters
+    }
+
+    /// The session's information.
+    pub fn info(&self) -> Option<SessionInfo> {
+        self.registry.get(self.id)
     }
 }
 

@@ -142,6 +142,192 @@ impl Element {
     }
 }
 
+impl Element {
+    /// An element `name` in namespace `ns`, without children.
+    pub fn new(ns: &str, name: &str) -> Element {
+        Element { namespace: Some(ns.to_string()), name: name.to_string(), ..Element::default() }
+    }
+
+    /// An element holding only `text`.
+    pub fn leaf(ns: &str, name: &str, text: impl Into<String>) -> Element {
+        let mut e = Element::new(ns, name);
+        e.children.push(Node::Text(text.into()));
+        e
+    }
+
+    /// Appends a child element (builder style).
+    pub fn with(mut self, child: Element) -> Element {
+        self.children.push(Node::Element(child));
+        self
+    }
+
+    /// Appends a child element.
+    pub fn push(&mut self, child: Element) {
+        self.children.push(Node::Element(child));
+    }
+
+    /// Child elements in document order, mutable.
+    pub fn elements_mut(&mut self) -> impl Iterator<Item = &mut Element> {
+        self.children.iter_mut().filter_map(|n| match n {
+            Node::Element(e) => Some(e),
+            Node::Text(_) => None,
+        })
+    }
+
+    /// Whether the element has child elements.
+    pub fn has_elements(&self) -> bool {
+        self.children.iter().any(|n| matches!(n, Node::Element(_)))
+    }
+
+    /// The attribute `name` in namespace `ns`.
+    pub fn attribute_ns(&self, ns: &str, name: &str) -> Option<&str> {
+        self.attributes
+            .iter()
+            .find(|a| a.namespace.as_deref() == Some(ns) && a.name == name)
+            .map(|a| a.value.as_str())
+    }
+
+    /// Removes whitespace-only text between child elements, recursively (text of elements
+    /// without child elements is kept as it is).
+    pub fn strip_blank_text(&mut self) {
+        if self.has_elements() {
+            self.children.retain(|n| !matches!(n, Node::Text(t) if t.trim().is_empty()));
+            for c in self.elements_mut() {
+                c.strip_blank_text();
+            }
+        }
+    }
+
+    /// The element as a standalone XML document fragment (its namespace declared on it).
+    pub fn to_xml(&self) -> String {
+        let mut out = String::new();
+        self.write_xml(&mut out, None);
+        out
+    }
+
+    /// Appends the element's XML to `out`; `parent_ns` is the default namespace in force
+    /// where it is written. Elements are written unprefixed (a default namespace declaration
+    /// wherever the namespace changes); prefixed declarations made on the element are kept (a
+    /// value such as an identityref may use them), and prefixes used by namespaced
+    /// attributes are declared as needed.
+    pub fn write_xml(&self, out: &mut String, parent_ns: Option<&str>) {
+        use std::fmt::Write as _;
+        out.push('<');
+        out.push_str(&self.name);
+        match (self.namespace.as_deref(), parent_ns) {
+            (Some(ns), p) if p != Some(ns) => {
+                let _ = write!(out, " xmlns=\"{}\"", escape_attr(ns));
+            }
+            (None, Some(_)) => out.push_str(" xmlns=\"\""),
+            _ => {}
+        }
+        for (prefix, uri) in &self.namespaces {
+            if let Some(p) = prefix {
+                let _ = write!(out, " xmlns:{p}=\"{}\"", escape_attr(uri));
+            }
+        }
+        let mut extra: Vec<(String, &str)> = Vec::new();
+        for (i, a) in self.attributes.iter().enumerate() {
+            match a.namespace.as_deref() {
+                None => {
+                    let _ = write!(out, " {}=\"{}\"", a.name, escape_attr(&a.value));
+                }
+                Some(ns) => {
+                    let declared = |p: &str| {
+                        self.namespaces.iter().any(|(q, u)| q.as_deref() == Some(p) && u == ns)
+                            || extra.iter().any(|(q, u)| q == p && *u == ns)
+                    };
+                    let clash = |p: &str| {
+                        self.namespaces.iter().any(|(q, u)| q.as_deref() == Some(p) && u != ns)
+                            || extra.iter().any(|(q, u)| q == p && *u != ns)
+                    };
+                    let prefix = match a.prefix.as_deref() {
+                        Some(p) if p != "xml" && p != "xmlns" && !clash(p) => p.to_string(),
+                        Some("xml") => "xml".to_string(),
+                        _ => format!("a{i}"),
+                    };
+                    if prefix != "xml" && !declared(&prefix) {
+                        let _ = write!(out, " xmlns:{prefix}=\"{}\"", escape_attr(ns));
+                        extra.push((prefix.clone(), ns));
+                    }
+                    let _ = write!(out, " {prefix}:{}=\"{}\"", a.name, escape_attr(&a.value));
+                }
+            }
+        }
+        if self.children.is_empty() {
+            out.push_str("/>");
+            return;
+        }
+        out.push('>');
+        for child in &self.children {
+            match child {
+                Node::Text(t) => out.push_str(&escape_text(t)),
+                Node::Element(e) => e.write_xml(out, self.namespace.as_deref()),
+            }
+        }
+        out.push_str("</");
+        out.push_str(&self.name);
+        out.push('>');
+    }
+}
+
+/// The children of `parent` written one after the other (each declaring its namespace
+/// relative to `parent_ns`).
+pub fn write_children(parent: &Element, out: &mut String, parent_ns: Option<&str>) {
+    for child in &parent.children {
+        match child {
+            Node::Text(t) => out.push_str(&escape_text(t)),
+            Node::Element(e) => e.write_xml(out, parent_ns),
+        }
+    }
+}
+
+/// Namespace declarations in scope, innermost last (for resolving prefixes in values such as
+/// identityrefs and XPath expressions).
+#[derive(Debug, Clone, Default)]
+pub struct Scope {
+    decls: Vec<(Option<String>, String)>,
+    marks: Vec<usize>,
+}
+
+impl Scope {
+    /// An empty scope.
+    pub fn new() -> Self {
+        Scope::default()
+    }
+
+    /// Enters `element`: its declarations come into scope.
+    pub fn enter(&mut self, element: &Element) {
+        self.marks.push(self.decls.len());
+        self.decls.extend(element.namespaces.iter().cloned());
+    }
+
+    /// Leaves the element last entered.
+    pub fn leave(&mut self) {
+        if let Some(m) = self.marks.pop() {
+            self.decls.truncate(m);
+        }
+    }
+
+    /// The namespace bound to `prefix` (`None`: the default namespace).
+    pub fn resolve(&self, prefix: Option<&str>) -> Option<&str> {
+        self.decls.iter().rev().find(|(p, _)| p.as_deref() == prefix).map(|(_, u)| u.as_str())
+    }
+
+    /// Every prefixed binding in scope, innermost first, each prefix once.
+    pub fn prefixed(&self) -> Vec<(&str, &str)> {
+        let mut seen: Vec<(&str, &str)> = Vec::new();
+        for (p, u) in self.decls.iter().rev() {
+            if let Some(p) = p.as_deref() {
+                if !seen.iter().any(|(q, _)| *q == p) {
+                    seen.push((p, u.as_str()));
+                }
+            }
+        }
+        seen
+    }
+}
+
 // ===== parsing =====
 
 /// Parses one XML document into its root element.

@@ -5,7 +5,7 @@ mod common;
 
 use std::time::Duration;
 
-use common::{both_bases, caps, errors, NcClient, WAIT};
+use common::{both_bases, caps, errors, test_engine, NcClient, WAIT};
 use mgmt::framing::{self, Framing};
 use mgmt::hello::{BASE_1_0, BASE_1_1};
 use mgmt::session::{self, SessionEnd, SessionSettings};
@@ -30,8 +30,13 @@ fn start(
 ) -> (DuplexStream, JoinHandle<SessionEnd>, std::sync::Arc<Registry>) {
     let (client, mut server) = tokio::io::duplex(64 * 1024);
     let registry = Registry::new(4);
+    let (dir, engine) = test_engine(Some("tester"), registry.clone());
     let handle = registry.open("tester", None).expect("room");
-    let task = tokio::spawn(async move { session::run(&mut server, &handle, &settings).await });
+    let task = tokio::spawn(async move {
+        let end = session::run(&mut server, &handle, &settings, &engine).await;
+        drop(dir);
+        end
+    });
     (client, task, registry)
 }
 
@@ -60,7 +65,7 @@ async fn base_1_0_client_gets_end_of_message_framing() {
     let (pipe, task, _r) = start(settings());
     let mut c = NcClient::connect(pipe, &caps(&[BASE_1_0])).await;
     assert_eq!(c.out, Framing::EndOfMessage);
-    let reply = c.rpc("1", "<get/>").await;
+    let reply = c.rpc("1", "<frobnicate/>").await;
     assert_eq!(errors(&reply), vec![("operation-not-supported".into(), "protocol".into())]);
     let reply = c.rpc("2", "<close-session/>").await;
     assert!(reply.child(NETCONF_BASE_NS, "ok").is_some());
@@ -95,7 +100,7 @@ async fn unsupported_operation_keeps_the_session_and_echoes_attributes() {
     let (pipe, task, _r) = start(settings());
     let mut c = NcClient::connect(pipe, &both_bases()).await;
     c.send(&format!(
-        "<rpc message-id=\"9\" xmlns=\"{NETCONF_BASE_NS}\" xmlns:ex=\"urn:ex\" ex:user=\"fred\"><get-config><source><running/></source></get-config></rpc>"
+        "<rpc message-id=\"9\" xmlns=\"{NETCONF_BASE_NS}\" xmlns:ex=\"urn:ex\" ex:user=\"fred\"><frobnicate/></rpc>"
     ))
     .await;
     let reply = mgmt::xml::parse(&c.recv().await.expect("reply")).expect("xml");
@@ -110,7 +115,7 @@ async fn unsupported_operation_keeps_the_session_and_echoes_attributes() {
         .and_then(|e| e.child(NETCONF_BASE_NS, "error-message"))
         .map(mgmt::xml::Element::text)
         .expect("error-message");
-    assert!(message.contains("get-config"), "{message}");
+    assert!(message.contains("frobnicate"), "{message}");
     let reply = c.rpc("10", "<close-session/>").await;
     assert!(reply.child(NETCONF_BASE_NS, "ok").is_some());
     assert!(matches!(ended(task).await, SessionEnd::Closed));

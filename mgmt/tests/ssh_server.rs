@@ -57,7 +57,8 @@ async fn password_login_hello_and_close_session() {
     assert_eq!((sessions[0].id, sessions[0].username.as_str()), (id, "alice"));
 
     let reply = c.rpc("1", "<get/>").await;
-    assert_eq!(errors(&reply), vec![("operation-not-supported".into(), "protocol".into())]);
+    assert_eq!(errors(&reply), vec![]);
+    assert!(reply.child(NETCONF_BASE_NS, "data").is_some(), "get answers with data");
     let reply = c.rpc("2", "<close-session/>").await;
     assert!(reply.child(NETCONF_BASE_NS, "ok").is_some());
     c.expect_closed().await;
@@ -182,4 +183,42 @@ async fn missing_users_file_stops_the_start() {
     })
     .await;
     assert!(matches!(result, Err(mgmt::ssh::StartError::Users(_))));
+}
+
+#[tokio::test]
+async fn a_subscribed_session_outlives_the_idle_time_out_over_ssh() {
+    let f = start_with(|c| c.idle_timeout = Some(Duration::from_millis(300))).await;
+    let ssh = ssh_login(f.server.local_addr(), Login::Password("alice", "wonderland"))
+        .await
+        .expect("accepted");
+    let ch = open_subsystem(&ssh, "netconf").await.expect("session");
+    let mut c = NcClient::connect(ch.into_stream(), &both_bases()).await;
+    let reply = c
+        .rpc(
+            "1",
+            "<create-subscription xmlns=\"urn:ietf:params:xml:ns:netconf:notification:1.0\"/>",
+        )
+        .await;
+    assert!(reply.child(NETCONF_BASE_NS, "ok").is_some(), "{}", reply.to_xml());
+    tokio::time::sleep(Duration::from_millis(1200)).await;
+    let reply = c.rpc("2", "<get-config><source><running/></source></get-config>").await;
+    assert!(reply.child(NETCONF_BASE_NS, "data").is_some(), "still served: {}", reply.to_xml());
+    f.server.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_connection_that_starts_no_session_is_closed() {
+    let f = start_with(|c| c.hello_timeout = Duration::from_millis(300)).await;
+    let ssh = ssh_login(f.server.local_addr(), Login::Password("alice", "wonderland"))
+        .await
+        .expect("accepted");
+    // Authenticated, but no subsystem: the server hangs up.
+    tokio::time::timeout(WAIT, async {
+        while !ssh.is_closed() {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    })
+    .await
+    .expect("the server closed the connection");
+    f.server.shutdown().await;
 }

@@ -7,13 +7,22 @@
 pub mod store;
 
 use std::path::Path;
-use std::sync::Arc;
+use std::sync::{Arc, RwLock};
 
 use thiserror::Error;
 
 pub use store::{DatastoreName, Store, StoreError};
 
+use crate::data;
 use crate::schema::{Schema, SchemaError};
+use crate::xml::Element;
+
+/// The key of the running configuration saved before a confirmed commit that is not yet
+/// confirmed: present at start means the server stopped before the confirmation, and running
+/// goes back to it (RFC 6241 §8.4.1).
+pub const CONFIRMED_BACKUP: &str = "confirmed-backup";
+/// Set once the first start's initialisation (NACM administrator) is done.
+pub const INITIALISED: &str = "initialised";
 
 /// Why a datastore operation failed.
 #[derive(Debug, Error)]
@@ -26,35 +35,113 @@ pub enum DatastoreError {
     Store(#[from] StoreError),
 }
 
+/// The content of a datastore at one moment: canonical text and its tree. Immutable; readers
+/// hold an `Arc` and never wait for writers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Snapshot {
+    /// The tree: a root element holding the top-level nodes.
+    pub root: Element,
+    /// The canonical XML (libyang's printing, explicit nodes only).
+    pub xml: String,
+    /// Whether the content passed full validation (every YANG constraint); a candidate edited
+    /// with test-option `set` may not have.
+    pub validated: bool,
+}
+
+impl Snapshot {
+    /// An empty configuration.
+    pub fn empty() -> Snapshot {
+        Snapshot { root: data::root(), xml: String::new(), validated: true }
+    }
+
+    fn from_canonical(xml: String, validated: bool) -> Result<Snapshot, SchemaError> {
+        let root = data::parse_data(&xml).map_err(|e| SchemaError::Invalid {
+            message: format!("the canonical data does not parse back: {e}"),
+            path: None,
+            app_tag: None,
+        })?;
+        Ok(Snapshot { root, xml, validated })
+    }
+}
+
+/// What opening found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Opened {
+    /// Nothing was ever initialised here: a first start.
+    pub first_start: bool,
+    /// A confirmed commit was pending when the server stopped; running was restored.
+    pub restored_confirmed: bool,
+}
+
 /// The datastores of one server.
 #[derive(Debug)]
 pub struct Datastores {
     schema: Arc<Schema>,
     store: Store,
+    running: RwLock<Arc<Snapshot>>,
+    candidate: RwLock<Arc<Snapshot>>,
+    startup: RwLock<Option<Arc<Snapshot>>>,
+}
+
+fn read<T: Clone>(l: &RwLock<T>) -> T {
+    l.read().unwrap_or_else(std::sync::PoisonError::into_inner).clone()
+}
+
+fn write<T>(l: &RwLock<T>, v: T) {
+    *l.write().unwrap_or_else(std::sync::PoisonError::into_inner) = v;
 }
 
 // ===== impl Datastores =====
 
 impl Datastores {
-    /// Opens the datastores in `dir` and loads startup into running (and candidate). A saved
-    /// startup that no longer validates (the schema changed) stops the start: nothing is
-    /// overwritten.
+    /// Opens the datastores in `dir`: startup (if saved) becomes running; otherwise running
+    /// is kept, except that a confirmed commit left unconfirmed is undone. Candidate starts as
+    /// running. A saved configuration that no longer validates (the schema changed) stops
+    /// the start: nothing is overwritten.
     pub fn open(dir: &Path, schema: Arc<Schema>) -> Result<Datastores, DatastoreError> {
+        Self::open_with(dir, schema).map(|(d, _)| d)
+    }
+
+    /// Like [`Datastores::open`], also saying what was found.
+    pub fn open_with(
+        dir: &Path,
+        schema: Arc<Schema>,
+    ) -> Result<(Datastores, Opened), DatastoreError> {
         let store = Store::open(dir)?;
-        let this = Datastores { schema, store };
-        let startup = this.store.read(DatastoreName::Startup)?;
-        let running = match startup {
-            Some(xml) => this.schema.canonical_config(&xml)?,
-            None => {
-                let running = this.store.read(DatastoreName::Running)?.unwrap_or_default();
-                this.schema.canonical_config(&running)?
-            }
+        let mut opened = Opened {
+            first_start: store.read_key(INITIALISED)?.is_none(),
+            restored_confirmed: false,
         };
-        this.store.write_all(&[
-            (DatastoreName::Running, &running),
-            (DatastoreName::Candidate, &running),
+        let startup = match store.read(DatastoreName::Startup)? {
+            Some(xml) => {
+                Some(Arc::new(Snapshot::from_canonical(schema.canonical_config(&xml)?, true)?))
+            }
+            None => None,
+        };
+        let backup = store.read_key(CONFIRMED_BACKUP)?;
+        let running_text = match (&startup, backup) {
+            (Some(s), _) => s.xml.clone(),
+            (None, Some(b)) => {
+                opened.restored_confirmed = true;
+                b
+            }
+            (None, None) => store.read(DatastoreName::Running)?.unwrap_or_default(),
+        };
+        let running =
+            Arc::new(Snapshot::from_canonical(schema.canonical_config(&running_text)?, true)?);
+        store.apply(&[
+            (DatastoreName::Running.as_str(), Some(&running.xml)),
+            (DatastoreName::Candidate.as_str(), Some(&running.xml)),
+            (CONFIRMED_BACKUP, None),
         ])?;
-        Ok(this)
+        let this = Datastores {
+            schema,
+            store,
+            candidate: RwLock::new(running.clone()),
+            running: RwLock::new(running),
+            startup: RwLock::new(startup),
+        };
+        Ok((this, opened))
     }
 
     /// The schema.
@@ -62,39 +149,118 @@ impl Datastores {
         &self.schema
     }
 
+    /// The storage.
+    pub fn store(&self) -> &Store {
+        &self.store
+    }
+
+    /// The current content of `ds` (startup: empty if it was never saved or was deleted).
+    pub fn snapshot(&self, ds: DatastoreName) -> Arc<Snapshot> {
+        match ds {
+            DatastoreName::Running => read(&self.running),
+            DatastoreName::Candidate => read(&self.candidate),
+            DatastoreName::Startup => {
+                read(&self.startup).unwrap_or_else(|| Arc::new(Snapshot::empty()))
+            }
+        }
+    }
+
+    /// Whether a startup configuration exists.
+    pub fn has_startup(&self) -> bool {
+        read(&self.startup).is_some()
+    }
+
     /// The canonical XML of `ds` (empty if it holds nothing).
     pub fn get(&self, ds: DatastoreName) -> Result<String, DatastoreError> {
-        Ok(self.store.read(ds)?.unwrap_or_default())
+        Ok(self.snapshot(ds).xml.clone())
+    }
+
+    /// Validates `xml` as a complete configuration (`full`: every YANG constraint; otherwise
+    /// only what parsing checks) and returns it in canonical form with its tree.
+    pub fn check(&self, xml: &str, full: bool) -> Result<Snapshot, SchemaError> {
+        let canonical = if full {
+            self.schema.canonical_config(xml)?
+        } else {
+            self.schema.canonical_config_unvalidated(xml)?
+        };
+        Snapshot::from_canonical(canonical, full)
+    }
+
+    /// Stores a checked snapshot as the content of `ds` (with `extra` keys in the same
+    /// transaction) and makes it current.
+    pub fn store_snapshot(
+        &self,
+        ds: DatastoreName,
+        snap: Snapshot,
+        extra: &[(&str, Option<&str>)],
+    ) -> Result<Arc<Snapshot>, DatastoreError> {
+        let mut writes: Vec<(&str, Option<&str>)> = vec![(ds.as_str(), Some(&snap.xml))];
+        writes.extend_from_slice(extra);
+        self.store.apply(&writes)?;
+        let snap = Arc::new(snap);
+        match ds {
+            DatastoreName::Running => write(&self.running, snap.clone()),
+            DatastoreName::Candidate => write(&self.candidate, snap.clone()),
+            DatastoreName::Startup => write(&self.startup, Some(snap.clone())),
+        }
+        Ok(snap)
+    }
+
+    /// Makes `snap` running and candidate at once (a commit), keeping the previous running
+    /// as the rollback copy, with `extra` keys in the same transaction.
+    pub fn store_commit(
+        &self,
+        snap: Snapshot,
+        extra: &[(&str, Option<&str>)],
+    ) -> Result<Arc<Snapshot>, DatastoreError> {
+        let old = self.snapshot(DatastoreName::Running);
+        let mut writes: Vec<(&str, Option<&str>)> = vec![
+            (DatastoreName::Running.as_str(), Some(&snap.xml)),
+            (DatastoreName::Candidate.as_str(), Some(&snap.xml)),
+            (store::ROLLBACK, Some(&old.xml)),
+        ];
+        writes.extend_from_slice(extra);
+        self.store.apply(&writes)?;
+        let snap = Arc::new(snap);
+        write(&self.running, snap.clone());
+        write(&self.candidate, snap.clone());
+        Ok(snap)
+    }
+
+    /// Deletes the startup configuration.
+    pub fn delete_startup(&self) -> Result<(), DatastoreError> {
+        self.store.apply(&[(DatastoreName::Startup.as_str(), None)])?;
+        write(&self.startup, None);
+        Ok(())
     }
 
     /// Validates `xml` as a complete configuration and makes it the content of `ds`.
     pub fn replace(&self, ds: DatastoreName, xml: &str) -> Result<(), DatastoreError> {
-        let canonical = self.schema.canonical_config(xml)?;
-        self.store.write(ds, &canonical)?;
+        let snap = self.check(xml, true)?;
+        self.store_snapshot(ds, snap, &[])?;
         Ok(())
     }
 
     /// Copies `from` into `to` (copy-config between datastores).
     pub fn copy(&self, from: DatastoreName, to: DatastoreName) -> Result<(), DatastoreError> {
-        let xml = self.get(from)?;
-        let canonical = self.schema.canonical_config(&xml)?;
-        self.store.write(to, &canonical)?;
+        let snap = self.check(&self.snapshot(from).xml, true)?;
+        self.store_snapshot(to, snap, &[])?;
         Ok(())
     }
 
     /// Validates the candidate and makes it running, atomically on disk; the previous running
     /// is kept for rollback. On a validation error nothing changes.
     pub fn commit(&self) -> Result<(), DatastoreError> {
-        let candidate = self.get(DatastoreName::Candidate)?;
-        let canonical = self.schema.canonical_config(&candidate)?;
-        self.store.commit(&canonical)?;
+        let snap = self.check(&self.snapshot(DatastoreName::Candidate).xml, true)?;
+        self.store_commit(snap, &[])?;
         Ok(())
     }
 
     /// Resets the candidate to running (discard-changes).
     pub fn discard_changes(&self) -> Result<(), DatastoreError> {
-        let running = self.get(DatastoreName::Running)?;
-        self.store.write(DatastoreName::Candidate, &running)?;
+        let running = self.snapshot(DatastoreName::Running);
+        self.store.apply(&[(DatastoreName::Candidate.as_str(), Some(&running.xml))])?;
+        write(&self.candidate, running);
         Ok(())
     }
 

@@ -49,7 +49,8 @@ impl DatastoreName {
     }
 }
 
-const ROLLBACK: &str = "rollback";
+/// The key of the running configuration before the last commit.
+pub const ROLLBACK: &str = "rollback";
 
 /// A storage failure.
 #[derive(Debug, Error)]
@@ -114,6 +115,30 @@ impl Store {
         self.tree.transaction(|tx| {
             for (ds, xml) in writes {
                 tx.insert(ds.as_str(), xml.as_bytes())?;
+            }
+            Ok::<(), ConflictableTransactionError<StoreError>>(())
+        })?;
+        self.db.flush()?;
+        Ok(())
+    }
+
+    /// The stored text under an arbitrary key (markers, the confirmed-commit backup).
+    pub fn read_key(&self, key: &'static str) -> Result<Option<String>, StoreError> {
+        text(key, self.tree.get(key)?)
+    }
+
+    /// Sets (`Some`) or removes (`None`) several keys at once, all or none, and flushes.
+    pub fn apply(&self, writes: &[(&str, Option<&str>)]) -> Result<(), StoreError> {
+        self.tree.transaction(|tx| {
+            for (key, value) in writes {
+                match value {
+                    Some(v) => {
+                        tx.insert(key.as_bytes(), v.as_bytes())?;
+                    }
+                    None => {
+                        tx.remove(key.as_bytes())?;
+                    }
+                }
             }
             Ok::<(), ConflictableTransactionError<StoreError>>(())
         })?;

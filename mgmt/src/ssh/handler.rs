@@ -4,13 +4,16 @@
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, RwLock};
+use std::time::Duration;
 
 use russh::keys::PublicKey;
 use russh::server::{Auth, Msg, PublicKeyOffer, Session, VerifiedPublicKey};
 use russh::{Channel, ChannelId, Disconnect};
 use tracing::{debug, info, warn};
 
+use crate::engine::Engine;
 use crate::session::{self, SessionEnd, SessionSettings};
 use crate::sessions::Registry;
 use crate::users::Users;
@@ -24,6 +27,8 @@ pub struct Shared {
     pub registry: Arc<Registry>,
     /// Session limits and capabilities.
     pub settings: SessionSettings,
+    /// The NETCONF engine.
+    pub engine: Arc<Engine>,
 }
 
 impl Shared {
@@ -41,12 +46,15 @@ pub struct Handler {
     channels: HashMap<ChannelId, Channel<Msg>>,
     /// Whether this connection already runs its NETCONF session (one per connection).
     has_session: bool,
+    /// Set when the session starts (the connection guard watches it).
+    started: Arc<AtomicBool>,
 }
 
 impl Handler {
-    /// A handler for a new connection from `peer`.
-    pub fn new(shared: Arc<Shared>, peer: Option<SocketAddr>) -> Self {
-        Handler { shared, peer, user: None, channels: HashMap::new(), has_session: false }
+    /// A handler for a new connection from `peer`; `started` is set when its NETCONF
+    /// session starts.
+    pub fn new(shared: Arc<Shared>, peer: Option<SocketAddr>, started: Arc<AtomicBool>) -> Self {
+        Handler { shared, peer, user: None, channels: HashMap::new(), has_session: false, started }
     }
 }
 
@@ -139,25 +147,23 @@ impl russh::server::Handler for Handler {
         };
         session.channel_success(id)?;
         self.has_session = true;
+        self.started.store(true, Ordering::Relaxed);
         info!(session = handle.id(), user, peer = ?self.peer, "NETCONF session started");
         let shared = self.shared.clone();
         let connection = session.handle();
         tokio::spawn(async move {
             let mut stream = channel.into_stream();
-            let end = session::run(&mut stream, &handle, &shared.settings).await;
+            let end = session::run(&mut stream, &handle, &shared.settings, &shared.engine).await;
             drop(stream); // closes the channel
             drop(handle); // leaves the session table
-                          // After close-session or a client hang-up the client ends the connection itself;
-                          // otherwise (time-out, kill, protocol error) the server does.
-            if !matches!(end, SessionEnd::Closed | SessionEnd::PeerClosed) {
-                let _ = connection
-                    .disconnect(
-                        Disconnect::ByApplication,
-                        format!("NETCONF session ended: {end}"),
-                        "en".into(),
-                    )
-                    .await;
+                          // After close-session or a client hang-up the client ends the connection itself
+                          // (if it does not within a few seconds, the server does); otherwise (time-out,
+                          // kill, protocol error) the server ends it at once.
+            let reason = format!("NETCONF session ended: {end}");
+            if matches!(end, SessionEnd::Closed | SessionEnd::PeerClosed) {
+                tokio::time::sleep(Duration::from_secs(5)).await;
             }
+            let _ = connection.disconnect(Disconnect::ByApplication, reason, "en".into()).await;
         });
         Ok(())
     }

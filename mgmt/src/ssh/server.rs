@@ -2,6 +2,7 @@
 //! connection limit, and runs each through russh with the [`Handler`].
 
 use std::net::SocketAddr;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, RwLock};
 
 use russh::{MethodKind, MethodSet};
@@ -13,7 +14,10 @@ use tracing::{debug, info, warn};
 
 use super::handler::{Handler, Shared};
 use super::hostkey::{self, HostKeyError};
+use crate::backend::Backend;
 use crate::config::Config;
+use crate::engine::{Engine, EngineConfig, EngineError};
+use crate::schema::{Schema, SchemaError};
 use crate::session::SessionSettings;
 use crate::sessions::Registry;
 use crate::users::{Users, UsersError};
@@ -35,6 +39,12 @@ pub enum StartError {
     /// The users file is missing or wrong.
     #[error(transparent)]
     Users(#[from] UsersError),
+    /// The YANG modules cannot be loaded.
+    #[error(transparent)]
+    Schema(#[from] SchemaError),
+    /// The datastores cannot be opened, or a backend refused the stored configuration.
+    #[error(transparent)]
+    Engine(#[from] EngineError),
     /// The address cannot be bound.
     #[error("cannot listen on {addr}: {source}")]
     Bind {
@@ -57,8 +67,16 @@ pub struct Server {
 
 impl Server {
     /// Prepares the state directory, host key and users, binds the listening socket and
-    /// starts accepting connections.
+    /// starts accepting connections. Every module is simply stored (no backend).
     pub async fn start(config: Config) -> Result<Server, StartError> {
+        Self::start_with_backends(config, Vec::new()).await
+    }
+
+    /// Like [`Server::start`], with the backends that own some modules' data.
+    pub async fn start_with_backends(
+        config: Config,
+        backends: Vec<Arc<dyn Backend>>,
+    ) -> Result<Server, StartError> {
         std::fs::create_dir_all(&config.state_dir)
             .map_err(|source| StartError::StateDir { path: config.state_dir.clone(), source })?;
         let host_key = hostkey::load_or_generate(&config.host_key_path())?;
@@ -73,20 +91,34 @@ impl Server {
             auth_rejection_time: config.auth_rejection_time,
             auth_rejection_time_initial: Some(std::time::Duration::ZERO),
             keys: vec![host_key],
-            // russh's own inactivity limit backs the session's idle time-out up, and also
-            // bounds connections that never authenticate or never open the subsystem.
-            inactivity_timeout: config
-                .idle_timeout
-                .map(|idle| idle.max(config.hello_timeout) + std::time::Duration::from_secs(5)),
+            // No connection-level inactivity limit: a subscribed session may stay quiet for
+            // hours (RFC 5277). Sessions enforce their own idle time-out; connections that
+            // never start a session are cut by the guard in `accept_loop`.
+            inactivity_timeout: None,
             max_auth_attempts: 6,
             nodelay: true,
             ..Default::default()
         };
+        let schema = {
+            let (dirs, modules) = (config.yang_dirs.clone(), config.modules.clone());
+            tokio::task::spawn_blocking(move || Schema::new(&dirs, &modules))
+                .await
+                .map_err(|e| SchemaError::Context(e.to_string()))??
+        };
+        let registry = Registry::new(config.max_sessions);
+        let engine = Engine::open(
+            &config.datastores_path(),
+            Arc::new(schema),
+            registry.clone(),
+            EngineConfig { admin_user: config.admin_user.clone(), replay_log: config.replay_log },
+            backends,
+        )?;
         let shared = Arc::new(Shared {
             users: RwLock::new(Arc::new(users)),
-            registry: Registry::new(config.max_sessions),
+            registry,
+            engine: engine.clone(),
             settings: SessionSettings {
-                capabilities: config.capabilities(),
+                capabilities: engine.capabilities().to_vec(),
                 max_message_size: config.max_message_size,
                 hello_timeout: config.hello_timeout,
                 idle_timeout: config.idle_timeout,
@@ -108,6 +140,7 @@ impl Server {
             shared.clone(),
             Arc::new(Semaphore::new(config.max_connections)),
             stopped,
+            config.hello_timeout,
         ));
         Ok(Server { local_addr, shared, users_path, stop, task })
     }
@@ -120,6 +153,11 @@ impl Server {
     /// The session table.
     pub fn sessions(&self) -> &Arc<Registry> {
         &self.shared.registry
+    }
+
+    /// The NETCONF engine (datastores, notifications).
+    pub fn engine(&self) -> &Arc<Engine> {
+        &self.shared.engine
     }
 
     /// Re-reads the users file; on error the previous users stay in force.
@@ -144,6 +182,7 @@ async fn accept_loop(
     shared: Arc<Shared>,
     connections: Arc<Semaphore>,
     mut stopped: watch::Receiver<bool>,
+    start_timeout: std::time::Duration,
 ) {
     loop {
         let (socket, peer) = tokio::select! {
@@ -164,7 +203,8 @@ async fn accept_loop(
             continue;
         };
         let _ = socket.set_nodelay(true);
-        let handler = Handler::new(shared.clone(), Some(peer));
+        let started = Arc::new(AtomicBool::new(false));
+        let handler = Handler::new(shared.clone(), Some(peer), started.clone());
         let ssh = ssh.clone();
         let mut stopped = stopped.clone();
         tokio::spawn(async move {
@@ -172,6 +212,13 @@ async fn accept_loop(
             match russh::server::run_stream(ssh, socket, handler).await {
                 Ok(session) => {
                     let handle = session.handle();
+                    // Authentication, the subsystem and the hello must be done in time.
+                    let guard = async {
+                        tokio::time::sleep(start_timeout).await;
+                        if started.load(Ordering::Relaxed) {
+                            std::future::pending::<()>().await;
+                        }
+                    };
                     tokio::select! {
                         result = session => {
                             if let Err(e) = result {
@@ -181,6 +228,12 @@ async fn accept_loop(
                         _ = stopped.changed() => {
                             let _ = handle
                                 .disconnect(russh::Disconnect::ByApplication, "server shutting down".into(), "en".into())
+                                .await;
+                        }
+                        () = guard => {
+                            warn!(%peer, "closing a connection that started no NETCONF session in time");
+                            let _ = handle
+                                .disconnect(russh::Disconnect::ByApplication, "no NETCONF session started in time".into(), "en".into())
                                 .await;
                         }
                     }

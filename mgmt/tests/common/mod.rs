@@ -3,8 +3,10 @@
 //! external-tool convention of the workspace's tests.
 #![allow(dead_code)] // each test binary uses a different subset
 
+pub mod fixture;
+
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock};
 use std::time::Duration;
 
 use argon2::{Algorithm, Argon2, Params, PasswordHasher, Version};
@@ -12,6 +14,54 @@ use mgmt::framing::{self, Decoder, Framing};
 use mgmt::hello::{self, Hello, Sender, BASE_1_0, BASE_1_1};
 use mgmt::xml::{self, Element, NETCONF_BASE_NS};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+
+/// The test modules' directory (`tests/yang`).
+pub fn test_yang_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/yang")
+}
+
+/// The modules tests implement besides the base ones.
+pub fn test_modules() -> Vec<mgmt::schema::ModuleSpec> {
+    vec![
+        mgmt::schema::ModuleSpec::new("ietf-interfaces", &[]),
+        mgmt::schema::ModuleSpec::new("iana-if-type", &[]),
+    ]
+}
+
+static SCHEMA: LazyLock<Arc<mgmt::schema::Schema>> = LazyLock::new(|| {
+    Arc::new(mgmt::schema::Schema::new(&[test_yang_dir()], &test_modules()).expect("test schema"))
+});
+
+/// The tests' schema (built once per test binary).
+pub fn test_schema() -> Arc<mgmt::schema::Schema> {
+    SCHEMA.clone()
+}
+
+/// An engine on fresh datastores in a temporary directory, `admin` made NACM administrator.
+pub fn test_engine(
+    admin: Option<&str>,
+    registry: Arc<mgmt::sessions::Registry>,
+) -> (tempfile::TempDir, Arc<mgmt::engine::Engine>) {
+    test_engine_with(admin, registry, Vec::new())
+}
+
+/// Like [`test_engine`], with backends.
+pub fn test_engine_with(
+    admin: Option<&str>,
+    registry: Arc<mgmt::sessions::Registry>,
+    backends: Vec<Arc<dyn mgmt::backend::Backend>>,
+) -> (tempfile::TempDir, Arc<mgmt::engine::Engine>) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let engine = mgmt::engine::Engine::open(
+        dir.path(),
+        test_schema(),
+        registry,
+        mgmt::engine::EngineConfig { admin_user: admin.map(str::to_string), replay_log: 64 },
+        backends,
+    )
+    .expect("engine");
+    (dir, engine)
+}
 
 /// How long any single wait in a test may take before the test fails.
 pub const WAIT: Duration = Duration::from_secs(20);

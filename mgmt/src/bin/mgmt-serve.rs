@@ -1,0 +1,51 @@
+//! Runs the NETCONF server until interrupted (for trying it by hand, and for tests that need
+//! a real process to kill):
+//!
+//! ```text
+//! mgmt-serve STATE_DIR [PORT] [--yang DIR]... [--module NAME]... [--admin USER] [--idle SECS]
+//! ssh -p PORT -s alice@127.0.0.1 netconf
+//! ```
+//!
+//! STATE_DIR must hold a `users` file (see `mgmt::users`); the host key and the datastores
+//! are kept there. PORT 0 picks a free port; the line `listening on ADDR` on stdout says which.
+
+use std::io::Write as _;
+use std::path::PathBuf;
+use std::time::Duration;
+
+const USAGE: &str =
+    "usage: mgmt-serve STATE_DIR [PORT] [--yang DIR]... [--module NAME]... [--admin USER] [--idle SECS]";
+
+#[tokio::main]
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let mut args = std::env::args().skip(1);
+    let state_dir: PathBuf = args.next().ok_or(USAGE)?.into();
+    let mut port: u16 = 8300;
+    let mut config = mgmt::config::Config {
+        state_dir: state_dir.clone(),
+        auth_rejection_time: Duration::from_millis(500),
+        ..Default::default()
+    };
+    while let Some(a) = args.next() {
+        match a.as_str() {
+            "--yang" => config.yang_dirs.push(args.next().ok_or(USAGE)?.into()),
+            "--module" => config
+                .modules
+                .push(mgmt::schema::ModuleSpec::new(&args.next().ok_or(USAGE)?, &["*"])),
+            "--admin" => config.admin_user = Some(args.next().ok_or(USAGE)?),
+            "--idle" => {
+                config.idle_timeout = Some(Duration::from_secs(args.next().ok_or(USAGE)?.parse()?))
+            }
+            p => port = p.parse().map_err(|_| USAGE)?,
+        }
+    }
+    config.listen = std::net::SocketAddr::from(([127, 0, 0, 1], port));
+    let server = mgmt::ssh::Server::start(config).await?;
+    let mut out = std::io::stdout();
+    writeln!(out, "listening on {}", server.local_addr())?;
+    out.flush()?;
+    eprintln!("NETCONF over SSH on {}; Ctrl-C stops", server.local_addr());
+    tokio::signal::ctrl_c().await?;
+    server.shutdown().await;
+    Ok(())
+}

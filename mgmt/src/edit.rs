@@ -1,0 +1,892 @@
+//! `<edit-config>` applied to a data tree (RFC 6241 §7.2): the operations merge, replace,
+//! create, delete and remove (the `operation` attribute), the default operation, ordered-by
+//! user insertion (RFC 7950 §7.8.6 `insert`/`key`/`value`), choice case exclusion, and
+//! rpc-errors with error-path for every refusal.
+//!
+//! The edit works on a copy of the target's tree; schema validation of the result (types,
+//! mandatory nodes, leafrefs, must, unique...) is libyang's job afterwards.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+
+use crate::data::{key_of, DataPath, Key, Step};
+use crate::error::{ErrorInfo, ErrorTag, ErrorType, RpcError};
+use crate::model::{Kind, Model, SNode};
+use crate::xml::{Attribute, Element, Node, Scope, NETCONF_BASE_NS};
+
+/// The YANG namespace of the `insert`, `key` and `value` attributes.
+pub const YANG_NS: &str = "urn:ietf:params:xml:ns:yang:1";
+
+/// An edit operation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Op {
+    /// Merge into the existing data.
+    Merge,
+    /// Replace the existing node.
+    Replace,
+    /// Create; data-exists if present.
+    Create,
+    /// Delete; data-missing if absent.
+    Delete,
+    /// Delete if present.
+    Remove,
+    /// No operation: only locates the nodes below.
+    None,
+}
+
+impl Op {
+    fn from_name(s: &str) -> Option<Op> {
+        match s {
+            "merge" => Some(Op::Merge),
+            "replace" => Some(Op::Replace),
+            "create" => Some(Op::Create),
+            "delete" => Some(Op::Delete),
+            "remove" => Some(Op::Remove),
+            _ => None,
+        }
+    }
+}
+
+/// `error-option`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ErrorOption {
+    /// Stop at the first error (nothing is applied).
+    StopOnError,
+    /// Apply what can be applied, report every error.
+    ContinueOnError,
+    /// Stop at the first error and restore the target (nothing is applied).
+    RollbackOnError,
+}
+
+struct Ctx<'a> {
+    model: &'a Model,
+    continue_on_error: bool,
+    errors: Vec<RpcError>,
+}
+
+/// Stops the walk (stop-on-error, rollback-on-error).
+struct Stop;
+
+impl Ctx<'_> {
+    fn fail(&mut self, e: RpcError) -> Result<(), Stop> {
+        self.errors.push(e);
+        if self.continue_on_error {
+            Ok(())
+        } else {
+            Err(Stop)
+        }
+    }
+}
+
+fn with_path(e: RpcError, path: &DataPath) -> RpcError {
+    let (xpath, ns) = path.to_xpath();
+    e.with_path(xpath, ns)
+}
+
+/// Applies the children of `config` (the `<config>` element) to `root` (a tree's root
+/// holding its top-level nodes). `default_op` is merge, replace or none. Returns the errors;
+/// with stop-on-error or rollback-on-error any error means `root` must be thrown away.
+pub fn apply(
+    model: &Model,
+    root: &mut Element,
+    config: &Element,
+    scope: &Scope,
+    default_op: Op,
+    error_option: ErrorOption,
+) -> Vec<RpcError> {
+    let mut ctx = Ctx {
+        model,
+        continue_on_error: error_option == ErrorOption::ContinueOnError,
+        errors: Vec::new(),
+    };
+    let mut scope = scope.clone();
+    scope.enter(config);
+    let path = DataPath::default();
+    let _ = if default_op == Op::Replace {
+        // The <config> completely replaces the datastore (RFC 6241 §7.2).
+        match build_children(&mut ctx, None, config, &mut scope, &path) {
+            Ok(children) => {
+                root.children = children.into_iter().map(Node::Element).collect();
+                Ok(())
+            }
+            Err(Stop) => Err(Stop),
+        }
+    } else {
+        edit_children(&mut ctx, None, root, config, default_op, &mut scope, &path)
+    };
+    ctx.errors
+}
+
+/// The operation attribute of `e`, if any (`nc:operation`; an unprefixed `operation` is
+/// accepted too, as many hand-written requests use it).
+fn op_attr(e: &Element) -> Option<&str> {
+    e.attribute_ns(NETCONF_BASE_NS, "operation").or_else(|| e.attribute("operation"))
+}
+
+fn resolve_child<'m>(
+    ctx: &mut Ctx<'m>,
+    sparent: Option<&'m SNode>,
+    c: &Element,
+    path: &DataPath,
+) -> Result<Option<&'m Arc<SNode>>, Stop> {
+    let ns = c.namespace.as_deref().unwrap_or_default();
+    if let Some(s) = ctx.model.child_of(sparent, ns, &c.name) {
+        if !s.config {
+            ctx.fail(with_path(
+                RpcError::new(ErrorTag::InvalidValue, ErrorType::Application)
+                    .with_message(format!(
+                        "<{}> is state data, not configuration; it cannot be edited.",
+                        c.name
+                    ))
+                    .with_info(ErrorInfo::BadElement(c.name.clone())),
+                &path.child(Step::named(s)),
+            ))?;
+            return Ok(None);
+        }
+        return Ok(Some(s));
+    }
+    let e = if c.namespace.is_some() && ctx.model.module_by_namespace(ns).is_none() {
+        RpcError::new(ErrorTag::UnknownNamespace, ErrorType::Application)
+            .with_message(format!(
+                "The namespace '{ns}' of <{}> belongs to no module this server implements.",
+                c.name
+            ))
+            .with_info(ErrorInfo::BadElement(c.name.clone()))
+            .with_info(ErrorInfo::BadNamespace(ns.to_string()))
+    } else {
+        let place = match path.0.last() {
+            Some(p) => format!("in <{}>", p.name),
+            None => "at the top level".to_string(),
+        };
+        RpcError::new(ErrorTag::UnknownElement, ErrorType::Application)
+            .with_message(format!(
+                "The schema has no element <{}> in namespace '{ns}' {place}.",
+                c.name
+            ))
+            .with_info(ErrorInfo::BadElement(c.name.clone()))
+    };
+    ctx.fail(with_path(e, path))?;
+    Ok(None)
+}
+
+/// Checks that every key of list entry `c` is present.
+fn check_keys(ctx: &mut Ctx<'_>, c: &Element, s: &SNode, path: &DataPath) -> Result<bool, Stop> {
+    for k in &s.keys {
+        let n = c
+            .elements()
+            .filter(|e| e.name == *k && e.namespace.as_deref() == Some(&s.namespace))
+            .count();
+        if n != 1 {
+            let (tag, what) = if n == 0 {
+                (ErrorTag::MissingElement, "has no")
+            } else {
+                (ErrorTag::BadElement, "has more than one")
+            };
+            ctx.fail(with_path(
+                RpcError::new(tag, ErrorType::Application)
+                    .with_message(format!(
+                        "The <{}> list entry {what} key <{k}>; give each key exactly once.",
+                        s.name
+                    ))
+                    .with_info(ErrorInfo::BadElement(k.clone())),
+                &path.child(Step::named(s)),
+            ))?;
+            return Ok(false);
+        }
+    }
+    Ok(true)
+}
+
+/// The sibling set of one parent during an edit.
+struct Siblings {
+    elems: Vec<Option<Element>>,
+    index: HashMap<Key, usize>,
+    created: HashSet<usize>,
+}
+
+impl Siblings {
+    fn new(model: &Model, sparent: Option<&SNode>, data: &mut Element) -> Siblings {
+        let mut elems = Vec::with_capacity(data.children.len());
+        let mut index = HashMap::with_capacity(data.children.len());
+        for n in std::mem::take(&mut data.children) {
+            if let Node::Element(e) = n {
+                let s =
+                    model.child_of(sparent, e.namespace.as_deref().unwrap_or_default(), &e.name);
+                index.insert(key_of(&e, s.map(Arc::as_ref)), elems.len());
+                elems.push(Some(e));
+            }
+        }
+        Siblings { elems, index, created: HashSet::new() }
+    }
+
+    fn finish(self, data: &mut Element) {
+        data.children = self.elems.into_iter().flatten().map(Node::Element).collect();
+    }
+
+    fn remove(&mut self, key: &Key) -> Option<(usize, Element)> {
+        let i = self.index.remove(key)?;
+        self.elems.get_mut(i)?.take().map(|e| (i, e))
+    }
+
+    fn reindex(&mut self, model: &Model, sparent: Option<&SNode>) {
+        let mut elems: Vec<Option<Element>> =
+            std::mem::take(&mut self.elems).into_iter().filter(Option::is_some).collect();
+        self.index.clear();
+        self.created.clear();
+        for (i, e) in elems.iter_mut().enumerate() {
+            if let Some(e) = e {
+                let s =
+                    model.child_of(sparent, e.namespace.as_deref().unwrap_or_default(), &e.name);
+                self.index.insert(key_of(e, s.map(Arc::as_ref)), i);
+            }
+        }
+        self.elems = elems;
+    }
+
+    /// Inserts `e` at `pos` (`None`: at the end).
+    fn insert(
+        &mut self,
+        model: &Model,
+        sparent: Option<&SNode>,
+        key: Key,
+        e: Element,
+        pos: Option<usize>,
+    ) {
+        match pos {
+            None => {
+                let i = self.elems.len();
+                self.elems.push(Some(e));
+                self.index.insert(key, i);
+                self.created.insert(i);
+            }
+            Some(p) => {
+                let created_keys: Vec<Key> = self
+                    .created
+                    .iter()
+                    .filter_map(|&i| self.elems.get(i).and_then(Option::as_ref))
+                    .map(|e| {
+                        key_of(
+                            e,
+                            model
+                                .child_of(
+                                    sparent,
+                                    e.namespace.as_deref().unwrap_or_default(),
+                                    &e.name,
+                                )
+                                .map(Arc::as_ref),
+                        )
+                    })
+                    .collect();
+                let p = p.min(self.elems.len());
+                self.elems.insert(p, Some(e));
+                self.reindex(model, sparent);
+                for k in created_keys.iter().chain(std::iter::once(&key)) {
+                    if let Some(&i) = self.index.get(k) {
+                        self.created.insert(i);
+                    }
+                }
+            }
+        }
+    }
+
+    fn get_mut(&mut self, key: &Key) -> Option<&mut Element> {
+        let i = *self.index.get(key)?;
+        self.elems.get_mut(i)?.as_mut()
+    }
+}
+
+/// Where an ordered-by user entry goes, from its `insert` attribute; `Ok(None)`: at the end
+/// (or where it already is).
+fn insert_position(
+    ctx: &mut Ctx<'_>,
+    sibs: &Siblings,
+    c: &Element,
+    s: &SNode,
+    path: &DataPath,
+) -> Result<Option<Option<usize>>, Stop> {
+    let Some(how) = c.attribute_ns(YANG_NS, "insert") else { return Ok(Some(None)) };
+    if !s.user_ordered {
+        return Ok(Some(None));
+    }
+    let bad = |msg: String| {
+        with_path(
+            RpcError::new(ErrorTag::BadAttribute, ErrorType::Application)
+                .with_message(msg)
+                .with_info(ErrorInfo::BadAttribute("insert".into()))
+                .with_info(ErrorInfo::BadElement(c.name.clone())),
+            &path.child(Step::named(s)),
+        )
+    };
+    let first_of = |sibs: &Siblings| {
+        sibs.elems.iter().position(|e| {
+            e.as_ref()
+                .is_some_and(|e| e.name == s.name && e.namespace.as_deref() == Some(&s.namespace))
+        })
+    };
+    match how {
+        "first" => Ok(Some(Some(first_of(sibs).unwrap_or(sibs.elems.len())))),
+        "last" => Ok(Some(None)),
+        "before" | "after" => {
+            let values = if s.kind == Kind::List {
+                let Some(k) = c.attribute_ns(YANG_NS, "key") else {
+                    ctx.fail(bad(format!(
+                        "insert=\"{how}\" needs a yang:key attribute naming the entry."
+                    )))?;
+                    return Ok(None);
+                };
+                match parse_key_predicates(k, &s.keys) {
+                    Some(v) => v,
+                    None => {
+                        ctx.fail(bad(format!(
+                            "The yang:key attribute '{k}' does not name every key of <{}>.",
+                            s.name
+                        )))?;
+                        return Ok(None);
+                    }
+                }
+            } else {
+                let Some(v) = c.attribute_ns(YANG_NS, "value") else {
+                    ctx.fail(bad(format!("insert=\"{how}\" needs a yang:value attribute.")))?;
+                    return Ok(None);
+                };
+                vec![v.to_string()]
+            };
+            let key = Key { ns: s.namespace.clone(), name: s.name.clone(), values };
+            match sibs.index.get(&key) {
+                Some(&i) => Ok(Some(Some(if how == "before" { i } else { i + 1 }))),
+                None => {
+                    let mut e = bad(format!(
+                        "The entry named by the insert attribute does not exist in <{}>.",
+                        s.name
+                    ));
+                    e.tag = ErrorTag::DataMissing;
+                    e.app_tag = Some("missing-instance".into());
+                    ctx.fail(e)?;
+                    Ok(None)
+                }
+            }
+        }
+        other => {
+            ctx.fail(bad(format!(
+                "'{other}' is not an insert value; use first, last, before or after."
+            )))?;
+            Ok(None)
+        }
+    }
+}
+
+/// Parses `[k='v'][p:k2="w"]` into values in key order.
+fn parse_key_predicates(text: &str, keys: &[String]) -> Option<Vec<String>> {
+    let mut found: HashMap<String, String> = HashMap::new();
+    let mut rest = text.trim();
+    while let Some(r) = rest.strip_prefix('[') {
+        let eq = r.find('=')?;
+        let name = r[..eq].trim();
+        let name = name.rsplit(':').next().unwrap_or(name).to_string();
+        let r = r[eq + 1..].trim_start();
+        let quote = r.chars().next()?;
+        if quote != '\'' && quote != '"' {
+            return None;
+        }
+        let r = &r[1..];
+        let end = r.find(quote)?;
+        found.insert(name, r[..end].to_string());
+        rest = r[end + 1..].trim_start().strip_prefix(']')?.trim_start();
+    }
+    if !rest.is_empty() {
+        return None;
+    }
+    keys.iter().map(|k| found.get(k).cloned()).collect()
+}
+
+fn edit_children<'m>(
+    ctx: &mut Ctx<'m>,
+    sparent: Option<&'m SNode>,
+    data: &mut Element,
+    cfg: &Element,
+    parent_op: Op,
+    scope: &mut Scope,
+    path: &DataPath,
+) -> Result<(), Stop> {
+    let mut sibs = Siblings::new(ctx.model, sparent, data);
+    let result = edit_siblings(ctx, sparent, &mut sibs, cfg, parent_op, scope, path);
+    // Choice cases: a node created in one case removes the other cases' nodes.
+    let created_cases: Vec<(u32, u32)> = sibs
+        .created
+        .iter()
+        .filter_map(|&i| sibs.elems.get(i).and_then(Option::as_ref))
+        .filter_map(|e| {
+            ctx.model.child_of(sparent, e.namespace.as_deref().unwrap_or_default(), &e.name)
+        })
+        .flat_map(|s| s.cases.iter().copied())
+        .collect();
+    if !created_cases.is_empty() {
+        for (i, slot) in sibs.elems.iter_mut().enumerate() {
+            if sibs.created.contains(&i) {
+                continue;
+            }
+            let conflict = slot.as_ref().is_some_and(|e| {
+                ctx.model
+                    .child_of(sparent, e.namespace.as_deref().unwrap_or_default(), &e.name)
+                    .is_some_and(|s| {
+                        s.cases.iter().any(|(ch, case)| {
+                            created_cases.iter().any(|(ch2, case2)| ch == ch2 && case != case2)
+                        })
+                    })
+            });
+            if conflict {
+                *slot = None;
+            }
+        }
+    }
+    sibs.finish(data);
+    result
+}
+
+fn edit_siblings<'m>(
+    ctx: &mut Ctx<'m>,
+    sparent: Option<&'m SNode>,
+    sibs: &mut Siblings,
+    cfg: &Element,
+    parent_op: Op,
+    scope: &mut Scope,
+    path: &DataPath,
+) -> Result<(), Stop> {
+    for c in cfg.elements() {
+        scope.enter(c);
+        let r = edit_one(ctx, sparent, sibs, c, parent_op, scope, path);
+        scope.leave();
+        r?;
+    }
+    Ok(())
+}
+
+fn edit_one<'m>(
+    ctx: &mut Ctx<'m>,
+    sparent: Option<&'m SNode>,
+    sibs: &mut Siblings,
+    c: &Element,
+    parent_op: Op,
+    scope: &mut Scope,
+    path: &DataPath,
+) -> Result<(), Stop> {
+    let Some(s) = resolve_child(ctx, sparent, c, path)? else { return Ok(()) };
+    if s.is_key && sparent.is_some_and(|p| p.kind == Kind::List) {
+        // Keys identify their entry; they are not edited.
+        return Ok(());
+    }
+    let op = match op_attr(c) {
+        None => parent_op,
+        Some(v) => match Op::from_name(v) {
+            Some(op) => op,
+            None => {
+                return ctx.fail(with_path(
+                    RpcError::new(ErrorTag::BadAttribute, ErrorType::Application)
+                        .with_message(format!(
+                            "'{v}' is not an edit operation; use merge, replace, create, delete or remove."
+                        ))
+                        .with_info(ErrorInfo::BadAttribute("operation".into()))
+                        .with_info(ErrorInfo::BadElement(c.name.clone())),
+                    &path.child(Step::named(s)),
+                ));
+            }
+        },
+    };
+    if s.kind == Kind::List && !check_keys(ctx, c, s, path)? {
+        return Ok(());
+    }
+    let key = key_of(c, Some(s));
+    let here = path.child(Step::of(c, s));
+    let exists = sibs.index.contains_key(&key);
+    match op {
+        Op::Delete | Op::Remove => {
+            if sibs.remove(&key).is_none() && op == Op::Delete {
+                ctx.fail(with_path(
+                    RpcError::new(ErrorTag::DataMissing, ErrorType::Application).with_message(
+                        format!("<{}> cannot be deleted: it does not exist.", c.name),
+                    ),
+                    &here,
+                ))?;
+            }
+        }
+        Op::Create if exists => {
+            ctx.fail(with_path(
+                RpcError::new(ErrorTag::DataExists, ErrorType::Application).with_message(format!(
+                    "<{}> cannot be created: it already exists; use merge or replace.",
+                    c.name
+                )),
+                &here,
+            ))?;
+        }
+        Op::Create | Op::Replace => {
+            let Some(pos) = insert_position(ctx, sibs, c, s, path)? else { return Ok(()) };
+            let built = build(ctx, s, c, scope, path)?;
+            let Some(built) = built else { return Ok(()) };
+            let old = sibs.remove(&key);
+            let pos = pos.or(old.map(|(i, _)| i));
+            sibs.insert(ctx.model, sparent, key, built, pos);
+        }
+        Op::Merge => {
+            if !exists {
+                let Some(pos) = insert_position(ctx, sibs, c, s, path)? else { return Ok(()) };
+                if s.is_term() || s.kind == Kind::AnyData {
+                    if let Some(built) = build(ctx, s, c, scope, path)? {
+                        sibs.insert(ctx.model, sparent, key, built, pos);
+                    }
+                } else {
+                    let mut node = skeleton(c, s);
+                    edit_children(ctx, Some(s), &mut node, c, Op::Merge, scope, &here)?;
+                    sibs.insert(ctx.model, sparent, key, node, pos);
+                }
+            } else if s.is_term() || s.kind == Kind::AnyData {
+                if s.kind == Kind::LeafList && c.attribute_ns(YANG_NS, "insert").is_some() {
+                    // Moving an existing entry.
+                    let Some(pos) = insert_position(ctx, sibs, c, s, path)? else { return Ok(()) };
+                    if let (Some(pos), Some((_, e))) = (pos, sibs.remove(&key)) {
+                        sibs.insert(ctx.model, sparent, key, e, Some(pos));
+                    }
+                } else if let Some(built) = build(ctx, s, c, scope, path)? {
+                    if let Some(d) = sibs.get_mut(&key) {
+                        *d = built;
+                    }
+                }
+            } else {
+                if s.kind == Kind::List && c.attribute_ns(YANG_NS, "insert").is_some() {
+                    let Some(pos) = insert_position(ctx, sibs, c, s, path)? else { return Ok(()) };
+                    if let (Some(pos), Some((_, e))) = (pos, sibs.remove(&key)) {
+                        sibs.insert(ctx.model, sparent, key.clone(), e, Some(pos));
+                    }
+                }
+                if let Some(d) = sibs.get_mut(&key) {
+                    edit_children(ctx, Some(s), d, c, Op::Merge, scope, &here)?;
+                }
+            }
+        }
+        Op::None => {
+            if s.is_term() || s.kind == Kind::AnyData {
+                return Ok(());
+            }
+            if let Some(d) = sibs.get_mut(&key) {
+                edit_children(ctx, Some(s), d, c, Op::None, scope, &here)?;
+            } else if writes_below(c) {
+                let mut node = skeleton(c, s);
+                edit_children(ctx, Some(s), &mut node, c, Op::None, scope, &here)?;
+                sibs.insert(ctx.model, sparent, key, node, None);
+            } else if !only_removes_below(c) {
+                ctx.fail(with_path(
+                    RpcError::new(ErrorTag::DataMissing, ErrorType::Application).with_message(
+                        format!(
+                            "<{}> does not exist, and default-operation none does not create it; \
+                             give it an operation or create it first.",
+                            c.name
+                        ),
+                    ),
+                    &here,
+                ))?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Whether an element below `c` asks to merge, replace or create (so its ancestors must
+/// exist).
+fn writes_below(c: &Element) -> bool {
+    c.elements().any(|e| {
+        matches!(op_attr(e).and_then(Op::from_name), Some(Op::Merge | Op::Replace | Op::Create))
+            || writes_below(e)
+    })
+}
+
+/// Whether every operation below `c` is `remove` (and there is at least one).
+fn only_removes_below(c: &Element) -> bool {
+    fn walk(c: &Element, any: &mut bool) -> bool {
+        c.elements().all(|e| match op_attr(e).and_then(Op::from_name) {
+            Some(Op::Remove) => {
+                *any = true;
+                true
+            }
+            Some(_) => false,
+            None => walk(e, any),
+        })
+    }
+    let mut any = false;
+    walk(c, &mut any) && any
+}
+
+/// A new container or list entry holding only its keys.
+fn skeleton(c: &Element, s: &SNode) -> Element {
+    let mut node = Element::new(&s.namespace, &s.name);
+    if s.kind == Kind::List {
+        for k in &s.keys {
+            if let Some(kv) =
+                c.elements().find(|e| e.name == *k && e.namespace.as_deref() == Some(&s.namespace))
+            {
+                node.push(clean_leaf(kv, &Scope::new()));
+            }
+        }
+    }
+    node
+}
+
+/// A copy of leaf `c` without prefix or attributes, declaring the in-scope prefixes its value
+/// uses (identityrefs, instance-identifiers).
+fn clean_leaf(c: &Element, scope: &Scope) -> Element {
+    let text = c.text();
+    let mut e = Element {
+        namespace: c.namespace.clone(),
+        name: c.name.clone(),
+        children: if text.is_empty() { Vec::new() } else { vec![Node::Text(text.clone())] },
+        ..Element::default()
+    };
+    if text.contains(':') {
+        for (p, uri) in scope.prefixed() {
+            if text.contains(&format!("{p}:")) {
+                e.namespaces.push((Some(p.to_string()), uri.to_string()));
+            }
+        }
+        // Declarations on the leaf itself win over outer ones (scope already has them).
+    }
+    e
+}
+
+/// A clean copy of the config subtree `c` (a node being created or replaced): operation
+/// attributes dropped, nodes marked delete/remove left out, unknown nodes refused.
+fn build<'m>(
+    ctx: &mut Ctx<'m>,
+    s: &'m SNode,
+    c: &Element,
+    scope: &mut Scope,
+    path: &DataPath,
+) -> Result<Option<Element>, Stop> {
+    match s.kind {
+        Kind::Leaf | Kind::LeafList => {
+            if c.has_elements() {
+                ctx.fail(with_path(
+                    RpcError::new(ErrorTag::BadElement, ErrorType::Application)
+                        .with_message(format!("<{}> takes a value, not child elements.", c.name))
+                        .with_info(ErrorInfo::BadElement(c.name.clone())),
+                    &path.child(Step::of(c, s)),
+                ))?;
+                return Ok(None);
+            }
+            Ok(Some(clean_leaf(c, scope)))
+        }
+        Kind::AnyData => {
+            let mut e = c.clone();
+            e.prefix = None;
+            e.attributes.retain(|a: &Attribute| {
+                a.namespace.as_deref() != Some(NETCONF_BASE_NS) && a.name != "operation"
+            });
+            Ok(Some(e))
+        }
+        Kind::Container | Kind::List => {
+            let here = path.child(Step::of(c, s));
+            let children = build_children(ctx, Some(s), c, scope, &here)?;
+            let mut e = Element::new(&s.namespace, &s.name);
+            e.children = children.into_iter().map(Node::Element).collect();
+            Ok(Some(e))
+        }
+    }
+}
+
+fn build_children<'m>(
+    ctx: &mut Ctx<'m>,
+    sparent: Option<&'m SNode>,
+    c: &Element,
+    scope: &mut Scope,
+    path: &DataPath,
+) -> Result<Vec<Element>, Stop> {
+    let mut out: Vec<Element> = Vec::new();
+    let mut seen: HashSet<Key> = HashSet::new();
+    for child in c.elements() {
+        scope.enter(child);
+        let r = (|| -> Result<(), Stop> {
+            let Some(cs) = resolve_child(ctx, sparent, child, path)? else { return Ok(()) };
+            match op_attr(child) {
+                Some("delete" | "remove") => return Ok(()),
+                Some(v) if Op::from_name(v).is_none() => {
+                    return ctx.fail(with_path(
+                        RpcError::new(ErrorTag::BadAttribute, ErrorType::Application)
+                            .with_message(format!("'{v}' is not an edit operation."))
+                            .with_info(ErrorInfo::BadAttribute("operation".into()))
+                            .with_info(ErrorInfo::BadElement(child.name.clone())),
+                        &path.child(Step::named(cs)),
+                    ));
+                }
+                _ => {}
+            }
+            if cs.kind == Kind::List && !check_keys(ctx, child, cs, path)? {
+                return Ok(());
+            }
+            let key = key_of(child, Some(cs));
+            if !seen.insert(key) {
+                return ctx.fail(with_path(
+                    RpcError::new(ErrorTag::BadElement, ErrorType::Application)
+                        .with_message(format!(
+                            "<{}> appears twice for the same instance; give each instance once.",
+                            child.name
+                        ))
+                        .with_info(ErrorInfo::BadElement(child.name.clone())),
+                    &path.child(Step::of(child, cs)),
+                ));
+            }
+            if let Some(b) = build(ctx, cs, child, scope, path)? {
+                out.push(b);
+            }
+            Ok(())
+        })();
+        scope.leave();
+        r?;
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::data::{data_text, parse_data};
+    use crate::schema::{ModuleSpec, Schema};
+    use crate::xml;
+
+    const IF: &str = "urn:ietf:params:xml:ns:yang:ietf-interfaces";
+    const IANA: &str = "urn:ietf:params:xml:ns:yang:iana-if-type";
+
+    fn schema() -> Schema {
+        Schema::new(
+            &[],
+            &[ModuleSpec::new("ietf-interfaces", &[]), ModuleSpec::new("iana-if-type", &[])],
+        )
+        .expect("schema")
+    }
+
+    fn config(body: &str) -> Element {
+        let text = format!(
+            "<config xmlns=\"{NETCONF_BASE_NS}\" xmlns:nc=\"{NETCONF_BASE_NS}\" xmlns:ianaift=\"{IANA}\">{body}</config>"
+        );
+        let mut e = xml::parse(text.as_bytes()).expect("xml");
+        e.strip_blank_text();
+        e
+    }
+
+    fn iface(name: &str, extra: &str, op: &str) -> String {
+        format!(
+            "<interfaces xmlns=\"{IF}\"><interface{op}><name>{name}</name><type>ianaift:ethernetCsmacd</type>{extra}</interface></interfaces>"
+        )
+    }
+
+    fn run(s: &Schema, root: &mut Element, body: &str, op: Op) -> Vec<RpcError> {
+        apply(s.model(), root, &config(body), &Scope::new(), op, ErrorOption::StopOnError)
+    }
+
+    fn canonical(s: &Schema, root: &Element) -> String {
+        s.canonical_config(&data_text(root)).expect("valid")
+    }
+
+    #[test]
+    fn merge_create_delete_remove() {
+        let s = schema();
+        let mut root = parse_data("").expect("empty");
+        assert!(run(&s, &mut root, &iface("eth0", "<mtu xmlns='x'/>", ""), Op::Merge).len() == 1);
+        let mut root = parse_data("").expect("empty");
+        assert!(run(&s, &mut root, &iface("eth0", "", ""), Op::Merge).is_empty());
+        let text = canonical(&s, &root);
+        assert!(text.contains("<name>eth0</name>"), "{text}");
+        assert!(text.contains("xmlns:ianaift"), "the identityref prefix is declared: {text}");
+
+        // create of an existing entry: data-exists with the path of the entry.
+        let errors =
+            run(&s, &mut root.clone(), &iface("eth0", "", " nc:operation='create'"), Op::Merge);
+        assert_eq!(errors[0].tag, ErrorTag::DataExists);
+        assert_eq!(
+            errors[0].path.as_ref().map(|p| p.xpath.as_str()),
+            Some("/if:interfaces/if:interface[if:name='eth0']")
+        );
+
+        // merge a description, then delete it.
+        assert!(run(&s, &mut root, &iface("eth0", "<description>up</description>", ""), Op::Merge)
+            .is_empty());
+        assert!(canonical(&s, &root).contains("<description>up</description>"));
+        let del = format!("<interfaces xmlns=\"{IF}\"><interface><name>eth0</name><description nc:operation='delete'/></interface></interfaces>");
+        assert!(run(&s, &mut root, &del, Op::Merge).is_empty());
+        assert!(!canonical(&s, &root).contains("description"));
+        // delete again: data-missing; remove: fine.
+        let errors = run(&s, &mut root.clone(), &del, Op::Merge);
+        assert_eq!(errors[0].tag, ErrorTag::DataMissing);
+        let rem = del.replace("delete", "remove");
+        assert!(run(&s, &mut root, &rem, Op::Merge).is_empty());
+    }
+
+    #[test]
+    fn replace_and_default_operations() {
+        let s = schema();
+        let mut root = parse_data("").expect("empty");
+        assert!(run(&s, &mut root, &iface("eth0", "<description>a</description>", ""), Op::Merge)
+            .is_empty());
+        // replace drops what the new content does not hold.
+        assert!(
+            run(&s, &mut root, &iface("eth0", "", " nc:operation='replace'"), Op::Merge).is_empty()
+        );
+        assert!(!canonical(&s, &root).contains("description"));
+        // default-operation none: a missing level is data-missing...
+        let errors = run(&s, &mut parse_data("").expect("empty"), &iface("eth9", "", ""), Op::None);
+        assert_eq!(errors[0].tag, ErrorTag::DataMissing);
+        // ...but an explicit merge below creates its ancestors.
+        let body = format!("<interfaces xmlns=\"{IF}\"><interface nc:operation='merge'><name>eth9</name><type>ianaift:ethernetCsmacd</type></interface></interfaces>");
+        let mut r = parse_data("").expect("empty");
+        assert!(run(&s, &mut r, &body, Op::None).is_empty());
+        assert!(canonical(&s, &r).contains("eth9"));
+        // default-operation replace replaces the whole datastore.
+        assert!(run(&s, &mut root, &iface("eth1", "", ""), Op::Replace).is_empty());
+        let text = canonical(&s, &root);
+        assert!(text.contains("eth1") && !text.contains("eth0"), "{text}");
+    }
+
+    #[test]
+    fn errors_name_the_element_and_continue_on_error_applies_the_rest() {
+        let s = schema();
+        let mut root = parse_data("").expect("empty");
+        let errors = run(&s, &mut root, "<bogus xmlns='urn:nowhere'/>", Op::Merge);
+        assert_eq!(errors[0].tag, ErrorTag::UnknownNamespace);
+        let errors = run(&s, &mut root, &format!("<bogus xmlns='{IF}'/>"), Op::Merge);
+        assert_eq!(errors[0].tag, ErrorTag::UnknownElement);
+        assert_eq!(errors[0].info, vec![ErrorInfo::BadElement("bogus".into())]);
+        let no_key = format!("<interfaces xmlns=\"{IF}\"><interface><type>ianaift:ethernetCsmacd</type></interface></interfaces>");
+        let errors = run(&s, &mut root, &no_key, Op::Merge);
+        assert_eq!(errors[0].tag, ErrorTag::MissingElement);
+        assert_eq!(errors[0].info, vec![ErrorInfo::BadElement("name".into())]);
+        let bad_op = iface("eth0", "", " nc:operation='frobnicate'");
+        assert_eq!(run(&s, &mut root, &bad_op, Op::Merge)[0].tag, ErrorTag::BadAttribute);
+        let state = format!("<interfaces-state xmlns=\"{IF}\"/>");
+        assert_eq!(run(&s, &mut root, &state, Op::Merge)[0].tag, ErrorTag::InvalidValue);
+
+        // continue-on-error: the good entry is applied, the bad one reported.
+        let mixed = format!(
+            "<interfaces xmlns=\"{IF}\"><interface><name>ok</name><type>ianaift:ethernetCsmacd</type></interface>\
+             <interface nc:operation='delete'><name>missing</name></interface></interfaces>"
+        );
+        let mut root = parse_data("").expect("empty");
+        let errors = apply(
+            s.model(),
+            &mut root,
+            &config(&mixed),
+            &Scope::new(),
+            Op::Merge,
+            ErrorOption::ContinueOnError,
+        );
+        assert_eq!(errors.len(), 1);
+        assert_eq!(errors[0].tag, ErrorTag::DataMissing);
+        assert!(canonical(&s, &root).contains("<name>ok</name>"));
+    }
+
+    #[test]
+    fn key_predicates() {
+        let keys = vec!["a".to_string(), "b".to_string()];
+        assert_eq!(
+            parse_key_predicates("[a='1'][x:b=\"2\"]", &keys),
+            Some(vec!["1".into(), "2".into()])
+        );
+        assert_eq!(parse_key_predicates("[a='1']", &keys), None);
+        assert_eq!(parse_key_predicates("junk", &keys), None);
+    }
+}

@@ -1,0 +1,336 @@
+//! The Backend boundary: transactions (prepare on all, then apply, or abort all; a refusal
+//! is an rpc-error and running is unchanged), operational state, backend RPCs, the start-up
+//! configuration, and a module without a backend being simply stored.
+
+mod common;
+
+use std::sync::{Arc, Mutex};
+
+use common::fixture::*;
+use mgmt::backend::{Backend, BackendError, Origin, StateRequest, Transaction};
+use mgmt::data::ChangeOp;
+use mgmt::xml::{Element, NETCONF_BASE_NS};
+
+/// Records what it is asked; refuses a label "refuse".
+struct Recorder {
+    name: String,
+    modules: Vec<String>,
+    log: Mutex<Vec<String>>,
+}
+
+impl Recorder {
+    fn new(name: &str, modules: &[&str]) -> Arc<Recorder> {
+        Arc::new(Recorder {
+            name: name.into(),
+            modules: modules.iter().map(|m| m.to_string()).collect(),
+            log: Mutex::new(Vec::new()),
+        })
+    }
+
+    fn take(&self) -> Vec<String> {
+        std::mem::take(&mut *self.log.lock().expect("log"))
+    }
+
+    fn note(&self, what: &str, tx: &Transaction<'_>) {
+        let changes: Vec<String> = tx
+            .changes
+            .iter()
+            .map(|c| {
+                let op = match c.op {
+                    ChangeOp::Create => "create",
+                    ChangeOp::Delete => "delete",
+                    ChangeOp::Modify => "modify",
+                };
+                format!("{op} {}", c.path.to_json_path())
+            })
+            .collect();
+        self.log.lock().expect("log").push(format!("{what} {}", changes.join(", ")));
+    }
+}
+
+impl Backend for Recorder {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn modules(&self) -> Vec<String> {
+        self.modules.clone()
+    }
+
+    fn prepare(&self, tx: &Transaction<'_>) -> Result<(), BackendError> {
+        self.note("prepare", tx);
+        let refused = tx
+            .new
+            .child(MT, "settings")
+            .and_then(|s| s.child(MT, "label"))
+            .is_some_and(|l| l.text() == "refuse");
+        if refused && self.modules.iter().any(|m| m == "mgmt-test") {
+            return Err(BackendError::new(
+                "the hardware cannot take label 'refuse'; choose another label",
+            )
+            .at("/mgmt-test:settings/label"));
+        }
+        Ok(())
+    }
+
+    fn apply(&self, tx: &Transaction<'_>) {
+        self.note("apply", tx);
+    }
+
+    fn abort(&self, tx: &Transaction<'_>) {
+        self.note("abort", tx);
+    }
+
+    fn state(&self, _request: &StateRequest<'_>) -> Result<Vec<Element>, BackendError> {
+        if !self.modules.iter().any(|m| m == "mgmt-test") {
+            return Ok(Vec::new());
+        }
+        Ok(vec![Element::new(MT, "counters")
+            .with(Element::leaf(MT, "frames", "42"))
+            .with(Element::new(MT, "port").with(Element::leaf(MT, "name", "p1")))])
+    }
+
+    fn rpcs(&self) -> Vec<(String, String)> {
+        if self.modules.iter().any(|m| m == "mgmt-test") {
+            vec![(MT.to_string(), "reset-counters".to_string())]
+        } else {
+            Vec::new()
+        }
+    }
+
+    fn rpc(&self, origin: &Origin, input: &Element) -> Result<Vec<Element>, BackendError> {
+        let port = input.child(MT, "port").map(Element::text).unwrap_or_default();
+        if port == "bad" {
+            return Err(BackendError::new("port 'bad' does not exist"));
+        }
+        self.log.lock().expect("log").push(format!("rpc {port} by {:?}", origin.user));
+        Ok(vec![Element::leaf(MT, "cleared", "7")])
+    }
+}
+
+#[tokio::test]
+async fn transactions_refusals_state_and_rpcs() {
+    let test = Recorder::new("test", &["mgmt-test"]);
+    let ifs_backend = Recorder::new("interfaces", &["ietf-interfaces"]);
+    let fx = Fx::with_backends(vec![ifs_backend.clone(), test.clone()]);
+    // The start-up configuration (empty here) touched nothing.
+    assert!(test.take().is_empty() && ifs_backend.take().is_empty());
+    let mut c = fx.open("admin").await;
+
+    // A change touching only mgmt-test goes to its backend only.
+    ok(&c
+        .rpc(
+            "1",
+            &edit("running", &format!("<settings xmlns=\"{MT}\"><label>a</label></settings>")),
+        )
+        .await);
+    assert_eq!(
+        test.take(),
+        ["prepare create /mgmt-test:settings", "apply create /mgmt-test:settings"]
+    );
+    assert!(ifs_backend.take().is_empty());
+
+    // Both modules in one edit: both prepare and apply, each seeing its own changes.
+    let both =
+        format!("<settings xmlns=\"{MT}\"><label>b</label></settings>{}", ifs(&iface("b0", "")));
+    ok(&c.rpc("2", &edit("running", &both)).await);
+    assert_eq!(
+        test.take(),
+        ["prepare modify /mgmt-test:settings/label", "apply modify /mgmt-test:settings/label"]
+    );
+    assert_eq!(
+        ifs_backend.take(),
+        ["prepare create /ietf-interfaces:interfaces", "apply create /ietf-interfaces:interfaces"]
+    );
+
+    // A refusal: operation-failed with the backend's message and path; the backend that had
+    // prepared aborts; running is unchanged.
+    let refused = format!(
+        "{}<settings xmlns=\"{MT}\"><label>refuse</label></settings>",
+        ifs(&iface("b1", ""))
+    );
+    let r = c.rpc("3", &edit("running", &refused)).await;
+    let e = expect_err(&r, "operation-failed", "application");
+    assert!(e.message.contains("cannot take label 'refuse'"), "{}", e.message);
+    assert_eq!(e.path.as_deref(), Some("/mt:settings/mt:label"));
+    let log = ifs_backend.take();
+    assert_eq!(
+        log.first().map(String::as_str),
+        Some("prepare create /ietf-interfaces:interfaces/interface[name='b1']")
+    );
+    assert_eq!(
+        log.get(1).map(String::as_str),
+        Some("abort create /ietf-interfaces:interfaces/interface[name='b1']")
+    );
+    assert!(!test.take().iter().any(|l| l.starts_with("apply")));
+    let running = get_config(&mut c, "running", "").await;
+    assert!(running.contains("<label>b</label>") && !running.contains("b1"), "{running}");
+
+    // The same through the candidate: commit refused, candidate kept for fixing.
+    ok(&c
+        .rpc(
+            "4",
+            &edit(
+                "candidate",
+                &format!("<settings xmlns=\"{MT}\"><label>refuse</label></settings>"),
+            ),
+        )
+        .await);
+    assert!(test.take().is_empty(), "candidate edits do not reach backends");
+    expect_err(&c.rpc("5", "<commit/>").await, "operation-failed", "application");
+    assert!(get_config(&mut c, "candidate", "").await.contains("refuse"));
+    ok(&c.rpc("6", "<discard-changes/>").await);
+    test.take();
+
+    // Operational state merged into <get>, with defaults on request.
+    let t =
+        data(&c.rpc("7", &format!("<get><filter><counters xmlns=\"{MT}\"/></filter></get>")).await);
+    assert!(
+        t.contains("<frames>42</frames>")
+            && t.contains("<name>p1</name>")
+            && !t.contains("<drops>"),
+        "{t}"
+    );
+    let t = data(&c.rpc("8", &format!("<get><filter><counters xmlns=\"{MT}\"/></filter><with-defaults xmlns=\"urn:ietf:params:xml:ns:yang:ietf-netconf-with-defaults\">report-all</with-defaults></get>")).await);
+    assert!(t.contains("<drops>0</drops>"), "{t}");
+    // get-config never shows state.
+    assert!(!get_config(&mut c, "running", "").await.contains("frames"));
+
+    // RPCs: validated against the schema, run by the backend, output returned.
+    let r = c
+        .rpc("9", &format!("<reset-counters xmlns=\"{MT}\"><port>p1</port></reset-counters>"))
+        .await;
+    assert_eq!(r.child(MT, "cleared").map(Element::text).as_deref(), Some("7"), "{}", r.to_xml());
+    assert_eq!(test.take(), ["rpc p1 by Some(\"admin\")"]);
+    let r = c.rpc("10", &format!("<reset-counters xmlns=\"{MT}\"/>")).await;
+    assert!(
+        r.child(NETCONF_BASE_NS, "rpc-error").is_some(),
+        "the mandatory input is missing: {}",
+        r.to_xml()
+    );
+    expect_err(
+        &c.rpc("11", &format!("<reset-counters xmlns=\"{MT}\"><port>bad</port></reset-counters>"))
+            .await,
+        "operation-failed",
+        "application",
+    );
+
+    // A confirmed commit's rollback goes through the backends too.
+    ok(&c
+        .rpc(
+            "12",
+            &edit("candidate", &format!("<settings xmlns=\"{MT}\"><label>c</label></settings>")),
+        )
+        .await);
+    ok(&c.rpc("13", "<commit><confirmed/></commit>").await);
+    ok(&c.rpc("14", "<cancel-commit/>").await);
+    assert_eq!(
+        test.take(),
+        [
+            "prepare modify /mgmt-test:settings/label",
+            "apply modify /mgmt-test:settings/label",
+            "prepare modify /mgmt-test:settings/label",
+            "apply modify /mgmt-test:settings/label"
+        ]
+    );
+}
+
+#[tokio::test]
+async fn backends_get_the_configuration_loaded_at_start_and_can_refuse_it() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let open = |backends: Vec<Arc<dyn Backend>>| {
+        mgmt::engine::Engine::open(
+            dir.path(),
+            common::test_schema(),
+            mgmt::sessions::Registry::new(4),
+            mgmt::engine::EngineConfig { admin_user: Some("admin".into()), replay_log: 8 },
+            backends,
+        )
+    };
+    {
+        let engine = open(Vec::new()).expect("engine");
+        let xml = format!(
+            "{}<settings xmlns=\"{MT}\"><label>refuse</label></settings>",
+            engine.datastores().get(mgmt::datastore::DatastoreName::Running).expect("get")
+        );
+        engine.datastores().replace(mgmt::datastore::DatastoreName::Running, &xml).expect("stored");
+    }
+    let interfaces = Recorder::new("interfaces", &["ietf-interfaces"]);
+    let nacm = Recorder::new("nacm", &["ietf-netconf-acm"]);
+    {
+        let _engine = open(vec![interfaces.clone(), nacm.clone()]).expect("engine");
+    }
+    assert!(interfaces.take().is_empty(), "nothing of its modules is configured");
+    assert_eq!(
+        nacm.take(),
+        ["prepare create /ietf-netconf-acm:nacm", "apply create /ietf-netconf-acm:nacm"]
+    );
+    let test = Recorder::new("test", &["mgmt-test"]);
+    let e = open(vec![test]).expect_err("refused");
+    assert!(e.to_string().contains("cannot take label 'refuse'"), "{e}");
+}
+
+/// Blocks `prepare` until released.
+struct Gate {
+    entered: std::sync::atomic::AtomicBool,
+    open: Mutex<bool>,
+    cv: std::sync::Condvar,
+}
+
+impl Backend for Gate {
+    fn name(&self) -> &str {
+        "gate"
+    }
+
+    fn modules(&self) -> Vec<String> {
+        vec!["mgmt-test".into()]
+    }
+
+    fn prepare(&self, _tx: &Transaction<'_>) -> Result<(), BackendError> {
+        self.entered.store(true, std::sync::atomic::Ordering::SeqCst);
+        let mut open = self.open.lock().expect("gate");
+        while !*open {
+            open = self.cv.wait(open).expect("gate");
+        }
+        Ok(())
+    }
+
+    fn apply(&self, _tx: &Transaction<'_>) {}
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn readers_are_not_blocked_by_a_slow_commit() {
+    let gate = Arc::new(Gate {
+        entered: std::sync::atomic::AtomicBool::new(false),
+        open: Mutex::new(false),
+        cv: std::sync::Condvar::new(),
+    });
+    let fx = Fx::with_backends(vec![gate.clone()]);
+    let mut writer = fx.open("admin").await;
+    let mut reader = fx.open("admin").await;
+    ok(&reader.rpc("0", &edit("running", &ifs(&iface("r0", "")))).await);
+    // The writer's commit stops inside the backend's prepare, holding the writer's lock.
+    writer
+        .send(&format!(
+            "<rpc message-id=\"w\" xmlns=\"{NETCONF_BASE_NS}\">{}</rpc>",
+            edit("running", &format!("<settings xmlns=\"{MT}\"><label>slow</label></settings>"))
+        ))
+        .await;
+    while !gate.entered.load(std::sync::atomic::Ordering::SeqCst) {
+        tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+    }
+    // Meanwhile other sessions read (the running they see is the one before the commit).
+    for i in 0..5 {
+        let t = tokio::time::Instant::now();
+        let running = get_config(&mut reader, "running", "").await;
+        assert!(running.contains("r0") && !running.contains("slow"), "{running}");
+        let state = data(&reader.rpc(&format!("g{i}"), "<get><filter><netconf-state xmlns=\"urn:ietf:params:xml:ns:yang:ietf-netconf-monitoring\"><sessions/></netconf-state></filter></get>").await);
+        assert!(state.contains("<session-id>"));
+        assert!(t.elapsed() < std::time::Duration::from_secs(2), "a read waited for the writer");
+    }
+    *gate.open.lock().expect("gate") = true;
+    gate.cv.notify_all();
+    let reply = mgmt::xml::parse(&writer.recv().await.expect("reply")).expect("xml");
+    ok(&reply);
+    assert!(get_config(&mut reader, "running", "").await.contains("slow"));
+}
