@@ -7,13 +7,16 @@
 #   tshark                           independent decoder of our frames (interop tests)
 #   python3-scapy                    independent frame builder (interop tests)
 #   python3-ncclient                 the NETCONF client users run against us
+#   yangcli                          yuma123's NETCONF client (mgmt interop test)
+#   libssl-dev                       OpenSSL headers for libssh2-sys (netconf-rs, mgmt interop test)
 #   lldpd, lldpad                    LLDP/DCBX peers for interop tests
 #   libyang2-tools                   yanglint, to check our YANG modules independently
 #   iproute2, ethtool                veth pairs and network namespaces in tests
 set -euo pipefail
 
 packages=(cmake libpcre2-dev pkg-config tshark python3-scapy python3-ncclient
-          lldpd lldpad libyang2-tools iproute2 ethtool libpcap-dev)
+          lldpd lldpad libyang2-tools iproute2 ethtool libpcap-dev yangcli
+          libssl-dev)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -356,6 +356,13 @@ where
                 continue;
             }
         };
+        // An empty (or all-whitespace) base:1.0 message carries nothing to answer: skip it.
+        // netconf-rs 0.2.6 sends one after its hello (a second `]]>]]>`); closing the session
+        // as malformed would lose that client for no gain.
+        if framing == Framing::EndOfMessage && message.iter().all(u8::is_ascii_whitespace) {
+            debug!(session = handle.id(), "empty base:1.0 message ignored");
+            continue;
+        }
         let (attrs, outcome) = match rpc::parse_request(&message) {
             Ok(request) => {
                 debug!(session = handle.id(), message_id = %request.message_id, operation = %request.operation.name, "rpc");

@@ -73,6 +73,20 @@ async fn base_1_0_client_gets_end_of_message_framing() {
 }
 
 #[tokio::test]
+async fn empty_base_1_0_messages_are_ignored() {
+    // netconf-rs 0.2.6 ends its hello with `]]>]]>]]>]]>`: an empty message follows it.
+    let (pipe, task, _r) = start(settings());
+    let mut c = NcClient::connect(pipe, &caps(&[BASE_1_0])).await;
+    c.send_raw(b"]]>]]>\n  \n]]>]]>").await;
+    let reply = c.rpc("1", "<get-config><source><running/></source></get-config>").await;
+    assert_eq!(errors(&reply), vec![]);
+    assert_eq!(reply.attribute("message-id"), Some("1"));
+    let reply = c.rpc("2", "<close-session/>").await;
+    assert!(reply.child(NETCONF_BASE_NS, "ok").is_some());
+    assert!(matches!(ended(task).await, SessionEnd::Closed));
+}
+
+#[tokio::test]
 async fn hello_and_first_rpc_in_one_write() {
     let (pipe, task, _r) = start(settings());
     let mut c = NcClient {

@@ -252,3 +252,78 @@ pub async fn open_subsystem(
         }
     }
 }
+
+// ===== Interop helpers (third-party clients against a live server) =====
+
+/// The ietf-interfaces namespace.
+pub const IF_NS: &str = "urn:ietf:params:xml:ns:yang:ietf-interfaces";
+
+/// A live server on 127.0.0.1 (ephemeral port) with the test modules, a temporary state
+/// directory and one password user, `alice`/`wonderland`, who is the NACM administrator.
+pub async fn live_password_server() -> (mgmt::ssh::Server, tempfile::TempDir) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(
+        dir.path().join("users"),
+        format!("alice password {}\n", weak_hash("wonderland")),
+    )
+    .expect("users file");
+    let server = mgmt::ssh::Server::start(mgmt::config::Config {
+        listen: "127.0.0.1:0".parse().expect("addr"),
+        state_dir: dir.path().join("state"),
+        users_file: Some(dir.path().join("users")),
+        auth_rejection_time: Duration::from_millis(10),
+        yang_dirs: vec![test_yang_dir()],
+        modules: test_modules(),
+        admin_user: Some("alice".into()),
+        ..mgmt::config::Config::default()
+    })
+    .await
+    .expect("server starts");
+    (server, dir)
+}
+
+/// Reads running with our own client (russh + `NcClient`) as alice: the reply's `<data>`.
+pub async fn read_running(addr: std::net::SocketAddr) -> Element {
+    let ssh =
+        ssh_login(addr, Login::Password("alice", "wonderland")).await.expect("login accepted");
+    let channel = open_subsystem(&ssh, "netconf").await.expect("netconf subsystem");
+    let mut c = NcClient::connect(channel.into_stream(), &both_bases()).await;
+    let reply = c.rpc("1", "<get-config><source><running/></source></get-config>").await;
+    assert_eq!(errors(&reply), vec![], "get-config of running: {}", reply.to_xml());
+    let data = reply.child(NETCONF_BASE_NS, "data").expect("<data> in the reply").clone();
+    let _ = c.rpc("2", "<close-session/>").await;
+    data
+}
+
+/// The description of interface `name` in a `<data>` element, if the interface is there.
+pub fn interface_description(data: &Element, name: &str) -> Option<String> {
+    let interfaces = data.child(IF_NS, "interfaces")?;
+    let entry = interfaces
+        .elements()
+        .filter(|e| e.is(IF_NS, "interface"))
+        .find(|e| e.child(IF_NS, "name").map(Element::text).as_deref() == Some(name))?;
+    Some(entry.child(IF_NS, "description").map(Element::text).unwrap_or_default())
+}
+
+/// Merges interface `name` (ethernetCsmacd) with `description` into running with our own
+/// client, as alice.
+pub async fn seed_interface(addr: std::net::SocketAddr, name: &str, description: &str) {
+    let ssh =
+        ssh_login(addr, Login::Password("alice", "wonderland")).await.expect("login accepted");
+    let channel = open_subsystem(&ssh, "netconf").await.expect("netconf subsystem");
+    let mut c = NcClient::connect(channel.into_stream(), &both_bases()).await;
+    let reply = c
+        .rpc(
+            "1",
+            &format!(
+                "<edit-config><target><running/></target><config>\
+                 <interfaces xmlns=\"{IF_NS}\"><interface><name>{name}</name>\
+                 <type xmlns:ianaift=\"urn:ietf:params:xml:ns:yang:iana-if-type\">ianaift:ethernetCsmacd</type>\
+                 <description>{description}</description></interface></interfaces>\
+                 </config></edit-config>"
+            ),
+        )
+        .await;
+    assert_eq!(errors(&reply), vec![], "seeding edit-config: {}", reply.to_xml());
+    let _ = c.rpc("2", "<close-session/>").await;
+}
