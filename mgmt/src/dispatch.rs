@@ -105,6 +105,30 @@ fn invalid_param(name: &str, why: impl Into<String>) -> RpcError {
         .with_info(ErrorInfo::BadElement(name.to_string()))
 }
 
+/// Reads an enumerated parameter: absent means the first choice (the RFC's default); any other
+/// text is invalid-value naming the choices.
+fn enum_param<T: Copy>(
+    op: &Element,
+    name: &str,
+    what: &str,
+    choices: &[(&str, T)],
+) -> Result<T, RpcError> {
+    let Some(text) = param(op, name).map(|e| e.text().trim().to_string()) else {
+        return Ok(choices[0].1);
+    };
+    match choices.iter().find(|(word, _)| *word == text) {
+        Some((_, value)) => Ok(*value),
+        None => {
+            let words: Vec<&str> = choices.iter().map(|(word, _)| *word).collect();
+            let list = match words.split_last() {
+                Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
+                _ => words.join(""),
+            };
+            Err(invalid_param(name, format!("'{text}' is not {what}; use {list}.")))
+        }
+    }
+}
+
 /// Checks that `op` has only the parameters `allowed` (namespace, name), each at most once.
 fn check_params(op: &Element, allowed: &[(&str, &str)]) -> Result<(), RpcError> {
     let mut seen: Vec<(&str, &str)> = Vec::new();
@@ -695,40 +719,31 @@ fn edit_config(engine: &Arc<Engine>, ctx: &SessionCtx, op: &Element) -> OpResult
     .map_err(one)?;
     let target = datastore(op, "target", &[DatastoreName::Running, DatastoreName::Candidate])
         .map_err(one)?;
-    let text = |n: &str| param(op, n).map(|e| e.text().trim().to_string());
-    let default_op = match text("default-operation").as_deref() {
-        None | Some("merge") => Op::Merge,
-        Some("replace") => Op::Replace,
-        Some("none") => Op::None,
-        Some(v) => {
-            return Err(one(invalid_param(
-                "default-operation",
-                format!("'{v}' is not a default operation; use merge, replace or none."),
-            )))
-        }
-    };
-    let test = match text("test-option").as_deref() {
-        None | Some("test-then-set") => Test::ThenSet,
-        Some("set") => Test::Set,
-        Some("test-only") => Test::Only,
-        Some(v) => {
-            return Err(one(invalid_param(
-                "test-option",
-                format!("'{v}' is not a test option; use test-then-set, set or test-only."),
-            )))
-        }
-    };
-    let error_option = match text("error-option").as_deref() {
-        None | Some("stop-on-error") => ErrorOption::StopOnError,
-        Some("continue-on-error") => ErrorOption::ContinueOnError,
-        Some("rollback-on-error") => ErrorOption::RollbackOnError,
-        Some(v) => {
-            return Err(one(invalid_param(
-                "error-option",
-                format!("'{v}' is not an error option; use stop-on-error, continue-on-error or rollback-on-error."),
-            )))
-        }
-    };
+    let default_op = enum_param(
+        op,
+        "default-operation",
+        "a default operation",
+        &[("merge", Op::Merge), ("replace", Op::Replace), ("none", Op::None)],
+    )
+    .map_err(one)?;
+    let test = enum_param(
+        op,
+        "test-option",
+        "a test option",
+        &[("test-then-set", Test::ThenSet), ("set", Test::Set), ("test-only", Test::Only)],
+    )
+    .map_err(one)?;
+    let error_option = enum_param(
+        op,
+        "error-option",
+        "an error option",
+        &[
+            ("stop-on-error", ErrorOption::StopOnError),
+            ("continue-on-error", ErrorOption::ContinueOnError),
+            ("rollback-on-error", ErrorOption::RollbackOnError),
+        ],
+    )
+    .map_err(one)?;
     if param(op, "url").is_some() {
         return Err(one(RpcError::new(ErrorTag::OperationNotSupported, ErrorType::Protocol)
             .with_message("This server does not support the :url capability; send a <config>.")));
