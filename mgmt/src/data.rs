@@ -431,17 +431,7 @@ pub fn data_text(root: &Element) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::schema::{ModuleSpec, Schema};
-
-    const IF: &str = "urn:ietf:params:xml:ns:yang:ietf-interfaces";
-
-    fn schema() -> Schema {
-        Schema::new(
-            &[],
-            &[ModuleSpec::new("ietf-interfaces", &[]), ModuleSpec::new("iana-if-type", &[])],
-        )
-        .expect("schema")
-    }
+    use crate::schema::test_support::{interfaces_schema as schema, IF};
 
     fn ifs(entries: &[(&str, Option<&str>)]) -> Element {
         let mut text = format!("<interfaces xmlns=\"{IF}\">");

@@ -746,19 +746,9 @@ fn build_children<'m>(
 mod tests {
     use super::*;
     use crate::data::{data_text, parse_data};
-    use crate::schema::{ModuleSpec, Schema};
+    use crate::schema::test_support::{interfaces_schema as schema, IANA, IF};
+    use crate::schema::Schema;
     use crate::xml;
-
-    const IF: &str = "urn:ietf:params:xml:ns:yang:ietf-interfaces";
-    const IANA: &str = "urn:ietf:params:xml:ns:yang:iana-if-type";
-
-    fn schema() -> Schema {
-        Schema::new(
-            &[],
-            &[ModuleSpec::new("ietf-interfaces", &[]), ModuleSpec::new("iana-if-type", &[])],
-        )
-        .expect("schema")
-    }
 
     fn config(body: &str) -> Element {
         let text = format!(

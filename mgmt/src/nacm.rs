@@ -527,17 +527,8 @@ pub fn admin_config(user: &str) -> String {
 mod tests {
     use super::*;
     use crate::data::{diff, parse_data};
-    use crate::schema::{ModuleSpec, Schema};
-
-    const IF: &str = "urn:ietf:params:xml:ns:yang:ietf-interfaces";
-
-    fn schema() -> Schema {
-        Schema::new(
-            &[],
-            &[ModuleSpec::new("ietf-interfaces", &[]), ModuleSpec::new("iana-if-type", &[])],
-        )
-        .expect("schema")
-    }
+    use crate::schema::test_support::{interfaces_schema as schema, IF};
+    use crate::schema::Schema;
 
     fn config(s: &Schema) -> Element {
         let text = format!(

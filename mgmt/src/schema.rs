@@ -640,20 +640,28 @@ fn module_names_in(dir: &Path) -> std::io::Result<BTreeSet<String>> {
     Ok(names)
 }
 
+/// What the unit tests of several modules share: a context with ietf-interfaces.
 #[cfg(test)]
-mod tests {
-    use super::*;
+pub(crate) mod test_support {
+    use super::{ModuleSpec, Schema};
 
-    const IF: &str = "urn:ietf:params:xml:ns:yang:ietf-interfaces";
-    const IANA: &str = "urn:ietf:params:xml:ns:yang:iana-if-type";
+    pub const IF: &str = "urn:ietf:params:xml:ns:yang:ietf-interfaces";
+    pub const IANA: &str = "urn:ietf:params:xml:ns:yang:iana-if-type";
 
-    fn schema() -> Schema {
+    pub fn interfaces_schema() -> Schema {
         Schema::new(
             &[],
             &[ModuleSpec::new("ietf-interfaces", &[]), ModuleSpec::new("iana-if-type", &[])],
         )
         .expect("schema builds")
     }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    use super::test_support::{interfaces_schema as schema, IANA, IF};
 
     #[test]
     fn base_modules_are_implemented_with_their_features() {
