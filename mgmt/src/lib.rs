@@ -13,6 +13,7 @@
 //! (capabilities, ietf-netconf-monitoring, yang-library) and [`backend`].
 
 pub mod backend;
+pub mod client;
 pub mod config;
 pub mod data;
 pub mod datastore;

@@ -1,0 +1,148 @@
+//! A small blocking NETCONF client over SSH (RFC 6241 over RFC 6242), on libssh2 through the
+//! `ssh2` crate.
+//!
+//! It exists for the CLI and for `nc-load`, the benchmark that drives this server and others
+//! (netconfd behind OpenSSH) with the same workload. It is deliberately a second SSH
+//! implementation (libssh2, C) next to the server's (russh): a client sharing the server's SSH
+//! code would not notice that code's mistakes. The NETCONF layer reuses the server's pure
+//! [`crate::framing`] and [`crate::hello`] modules.
+//!
+//! ```no_run
+//! use mgmt::client::{Auth, Client, ConnectOptions, Datastore};
+//! let opts = ConnectOptions::new("127.0.0.1", 830, "alice", Auth::Password("secret".into()));
+//! let mut c = Client::connect(&opts)?;
+//! let reply = c.get_config(Datastore::Running, None)?;
+//! println!("{}", reply.data().unwrap_or_default());
+//! c.close_session()?;
+//! # Ok::<(), mgmt::client::Error>(())
+//! ```
+//!
+//! Files: `transport.rs` (SSH, subsystem, framed I/O), `reply.rs` (`<rpc-reply>` and
+//! `<rpc-error>` parsing), `ops.rs` (the operation helpers), `error.rs`, and `load/` (the
+//! nc-load workload).
+
+mod error;
+pub mod load;
+mod ops;
+mod reply;
+mod transport;
+
+use std::time::Duration;
+
+pub use error::{Error, Result};
+pub use ops::{Datastore, DefaultOperation};
+pub use reply::{Incoming, Reply, RpcError, NOTIFICATION_NS};
+pub use transport::{Auth, ConnectOptions};
+
+use crate::framing::Framing;
+use crate::hello::{self, Sender, BASE_1_0, BASE_1_1};
+use crate::xml::NETCONF_BASE_NS;
+use transport::Transport;
+
+/// One NETCONF session.
+pub struct Client {
+    transport: Transport,
+    session_id: u32,
+    capabilities: Vec<String>,
+    framing: Framing,
+    /// The message-id of the next rpc; ids are decimal and increase, so a stale reply (to an
+    /// rpc that timed out) is recognisable as older than the one awaited.
+    next_id: u64,
+}
+
+impl Client {
+    /// Connects, authenticates, opens the `netconf` subsystem and exchanges hellos: our hello
+    /// advertises base:1.0 and (unless [`ConnectOptions::advertise_base_1_1`] is off)
+    /// base:1.1; the framing is chunked when both sides have base:1.1, end-of-message
+    /// otherwise (RFC 6242 §4.1).
+    pub fn connect(opts: &ConnectOptions) -> Result<Client> {
+        let mut transport = Transport::open(opts)?;
+        let mut ours = vec![BASE_1_0.to_string()];
+        if opts.advertise_base_1_1 {
+            ours.push(BASE_1_1.to_string());
+        }
+        // Both hellos go out at once (RFC 6241 §8.1 lets either side send first).
+        transport.send(hello::client_hello(&ours).as_bytes())?;
+        let theirs = hello::parse_hello(&transport.recv()?, Sender::Server)?;
+        let framing = hello::negotiate(&ours, &theirs.capabilities)?;
+        transport.set_framing(framing);
+        Ok(Client {
+            transport,
+            // parse_hello(.., Server) refuses a hello without a session-id.
+            session_id: theirs.session_id.unwrap_or_default(),
+            capabilities: theirs.capabilities,
+            framing,
+            next_id: 1,
+        })
+    }
+
+    /// The session-id from the server's hello.
+    pub fn session_id(&self) -> u32 {
+        self.session_id
+    }
+
+    /// The capabilities the server advertised, in its order.
+    pub fn server_capabilities(&self) -> &[String] {
+        &self.capabilities
+    }
+
+    /// Whether the server advertised a capability starting with `prefix` (capabilities may
+    /// carry `?module=...` parameters).
+    pub fn has_capability(&self, prefix: &str) -> bool {
+        self.capabilities.iter().any(|c| c.starts_with(prefix))
+    }
+
+    /// The negotiated framing.
+    pub fn framing(&self) -> Framing {
+        self.framing
+    }
+
+    /// Sends `operation` (the XML inside `<rpc>`, e.g. `<commit/>`) wrapped in
+    /// `<rpc message-id=".." xmlns="urn:ietf:params:xml:ns:netconf:base:1.0">` and returns the
+    /// matching `<rpc-reply>`, rpc-errors included (see [`Reply::into_result`]).
+    /// Notifications arriving meanwhile are dropped (this client does not subscribe), and a
+    /// late reply to an earlier rpc that timed out is skipped.
+    pub fn rpc(&mut self, operation: &str) -> Result<Reply> {
+        let id = self.next_id;
+        self.next_id += 1;
+        let message =
+            format!("<rpc message-id=\"{id}\" xmlns=\"{NETCONF_BASE_NS}\">{operation}</rpc>");
+        self.transport.send(message.as_bytes())?;
+        loop {
+            let bytes = self.transport.recv()?;
+            let text = String::from_utf8(bytes)
+                .map_err(|_| Error::Protocol("a message that is not UTF-8".into()))?;
+            let reply = match reply::parse_message(text)? {
+                Incoming::Notification(_) => continue,
+                Incoming::Reply(r) => r,
+            };
+            match reply.message_id().map(str::parse::<u64>) {
+                // A reply the server could not tie to a request answers the one in flight.
+                None => return Ok(reply),
+                Some(Ok(got)) if got == id => return Ok(reply),
+                Some(Ok(got)) if got < id => continue,
+                _ => {
+                    return Err(Error::Protocol(format!(
+                        "reply with message-id {:?} while waiting for {id}",
+                        reply.message_id().unwrap_or_default()
+                    )))
+                }
+            }
+        }
+    }
+
+    /// Sends `<close-session/>`, waits for its `<ok/>`, then closes the channel and the SSH
+    /// connection itself (the server may already have closed them: that is not an error once
+    /// the `<ok/>` is in).
+    pub fn close_session(mut self) -> Result<()> {
+        let reply = self.rpc("<close-session/>")?.into_result()?;
+        if !reply.is_ok() {
+            return Err(Error::Protocol(format!(
+                "close-session answered without <ok/>: {}",
+                reply.raw()
+            )));
+        }
+        self.transport.shutdown(Duration::from_secs(2));
+        Ok(())
+    }
+}
