@@ -133,7 +133,7 @@ fn enum_param<T: Copy>(
 fn check_params(op: &Element, allowed: &[(&str, &str)]) -> Result<(), RpcError> {
     let mut seen: Vec<(&str, &str)> = Vec::new();
     for c in op.elements() {
-        let ns = c.namespace.as_deref().unwrap_or_default();
+        let ns = c.namespace.as_deref().unwrap_or(NETCONF_BASE_NS);
         let Some(&a) = allowed.iter().find(|(ans, an)| *ans == ns && *an == c.name) else {
             return Err(unknown_param(c));
         };
@@ -151,8 +151,16 @@ fn check_params(op: &Element, allowed: &[(&str, &str)]) -> Result<(), RpcError> 
     Ok(())
 }
 
+/// Whether `e` is in the NETCONF base namespace, or in no namespace at all. RFC 6241's
+/// schema qualifies every parameter, but ncclient sends the `<config>` its users write without
+/// a namespace (`edit_config(config="<config>...")`) and netconfd accepts it; a parameter of a
+/// base operation has no other sensible meaning, so it is read as the base one.
+fn in_base_ns(e: &Element) -> bool {
+    matches!(e.namespace.as_deref(), None | Some(NETCONF_BASE_NS))
+}
+
 fn param<'a>(op: &'a Element, name: &str) -> Option<&'a Element> {
-    op.child(NETCONF_BASE_NS, name)
+    op.elements().find(|e| e.name == name && in_base_ns(e))
 }
 
 /// A source or target: a datastore or inline configuration.
@@ -175,7 +183,7 @@ fn ds_param<'a>(
             format!("<{name}> must hold exactly one datastore or a <config>."),
         ));
     };
-    if c.namespace.as_deref() != Some(NETCONF_BASE_NS) {
+    if !in_base_ns(c) {
         return Err(unknown_param(c));
     }
     if c.name == "config" && inline {
@@ -229,7 +237,8 @@ enum Filter {
 }
 
 fn parse_filter(engine: &Engine, op: &Element, ns: &str) -> Result<Filter, RpcError> {
-    let Some(f) = op.child(ns, "filter") else { return Ok(Filter::None) };
+    let f = if ns == NETCONF_BASE_NS { param(op, "filter") } else { op.child(ns, "filter") };
+    let Some(f) = f else { return Ok(Filter::None) };
     let kind = f.attribute("type").unwrap_or("subtree");
     match kind {
         "subtree" => Ok(Filter::Subtree(f.clone())),
@@ -785,13 +794,16 @@ fn apply_edit(
             return Err(errors);
         }
     };
-    let changes = data::diff(model, &base.root, &snap.root);
-    if let Err(e) = acl.check_write(model, &changes) {
-        bump(&engine.counters.denied_data_writes);
-        errors.push(e);
-        return Err(errors);
+    if acl.checks_writes() {
+        let changes = data::diff(model, &base.root, &snap.root);
+        if let Err(e) = acl.check_write(model, &changes) {
+            bump(&engine.counters.denied_data_writes);
+            errors.push(e);
+            return Err(errors);
+        }
     }
-    if test != Test::Only && !changes.is_empty() {
+    // Both texts are libyang's canonical printing: equal text is equal content.
+    if test != Test::Only && snap.xml != base.xml {
         let stored = match target {
             DatastoreName::Running => {
                 engine.set_running(snap, &ctx.origin(), RunningWrite::Running, &[])
@@ -905,7 +917,7 @@ fn copy_config(engine: &Arc<Engine>, ctx: &SessionCtx, op: &Element) -> OpResult
 fn delete_config(engine: &Engine, ctx: &SessionCtx, op: &Element) -> OpResult {
     check_params(op, &[(NETCONF_BASE_NS, "target")]).map_err(one)?;
     let p = param(op, "target").ok_or_else(|| one(missing_param("target")))?;
-    if p.child(NETCONF_BASE_NS, "running").is_some() {
+    if param(p, "running").is_some() {
         return Err(one(RpcError::new(ErrorTag::OperationFailed, ErrorType::Protocol)
             .with_message(
             "The running datastore cannot be deleted; use copy-config or edit-config to change it.",

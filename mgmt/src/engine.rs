@@ -670,24 +670,24 @@ impl Engine {
     /// transaction.
     pub(crate) fn set_running(
         &self,
-        new: Snapshot,
+        new: impl Into<Arc<Snapshot>>,
         origin: &Origin,
         how: RunningWrite,
         extra: &[(&str, Option<&str>)],
     ) -> Result<(), RpcError> {
+        let new: Arc<Snapshot> = new.into();
         let old = self.ds.snapshot(DatastoreName::Running);
         let changes = data::diff(self.schema.model(), &old.root, &new.root);
         if changes.is_empty() && how == RunningWrite::Running && extra.is_empty() {
             return Ok(());
         }
-        let new_root = new.root.clone();
         // A candidate without uncommitted changes follows running.
         let sync_candidate = how == RunningWrite::Commit || self.lock_state().dirty.is_empty();
-        self.run_transaction(&old.root, &new_root, &changes, origin, || {
+        self.run_transaction(&old.root, &new.root, &changes, origin, || {
             let stored = if sync_candidate {
-                self.ds.store_commit(new, extra)
+                self.ds.store_commit(new.clone(), extra)
             } else {
-                self.ds.store_snapshot(DatastoreName::Running, new, extra)
+                self.ds.store_snapshot(DatastoreName::Running, new.clone(), extra)
             };
             stored.map(|_| ()).map_err(|e| store_error(&e))
         })
@@ -777,9 +777,11 @@ impl Engine {
         let candidate = self.ds.snapshot(DatastoreName::Candidate);
         // A candidate validated when it was written need not be validated again.
         let snap = if candidate.validated {
-            (*candidate).clone()
+            candidate
         } else {
-            self.ds.check(&candidate.xml, true).map_err(|e| schema_error(&self.schema, &e))?
+            Arc::new(
+                self.ds.check(&candidate.xml, true).map_err(|e| schema_error(&self.schema, &e))?,
+            )
         };
         self.set_running(snap, origin, RunningWrite::Commit, extra)
     }
@@ -896,8 +898,12 @@ impl Engine {
         let _w = self.lock_write();
         let Some(pending) = self.lock_state().confirmed.take() else { return false };
         let origin = Origin { session_id: None, user: None };
-        let snap = (*pending.backup).clone();
-        match self.set_running(snap, &origin, RunningWrite::Commit, &[(CONFIRMED_BACKUP, None)]) {
+        match self.set_running(
+            pending.backup.clone(),
+            &origin,
+            RunningWrite::Commit,
+            &[(CONFIRMED_BACKUP, None)],
+        ) {
             Ok(()) => {
                 self.publish_confirmed_event(event, by.or(Some(&pending.issuer)), None);
                 true

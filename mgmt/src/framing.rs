@@ -110,6 +110,8 @@ pub struct Decoder {
     have_chunk: bool,
     /// Set once an error was returned: the stream cannot be resynchronised.
     failed: Option<FramingError>,
+    /// Whether the first message may turn out to be chunked (see [`Decoder::for_hello`]).
+    sniff_first: bool,
 }
 
 impl Decoder {
@@ -125,7 +127,19 @@ impl Decoder {
             chunk: ChunkState::HeaderLf,
             have_chunk: false,
             failed: None,
+            sniff_first: false,
         }
+    }
+
+    /// A decoder for a peer's hello: end-of-message framing as RFC 6242 §4.1 requires, except
+    /// that a hello which starts with a chunk header (`LF #`) is read as chunked. ncclient
+    /// 0.6 switches its writer to chunked framing as soon as it has read the server's hello
+    /// and can do so before its own queued hello is written; a server that answers at once
+    /// (as this one does) then receives a chunked hello. Waiting for an end-of-message marker
+    /// that never comes would hang such a session until the hello time-out; no well-formed
+    /// end-of-message hello can start with `LF #`, so accepting it breaks nobody.
+    pub fn for_hello(max_message_size: usize) -> Self {
+        Decoder { sniff_first: true, ..Decoder::new(Framing::EndOfMessage, max_message_size) }
     }
 
     /// The framing used for the next message.
@@ -186,6 +200,14 @@ impl Decoder {
     pub fn next_message(&mut self) -> Result<Option<Vec<u8>>, FramingError> {
         if let Some(e) = &self.failed {
             return Err(e.clone());
+        }
+        if self.sniff_first {
+            match self.input.get(self.pos..).unwrap_or_default() {
+                [] | [b'\n'] => return Ok(None), // too early to tell
+                [b'\n', b'#', ..] => self.framing = Framing::Chunked,
+                _ => {}
+            }
+            self.sniff_first = false;
         }
         let result = match self.framing {
             Framing::EndOfMessage => self.next_eom(),
@@ -366,6 +388,24 @@ xmlns=\"urn:ietf:params:xml:ns:netconf:base:1.0\">\n  <close-session/>\n</rpc>\n
 <close-session/>\n</rpc>"
                 .to_vec()
         );
+    }
+
+    #[test]
+    fn hello_decoder_reads_a_chunked_hello_split_after_its_first_byte() {
+        let mut d = Decoder::for_hello(1024);
+        d.feed(b"\n");
+        assert_eq!(d.next_message(), Ok(None));
+        d.feed(b"#8\n<hello/>\n##\n");
+        assert_eq!(d.next_message(), Ok(Some(b"<hello/>".to_vec())));
+        assert_eq!(d.framing(), Framing::Chunked);
+    }
+
+    #[test]
+    fn hello_decoder_reads_an_end_of_message_hello() {
+        let mut d = Decoder::for_hello(1024);
+        d.feed(b"\n<hello/>]]>]]>");
+        assert_eq!(d.next_message(), Ok(Some(b"\n<hello/>".to_vec())));
+        assert_eq!(d.framing(), Framing::EndOfMessage);
     }
 
     #[test]

@@ -411,6 +411,13 @@ impl UserAcl {
         e.children = kept;
     }
 
+    /// Whether [`UserAcl::check_write`] can refuse anything: false when NACM is off or the
+    /// user may create, update and delete everywhere (then the caller need not compute the
+    /// changes of a write just to have them checked).
+    pub fn checks_writes(&self) -> bool {
+        self.nacm.enabled && !self.write_all
+    }
+
     /// Checks that the user may make `changes`; the first refusal as an rpc-error.
     pub fn check_write(&self, model: &Model, changes: &[Change]) -> Result<(), RpcError> {
         if !self.nacm.enabled || self.write_all {

@@ -278,7 +278,7 @@ where
 {
     let mut conn = Conn {
         stream,
-        decoder: Decoder::new(Framing::EndOfMessage, settings.max_message_size),
+        decoder: Decoder::for_hello(settings.max_message_size),
         out_framing: Framing::EndOfMessage,
         buf: vec![0; 32 * 1024],
     };

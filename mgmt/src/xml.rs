@@ -401,6 +401,8 @@ pub fn parse(bytes: &[u8]) -> Result<Element, XmlError> {
 
 fn namespace_of(resolved: &ResolveResult<'_>) -> Option<String> {
     match resolved {
+        // `xmlns=""` undeclares the default namespace: the element is in none.
+        ResolveResult::Bound(ns) if ns.as_ref().is_empty() => None,
         ResolveResult::Bound(ns) => Some(ns.as_ref().to_string()),
         ResolveResult::Unbound | ResolveResult::Unknown(_) => None,
     }

@@ -63,6 +63,38 @@ async fn edit_running_and_read_it_back_in_both_framings() {
 }
 
 #[tokio::test]
+async fn unqualified_parameters_of_base_operations_are_read_as_base_ones() {
+    // What ncclient sends for `edit_config(config="<config>...")`: `<config>` in no namespace.
+    let fx = Fx::new();
+    let mut c = fx.open("admin").await;
+    let body = ifs(&iface("eth7", "<description>plain</description>"));
+    let unqualified = format!(
+        "<edit-config><target><candidate/></target><config xmlns=\"\">{body}</config></edit-config>"
+    );
+    ok(&c.rpc("1", &unqualified).await);
+    ok(&c.rpc("2", "<commit/>").await);
+    let running = get_config(&mut c, "running", "").await;
+    assert!(running.contains("<description>plain</description>"), "{running}");
+    // An unqualified filter filters (it is not silently ignored).
+    let r = c
+        .rpc(
+            "3",
+            &format!(
+                "<get-config><source><running/></source><filter xmlns=\"\" type=\"subtree\">\
+                 <interfaces xmlns=\"{IF}\"><interface><name>none</name></interface></interfaces>\
+                 </filter></get-config>"
+            ),
+        )
+        .await;
+    assert!(!r.to_xml().contains("eth7"), "{}", r.to_xml());
+    // A parameter in some other namespace is still unknown.
+    let foreign = format!(
+        "<edit-config><target><candidate/></target><config xmlns=\"urn:other\">{body}</config></edit-config>"
+    );
+    expect_err(&c.rpc("4", &foreign).await, "unknown-element", "protocol");
+}
+
+#[tokio::test]
 async fn edit_operations_and_their_errors() {
     let fx = Fx::new();
     let mut c = fx.open("admin").await;

@@ -110,6 +110,29 @@ async fn hello_and_first_rpc_in_one_write() {
 }
 
 #[tokio::test]
+async fn chunked_client_hello_is_accepted() {
+    // ncclient 0.6 may write its hello in chunked framing when the server's hello arrived
+    // before its own was sent; the session must not wait for `]]>]]>` until the time-out.
+    let (pipe, task, _r) = start(settings());
+    let mut c = NcClient {
+        stream: pipe,
+        decoder: framing::Decoder::new(Framing::EndOfMessage, 1 << 20),
+        out: Framing::Chunked,
+        server_hello: mgmt::hello::Hello { capabilities: vec![], session_id: None },
+    };
+    let _server_hello = c.recv().await.expect("hello");
+    let hello = mgmt::hello::client_hello(&both_bases());
+    c.send_raw(&framing::encode_chunked(hello.as_bytes(), 64).expect("chunked")).await;
+    c.decoder.set_framing(Framing::Chunked);
+    let reply = c.rpc("3", "<get-config><source><running/></source></get-config>").await;
+    assert_eq!(errors(&reply), vec![]);
+    assert_eq!(reply.attribute("message-id"), Some("3"));
+    let reply = c.rpc("4", "<close-session/>").await;
+    assert!(reply.child(NETCONF_BASE_NS, "ok").is_some());
+    assert!(matches!(ended(task).await, SessionEnd::Closed));
+}
+
+#[tokio::test]
 async fn unsupported_operation_keeps_the_session_and_echoes_attributes() {
     let (pipe, task, _r) = start(settings());
     let mut c = NcClient::connect(pipe, &both_bases()).await;

@@ -13,6 +13,10 @@ use std::io::Write as _;
 use std::path::PathBuf;
 use std::time::Duration;
 
+/// mimalloc instead of glibc malloc: see the dependency's comment in Cargo.toml.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 const USAGE: &str =
     "usage: mgmt-serve STATE_DIR [PORT] [--yang DIR]... [--module NAME]... [--admin USER] [--idle SECS]";
 

@@ -129,9 +129,11 @@ impl Datastores {
         };
         let running =
             Arc::new(Snapshot::from_canonical(schema.canonical_config(&running_text)?, true)?);
+        // The candidate lives in memory only: it starts as running at every start, so storing
+        // it would cost a disk write per edit for nothing (a key left by older versions goes).
         store.apply(&[
             (DatastoreName::Running.as_str(), Some(&running.xml)),
-            (DatastoreName::Candidate.as_str(), Some(&running.xml)),
+            (DatastoreName::Candidate.as_str(), None),
             (CONFIRMED_BACKUP, None),
         ])?;
         let this = Datastores {
@@ -187,17 +189,23 @@ impl Datastores {
     }
 
     /// Stores a checked snapshot as the content of `ds` (with `extra` keys in the same
-    /// transaction) and makes it current.
+    /// transaction) and makes it current. The candidate is kept in memory only (it restarts
+    /// as running), so for it only `extra` reaches the disk.
     pub fn store_snapshot(
         &self,
         ds: DatastoreName,
-        snap: Snapshot,
+        snap: impl Into<Arc<Snapshot>>,
         extra: &[(&str, Option<&str>)],
     ) -> Result<Arc<Snapshot>, DatastoreError> {
-        let mut writes: Vec<(&str, Option<&str>)> = vec![(ds.as_str(), Some(&snap.xml))];
+        let snap: Arc<Snapshot> = snap.into();
+        let mut writes: Vec<(&str, Option<&str>)> = Vec::with_capacity(extra.len() + 1);
+        if ds != DatastoreName::Candidate {
+            writes.push((ds.as_str(), Some(&snap.xml)));
+        }
         writes.extend_from_slice(extra);
-        self.store.apply(&writes)?;
-        let snap = Arc::new(snap);
+        if !writes.is_empty() {
+            self.store.apply(&writes)?;
+        }
         match ds {
             DatastoreName::Running => write(&self.running, snap.clone()),
             DatastoreName::Candidate => write(&self.candidate, snap.clone()),
@@ -210,18 +218,17 @@ impl Datastores {
     /// as the rollback copy, with `extra` keys in the same transaction.
     pub fn store_commit(
         &self,
-        snap: Snapshot,
+        snap: impl Into<Arc<Snapshot>>,
         extra: &[(&str, Option<&str>)],
     ) -> Result<Arc<Snapshot>, DatastoreError> {
+        let snap: Arc<Snapshot> = snap.into();
         let old = self.snapshot(DatastoreName::Running);
         let mut writes: Vec<(&str, Option<&str>)> = vec![
             (DatastoreName::Running.as_str(), Some(&snap.xml)),
-            (DatastoreName::Candidate.as_str(), Some(&snap.xml)),
             (store::ROLLBACK, Some(&old.xml)),
         ];
         writes.extend_from_slice(extra);
         self.store.apply(&writes)?;
-        let snap = Arc::new(snap);
         write(&self.running, snap.clone());
         write(&self.candidate, snap.clone());
         Ok(snap)
@@ -259,7 +266,6 @@ impl Datastores {
     /// Resets the candidate to running (discard-changes).
     pub fn discard_changes(&self) -> Result<(), DatastoreError> {
         let running = self.snapshot(DatastoreName::Running);
-        self.store.apply(&[(DatastoreName::Candidate.as_str(), Some(&running.xml))])?;
         write(&self.candidate, running);
         Ok(())
     }

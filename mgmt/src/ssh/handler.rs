@@ -13,10 +13,21 @@ use russh::server::{Auth, Msg, PublicKeyOffer, Session, VerifiedPublicKey};
 use russh::{Channel, ChannelId, Disconnect};
 use tracing::{debug, info, warn};
 
+use tokio::io::AsyncReadExt as _;
+
 use crate::engine::Engine;
 use crate::session::{self, SessionEnd, SessionSettings};
 use crate::sessions::Registry;
 use crate::users::Users;
+
+/// How long the server waits for a client to end a connection it has finished with.
+const CLIENT_CLOSE_GRACE: Duration = Duration::from_secs(5);
+
+/// Reads (and drops) whatever the client still sends until it closes the channel.
+async fn drain<S: tokio::io::AsyncRead + Unpin>(stream: &mut S) {
+    let mut buf = [0u8; 1024];
+    while matches!(stream.read(&mut buf).await, Ok(n) if n > 0) {}
+}
 
 /// What every connection shares.
 #[derive(Debug)]
@@ -154,14 +165,20 @@ impl russh::server::Handler for Handler {
         tokio::spawn(async move {
             let mut stream = channel.into_stream();
             let end = session::run(&mut stream, &handle, &shared.settings, &shared.engine).await;
-            drop(stream); // closes the channel
             drop(handle); // leaves the session table
-                          // After close-session or a client hang-up the client ends the connection itself
-                          // (if it does not within a few seconds, the server does); otherwise (time-out,
-                          // kill, protocol error) the server ends it at once.
+                          // After close-session the client closes the channel and the connection itself;
+                          // closing the channel first races with clients that read the <ok/> and the
+                          // channel's end together and then report an unexpected close (ncclient does).
+                          // If the client does not close within a few seconds, the server does. After a
+                          // client hang-up there is nothing to wait for; otherwise (time-out, kill,
+                          // protocol error) the server ends the connection at once.
             let reason = format!("NETCONF session ended: {end}");
+            if matches!(end, SessionEnd::Closed) {
+                let _ = tokio::time::timeout(CLIENT_CLOSE_GRACE, drain(&mut stream)).await;
+            }
+            drop(stream); // closes the channel
             if matches!(end, SessionEnd::Closed | SessionEnd::PeerClosed) {
-                tokio::time::sleep(Duration::from_secs(5)).await;
+                tokio::time::sleep(CLIENT_CLOSE_GRACE).await;
             }
             let _ = connection.disconnect(Disconnect::ByApplication, reason, "en".into()).await;
         });
