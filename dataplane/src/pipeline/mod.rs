@@ -12,8 +12,10 @@ mod class;
 mod config;
 mod engine;
 mod fd;
+mod ring;
 mod stage;
 mod stats;
+mod wheel;
 
 pub use class::FsmState;
 pub use config::{ExternalMemoryConfig, PauseMode, PipelineConfig, Traffic};

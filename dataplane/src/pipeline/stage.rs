@@ -1,34 +1,57 @@
-use std::collections::VecDeque;
+use super::fd::Fd;
+use super::ring::Ring;
 
-use super::fd::FdId;
+/// An FD in a delay line with the cycle at which its latency has elapsed.
+#[derive(Debug, Clone, Copy, Default)]
+struct Slot {
+    ready: u64,
+    fd: Fd,
+}
 
-/// One pipeline stage: a delay line of `latency` cycles holding at most `capacity` FDs.
+/// One pipeline stage: a delay line of `latency` cycles holding at most `capacity` FDs. The FDs
+/// themselves travel through it (24 octets), so no slab lookup is needed on the way.
 #[derive(Debug)]
 pub(crate) struct Stage {
     latency: u64,
     capacity: usize,
-    slots: VecDeque<(u64, FdId)>,
+    slots: Ring<Slot>,
 }
 
 impl Stage {
     pub fn new(latency: u64, capacity: usize) -> Self {
-        Stage { latency, capacity: capacity.max(1), slots: VecDeque::with_capacity(capacity) }
+        let capacity = capacity.max(1);
+        Stage { latency, capacity, slots: Ring::with_capacity(capacity) }
     }
 
+    #[inline]
     pub fn has_room(&self) -> bool {
         self.slots.len() < self.capacity
     }
 
-    pub fn push(&mut self, cycle: u64, fd: FdId) {
-        self.slots.push_back((cycle + self.latency, fd));
+    #[inline]
+    pub fn push(&mut self, cycle: u64, fd: Fd) {
+        self.slots.push_back(Slot { ready: cycle + self.latency, fd });
     }
 
-    /// The FD at the head if its latency has elapsed by `cycle`.
-    pub fn ready(&self, cycle: u64) -> Option<FdId> {
-        self.slots.front().filter(|(at, _)| *at <= cycle).map(|(_, fd)| *fd)
+    /// Takes the FD at the head if its latency has elapsed by `cycle`.
+    #[inline]
+    pub fn pop_ready(&mut self, cycle: u64) -> Option<Fd> {
+        if self.slots.front()?.ready <= cycle {
+            self.slots.pop_front().map(|s| s.fd)
+        } else {
+            None
+        }
     }
 
-    pub fn pop(&mut self) -> Option<FdId> {
-        self.slots.pop_front().map(|(_, fd)| fd)
+    /// Drops the head (after `peek_ready` returned it).
+    #[inline]
+    pub fn pop(&mut self) {
+        self.slots.pop_front();
+    }
+
+    /// The FD at the head if its latency has elapsed by `cycle`, left in place.
+    #[inline]
+    pub fn peek_ready(&self, cycle: u64) -> Option<&Fd> {
+        self.slots.front().filter(|s| s.ready <= cycle).map(|s| &s.fd)
     }
 }

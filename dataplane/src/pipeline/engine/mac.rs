@@ -1,0 +1,246 @@
+//! The MAC side: PFC reception, Priority_Paused and what it does to the classes, and
+//! transmission selection onto the wire.
+
+use super::{Departure, PauseMode, Pipeline, Queued, MAX_PORTS};
+use crate::pipeline::class::FsmState;
+use crate::pipeline::class::MAX_CLASSES;
+use crate::time::{Picos, PFC_REACTION_BOUND};
+use crate::wire::{MacControl, PfcFrame, PRIORITIES};
+
+impl Pipeline {
+    // ===== PFC reception and Priority_Paused =====
+
+    pub(super) fn process_pfc(&mut self, now: Picos) {
+        while self.pfc_events.peek_time().is_some_and(|t| t <= now) {
+            let Some((at, ev)) = self.pfc_events.pop() else { break };
+            if ev.apply {
+                let idle = self.ports[ev.port].busy_until;
+                self.receivers[ev.port].receive(at, &MacControl::Pfc(ev.frame), idle);
+                self.stats.pause_indications += 1;
+                self.update_pause(ev.port, now);
+                // The port's MAC runs later in this cycle whatever its wire is doing.
+                self.wheel.insert(self.cycle, self.cycle, ev.port);
+            } else {
+                self.note_indication(at, ev.port, &ev.frame);
+                let apply_at = at + self.cfg.pause_detect_latency;
+                self.pfc_events.schedule(apply_at, super::PfcEvent { apply: true, ..ev });
+            }
+        }
+        self.next_pfc = self.pfc_events.peek_time().unwrap_or(Picos::MAX);
+    }
+
+    /// The reaction-bound checker's record: when each class was told to pause, and until when.
+    fn note_indication(&mut self, at: Picos, port: usize, frame: &PfcFrame) {
+        let speed = self.cfg.speed;
+        for n in 0..PRIORITIES {
+            if frame.enable & (1 << n) == 0 {
+                continue;
+            }
+            let class = &mut self.classes[port * PRIORITIES + n];
+            let until = at + speed.quanta(u64::from(frame.time[n]));
+            if at >= class.indicated_until {
+                class.indicated_at = at; // a new pause; a refresh keeps the original start
+            }
+            class.indicated_until = until;
+        }
+    }
+
+    fn update_pause(&mut self, p: usize, now: Picos) {
+        let vector = self.receivers[p].paused_vector(now);
+        let changed = vector ^ self.ports[p].paused;
+        self.ports[p].paused = vector;
+        self.ports[p].next_resume = self.receivers[p].next_resume(now).unwrap_or(Picos::MAX);
+        for n in (0..PRIORITIES).filter(|n| changed & (1 << n) != 0) {
+            if vector & (1 << n) != 0 {
+                self.pause_asserted(p, n);
+            } else {
+                self.pause_deasserted(p, n);
+            }
+        }
+        if changed != 0 {
+            self.refresh_port_eligibility(p);
+        }
+    }
+
+    fn pause_asserted(&mut self, p: usize, n: usize) {
+        let ci = p * PRIORITIES + n;
+        let class = &mut self.classes[ci];
+        class.pause = true;
+        self.pauses[ci].ever_paused = true;
+        self.paused_classes += 1;
+        self.onchip_paused_octets += class.mac_octets;
+        if self.cfg.mode == PauseMode::External {
+            match class.fsm {
+                FsmState::Idle => {
+                    class.fsm = FsmState::WaitHaltAck;
+                    self.active.push(ci);
+                }
+                FsmState::Flushing => class.renewed = true,
+                FsmState::WaitHaltAck | FsmState::PipeClean => {}
+            }
+            self.return_from_mac(p, n);
+        }
+        self.note_onchip_peak();
+    }
+
+    fn pause_deasserted(&mut self, p: usize, n: usize) {
+        let class = &mut self.classes[p * PRIORITIES + n];
+        class.pause = false;
+        self.paused_classes -= 1;
+        self.onchip_paused_octets -= class.mac_octets;
+    }
+
+    /// Frames of a newly paused class waiting in the MAC's transmit queue go back on the
+    /// recycle path at once, in order: a paused frame never waits on chip.
+    fn return_from_mac(&mut self, p: usize, n: usize) {
+        let class = &mut self.classes[p * PRIORITIES + n];
+        let staged = &mut self.pauses[p * PRIORITIES + n].staged;
+        let staging = &mut self.recycle_staging;
+        let (stats, onchip) = (&mut self.stats, &mut self.onchip_paused_octets);
+        self.ports[p].queue.split_off_where(
+            |q| usize::from(q.fd.priority()) != n,
+            |q| {
+                stats.returned_by_mac += 1;
+                let len = u64::from(q.fd.len);
+                class.mac_octets -= len;
+                *staged += 1;
+                *onchip -= len;
+                staging.push_back(q.fd);
+            },
+        );
+        self.note_staging_peak();
+    }
+
+    // ===== transmission selection =====
+
+    /// Lets port `p`'s MAC look at its queue again no later than time `at` (but not in this
+    /// cycle: its MAC has run).
+    #[inline]
+    pub(super) fn wake_port(&mut self, p: usize, at: Picos) {
+        let at = self.cycle_at(at);
+        self.wheel.insert(self.cycle + 1, at, p);
+    }
+
+    /// The first cycle that starts at or after `t`.
+    #[inline]
+    fn cycle_at(&self, t: Picos) -> u64 {
+        t.as_ps().div_ceil(self.cfg.cycle.as_ps())
+    }
+
+    /// Runs the MACs due in this cycle, in port order (as if every port were looked at every
+    /// cycle: the others have nothing to do), and schedules each for when it next may.
+    pub(super) fn mac_ports(&mut self, now: Picos) {
+        for w in 0..self.wheel.words() {
+            let mut due = self.wheel.take(self.cycle, w);
+            while due != 0 {
+                let p = (w * 64 + due.trailing_zeros() as usize) % MAX_PORTS;
+                due &= due - 1;
+                // A pause ending on port p concerns only port p's MAC and classes.
+                if self.ports[p].next_resume <= now {
+                    self.update_pause(p, now);
+                }
+                self.mac_transmit(p, now);
+                if let Some(at) = self.port_wake_time(p) {
+                    self.wake_port(p, at);
+                }
+            }
+        }
+    }
+
+    /// When port `p`'s MAC next has something to do, as far as its own state tells: a pause
+    /// timer running out, or its wire freeing while it holds a frame it may start. An FD
+    /// reaching an empty queue or a PFC frame wakes it earlier.
+    #[inline]
+    fn port_wake_time(&self, p: usize) -> Option<Picos> {
+        let port = &self.ports[p];
+        let sendable = match self.cfg.mode {
+            PauseMode::External | PauseMode::Stall => {
+                port.queue.front().is_some_and(|q| port.paused & (1 << q.fd.priority()) == 0)
+            }
+            PauseMode::Fifo => port.onchip_nonempty & !port.paused != 0,
+        };
+        let at = if sendable { port.next_resume.min(port.busy_until) } else { port.next_resume };
+        (at != Picos::MAX).then_some(at)
+    }
+
+    /// Transmission selection on port `p`: starts the next frame if the wire is free and one
+    /// may start, and records its departure (order, reaction bound, credit given back).
+    #[inline]
+    fn mac_transmit(&mut self, p: usize, now: Picos) {
+        let port = &mut self.ports[p];
+        if port.busy_until > now {
+            return;
+        }
+        let paused = port.paused;
+        let (arrived, fd) = match self.cfg.mode {
+            PauseMode::External | PauseMode::Stall => {
+                let Some(&Queued { arrived, fd }) = port.queue.front() else { return };
+                if paused & (1 << fd.priority()) != 0 {
+                    // Never start a paused frame; in `stall` mode it blocks the port.
+                    return;
+                }
+                port.queue.pop_front();
+                (arrived, fd)
+            }
+            PauseMode::Fifo => {
+                // Round robin from `rr` over the priorities with FDs and not paused.
+                let candidates = port.onchip_nonempty & !paused;
+                if candidates == 0 {
+                    return;
+                }
+                let start = port.rr;
+                let n = (start + candidates.rotate_right(start as u32).trailing_zeros() as usize)
+                    % PRIORITIES;
+                port.rr = (n + 1) % PRIORITIES;
+                let onchip = &mut self.pauses[p * PRIORITIES + n].onchip;
+                let Some(fd) = onchip.pop_front() else { return };
+                if onchip.is_empty() {
+                    port.onchip_nonempty &= !(1 << n);
+                }
+                (now, fd)
+            }
+        };
+        let start = port.busy_until.max(arrived).max(now.saturating_sub(self.cfg.cycle));
+        port.busy_until = start + self.wire_time[usize::from(fd.len)];
+        port.inflight -= 1;
+        let port_open = port.inflight < self.port_credit;
+        let ci = fd.class() % MAX_CLASSES;
+        let class = &mut self.classes[ci];
+        class.inflight -= 1;
+        class.mac_octets -= u64::from(fd.len);
+        class.departed += 1;
+        if fd.seq != class.expected_seq {
+            self.stats.order_violations += 1;
+        }
+        class.expected_seq = fd.seq + 1;
+        if start >= class.indicated_at && start < class.indicated_until {
+            if start > class.indicated_at + PFC_REACTION_BOUND {
+                self.stats.late_frames += 1;
+            } else {
+                self.stats.frames_within_bound += 1;
+            }
+        }
+        self.stats.departed += 1;
+        self.stats.departed_octets += u64::from(fd.len);
+        if self.recording {
+            self.departures.push(Departure {
+                time: start,
+                port: fd.port(),
+                priority: fd.priority(),
+                seq: fd.seq,
+                len: fd.len,
+            });
+        }
+        self.refresh_after_departure(ci, port_open);
+    }
+
+    pub(super) fn note_staging_peak(&mut self) {
+        self.stats.recycle_staging_peak =
+            self.stats.recycle_staging_peak.max(self.recycle_staging.len());
+    }
+
+    pub(super) fn note_onchip_peak(&mut self) {
+        self.stats.onchip_paused_octets_peak =
+            self.stats.onchip_paused_octets_peak.max(self.onchip_paused_octets);
+    }
+}

@@ -1,0 +1,174 @@
+//! QMAN: round-robin over the classes it may push, the eligibility bitmap that says which, and
+//! the random traffic it is offered.
+//!
+//! A class's bit in its port's `class_ok` is recomputed after every change to what it depends
+//! on (its FSM or PAUSE, its credit, its backlog, whether traffic is offered), so it is always
+//! current; the port's byte of `eligible` also needs the port's credit, which flush reads take
+//! without a refresh, so that byte is as of the port's last refresh.
+
+use super::{PauseMode, Pipeline, MAX_PORTS};
+use crate::pipeline::class::MAX_CLASSES;
+use crate::pipeline::fd::Fd;
+use crate::wire::PRIORITIES;
+
+impl Pipeline {
+    pub(super) fn qman_push(&mut self) {
+        for _ in 0..self.cfg.width {
+            if !self.push_queue.has_room() {
+                return;
+            }
+            let Some(ci) = self.next_eligible() else { return };
+            self.qman_rr = ci + 1;
+            let ci = ci % MAX_CLASSES;
+            let p = ci / PRIORITIES;
+            let len = if self.cfg.min_len == self.cfg.max_len {
+                self.cfg.min_len
+            } else {
+                self.rng.between(u64::from(self.cfg.min_len), u64::from(self.cfg.max_len)) as u16
+            };
+            let class = &mut self.classes[ci];
+            let fd = Fd::of_class(ci, len, class.next_seq, self.next_buffer);
+            self.next_buffer = self.next_buffer.wrapping_add(1);
+            class.next_seq += 1;
+            class.in_push_queue += 1;
+            class.inflight += 1;
+            // The class was eligible, so only what the push moved (its credit, its backlog)
+            // can clear its bit.
+            let mut keep = class.inflight < self.class_credit;
+            if !self.saturated {
+                let backlog = &mut self.pauses[ci].backlog;
+                *backlog -= 1;
+                keep &= *backlog > 0;
+            }
+            let port = &mut self.ports[p];
+            port.inflight += 1;
+            if !keep {
+                port.class_ok &= !(1 << (ci % PRIORITIES));
+            }
+            let open = port.inflight < self.port_credit;
+            self.push_queue.push(self.cycle, fd);
+            self.stats.enqueued += 1;
+            debug_assert_eq!(
+                self.ports[p].class_ok & (1 << (ci % PRIORITIES)) != 0,
+                self.class_ok(ci)
+            );
+            self.write_port_byte(p, open);
+        }
+    }
+
+    /// Round-robin over the eligibility bitmap, starting after the last class served.
+    #[inline]
+    fn next_eligible(&self) -> Option<usize> {
+        if self.eligible_words == 1 {
+            // Up to 8 ports: one word. The classes from `start` on, else the first one.
+            let word = self.eligible[0];
+            if word == 0 {
+                return None; // the common answer once the ports' credit is taken
+            }
+            let start = if self.qman_rr < self.nclasses { self.qman_rr } else { 0 };
+            let later = word & (u64::MAX << (start % 64));
+            let pick = if later != 0 { later } else { word };
+            return Some(pick.trailing_zeros() as usize);
+        }
+        let start = if self.qman_rr < self.nclasses { self.qman_rr } else { 0 };
+        let words = self.eligible_words;
+        let (w0, b0) = (start / 64, start % 64);
+        // The rest of the starting word, then the other words, then the start of the first.
+        let word = self.eligible[w0];
+        let first = word & (u64::MAX << b0);
+        if first != 0 {
+            return Some(w0 * 64 + first.trailing_zeros() as usize);
+        }
+        for k in 1..words {
+            let w = (w0 + k) % words;
+            if self.eligible[w] != 0 {
+                return Some(w * 64 + self.eligible[w].trailing_zeros() as usize);
+            }
+        }
+        let wrap = word & !(u64::MAX << b0);
+        (wrap != 0).then(|| w0 * 64 + wrap.trailing_zeros() as usize)
+    }
+
+    /// Recomputes QMAN eligibility for every class of port `p`.
+    pub(super) fn refresh_port_eligibility(&mut self, p: usize) {
+        for n in 0..PRIORITIES {
+            self.set_class_ok(p * PRIORITIES + n);
+        }
+        self.refresh_port_byte(p);
+    }
+
+    /// Recomputes QMAN eligibility after something changed for one class (a write to external
+    /// memory, the end of a pause): its own bit, and the port's credit.
+    pub(super) fn refresh_class(&mut self, ci: usize) {
+        self.set_class_ok(ci);
+        self.refresh_port_byte(ci / PRIORITIES);
+    }
+
+    /// `refresh_class` after a departure of class `ci`, which left its port `open` or not:
+    /// giving back credit cannot clear a set bit, so the class is only looked at if its bit is
+    /// clear.
+    #[inline]
+    pub(super) fn refresh_after_departure(&mut self, ci: usize, open: bool) {
+        let ci = ci % MAX_CLASSES;
+        let p = ci / PRIORITIES;
+        if self.ports[p].class_ok & (1 << (ci % PRIORITIES)) == 0 {
+            self.set_class_ok(ci);
+        }
+        debug_assert_eq!(self.ports[p].class_ok & (1 << (ci % PRIORITIES)) != 0, self.class_ok(ci));
+        self.write_port_byte(p, open);
+    }
+
+    /// Sets class `ci`'s bit in its port's `class_ok`.
+    #[inline]
+    fn set_class_ok(&mut self, ci: usize) {
+        let ok = self.class_ok(ci);
+        let bit = 1u8 << (ci % PRIORITIES);
+        let port = &mut self.ports[(ci / PRIORITIES) % MAX_PORTS];
+        port.class_ok = (port.class_ok & !bit) | if ok { bit } else { 0 };
+    }
+
+    /// Whether QMAN may push class `ci`, leaving the port's credit aside.
+    #[inline]
+    fn class_ok(&self, ci: usize) -> bool {
+        let class = &self.classes[ci % MAX_CLASSES];
+        let halted = match self.cfg.mode {
+            PauseMode::External => class.halted(),
+            PauseMode::Fifo => class.pause,
+            PauseMode::Stall => false,
+        };
+        let has_traffic = self.generating && (self.saturated || self.pauses[ci].backlog > 0);
+        !halted && has_traffic && class.inflight < self.class_credit
+    }
+
+    fn refresh_port_byte(&mut self, p: usize) {
+        let open = self.ports[p].inflight < self.port_credit;
+        self.write_port_byte(p, open);
+    }
+
+    /// The port's byte of the eligibility bitmap: its classes' bits while it has credit
+    /// (`open`). (A word per eight ports rather than a byte array: QMAN reads whole words right
+    /// after this write, and a byte store followed by a wider load stalls store forwarding.)
+    #[inline]
+    fn write_port_byte(&mut self, p: usize, open: bool) {
+        let p = p % MAX_PORTS;
+        let byte = if open { self.ports[p].class_ok } else { 0 };
+        let shift = (p % 8) * 8;
+        let word = &mut self.eligible[p / 8];
+        *word = (*word & !(0xffu64 << shift)) | (u64::from(byte) << shift);
+    }
+
+    pub(super) fn refill(&mut self, load_percent: u64) {
+        // Frames per 64 cycles per class at the offered load, for the average frame length.
+        let avg_len = (u64::from(self.cfg.min_len) + u64::from(self.cfg.max_len)) / 2;
+        let window = self.cfg.cycle * 64;
+        let per_port = window.as_ps() as f64 / self.cfg.speed.frame_time(avg_len).as_ps() as f64;
+        let mean = per_port * load_percent as f64 / 100.0 / PRIORITIES as f64;
+        let max = (2.0 * mean).ceil() as u64;
+        for class in self.pauses.iter_mut() {
+            class.backlog += self.rng.below(max + 1);
+        }
+        for p in 0..self.cfg.ports {
+            self.refresh_port_eligibility(p);
+        }
+    }
+}
