@@ -40,6 +40,17 @@ fn start(
     (client, task, registry)
 }
 
+/// A client that has not exchanged hellos yet and will write in `out` framing: for tests
+/// that send the hello themselves.
+fn raw_client(pipe: DuplexStream, out: Framing) -> NcClient<DuplexStream> {
+    NcClient {
+        stream: pipe,
+        decoder: framing::Decoder::new(Framing::EndOfMessage, 1 << 20),
+        out,
+        server_hello: mgmt::hello::Hello { capabilities: vec![], session_id: None },
+    }
+}
+
 async fn ended(task: JoinHandle<SessionEnd>) -> SessionEnd {
     tokio::time::timeout(WAIT, task).await.expect("session ends in time").expect("no panic")
 }
@@ -89,12 +100,7 @@ async fn empty_base_1_0_messages_are_ignored() {
 #[tokio::test]
 async fn hello_and_first_rpc_in_one_write() {
     let (pipe, task, _r) = start(settings());
-    let mut c = NcClient {
-        stream: pipe,
-        decoder: framing::Decoder::new(Framing::EndOfMessage, 1 << 20),
-        out: Framing::EndOfMessage,
-        server_hello: mgmt::hello::Hello { capabilities: vec![], session_id: None },
-    };
+    let mut c = raw_client(pipe, Framing::EndOfMessage);
     let mut bytes =
         framing::encode(Framing::EndOfMessage, mgmt::hello::client_hello(&both_bases()).as_bytes())
             .expect("eom");
@@ -114,12 +120,7 @@ async fn chunked_client_hello_is_accepted() {
     // ncclient 0.6 may write its hello in chunked framing when the server's hello arrived
     // before its own was sent; the session must not wait for `]]>]]>` until the time-out.
     let (pipe, task, _r) = start(settings());
-    let mut c = NcClient {
-        stream: pipe,
-        decoder: framing::Decoder::new(Framing::EndOfMessage, 1 << 20),
-        out: Framing::Chunked,
-        server_hello: mgmt::hello::Hello { capabilities: vec![], session_id: None },
-    };
+    let mut c = raw_client(pipe, Framing::Chunked);
     let _server_hello = c.recv().await.expect("hello");
     let hello = mgmt::hello::client_hello(&both_bases());
     c.send_raw(&framing::encode_chunked(hello.as_bytes(), 64).expect("chunked")).await;
