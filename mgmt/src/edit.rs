@@ -496,7 +496,9 @@ fn edit_one<'m>(
         return Ok(());
     }
     let key = key_of(c, Some(s));
-    let here = path.child(Step::of(c, s));
+    // The path is built only where it is used (errors, descending): most nodes of a large
+    // edit are leaves that need neither.
+    let here = || path.child(Step::of(c, s));
     let exists = sibs.index.contains_key(&key);
     match op {
         Op::Delete | Op::Remove => {
@@ -505,7 +507,7 @@ fn edit_one<'m>(
                     RpcError::new(ErrorTag::DataMissing, ErrorType::Application).with_message(
                         format!("<{}> cannot be deleted: it does not exist.", c.name),
                     ),
-                    &here,
+                    &here(),
                 ))?;
             }
         }
@@ -515,7 +517,7 @@ fn edit_one<'m>(
                     "<{}> cannot be created: it already exists; use merge or replace.",
                     c.name
                 )),
-                &here,
+                &here(),
             ))?;
         }
         Op::Create | Op::Replace => {
@@ -535,7 +537,7 @@ fn edit_one<'m>(
                     }
                 } else {
                     let mut node = skeleton(c, s);
-                    edit_children(ctx, Some(s), &mut node, c, Op::Merge, scope, &here)?;
+                    edit_children(ctx, Some(s), &mut node, c, Op::Merge, scope, &here())?;
                     sibs.insert(ctx.model, sparent, key, node, pos);
                 }
             } else if s.is_term() || s.kind == Kind::AnyData {
@@ -558,7 +560,7 @@ fn edit_one<'m>(
                     }
                 }
                 if let Some(d) = sibs.get_mut(&key) {
-                    edit_children(ctx, Some(s), d, c, Op::Merge, scope, &here)?;
+                    edit_children(ctx, Some(s), d, c, Op::Merge, scope, &here())?;
                 }
             }
         }
@@ -567,10 +569,10 @@ fn edit_one<'m>(
                 return Ok(());
             }
             if let Some(d) = sibs.get_mut(&key) {
-                edit_children(ctx, Some(s), d, c, Op::None, scope, &here)?;
+                edit_children(ctx, Some(s), d, c, Op::None, scope, &here())?;
             } else if writes_below(c) {
                 let mut node = skeleton(c, s);
-                edit_children(ctx, Some(s), &mut node, c, Op::None, scope, &here)?;
+                edit_children(ctx, Some(s), &mut node, c, Op::None, scope, &here())?;
                 sibs.insert(ctx.model, sparent, key, node, None);
             } else if !only_removes_below(c) {
                 ctx.fail(with_path(
@@ -581,7 +583,7 @@ fn edit_one<'m>(
                             c.name
                         ),
                     ),
-                    &here,
+                    &here(),
                 ))?;
             }
         }

@@ -342,8 +342,12 @@ pub fn parse(bytes: &[u8]) -> Result<Element, XmlError> {
         let position = reader.buffer_position();
         let syntax = |e: quick_xml::Error| XmlError::Syntax { position, reason: e.to_string() };
         let (resolved, event) = reader.read_resolved_event().map_err(syntax)?;
-        let namespace = namespace_of(&resolved);
         let unbound = matches!(resolved, ResolveResult::Unknown(_));
+        // Only elements keep their namespace: no string for end tags and text.
+        let namespace = match event {
+            Event::Start(_) | Event::Empty(_) => namespace_of(&resolved),
+            _ => None,
+        };
         match event {
             Event::Start(start) | Event::Empty(start) if root.is_some() => {
                 let _ = start;
