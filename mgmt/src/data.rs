@@ -8,6 +8,7 @@ use std::fmt::Write as _;
 use std::sync::Arc;
 
 use crate::model::{Kind, Model, SNode};
+use crate::path_text;
 use crate::xml::{self, Element, Node, NETCONF_BASE_NS};
 
 /// The identity of a data node among its siblings: namespace, name, and the key values of a
@@ -167,66 +168,25 @@ impl DataPath {
     pub fn parse_json(model: &Model, text: &str) -> Option<DataPath> {
         let mut steps = Vec::new();
         let mut module: Option<&crate::model::Module> = None;
-        let chars: Vec<char> = text.trim().chars().collect();
-        let mut i = 0;
-        while i < chars.len() {
-            if chars[i] != '/' {
-                return None;
+        for raw in path_text::split(text)? {
+            if let Some(m) = &raw.qualifier {
+                module = Some(model.module_by_name(m)?);
             }
-            i += 1;
-            let start = i;
-            while i < chars.len() && chars[i] != '/' && chars[i] != '[' {
-                i += 1;
-            }
-            let qname: String = chars[start..i].iter().collect();
-            let name = match qname.split_once(':') {
-                Some((m, n)) => {
-                    module = Some(model.module_by_name(m)?);
-                    n.to_string()
-                }
-                None => qname,
-            };
             let m = module?;
-            if name.is_empty() {
-                return None;
-            }
             let mut step = Step {
                 module: m.name.clone(),
                 prefix: m.prefix.clone(),
                 ns: m.namespace.clone(),
-                name,
+                name: raw.name,
                 keys: Vec::new(),
                 value: None,
             };
-            while i < chars.len() && chars[i] == '[' {
-                // Find the closing bracket outside quotes.
-                let mut j = i + 1;
-                let mut quote: Option<char> = None;
-                while j < chars.len() {
-                    match (quote, chars[j]) {
-                        (None, '\'' | '"') => quote = Some(chars[j]),
-                        (Some(q), c) if c == q => quote = None,
-                        (None, ']') => break,
-                        _ => {}
-                    }
-                    j += 1;
+            for (k, v) in raw.predicates {
+                if k == "." {
+                    step.value = Some(v);
+                } else {
+                    step.keys.push((k, v));
                 }
-                if j >= chars.len() {
-                    return None;
-                }
-                let pred: String = chars[i + 1..j].iter().collect();
-                if let Some((k, v)) = pred.split_once('=') {
-                    let k = k.trim();
-                    let v = v.trim();
-                    let v = v.get(1..v.len().saturating_sub(1)).unwrap_or_default().to_string();
-                    if k == "." {
-                        step.value = Some(v);
-                    } else {
-                        let k = k.rsplit(':').next().unwrap_or(k).to_string();
-                        step.keys.push((k, v));
-                    }
-                }
-                i = j + 1;
             }
             steps.push(step);
         }

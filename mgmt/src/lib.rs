@@ -28,6 +28,7 @@ pub mod model;
 pub mod monitoring;
 pub mod nacm;
 pub mod notify;
+mod path_text;
 pub mod rpc;
 pub mod schema;
 pub mod session;

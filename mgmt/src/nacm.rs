@@ -8,6 +8,7 @@ use std::sync::Arc;
 use crate::data::{Change, ChangeOp, DataPath};
 use crate::error::{ErrorTag, ErrorType, RpcError};
 use crate::model::{Kind, Model, NacmDefault, SNode};
+use crate::path_text;
 use crate::xml::{Element, Node};
 
 /// The ietf-netconf-acm namespace.
@@ -209,10 +210,6 @@ fn parse_ops(s: &str) -> u8 {
 /// Parses a node-instance-identifier: `/p:a/p:b[p:k='v']`. Prefixes resolve through the
 /// declarations on the `path` leaf, then module prefixes, then module names.
 fn parse_path(text: &str, leaf: &Element, model: &Model) -> Option<Vec<PathStep>> {
-    let text = text.trim();
-    if text == "/" {
-        return Some(Vec::new());
-    }
     let resolve = |p: &str| -> Option<String> {
         if let Some((_, ns)) = leaf.namespaces.iter().find(|(q, _)| q.as_deref() == Some(p)) {
             return Some(ns.clone());
@@ -224,41 +221,16 @@ fn parse_path(text: &str, leaf: &Element, model: &Model) -> Option<Vec<PathStep>
     };
     let mut steps = Vec::new();
     let mut ns: Option<String> = None;
-    let chars: Vec<char> = text.chars().collect();
-    let mut i = 0;
-    while i < chars.len() {
-        if chars[i] != '/' {
-            return None;
-        }
-        i += 1;
-        let start = i;
-        while i < chars.len() && chars[i] != '/' && chars[i] != '[' {
-            i += 1;
-        }
-        let qname: String = chars[start..i].iter().collect();
-        let (p, name) = match qname.split_once(':') {
-            Some((p, n)) => (Some(p), n.to_string()),
-            None => (None, qname.clone()),
-        };
-        if let Some(p) = p {
+    for raw in path_text::split(text)? {
+        if let Some(p) = &raw.qualifier {
             ns = Some(resolve(p)?);
         }
-        if name.is_empty() {
-            return None;
-        }
-        let mut keys = Vec::new();
-        while i < chars.len() && chars[i] == '[' {
-            let close = chars[i..].iter().position(|&c| c == ']')? + i;
-            let pred: String = chars[i + 1..close].iter().collect();
-            if let Some((k, v)) = pred.split_once('=') {
-                let k = k.trim();
-                let k = k.rsplit(':').next().unwrap_or(k).to_string();
-                let v = v.trim().trim_matches(|c| c == '\'' || c == '"').to_string();
-                keys.push((k, v));
-            }
-            i = close + 1;
-        }
-        steps.push(PathStep { ns: if name == "*" { None } else { ns.clone() }, name, keys });
+        let name = raw.name;
+        steps.push(PathStep {
+            ns: if name == "*" { None } else { ns.clone() },
+            name,
+            keys: raw.predicates,
+        });
     }
     Some(steps)
 }

@@ -8,8 +8,7 @@ use std::time::Duration;
 
 use common::fixture::{IANA, IF, MT};
 use common::{
-    both_bases, caps, open_subsystem, ssh_login, test_modules, test_yang_dir, weak_hash, Login,
-    NcClient, WAIT,
+    both_bases, caps, live_config, open_subsystem, ssh_login, weak_hash, Login, NcClient, WAIT,
 };
 use mgmt::config::Config;
 use mgmt::framing::{self, Framing};
@@ -31,16 +30,9 @@ async fn start() -> Fx {
     std::fs::write(dir.path().join("users"), format!("alice password {}\n", weak_hash("pw")))
         .expect("users");
     let server = Server::start(Config {
-        listen: "127.0.0.1:0".parse().expect("addr"),
-        state_dir: dir.path().join("state"),
-        users_file: Some(dir.path().join("users")),
-        auth_rejection_time: Duration::from_millis(10),
-        yang_dirs: vec![test_yang_dir()],
-        modules: test_modules(),
-        admin_user: Some("alice".into()),
         max_message_size: MAX,
         hello_timeout: Duration::from_secs(2),
-        ..Config::default()
+        ..live_config(dir.path())
     })
     .await
     .expect("server starts");

@@ -12,10 +12,8 @@ mod common;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::time::Duration;
 
-use common::{external_tool, test_modules, test_yang_dir, weak_hash};
-use mgmt::config::Config;
+use common::{external_tool, live_config, weak_hash};
 use mgmt::ssh::Server;
 use russh::keys::ssh_key::LineEnding;
 use russh::keys::{Algorithm, PrivateKey};
@@ -70,18 +68,7 @@ async fn live() -> Option<Live> {
         ),
     )
     .expect("users file");
-    let server = Server::start(Config {
-        listen: "127.0.0.1:0".parse().expect("addr"),
-        state_dir: dir.path().join("state"),
-        users_file: Some(dir.path().join("users")),
-        auth_rejection_time: Duration::from_millis(10),
-        yang_dirs: vec![test_yang_dir()],
-        modules: test_modules(),
-        admin_user: Some("alice".into()),
-        ..Config::default()
-    })
-    .await
-    .expect("server starts");
+    let server = Server::start(live_config(dir.path())).await.expect("server starts");
     Some(Live { server, python, key_file, _dir: dir })
 }
 

@@ -267,19 +267,24 @@ pub async fn live_password_server() -> (mgmt::ssh::Server, tempfile::TempDir) {
         format!("alice password {}\n", weak_hash("wonderland")),
     )
     .expect("users file");
-    let server = mgmt::ssh::Server::start(mgmt::config::Config {
+    let server = mgmt::ssh::Server::start(live_config(dir.path())).await.expect("server starts");
+    (server, dir)
+}
+
+/// The configuration of a live test server: 127.0.0.1 on an ephemeral port, state in
+/// `dir/state`, users from `dir/users`, the test modules, `alice` the NACM administrator and
+/// a short rejection delay for failed logins.
+pub fn live_config(dir: &std::path::Path) -> mgmt::config::Config {
+    mgmt::config::Config {
         listen: "127.0.0.1:0".parse().expect("addr"),
-        state_dir: dir.path().join("state"),
-        users_file: Some(dir.path().join("users")),
+        state_dir: dir.join("state"),
+        users_file: Some(dir.join("users")),
         auth_rejection_time: Duration::from_millis(10),
         yang_dirs: vec![test_yang_dir()],
         modules: test_modules(),
         admin_user: Some("alice".into()),
         ..mgmt::config::Config::default()
-    })
-    .await
-    .expect("server starts");
-    (server, dir)
+    }
 }
 
 /// Reads running with our own client (russh + `NcClient`) as alice: the reply's `<data>`.
