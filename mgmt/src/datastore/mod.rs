@@ -134,6 +134,7 @@ impl Datastores {
         store.apply(&[
             (DatastoreName::Running.as_str(), Some(&running.xml)),
             (DatastoreName::Candidate.as_str(), None),
+            (store::OLD_ROLLBACK, None),
             (CONFIRMED_BACKUP, None),
         ])?;
         let this = Datastores {
@@ -214,19 +215,16 @@ impl Datastores {
         Ok(snap)
     }
 
-    /// Makes `snap` running and candidate at once (a commit), keeping the previous running
-    /// as the rollback copy, with `extra` keys in the same transaction.
+    /// Makes `snap` running and candidate at once (a commit), with `extra` keys in the same
+    /// transaction.
     pub fn store_commit(
         &self,
         snap: impl Into<Arc<Snapshot>>,
         extra: &[(&str, Option<&str>)],
     ) -> Result<Arc<Snapshot>, DatastoreError> {
         let snap: Arc<Snapshot> = snap.into();
-        let old = self.snapshot(DatastoreName::Running);
-        let mut writes: Vec<(&str, Option<&str>)> = vec![
-            (DatastoreName::Running.as_str(), Some(&snap.xml)),
-            (store::ROLLBACK, Some(&old.xml)),
-        ];
+        let mut writes: Vec<(&str, Option<&str>)> =
+            vec![(DatastoreName::Running.as_str(), Some(&snap.xml))];
         writes.extend_from_slice(extra);
         self.store.apply(&writes)?;
         write(&self.running, snap.clone());
@@ -255,8 +253,8 @@ impl Datastores {
         Ok(())
     }
 
-    /// Validates the candidate and makes it running, atomically on disk; the previous running
-    /// is kept for rollback. On a validation error nothing changes.
+    /// Validates the candidate and makes it running, atomically on disk. On a validation
+    /// error nothing changes.
     pub fn commit(&self) -> Result<(), DatastoreError> {
         let snap = self.check(&self.snapshot(DatastoreName::Candidate).xml, true)?;
         self.store_commit(snap, &[])?;
@@ -268,11 +266,6 @@ impl Datastores {
         let running = self.snapshot(DatastoreName::Running);
         write(&self.candidate, running);
         Ok(())
-    }
-
-    /// The running configuration before the last commit.
-    pub fn rollback_copy(&self) -> Result<Option<String>, DatastoreError> {
-        Ok(self.store.read_rollback()?)
     }
 }
 
@@ -310,7 +303,6 @@ mod tests {
         assert_eq!(ds.get(DatastoreName::Running).expect("get"), "", "not committed yet");
         ds.commit().expect("commit");
         assert!(ds.get(DatastoreName::Running).expect("get").contains("eth0"));
-        assert_eq!(ds.rollback_copy().expect("rollback").as_deref(), Some(""));
 
         ds.replace(DatastoreName::Candidate, &interface("eth1")).expect("valid");
         ds.discard_changes().expect("discard");

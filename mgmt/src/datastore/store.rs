@@ -3,11 +3,14 @@
 //!
 //! ```text
 //! sled tree "datastores"
-//!   "running"    canonical XML of running
-//!   "candidate"  canonical XML of candidate
-//!   "startup"    canonical XML of startup
-//!   "rollback"   running as it was before the last commit (for confirmed commit / rollback)
+//!   "running"            canonical XML of running
+//!   "startup"            canonical XML of startup (absent: none saved)
+//!   "confirmed-backup"   running before a confirmed commit that is not yet confirmed
+//!   "initialised"        the first start's set-up is done
 //! ```
+//!
+//! The candidate lives in memory only (it restarts as running); the keys "candidate" and
+//! "rollback" written by older versions are removed at start.
 //!
 //! Every multi-key change (commit, copy) is one sled transaction, and every change is flushed
 //! to disk before it is reported done.
@@ -49,8 +52,9 @@ impl DatastoreName {
     }
 }
 
-/// The key of the running configuration before the last commit.
-pub const ROLLBACK: &str = "rollback";
+/// The key under which older versions kept the running configuration before the last commit
+/// (never read back by anything): removed at start.
+pub const OLD_ROLLBACK: &str = "rollback";
 
 /// A storage failure.
 #[derive(Debug, Error)]
@@ -98,30 +102,6 @@ impl Store {
         text(ds.as_str(), self.tree.get(ds.as_str())?)
     }
 
-    /// The running configuration before the last commit, if any.
-    pub fn read_rollback(&self) -> Result<Option<String>, StoreError> {
-        text(ROLLBACK, self.tree.get(ROLLBACK)?)
-    }
-
-    /// Replaces `ds` and flushes.
-    pub fn write(&self, ds: DatastoreName, xml: &str) -> Result<(), StoreError> {
-        self.tree.insert(ds.as_str(), xml.as_bytes())?;
-        self.db.flush()?;
-        Ok(())
-    }
-
-    /// Writes several datastores at once: all or none.
-    pub fn write_all(&self, writes: &[(DatastoreName, &str)]) -> Result<(), StoreError> {
-        self.tree.transaction(|tx| {
-            for (ds, xml) in writes {
-                tx.insert(ds.as_str(), xml.as_bytes())?;
-            }
-            Ok::<(), ConflictableTransactionError<StoreError>>(())
-        })?;
-        self.db.flush()?;
-        Ok(())
-    }
-
     /// The stored text under an arbitrary key (markers, the confirmed-commit backup).
     pub fn read_key(&self, key: &'static str) -> Result<Option<String>, StoreError> {
         text(key, self.tree.get(key)?)
@@ -145,20 +125,6 @@ impl Store {
         self.db.flush()?;
         Ok(())
     }
-
-    /// Commits: running becomes `new_running` (the validated candidate) and the previous
-    /// running is kept as the rollback copy, in one transaction.
-    pub fn commit(&self, new_running: &str) -> Result<(), StoreError> {
-        self.tree.transaction(|tx| {
-            let old = tx.get(DatastoreName::Running.as_str())?.unwrap_or_default();
-            tx.insert(ROLLBACK, old)?;
-            tx.insert(DatastoreName::Running.as_str(), new_running.as_bytes())?;
-            tx.insert(DatastoreName::Candidate.as_str(), new_running.as_bytes())?;
-            Ok::<(), ConflictableTransactionError<StoreError>>(())
-        })?;
-        self.db.flush()?;
-        Ok(())
-    }
 }
 
 #[cfg(test)]
@@ -171,16 +137,12 @@ mod tests {
         {
             let s = Store::open(dir.path()).expect("open");
             assert_eq!(s.read(DatastoreName::Running).expect("read"), None);
-            s.write(DatastoreName::Startup, "<a/>").expect("write");
-            s.write_all(&[(DatastoreName::Running, "<r/>"), (DatastoreName::Candidate, "<c/>")])
-                .expect("write");
-            s.commit("<c/>").expect("commit");
+            s.apply(&[("startup", Some("<a/>")), ("running", Some("<r/>"))]).expect("write");
+            s.apply(&[("running", Some("<c/>")), ("startup", None)]).expect("write");
         }
         let s = Store::open(dir.path()).expect("reopen");
-        assert_eq!(s.read(DatastoreName::Startup).expect("read").as_deref(), Some("<a/>"));
+        assert_eq!(s.read(DatastoreName::Startup).expect("read"), None);
         assert_eq!(s.read(DatastoreName::Running).expect("read").as_deref(), Some("<c/>"));
-        assert_eq!(s.read(DatastoreName::Candidate).expect("read").as_deref(), Some("<c/>"));
-        assert_eq!(s.read_rollback().expect("read").as_deref(), Some("<r/>"));
     }
 
     #[test]
