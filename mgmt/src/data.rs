@@ -262,75 +262,71 @@ fn diff_children(
     path: &DataPath,
     out: &mut Vec<Change>,
 ) {
-    let mut index: HashMap<Key, &Element> = HashMap::new();
-    for o in old.elements() {
+    let olds: Vec<&Element> = old.elements().collect();
+    let mut index: HashMap<Key, usize> = HashMap::with_capacity(olds.len());
+    for (i, o) in olds.iter().enumerate() {
         let s = snode_of(model, sparent, o).map(Arc::as_ref);
-        index.insert(key_of(o, s), o);
+        index.insert(key_of(o, s), i);
     }
+    let mut matched = vec![false; olds.len()];
+    // Steps (and the path copies they go into) are built only for what changed: most of a
+    // large configuration is the same on both sides.
+    let step_of = |e: &Element, s: Option<&Arc<SNode>>| match s {
+        Some(s) => Step::of(e, s),
+        None => Step {
+            module: String::new(),
+            prefix: "x".into(),
+            ns: e.namespace.clone().unwrap_or_default(),
+            name: e.name.clone(),
+            keys: Vec::new(),
+            value: None,
+        },
+    };
     for n in new.elements() {
         let s = snode_of(model, sparent, n);
         let key = key_of(n, s.map(Arc::as_ref));
-        let step = match s {
-            Some(s) => Step::of(n, s),
-            None => Step {
-                module: String::new(),
-                prefix: "x".into(),
-                ns: n.namespace.clone().unwrap_or_default(),
-                name: n.name.clone(),
-                keys: Vec::new(),
-                value: None,
-            },
-        };
-        match index.remove(&key) {
-            None => out.push(Change {
+        let Some(i) = index.remove(&key) else {
+            out.push(Change {
                 op: ChangeOp::Create,
-                path: path.child(step),
+                path: path.child(step_of(n, s)),
                 old: None,
                 new: Some(n.clone()),
-            }),
-            Some(o) => match s.map(|s| s.kind) {
-                Some(Kind::Container | Kind::List) => {
-                    diff_children(model, s.map(Arc::as_ref), o, n, &path.child(step), out)
+            });
+            continue;
+        };
+        matched[i] = true;
+        let o = olds[i];
+        if o == n {
+            continue;
+        }
+        match s.map(|s| s.kind) {
+            Some(Kind::Container | Kind::List) => {
+                diff_children(model, s.map(Arc::as_ref), o, n, &path.child(step_of(n, s)), out)
+            }
+            Some(Kind::LeafList) => {}
+            _ => {
+                let differs = o.text() != n.text()
+                    || (o.has_elements() || n.has_elements()) && o.to_xml() != n.to_xml();
+                if differs {
+                    out.push(Change {
+                        op: ChangeOp::Modify,
+                        path: path.child(step_of(n, s)),
+                        old: Some(o.clone()),
+                        new: Some(n.clone()),
+                    });
                 }
-                Some(Kind::LeafList) => {}
-                _ => {
-                    let differs = o.text() != n.text()
-                        || (o.has_elements() || n.has_elements()) && o.to_xml() != n.to_xml();
-                    if differs {
-                        out.push(Change {
-                            op: ChangeOp::Modify,
-                            path: path.child(step),
-                            old: Some(o.clone()),
-                            new: Some(n.clone()),
-                        });
-                    }
-                }
-            },
+            }
         }
     }
     // What is left of the old children was deleted (in document order).
-    for o in old.elements() {
+    for (o, _) in olds.iter().zip(&matched).filter(|(_, m)| !**m) {
         let s = snode_of(model, sparent, o);
-        let key = key_of(o, s.map(Arc::as_ref));
-        if index.contains_key(&key) {
-            let step = match s {
-                Some(s) => Step::of(o, s),
-                None => Step {
-                    module: String::new(),
-                    prefix: "x".into(),
-                    ns: o.namespace.clone().unwrap_or_default(),
-                    name: o.name.clone(),
-                    keys: Vec::new(),
-                    value: None,
-                },
-            };
-            out.push(Change {
-                op: ChangeOp::Delete,
-                path: path.child(step),
-                old: Some(o.clone()),
-                new: None,
-            });
-        }
+        out.push(Change {
+            op: ChangeOp::Delete,
+            path: path.child(step_of(o, s)),
+            old: Some((*o).clone()),
+            new: None,
+        });
     }
 }
 
