@@ -1,8 +1,9 @@
 //! The engine's state, its public interface and the order of work within one cycle. The work
 //! itself is in the submodules: `mac` (PFC reception and transmission selection), `stages`
 //! (QMI, BMI, NTI), `qman` (QMAN and its eligibility bitmap) and `external` (the Pause FSMs and
-//! the external memory).
+//! the external memory), and `direct` (the short cut FDs take while nothing couples them).
 
+mod direct;
 mod external;
 mod mac;
 mod qman;
@@ -63,8 +64,6 @@ struct Port {
     rr: usize,
     /// `fifo` mode: bit n set while the on-chip FIFO of priority n holds FDs.
     onchip_nonempty: u8,
-    /// Bit n: QMAN may push priority n, credit of the port aside.
-    class_ok: u8,
 }
 
 /// The pipeline engine. Build it, optionally schedule PFC frames, then [`Pipeline::run`].
@@ -90,6 +89,11 @@ pub struct Pipeline {
     qmi: Stage,
     bmi: Stage,
     nti: Stage,
+    /// FDs go from QMAN straight to the MAC queues (`direct.rs`); `direct_possible`: the
+    /// configuration allows it; `direct_transit`: cycles from the push to the NTI on it.
+    direct: bool,
+    direct_possible: bool,
+    direct_transit: u64,
     flush_inflight: Ring<(u64, Fd)>,
     recycle_staging: Ring<Fd>,
     writes_inflight: Ring<(u64, Fd)>,
@@ -99,9 +103,12 @@ pub struct Pipeline {
     next_pfc: Picos,
     /// Classes whose Pause FSM is not idle.
     active: Vec<usize>,
-    /// Bit per class: QMAN may push it now (not halted, has traffic, has credit). The first
-    /// `eligible_words` are in use.
-    eligible: [u64; MAX_CLASSES / 64],
+    /// QMAN's eligibility bitmap, a bit per class, as two bitmaps ANDed when QMAN looks:
+    /// `class_ok`, the class may be pushed, its port's credit aside (not halted, has traffic,
+    /// has class credit); `open`, all eight bits of a port set while it has credit. The first
+    /// `eligible_words` words of each are in use.
+    class_ok: [u64; MAX_CLASSES / 64],
+    open: [u64; MAX_CLASSES / 64],
     eligible_words: usize,
     qman_rr: usize,
     generating: bool,
@@ -146,7 +153,6 @@ impl Pipeline {
                 next_resume: Picos::MAX,
                 rr: 0,
                 onchip_nonempty: 0,
-                class_ok: 0,
             })
             .collect::<Box<[Port]>>()
             .try_into()
@@ -168,6 +174,7 @@ impl Pipeline {
         } else {
             Stage::new(cfg.nti_latency, cfg.stage_capacity)
         };
+        let transit = Self::direct_transit(&cfg, fused);
         let mut pipeline = Pipeline {
             cycle: 0,
             rng: SimRng::new(cfg.seed),
@@ -182,6 +189,9 @@ impl Pipeline {
             qmi: Stage::new(cfg.qmi_latency, cfg.stage_capacity),
             bmi: Stage::new(cfg.bmi_latency, cfg.stage_capacity),
             nti,
+            direct: false,
+            direct_possible: transit.is_some(),
+            direct_transit: transit.unwrap_or(0),
             flush_inflight: Ring::with_capacity(16),
             recycle_staging: Ring::with_capacity(16),
             writes_inflight: Ring::with_capacity(16),
@@ -189,7 +199,8 @@ impl Pipeline {
             pfc_events: EventQueue::new(),
             next_pfc: Picos::MAX,
             active: Vec::new(),
-            eligible: [0; MAX_CLASSES / 64],
+            class_ok: [0; MAX_CLASSES / 64],
+            open: [0; MAX_CLASSES / 64],
             eligible_words: cfg.ports.div_ceil(8),
             qman_rr: 0,
             generating: true,
@@ -266,7 +277,11 @@ impl Pipeline {
 
     /// FDs of one class in QMAN's push queue (HALT_ACK waits for zero).
     pub fn in_push_queue(&self, port: usize, priority: usize) -> u32 {
-        self.class(port, priority).map_or(0, |c| c.in_push_queue)
+        let queued = self.class(port, priority).map_or(0, |c| c.in_push_queue);
+        if self.direct && self.class(port, priority).is_some() {
+            return queued + self.direct_in_push_queue(port * PRIORITIES + priority);
+        }
+        queued
     }
 
     pub fn fsm_state(&self, port: usize, priority: usize) -> Option<FsmState> {
@@ -284,8 +299,13 @@ impl Pipeline {
 
     /// Runs `cycles` cycles.
     pub fn run(&mut self, cycles: u64) {
-        for _ in 0..cycles {
-            self.step_inline();
+        let end = self.cycle + cycles;
+        while self.cycle < end {
+            if self.direct && self.steady() {
+                self.run_steady(end);
+            } else {
+                self.step_inline();
+            }
         }
         self.stats.cycles = self.cycle;
     }
@@ -325,6 +345,14 @@ impl Pipeline {
     #[inline(always)]
     fn step_inline(&mut self) {
         let now = self.now();
+        if self.direct {
+            // A flush read reaching the QMI competes with QMAN's FDs for its width.
+            if self.flush_inflight.front().is_some_and(|(t, _)| *t <= self.cycle) {
+                self.leave_direct();
+            }
+        } else if self.can_go_direct() {
+            self.go_direct();
+        }
         if self.next_pfc <= now {
             self.process_pfc(now);
         }
@@ -335,28 +363,45 @@ impl Pipeline {
         if self.wheel.any_due(self.cycle) {
             self.mac_ports(now);
         }
+        self.step_after_macs(now);
+    }
+
+    /// The rest of a cycle once the MACs have run: the stages, QMAN, the DMA engine, the
+    /// traffic offered.
+    #[inline(always)]
+    pub(super) fn step_after_macs(&mut self, now: Picos) {
+        let external = self.cfg.mode == PauseMode::External;
         if self.cfg.mode == PauseMode::Stall && self.paused_classes > 0 {
             self.stats.stalled_cycles += 1;
+        } else if self.direct {
+            // Only FDs of paused classes, on their way to be recycled, are in the stages.
+            if !(self.nti.is_empty() && self.push_queue.is_empty()) {
+                self.nti_stage(now);
+                self.qmi_input();
+            }
+            self.qman_push::<true>();
         } else {
             self.nti_stage(now);
             if !self.fused {
                 self.move_stages();
             }
             self.qmi_input();
-            self.qman_push();
+            self.qman_push::<false>();
         }
-        if external
-            && !(self.writes_inflight.is_empty()
-                && self.recycle_staging.is_empty()
-                && self.active.is_empty())
-        {
+        if external && self.dma_has_work() {
             self.dma();
         }
+        self.offer_traffic();
+        self.cycle += 1;
+    }
+
+    /// Random traffic: QMAN's backlogs grow every 64 cycles.
+    #[inline(always)]
+    pub(super) fn offer_traffic(&mut self) {
         if let Traffic::Random { load_percent } = self.cfg.traffic {
             if self.cycle.is_multiple_of(64) && self.generating {
                 self.refill(load_percent);
             }
         }
-        self.cycle += 1;
     }
 }

@@ -62,6 +62,22 @@ impl<T: Copy + Default> Ring<T> {
         Some(value)
     }
 
+    #[inline]
+    pub fn back(&self) -> Option<&T> {
+        if self.is_empty() {
+            None
+        } else {
+            self.buf.get(self.slot(self.tail - 1))
+        }
+    }
+
+    /// Takes the newest element (cold: the direct path handing FDs back to the stages).
+    pub fn pop_back(&mut self) -> Option<T> {
+        let value = *self.back()?;
+        self.tail -= 1;
+        Some(value)
+    }
+
     /// The `k`-th element from the front.
     pub fn get(&self, k: usize) -> Option<&T> {
         if k < self.len() {

@@ -24,6 +24,11 @@ impl Stage {
     }
 
     #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.slots.is_empty()
+    }
+
+    #[inline]
     pub fn has_room(&self) -> bool {
         self.slots.len() < self.capacity
     }
@@ -31,6 +36,40 @@ impl Stage {
     #[inline]
     pub fn push(&mut self, cycle: u64, fd: Fd) {
         self.slots.push_back(Slot { ready: cycle + self.latency, fd });
+    }
+
+    /// Puts an FD in at the tail with the cycle its latency elapses (the direct path handing
+    /// FDs back: see `engine/direct.rs`).
+    pub fn push_ready(&mut self, ready: u64, fd: Fd) {
+        self.slots.push_back(Slot { ready, fd });
+    }
+
+    pub fn latency(&self) -> u64 {
+        self.latency
+    }
+
+    /// When the head's latency elapses (None if empty).
+    pub fn head_ready(&self) -> Option<u64> {
+        self.slots.front().map(|s| s.ready)
+    }
+
+    /// Takes every FD, oldest first, with the cycle its latency elapses.
+    pub fn take_all(&mut self, mut f: impl FnMut(u64, Fd)) {
+        while let Some(s) = self.slots.pop_front() {
+            f(s.ready, s.fd);
+        }
+    }
+
+    /// Offers every FD, oldest first, with the cycle its latency elapses, to `take`, which
+    /// returns whether it took it; the others stay, in order.
+    pub fn take_where(&mut self, mut take: impl FnMut(u64, Fd) -> bool) {
+        for _ in 0..self.slots.len() {
+            if let Some(s) = self.slots.pop_front() {
+                if !take(s.ready, s.fd) {
+                    self.slots.push_back(s);
+                }
+            }
+        }
     }
 
     /// Takes the FD at the head if its latency has elapsed by `cycle`.

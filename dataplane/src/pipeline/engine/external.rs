@@ -50,6 +50,21 @@ impl Pipeline {
         }
     }
 
+    /// Whether `dma` would do anything this cycle: a write completing, a write to issue
+    /// (or to count as held back by a full memory), or a flush read whose port has credit.
+    /// (Under saturation a class's flush can wait a long time for its port's credit, which
+    /// QMAN takes back as soon as a departure frees it: asking this is cheaper than `dma`.)
+    #[inline]
+    pub(super) fn dma_has_work(&self) -> bool {
+        self.writes_inflight.front().is_some_and(|(t, _)| *t <= self.cycle)
+            || !self.recycle_staging.is_empty()
+            || self.active.iter().any(|&ci| {
+                self.classes[ci].fsm == FsmState::Flushing
+                    && self.pauses[ci].to_read > 0
+                    && self.ports[ci / PRIORITIES].inflight < self.port_credit
+            })
+    }
+
     pub(super) fn dma(&mut self) {
         let mut ops = self.cfg.external.ops_per_cycle;
         // Completed writes land at the tail of their class's FIFO.

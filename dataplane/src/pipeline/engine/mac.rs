@@ -64,6 +64,10 @@ impl Pipeline {
 
     fn pause_asserted(&mut self, p: usize, n: usize) {
         let ci = p * PRIORITIES + n;
+        if self.direct {
+            // Before its octets MAC-side are counted: those still on their way are not there.
+            self.restage_class(ci);
+        }
         let class = &mut self.classes[ci];
         class.pause = true;
         self.pauses[ci].ever_paused = true;
@@ -139,8 +143,13 @@ impl Pipeline {
                 if self.ports[p].next_resume <= now {
                     self.update_pause(p, now);
                 }
-                self.mac_transmit(p, now);
-                if let Some(at) = self.port_wake_time(p) {
+                let sent = self.mac_transmit(p, now);
+                let at = if sent && self.cfg.mode == PauseMode::External {
+                    self.wake_time_after_send(p)
+                } else {
+                    self.port_wake_time(p)
+                };
+                if let Some(at) = at {
                     self.wake_port(p, at);
                 }
             }
@@ -153,31 +162,59 @@ impl Pipeline {
     #[inline]
     fn port_wake_time(&self, p: usize) -> Option<Picos> {
         let port = &self.ports[p];
+        // The head's arrival at the MAC: in the past except for an FD on the direct path.
         let sendable = match self.cfg.mode {
-            PauseMode::External | PauseMode::Stall => {
-                port.queue.front().is_some_and(|q| port.paused & (1 << q.fd.priority()) == 0)
-            }
-            PauseMode::Fifo => port.onchip_nonempty & !port.paused != 0,
+            PauseMode::External | PauseMode::Stall => port
+                .queue
+                .front()
+                .filter(|q| port.paused & (1 << q.fd.priority()) == 0)
+                .map(|q| q.arrived),
+            PauseMode::Fifo => (port.onchip_nonempty & !port.paused != 0).then_some(Picos::ZERO),
         };
-        let at = if sendable { port.next_resume.min(port.busy_until) } else { port.next_resume };
+        let at = match sendable {
+            // The MAC first sees an FD in the cycle after the NTI queued it.
+            Some(arrived) => port.next_resume.min(port.busy_until.max(arrived + Picos(1))),
+            None => port.next_resume,
+        };
+        (at != Picos::MAX).then_some(at)
+    }
+
+    /// `port_wake_time` after port `p` started a frame, in `external` mode, without reading
+    /// the new head of its queue (a dependent load on the hot path): when the wire frees, if
+    /// the queue holds anything. That is never later than `port_wake_time` (the head is never
+    /// of a paused class in this mode, and may not have passed the NTI yet), and a port looked
+    /// at before it can send is just rescheduled.
+    #[inline]
+    fn wake_time_after_send(&self, p: usize) -> Option<Picos> {
+        let port = &self.ports[p];
+        let at = if port.queue.is_empty() {
+            port.next_resume
+        } else {
+            port.next_resume.min(port.busy_until)
+        };
         (at != Picos::MAX).then_some(at)
     }
 
     /// Transmission selection on port `p`: starts the next frame if the wire is free and one
     /// may start, and records its departure (order, reaction bound, credit given back).
     #[inline]
-    fn mac_transmit(&mut self, p: usize, now: Picos) {
+    fn mac_transmit(&mut self, p: usize, now: Picos) -> bool {
         let port = &mut self.ports[p];
         if port.busy_until > now {
-            return;
+            return false;
         }
         let paused = port.paused;
         let (arrived, fd) = match self.cfg.mode {
             PauseMode::External | PauseMode::Stall => {
-                let Some(&Queued { arrived, fd }) = port.queue.front() else { return };
+                let Some(&Queued { arrived, fd }) = port.queue.front() else { return false };
                 if paused & (1 << fd.priority()) != 0 {
                     // Never start a paused frame; in `stall` mode it blocks the port.
-                    return;
+                    return false;
+                }
+                if arrived >= now {
+                    // On the direct path and not yet past the NTI (queued FDs arrived in an
+                    // earlier cycle).
+                    return false;
                 }
                 port.queue.pop_front();
                 (arrived, fd)
@@ -186,14 +223,14 @@ impl Pipeline {
                 // Round robin from `rr` over the priorities with FDs and not paused.
                 let candidates = port.onchip_nonempty & !paused;
                 if candidates == 0 {
-                    return;
+                    return false;
                 }
                 let start = port.rr;
                 let n = (start + candidates.rotate_right(start as u32).trailing_zeros() as usize)
                     % PRIORITIES;
                 port.rr = (n + 1) % PRIORITIES;
                 let onchip = &mut self.pauses[p * PRIORITIES + n].onchip;
-                let Some(fd) = onchip.pop_front() else { return };
+                let Some(fd) = onchip.pop_front() else { return false };
                 if onchip.is_empty() {
                     port.onchip_nonempty &= !(1 << n);
                 }
@@ -232,6 +269,7 @@ impl Pipeline {
             });
         }
         self.refresh_after_departure(ci, port_open);
+        true
     }
 
     pub(super) fn note_staging_peak(&mut self) {

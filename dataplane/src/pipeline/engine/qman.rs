@@ -1,10 +1,10 @@
 //! QMAN: round-robin over the classes it may push, the eligibility bitmap that says which, and
 //! the random traffic it is offered.
 //!
-//! A class's bit in its port's `class_ok` is recomputed after every change to what it depends
-//! on (its FSM or PAUSE, its credit, its backlog, whether traffic is offered), so it is always
-//! current; the port's byte of `eligible` also needs the port's credit, which flush reads take
-//! without a refresh, so that byte is as of the port's last refresh.
+//! A class's bit in `class_ok` is recomputed after every change to what it depends on (its FSM
+//! or PAUSE, its credit, its backlog, whether traffic is offered), so it is always current; its
+//! port's byte of `open` is as of the port's last refresh (flush reads take credit without
+//! one).
 
 use super::{PauseMode, Pipeline, MAX_PORTS};
 use crate::pipeline::class::MAX_CLASSES;
@@ -12,9 +12,13 @@ use crate::pipeline::fd::Fd;
 use crate::wire::PRIORITIES;
 
 impl Pipeline {
-    pub(super) fn qman_push(&mut self) {
+    /// QMAN pushes up to `width` FDs. `DIRECT`: the FDs go straight to their port's MAC queue
+    /// with the time they will pass the NTI (`direct.rs`); the push queue is then empty, and
+    /// cannot fill before it is in use again.
+    #[inline(always)]
+    pub(super) fn qman_push<const DIRECT: bool>(&mut self) {
         for _ in 0..self.cfg.width {
-            if !self.push_queue.has_room() {
+            if !DIRECT && !self.push_queue.has_room() {
                 return;
             }
             let Some(ci) = self.next_eligible() else { return };
@@ -30,7 +34,12 @@ impl Pipeline {
             let fd = Fd::of_class(ci, len, class.next_seq, self.next_buffer);
             self.next_buffer = self.next_buffer.wrapping_add(1);
             class.next_seq += 1;
-            class.in_push_queue += 1;
+            if DIRECT {
+                // Counted MAC-side at once; `leave_direct` takes back what has not got there.
+                class.mac_octets += u64::from(len);
+            } else {
+                class.in_push_queue += 1;
+            }
             class.inflight += 1;
             // The class was eligible, so only what the push moved (its credit, its backlog)
             // can clear its bit.
@@ -42,17 +51,21 @@ impl Pipeline {
             }
             let port = &mut self.ports[p];
             port.inflight += 1;
-            if !keep {
-                port.class_ok &= !(1 << (ci % PRIORITIES));
-            }
             let open = port.inflight < self.port_credit;
-            self.push_queue.push(self.cycle, fd);
+            if !keep {
+                self.class_ok[ci / 64] &= !(1 << (ci % 64));
+            }
+            if !open {
+                // (The port was open: QMAN just chose one of its classes.)
+                self.set_open(p, false);
+            }
+            if DIRECT {
+                self.queue_direct(p, self.cycle + self.direct_transit, fd);
+            } else {
+                self.push_queue.push(self.cycle, fd);
+            }
             self.stats.enqueued += 1;
-            debug_assert_eq!(
-                self.ports[p].class_ok & (1 << (ci % PRIORITIES)) != 0,
-                self.class_ok(ci)
-            );
-            self.write_port_byte(p, open);
+            debug_assert_eq!(self.class_ok_bit(ci), self.class_ok(ci));
         }
     }
 
@@ -61,7 +74,7 @@ impl Pipeline {
     fn next_eligible(&self) -> Option<usize> {
         if self.eligible_words == 1 {
             // Up to 8 ports: one word. The classes from `start` on, else the first one.
-            let word = self.eligible[0];
+            let word = self.eligible(0);
             if word == 0 {
                 return None; // the common answer once the ports' credit is taken
             }
@@ -74,19 +87,27 @@ impl Pipeline {
         let words = self.eligible_words;
         let (w0, b0) = (start / 64, start % 64);
         // The rest of the starting word, then the other words, then the start of the first.
-        let word = self.eligible[w0];
+        let word = self.eligible(w0);
         let first = word & (u64::MAX << b0);
         if first != 0 {
             return Some(w0 * 64 + first.trailing_zeros() as usize);
         }
         for k in 1..words {
             let w = (w0 + k) % words;
-            if self.eligible[w] != 0 {
-                return Some(w * 64 + self.eligible[w].trailing_zeros() as usize);
+            let word = self.eligible(w);
+            if word != 0 {
+                return Some(w * 64 + word.trailing_zeros() as usize);
             }
         }
         let wrap = word & !(u64::MAX << b0);
         (wrap != 0).then(|| w0 * 64 + wrap.trailing_zeros() as usize)
+    }
+
+    /// Word `w` of the eligibility bitmap: the classes QMAN may push now.
+    #[inline]
+    fn eligible(&self, w: usize) -> u64 {
+        let w = w % (MAX_CLASSES / 64);
+        self.class_ok[w] & self.open[w]
     }
 
     /// Recomputes QMAN eligibility for every class of port `p`.
@@ -110,21 +131,27 @@ impl Pipeline {
     #[inline]
     pub(super) fn refresh_after_departure(&mut self, ci: usize, open: bool) {
         let ci = ci % MAX_CLASSES;
-        let p = ci / PRIORITIES;
-        if self.ports[p].class_ok & (1 << (ci % PRIORITIES)) == 0 {
+        if !self.class_ok_bit(ci) {
             self.set_class_ok(ci);
         }
-        debug_assert_eq!(self.ports[p].class_ok & (1 << (ci % PRIORITIES)) != 0, self.class_ok(ci));
-        self.write_port_byte(p, open);
+        debug_assert_eq!(self.class_ok_bit(ci), self.class_ok(ci));
+        self.set_open(ci / PRIORITIES, open);
     }
 
-    /// Sets class `ci`'s bit in its port's `class_ok`.
+    #[inline]
+    fn class_ok_bit(&self, ci: usize) -> bool {
+        let ci = ci % MAX_CLASSES;
+        self.class_ok[ci / 64] & (1 << (ci % 64)) != 0
+    }
+
+    /// Sets class `ci`'s bit in `class_ok`.
     #[inline]
     fn set_class_ok(&mut self, ci: usize) {
         let ok = self.class_ok(ci);
-        let bit = 1u8 << (ci % PRIORITIES);
-        let port = &mut self.ports[(ci / PRIORITIES) % MAX_PORTS];
-        port.class_ok = (port.class_ok & !bit) | if ok { bit } else { 0 };
+        let ci = ci % MAX_CLASSES;
+        let word = &mut self.class_ok[ci / 64];
+        let bit = 1u64 << (ci % 64);
+        *word = (*word & !bit) | if ok { bit } else { 0 };
     }
 
     /// Whether QMAN may push class `ci`, leaving the port's credit aside.
@@ -141,20 +168,17 @@ impl Pipeline {
     }
 
     fn refresh_port_byte(&mut self, p: usize) {
-        let open = self.ports[p].inflight < self.port_credit;
-        self.write_port_byte(p, open);
+        let open = self.ports[p % MAX_PORTS].inflight < self.port_credit;
+        self.set_open(p, open);
     }
 
-    /// The port's byte of the eligibility bitmap: its classes' bits while it has credit
-    /// (`open`). (A word per eight ports rather than a byte array: QMAN reads whole words right
-    /// after this write, and a byte store followed by a wider load stalls store forwarding.)
+    /// Port `p`'s byte of `open`: whether it has credit.
     #[inline]
-    fn write_port_byte(&mut self, p: usize, open: bool) {
+    fn set_open(&mut self, p: usize, open: bool) {
         let p = p % MAX_PORTS;
-        let byte = if open { self.ports[p].class_ok } else { 0 };
-        let shift = (p % 8) * 8;
-        let word = &mut self.eligible[p / 8];
-        *word = (*word & !(0xffu64 << shift)) | (u64::from(byte) << shift);
+        let byte = 0xffu64 << ((p % 8) * 8);
+        let word = &mut self.open[p / 8];
+        *word = if open { *word | byte } else { *word & !byte };
     }
 
     pub(super) fn refill(&mut self, load_percent: u64) {

@@ -56,6 +56,8 @@ impl Pipeline {
     /// Queues an FD for the MAC (it is no longer on its way back from external memory).
     #[inline(always)]
     fn queue_for_mac(&mut self, p: usize, now: Picos, mut fd: Fd) {
+        // On the direct path only paused classes' FDs are in the stages, and they are recycled.
+        debug_assert!(!self.direct);
         fd.set_flushed(false);
         let port = &mut self.ports[p];
         port.queue.push_back(Queued { arrived: now, fd });
