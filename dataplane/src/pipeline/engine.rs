@@ -64,6 +64,9 @@ struct Port {
     rr: usize,
     /// `fifo` mode: bit n set while the on-chip FIFO of priority n holds FDs.
     onchip_nonempty: u8,
+    /// Bit n set while priority n's flush epoch has FDs left to read: QMAN then leaves one
+    /// credit of the port to the flush reads (`qman_credit`).
+    flush_waiting: u8,
 }
 
 /// The pipeline engine. Build it, optionally schedule PFC frames, then [`Pipeline::run`].
@@ -153,6 +156,7 @@ impl Pipeline {
                 next_resume: Picos::MAX,
                 rr: 0,
                 onchip_nonempty: 0,
+                flush_waiting: 0,
             })
             .collect::<Box<[Port]>>()
             .try_into()

@@ -30,6 +30,7 @@ impl Pipeline {
                             class.fsm = FsmState::Flushing;
                             pause.to_read = epoch;
                             class.renewed = false;
+                            self.set_flush_waiting(ci, true);
                         } else {
                             // FLUSH_COMPLETE with PAUSE deasserted: HOLD and HALT deasserted.
                             class.fsm = FsmState::Idle;
@@ -109,6 +110,9 @@ impl Pipeline {
             {
                 let Some(mut fd) = self.take_epoch_fd(ci) else { break };
                 self.pauses[ci].to_read -= 1;
+                if self.pauses[ci].to_read == 0 {
+                    self.set_flush_waiting(ci, false);
+                }
                 let class = &mut self.classes[ci];
                 class.upstream += 1;
                 class.inflight += 1;
@@ -122,6 +126,17 @@ impl Pipeline {
                 break;
             }
         }
+    }
+
+    /// Marks whether class `ci`'s flush epoch has FDs left to read, which makes QMAN leave its
+    /// port one credit (`qman_credit`).
+    fn set_flush_waiting(&mut self, ci: usize, waiting: bool) {
+        let p = ci / PRIORITIES;
+        let bit = 1u8 << (ci % PRIORITIES);
+        let port = &mut self.ports[p];
+        port.flush_waiting =
+            if waiting { port.flush_waiting | bit } else { port.flush_waiting & !bit };
+        self.refresh_port_byte(p);
     }
 
     /// The next FD of a flush epoch in class order: the FIFO's head; once the FIFO is empty,

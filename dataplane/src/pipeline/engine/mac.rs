@@ -240,7 +240,8 @@ impl Pipeline {
         let start = port.busy_until.max(arrived).max(now.saturating_sub(self.cfg.cycle));
         port.busy_until = start + self.wire_time[usize::from(fd.len)];
         port.inflight -= 1;
-        let port_open = port.inflight < self.port_credit;
+        let reserve = u32::from(port.flush_waiting != 0);
+        let port_open = port.inflight + reserve < self.port_credit;
         let ci = fd.class() % MAX_CLASSES;
         let class = &mut self.classes[ci];
         class.inflight -= 1;

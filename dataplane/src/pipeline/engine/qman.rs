@@ -49,9 +49,10 @@ impl Pipeline {
                 *backlog -= 1;
                 keep &= *backlog > 0;
             }
+            let limit = self.qman_credit(p);
             let port = &mut self.ports[p];
             port.inflight += 1;
-            let open = port.inflight < self.port_credit;
+            let open = port.inflight < limit;
             if !keep {
                 self.class_ok[ci / 64] &= !(1 << (ci % 64));
             }
@@ -167,9 +168,19 @@ impl Pipeline {
         !halted && has_traffic && class.inflight < self.class_credit
     }
 
-    fn refresh_port_byte(&mut self, p: usize) {
-        let open = self.ports[p % MAX_PORTS].inflight < self.port_credit;
+    pub(super) fn refresh_port_byte(&mut self, p: usize) {
+        let open = self.ports[p % MAX_PORTS].inflight < self.qman_credit(p);
         self.set_open(p, open);
+    }
+
+    /// The credit of port `p` QMAN may use: all of it, less one while a flush epoch of the
+    /// port has FDs left to read. Without that reserve a saturated port never lets a flush
+    /// read through: QMAN takes back each credit a departure frees in the same cycle, before
+    /// the DMA engine runs, and the resumed class stays halted for good.
+    #[inline]
+    pub(super) fn qman_credit(&self, p: usize) -> u32 {
+        let waiting = self.ports[p % MAX_PORTS].flush_waiting != 0;
+        self.port_credit - u32::from(waiting)
     }
 
     /// Port `p`'s byte of `open`: whether it has credit.
