@@ -9,6 +9,8 @@ mod mac;
 mod qman;
 mod stages;
 
+use std::num::NonZeroU64;
+
 use super::class::{Class, ClassPause, FsmState, MAX_CLASSES};
 use super::config::{PauseMode, PipelineConfig, Traffic};
 use super::fd::Fd;
@@ -72,6 +74,8 @@ struct Port {
 /// The pipeline engine. Build it, optionally schedule PFC frames, then [`Pipeline::run`].
 pub struct Pipeline {
     cfg: PipelineConfig,
+    /// `cfg.cycle` in picoseconds (validated non-zero).
+    cycle_ps: NonZeroU64,
     cycle: u64,
     rng: SimRng,
     /// The per-frame state of every class; only the first `nclasses` are in use.
@@ -106,11 +110,14 @@ pub struct Pipeline {
     next_pfc: Picos,
     /// Classes whose Pause FSM is not idle.
     active: Vec<usize>,
-    /// QMAN's eligibility bitmap, a bit per class, as two bitmaps ANDed when QMAN looks:
-    /// `class_ok`, the class may be pushed, its port's credit aside (not halted, has traffic,
-    /// has class credit); `open`, all eight bits of a port set while it has credit. The first
+    /// QMAN's eligibility bitmap, a bit per class, as three bitmaps ANDed when QMAN looks:
+    /// `wants`, the class may be pushed as far as its FSM and traffic go (not halted, has
+    /// traffic); `room`, it is below its class credit; `open`, all eight bits of a port set
+    /// while it has credit. (A departure only gives back credit: it sets a bit of `room` and
+    /// rewrites a byte of `open`, without looking at the class's FSM or traffic.) The first
     /// `eligible_words` words of each are in use.
-    class_ok: [u64; MAX_CLASSES / 64],
+    wants: [u64; MAX_CLASSES / 64],
+    room: [u64; MAX_CLASSES / 64],
     open: [u64; MAX_CLASSES / 64],
     eligible_words: usize,
     qman_rr: usize,
@@ -179,7 +186,9 @@ impl Pipeline {
             Stage::new(cfg.nti_latency, cfg.stage_capacity)
         };
         let transit = Self::direct_transit(&cfg, fused);
+        let cycle_ps = NonZeroU64::new(cfg.cycle.as_ps()).ok_or("cycle must be above zero")?;
         let mut pipeline = Pipeline {
+            cycle_ps,
             cycle: 0,
             rng: SimRng::new(cfg.seed),
             classes,
@@ -203,7 +212,8 @@ impl Pipeline {
             pfc_events: EventQueue::new(),
             next_pfc: Picos::MAX,
             active: Vec::new(),
-            class_ok: [0; MAX_CLASSES / 64],
+            wants: [0; MAX_CLASSES / 64],
+            room: [0; MAX_CLASSES / 64],
             open: [0; MAX_CLASSES / 64],
             eligible_words: cfg.ports.div_ceil(8),
             qman_rr: 0,

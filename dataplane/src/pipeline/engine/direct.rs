@@ -155,7 +155,8 @@ impl Pipeline {
                 return;
             }
             if self.wheel.any_due(self.cycle) {
-                self.mac_ports(now);
+                // (The steady path is only taken in `external` mode.)
+                self.mac_ports_of::<true>(now);
                 if !(self.nti.is_empty() && self.push_queue.is_empty()) {
                     // A pause started: its class's FDs on their way are in the stages.
                     self.step_after_macs(now);

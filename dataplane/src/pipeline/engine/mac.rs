@@ -4,6 +4,7 @@
 use super::{Departure, PauseMode, Pipeline, Queued, MAX_PORTS};
 use crate::pipeline::class::FsmState;
 use crate::pipeline::class::MAX_CLASSES;
+use crate::pipeline::fd::Fd;
 use crate::time::{Picos, PFC_REACTION_BOUND};
 use crate::wire::{MacControl, PfcFrame, PRIORITIES};
 
@@ -45,6 +46,8 @@ impl Pipeline {
         }
     }
 
+    /// (Out of line: rare, and inlined into the MACs' loop its registers cost every visit.)
+    #[inline(never)]
     fn update_pause(&mut self, p: usize, now: Picos) {
         let vector = self.receivers[p].paused_vector(now);
         let changed = vector ^ self.ports[p].paused;
@@ -128,12 +131,26 @@ impl Pipeline {
     /// The first cycle that starts at or after `t`.
     #[inline]
     fn cycle_at(&self, t: Picos) -> u64 {
-        t.as_ps().div_ceil(self.cfg.cycle.as_ps())
+        // (By a divisor known to be non-zero: no check for zero on the hot path.)
+        let (ps, cycle) = (t.as_ps(), self.cycle_ps);
+        ps / cycle + u64::from(ps % cycle != 0)
     }
 
     /// Runs the MACs due in this cycle, in port order (as if every port were looked at every
     /// cycle: the others have nothing to do), and schedules each for when it next may.
     pub(super) fn mac_ports(&mut self, now: Picos) {
+        if self.cfg.mode == PauseMode::External {
+            self.mac_ports_of::<true>(now);
+        } else {
+            self.mac_ports_of::<false>(now);
+        }
+    }
+
+    /// `mac_ports`; `EXTERNAL`: known to be in `external` mode (the steady loop inlines this
+    /// one, without the other modes' transmission selection and the pause handling, which
+    /// are out of line).
+    #[inline(always)]
+    pub(super) fn mac_ports_of<const EXTERNAL: bool>(&mut self, now: Picos) {
         for w in 0..self.wheel.words() {
             let mut due = self.wheel.take(self.cycle, w);
             while due != 0 {
@@ -143,8 +160,12 @@ impl Pipeline {
                 if self.ports[p].next_resume <= now {
                     self.update_pause(p, now);
                 }
-                let sent = self.mac_transmit(p, now);
-                let at = if sent && self.cfg.mode == PauseMode::External {
+                let sent = if EXTERNAL {
+                    self.transmit_from_queue(p, now)
+                } else {
+                    self.mac_transmit(p, now)
+                };
+                let at = if sent && EXTERNAL {
                     self.wake_time_after_send(p)
                 } else {
                     self.port_wake_time(p)
@@ -199,44 +220,64 @@ impl Pipeline {
     /// may start, and records its departure (order, reaction bound, credit given back).
     #[inline]
     fn mac_transmit(&mut self, p: usize, now: Picos) -> bool {
+        match self.cfg.mode {
+            PauseMode::External | PauseMode::Stall => self.transmit_from_queue(p, now),
+            PauseMode::Fifo => self.transmit_from_fifo(p, now),
+        }
+    }
+
+    /// `mac_transmit` from the MAC transmit queue (`external`, `stall`).
+    #[inline(always)]
+    fn transmit_from_queue(&mut self, p: usize, now: Picos) -> bool {
         let port = &mut self.ports[p];
         if port.busy_until > now {
             return false;
         }
-        let paused = port.paused;
-        let (arrived, fd) = match self.cfg.mode {
-            PauseMode::External | PauseMode::Stall => {
-                let Some(&Queued { arrived, fd }) = port.queue.front() else { return false };
-                if paused & (1 << fd.priority()) != 0 {
-                    // Never start a paused frame; in `stall` mode it blocks the port.
-                    return false;
-                }
-                if arrived >= now {
-                    // On the direct path and not yet past the NTI (queued FDs arrived in an
-                    // earlier cycle).
-                    return false;
-                }
-                port.queue.pop_front();
-                (arrived, fd)
-            }
-            PauseMode::Fifo => {
-                // Round robin from `rr` over the priorities with FDs and not paused.
-                let candidates = port.onchip_nonempty & !paused;
-                if candidates == 0 {
-                    return false;
-                }
-                let start = port.rr;
-                let n = (start + candidates.rotate_right(start as u32).trailing_zeros() as usize)
-                    % PRIORITIES;
-                port.rr = (n + 1) % PRIORITIES;
-                let onchip = &mut self.pauses[p * PRIORITIES + n].onchip;
-                let Some(fd) = onchip.pop_front() else { return false };
-                if onchip.is_empty() {
-                    port.onchip_nonempty &= !(1 << n);
-                }
-                (now, fd)
-            }
-        };
+        let Some(&Queued { arrived, fd }) = port.queue.front() else { return false };
+        if port.paused & (1 << fd.priority()) != 0 {
+            // Never start a paused frame; in `stall` mode it blocks the port.
+            return false;
+        }
+        if arrived >= now {
+            // On the direct path and not yet past the NTI (queued FDs arrived in an earlier
+            // cycle).
+            return false;
+        }
+        port.queue.pop_front();
+        self.depart(p, now, arrived, fd);
+        true
+    }
+
+    /// `mac_transmit` from the on-chip FIFOs (`fifo`): round robin from `rr` over the
+    /// priorities with FDs and not paused.
+    #[inline(never)]
+    fn transmit_from_fifo(&mut self, p: usize, now: Picos) -> bool {
+        let port = &mut self.ports[p];
+        if port.busy_until > now {
+            return false;
+        }
+        let candidates = port.onchip_nonempty & !port.paused;
+        if candidates == 0 {
+            return false;
+        }
+        let start = port.rr;
+        let n =
+            (start + candidates.rotate_right(start as u32).trailing_zeros() as usize) % PRIORITIES;
+        port.rr = (n + 1) % PRIORITIES;
+        let onchip = &mut self.pauses[p * PRIORITIES + n].onchip;
+        let Some(fd) = onchip.pop_front() else { return false };
+        if onchip.is_empty() {
+            port.onchip_nonempty &= !(1 << n);
+        }
+        self.depart(p, now, now, fd);
+        true
+    }
+
+    /// A frame of port `p` that reached the MAC at `arrived` starts on the wire: the wire's
+    /// time, the credit given back, the order and reaction-bound checks, the statistics.
+    #[inline(always)]
+    fn depart(&mut self, p: usize, now: Picos, arrived: Picos, fd: Fd) {
+        let port = &mut self.ports[p];
         let start = port.busy_until.max(arrived).max(now.saturating_sub(self.cfg.cycle));
         port.busy_until = start + self.wire_time[usize::from(fd.len)];
         port.inflight -= 1;
@@ -245,6 +286,7 @@ impl Pipeline {
         let ci = fd.class() % MAX_CLASSES;
         let class = &mut self.classes[ci];
         class.inflight -= 1;
+        let class_room = class.inflight < self.class_credit;
         class.mac_octets -= u64::from(fd.len);
         class.departed += 1;
         if fd.seq != class.expected_seq {
@@ -269,8 +311,7 @@ impl Pipeline {
                 len: fd.len,
             });
         }
-        self.refresh_after_departure(ci, port_open);
-        true
+        self.refresh_after_departure(ci, class_room, port_open);
     }
 
     pub(super) fn note_staging_peak(&mut self) {

@@ -1,10 +1,11 @@
 //! QMAN: round-robin over the classes it may push, the eligibility bitmap that says which, and
 //! the random traffic it is offered.
 //!
-//! A class's bit in `class_ok` is recomputed after every change to what it depends on (its FSM
-//! or PAUSE, its credit, its backlog, whether traffic is offered), so it is always current; its
-//! port's byte of `open` is as of the port's last refresh (flush reads take credit without
-//! one).
+//! A class's bits in `wants` and `room` are recomputed after every change to what they depend
+//! on (its FSM or PAUSE, its backlog, whether traffic is offered; its credit), so their AND is
+//! always current (`room` alone may be stale while `wants` is clear: a flush read takes class
+//! credit from a halted class); its port's byte of `open` is as of the port's last refresh
+//! (flush reads take credit without one).
 
 use super::{PauseMode, Pipeline, MAX_PORTS};
 use crate::pipeline::class::MAX_CLASSES;
@@ -43,19 +44,22 @@ impl Pipeline {
             class.inflight += 1;
             // The class was eligible, so only what the push moved (its credit, its backlog)
             // can clear its bit.
-            let mut keep = class.inflight < self.class_credit;
+            let room = class.inflight < self.class_credit;
+            let (w, bit) = (ci / 64, 1u64 << (ci % 64));
+            if !room {
+                self.room[w] &= !bit;
+            }
             if !self.saturated {
                 let backlog = &mut self.pauses[ci].backlog;
                 *backlog -= 1;
-                keep &= *backlog > 0;
+                if *backlog == 0 {
+                    self.wants[w] &= !bit;
+                }
             }
             let limit = self.qman_credit(p);
             let port = &mut self.ports[p];
             port.inflight += 1;
             let open = port.inflight < limit;
-            if !keep {
-                self.class_ok[ci / 64] &= !(1 << (ci % 64));
-            }
             if !open {
                 // (The port was open: QMAN just chose one of its classes.)
                 self.set_open(p, false);
@@ -108,7 +112,7 @@ impl Pipeline {
     #[inline]
     fn eligible(&self, w: usize) -> u64 {
         let w = w % (MAX_CLASSES / 64);
-        self.class_ok[w] & self.open[w]
+        self.wants[w] & self.room[w] & self.open[w]
     }
 
     /// Recomputes QMAN eligibility for every class of port `p`.
@@ -126,38 +130,42 @@ impl Pipeline {
         self.refresh_port_byte(ci / PRIORITIES);
     }
 
-    /// `refresh_class` after a departure of class `ci`, which left its port `open` or not:
-    /// giving back credit cannot clear a set bit, so the class is only looked at if its bit is
-    /// clear.
+    /// `refresh_class` after a departure of class `ci`, which left it `room` below its class
+    /// credit or not and its port `open` or not: giving back credit changes nothing else.
     #[inline]
-    pub(super) fn refresh_after_departure(&mut self, ci: usize, open: bool) {
+    pub(super) fn refresh_after_departure(&mut self, ci: usize, room: bool, open: bool) {
         let ci = ci % MAX_CLASSES;
-        if !self.class_ok_bit(ci) {
-            self.set_class_ok(ci);
-        }
+        set_bit(&mut self.room[ci / 64], ci % 64, room);
         debug_assert_eq!(self.class_ok_bit(ci), self.class_ok(ci));
         self.set_open(ci / PRIORITIES, open);
     }
 
+    /// Class `ci`'s bit of the eligibility bitmap, its port's credit aside.
     #[inline]
     fn class_ok_bit(&self, ci: usize) -> bool {
         let ci = ci % MAX_CLASSES;
-        self.class_ok[ci / 64] & (1 << (ci % 64)) != 0
+        (self.wants[ci / 64] & self.room[ci / 64]) & (1 << (ci % 64)) != 0
     }
 
-    /// Sets class `ci`'s bit in `class_ok`.
+    /// Sets class `ci`'s bits in `wants` and `room`.
     #[inline]
     fn set_class_ok(&mut self, ci: usize) {
-        let ok = self.class_ok(ci);
+        let (wants, room) = self.class_wants(ci);
         let ci = ci % MAX_CLASSES;
-        let word = &mut self.class_ok[ci / 64];
-        let bit = 1u64 << (ci % 64);
-        *word = (*word & !bit) | if ok { bit } else { 0 };
+        set_bit(&mut self.wants[ci / 64], ci % 64, wants);
+        set_bit(&mut self.room[ci / 64], ci % 64, room);
     }
 
-    /// Whether QMAN may push class `ci`, leaving the port's credit aside.
-    #[inline]
+    /// Whether QMAN may push class `ci`, leaving the port's credit aside (debug checks).
     fn class_ok(&self, ci: usize) -> bool {
+        let (wants, room) = self.class_wants(ci);
+        wants && room
+    }
+
+    /// Whether QMAN may push class `ci` as far as its FSM and traffic go, and whether it is
+    /// below its class credit.
+    #[inline]
+    fn class_wants(&self, ci: usize) -> (bool, bool) {
         let class = &self.classes[ci % MAX_CLASSES];
         let halted = match self.cfg.mode {
             PauseMode::External => class.halted(),
@@ -165,7 +173,7 @@ impl Pipeline {
             PauseMode::Stall => false,
         };
         let has_traffic = self.generating && (self.saturated || self.pauses[ci].backlog > 0);
-        !halted && has_traffic && class.inflight < self.class_credit
+        (!halted && has_traffic, class.inflight < self.class_credit)
     }
 
     pub(super) fn refresh_port_byte(&mut self, p: usize) {
@@ -206,4 +214,11 @@ impl Pipeline {
             self.refresh_port_eligibility(p);
         }
     }
+}
+
+/// Sets or clears bit `b` of `word`.
+#[inline]
+fn set_bit(word: &mut u64, b: usize, on: bool) {
+    let bit = 1u64 << (b % 64);
+    *word = (*word & !bit) | if on { bit } else { 0 };
 }
