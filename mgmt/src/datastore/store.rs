@@ -12,12 +12,11 @@
 //! The candidate lives in memory only (it restarts as running); the keys "candidate" and
 //! "rollback" written by older versions are removed at start.
 //!
-//! Every multi-key change (commit, copy) is one sled transaction, and every change is flushed
+//! Every multi-key change (commit, copy) is one sled batch, and every change is flushed
 //! to disk before it is reported done.
 
 use std::path::Path;
 
-use sled::transaction::{ConflictableTransactionError, TransactionError};
 use thiserror::Error;
 
 /// A configuration datastore (RFC 6241 §5.1).
@@ -67,15 +66,6 @@ pub enum StoreError {
     NotText(&'static str),
 }
 
-impl From<TransactionError<StoreError>> for StoreError {
-    fn from(e: TransactionError<StoreError>) -> Self {
-        match e {
-            TransactionError::Abort(e) => e,
-            TransactionError::Storage(e) => StoreError::Sled(e),
-        }
-    }
-}
-
 /// The sled database holding the datastores.
 #[derive(Debug, Clone)]
 pub struct Store {
@@ -107,21 +97,19 @@ impl Store {
         text(key, self.tree.get(key)?)
     }
 
-    /// Sets (`Some`) or removes (`None`) several keys at once, all or none, and flushes.
+    /// Sets (`Some`) or removes (`None`) several keys at once, all or none, and flushes. A
+    /// sled batch is atomic in the log (one manifest for all its writes: after a crash
+    /// recovery sees all of them or none) and costs less than a transaction, which would
+    /// also track reads we never make.
     pub fn apply(&self, writes: &[(&str, Option<&str>)]) -> Result<(), StoreError> {
-        self.tree.transaction(|tx| {
-            for (key, value) in writes {
-                match value {
-                    Some(v) => {
-                        tx.insert(key.as_bytes(), v.as_bytes())?;
-                    }
-                    None => {
-                        tx.remove(key.as_bytes())?;
-                    }
-                }
+        let mut batch = sled::Batch::default();
+        for (key, value) in writes {
+            match value {
+                Some(v) => batch.insert(key.as_bytes(), v.as_bytes()),
+                None => batch.remove(key.as_bytes()),
             }
-            Ok::<(), ConflictableTransactionError<StoreError>>(())
-        })?;
+        }
+        self.tree.apply_batch(batch)?;
         self.db.flush()?;
         Ok(())
     }
