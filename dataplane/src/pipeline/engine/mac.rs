@@ -161,7 +161,7 @@ impl Pipeline {
                     self.update_pause(p, now);
                 }
                 let sent = if EXTERNAL {
-                    self.transmit_from_queue(p, now)
+                    self.transmit_from_queue::<true>(p, now)
                 } else {
                     self.mac_transmit(p, now)
                 };
@@ -221,20 +221,25 @@ impl Pipeline {
     #[inline]
     fn mac_transmit(&mut self, p: usize, now: Picos) -> bool {
         match self.cfg.mode {
-            PauseMode::External | PauseMode::Stall => self.transmit_from_queue(p, now),
+            PauseMode::External | PauseMode::Stall => self.transmit_from_queue::<false>(p, now),
             PauseMode::Fifo => self.transmit_from_fifo(p, now),
         }
     }
 
-    /// `mac_transmit` from the MAC transmit queue (`external`, `stall`).
+    /// `mac_transmit` from the MAC transmit queue (`external`, `stall`). `EXTERNAL`: known to
+    /// be in `external` mode, where no FD of a paused class is ever in the queue (a pause
+    /// returns them to the recycle path at once, restages those on the direct path, and the
+    /// NTI recycles the class's FDs until its FSM is idle again), so the head needs no look
+    /// at Priority_Paused.
     #[inline(always)]
-    fn transmit_from_queue(&mut self, p: usize, now: Picos) -> bool {
+    fn transmit_from_queue<const EXTERNAL: bool>(&mut self, p: usize, now: Picos) -> bool {
         let port = &mut self.ports[p];
         if port.busy_until > now {
             return false;
         }
         let Some(&Queued { arrived, fd }) = port.queue.front() else { return false };
-        if port.paused & (1 << fd.priority()) != 0 {
+        debug_assert!(!EXTERNAL || port.paused & (1 << fd.priority()) == 0);
+        if !EXTERNAL && port.paused & (1 << fd.priority()) != 0 {
             // Never start a paused frame; in `stall` mode it blocks the port.
             return false;
         }
