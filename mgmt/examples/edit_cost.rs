@@ -1,9 +1,11 @@
 //! Where the server's CPU goes in bench.py's edit-config + commit, without SSH: the engine
 //! in-process, each stage timed on its own, then the whole dispatch path.
 //!
-//!   cargo run --release -p mgmt --example edit_cost -- [ENTRIES] [REPS]     (512 20)
+//!   cargo run --release -p mgmt --example edit_cost -- [ENTRIES] [REPS] [update]   (512 20)
 //!
-//! Prints the median time of each stage (ms) over REPS runs.
+//! Prints the median time of each stage (ms) over REPS runs. With `update`, then times what
+//! bench.py's throughput part does: with ENTRIES interfaces present, one session changing the
+//! description of one of them + commit, REPS times.
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -146,4 +148,18 @@ fn main() {
     }
     println!("  {:<24} {:8.3}", "dispatch edit-config", median(e));
     println!("  {:<24} {:8.3}", "dispatch commit", median(c));
+
+    if std::env::args().any(|a| a == "update") {
+        run(&engine, &ctx, &msg);
+        run(&engine, &ctx, &commit());
+        let mut u = Vec::new();
+        for i in 0..reps {
+            let edit = format!("<rpc message-id=\"4\" xmlns=\"{NC}\"><edit-config><target><candidate/></target><config><interfaces xmlns=\"{IF_NS}\"><interface><name>if0</name><description>v{i}</description></interface></interfaces></config></edit-config></rpc>");
+            let t = Instant::now();
+            run(&engine, &ctx, &edit);
+            run(&engine, &ctx, &commit());
+            u.push(t.elapsed().as_secs_f64() * 1e3);
+        }
+        println!("  {:<24} {:8.3}", "update 1 of N + commit", median(u));
+    }
 }

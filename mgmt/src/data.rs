@@ -369,6 +369,56 @@ pub fn root() -> Element {
     Element::new(NETCONF_BASE_NS, "data")
 }
 
+/// Puts an edited tree in the form [`parse_data`] gives its text: no prefixes, a default
+/// namespace declaration exactly where the namespace changes from the parent's (that is where
+/// [`data_text`] writes one), prefixed declarations kept in order.
+pub fn normalize(root: &mut Element) {
+    fn walk(e: &mut Element, parent_ns: Option<&str>) {
+        e.prefix = None;
+        e.namespaces.retain(|(p, _)| p.is_some());
+        if let Some(ns) = e.namespace.as_deref() {
+            if parent_ns != Some(ns) {
+                e.namespaces.insert(0, (None, ns.to_string()));
+            }
+        }
+        let ns = e.namespace.clone();
+        for c in e.elements_mut() {
+            walk(c, ns.as_deref());
+        }
+    }
+    // The root stands for `<data xmlns="...">` as `parse_data` wraps the text; its children
+    // are written each with its own declaration.
+    root.prefix = None;
+    root.namespaces.retain(|(p, _)| p.is_some());
+    if let Some(ns) = root.namespace.clone() {
+        root.namespaces.insert(0, (None, ns));
+    }
+    for c in root.elements_mut() {
+        walk(c, None);
+    }
+}
+
+/// Whether a normalized tree holds nothing that its text could give back differently:
+/// attributes (prefixes are chosen when written), an element without a namespace (written
+/// with `xmlns=""`), text next to child elements, or empty or split text.
+pub fn is_plain(root: &Element) -> bool {
+    fn plain(e: &Element) -> bool {
+        if !e.attributes.is_empty() || e.namespace.is_none() {
+            return false;
+        }
+        if e.has_elements() {
+            e.children.iter().all(|n| matches!(n, Node::Element(c) if plain(c)))
+        } else {
+            match e.children.as_slice() {
+                [] => true,
+                [Node::Text(t)] => !t.is_empty(),
+                _ => false,
+            }
+        }
+    }
+    root.elements().all(plain) && root.children.iter().all(|n| matches!(n, Node::Element(_)))
+}
+
 /// Parses canonical data text (any number of top-level elements) into a root.
 pub fn parse_data(text: &str) -> Result<Element, xml::XmlError> {
     let wrapped = format!("<data xmlns=\"{NETCONF_BASE_NS}\">{text}</data>");

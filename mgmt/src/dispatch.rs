@@ -787,7 +787,7 @@ fn apply_edit(
         return Err(errors);
     }
     let full = target == DatastoreName::Running || test != Test::Set;
-    let snap = match engine.ds.check(&data_text(&root), full) {
+    let snap = match engine.ds.check_tree(root, full) {
         Ok(s) => s,
         Err(e) => {
             errors.push(schema_error(&engine.schema, &e));

@@ -189,6 +189,29 @@ impl Datastores {
         Snapshot::from_canonical(canonical, full)
     }
 
+    /// Like [`Datastores::check`] for an edited tree. When libyang's canonical text is the
+    /// text of the tree itself (an edit that changed values in place, as most small edits
+    /// do), the tree, put in the form parsing gives, is the canonical tree: it is not parsed
+    /// back from the text. Debug builds check that the two are the same.
+    pub fn check_tree(&self, mut root: Element, full: bool) -> Result<Snapshot, SchemaError> {
+        data::normalize(&mut root);
+        let text = data::data_text(&root);
+        let canonical = if full {
+            self.schema.canonical_config(&text)?
+        } else {
+            self.schema.canonical_config_unvalidated(&text)?
+        };
+        if canonical != text || !data::is_plain(&root) {
+            return Snapshot::from_canonical(canonical, full);
+        }
+        debug_assert_eq!(
+            Some(&root),
+            data::parse_data(&canonical).ok().as_ref(),
+            "an edited tree in normal form parses back from its own text"
+        );
+        Ok(Snapshot { root, xml: canonical, validated: full })
+    }
+
     /// Stores a checked snapshot as the content of `ds` (with `extra` keys in the same
     /// transaction) and makes it current. The candidate is kept in memory only (it restarts
     /// as running), so for it only `extra` reaches the disk.
@@ -307,6 +330,47 @@ mod tests {
         ds.replace(DatastoreName::Candidate, &interface("eth1")).expect("valid");
         ds.discard_changes().expect("discard");
         assert!(ds.get(DatastoreName::Candidate).expect("get").contains("eth0"));
+    }
+
+    /// An edited tree checked as a tree gives the same snapshot as its text checked and
+    /// parsed back, whether or not libyang's canonical text is the tree's own.
+    #[test]
+    fn edited_trees_check_like_their_text() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let ds = Datastores::open(dir.path(), schema()).expect("open");
+        let described = format!(
+            "<interfaces xmlns=\"{IF}\"><interface><name>eth0</name><description>a</description>\
+             <type xmlns:ianaift=\"{IANA}\">ianaift:ethernetCsmacd</type></interface></interfaces>"
+        );
+        let canonical = ds.check(&described, true).expect("valid");
+        let mut cases = vec![canonical.root.clone()];
+        // A value changed in place: the canonical text is the tree's own.
+        let mut changed = canonical.root.clone();
+        let iface = changed.elements_mut().next().and_then(|i| i.elements_mut().next());
+        let description = iface.and_then(|i| i.elements_mut().find(|e| e.name == "description"));
+        description.expect("description").children = vec![crate::xml::Node::Text("uplink".into())];
+        cases.push(changed);
+        // A leaf added after the others: not in schema order.
+        let mut added = canonical.root.clone();
+        let iface = added.elements_mut().next().and_then(|i| i.elements_mut().next());
+        iface.expect("entry").push(Element::leaf(IF, "enabled", "false"));
+        cases.push(added);
+        // Not canonical: keys out of order, a client prefix, no declarations.
+        cases.push(
+            data::parse_data(&format!(
+                "<if:interfaces xmlns:if=\"{IF}\"><if:interface><if:name>b</if:name>\
+                 <if:type xmlns:x=\"{IANA}\">x:ethernetCsmacd</if:type></if:interface>\
+                 <if:interface><if:name>a</if:name>\
+                 <if:type xmlns:x=\"{IANA}\">x:ethernetCsmacd</if:type></if:interface>\
+                 </if:interfaces>"
+            ))
+            .expect("xml"),
+        );
+        for root in cases {
+            let by_text = ds.check(&data::data_text(&root), true).expect("valid");
+            let by_tree = ds.check_tree(root, true).expect("valid");
+            assert_eq!(by_tree, by_text);
+        }
     }
 
     #[test]
