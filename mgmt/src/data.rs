@@ -42,7 +42,7 @@ pub fn key_of(e: &Element, s: Option<&SNode>) -> Key {
         Some(Kind::LeafList) => vec![e.text()],
         _ => Vec::new(),
     };
-    Key { ns: e.namespace.clone().unwrap_or_default(), name: e.name.clone(), values }
+    Key { ns: e.namespace.as_deref().unwrap_or_default().to_string(), name: e.name.clone(), values }
 }
 
 /// The schema node of child element `e` under `parent` (top level when `None`).
@@ -276,7 +276,7 @@ fn diff_children(
         None => Step {
             module: String::new(),
             prefix: "x".into(),
-            ns: e.namespace.clone().unwrap_or_default(),
+            ns: e.namespace.as_deref().unwrap_or_default().to_string(),
             name: e.name.clone(),
             keys: Vec::new(),
             value: None,
@@ -390,8 +390,8 @@ pub fn normalize(root: &mut Element) {
     // are written each with its own declaration.
     root.prefix = None;
     root.namespaces.retain(|(p, _)| p.is_some());
-    if let Some(ns) = root.namespace.clone() {
-        root.namespaces.insert(0, (None, ns));
+    if let Some(ns) = root.namespace.as_deref() {
+        root.namespaces.insert(0, (None, ns.to_string()));
     }
     for c in root.elements_mut() {
         walk(c, None);

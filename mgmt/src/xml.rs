@@ -3,6 +3,8 @@
 //! element, no text outside it, every prefix bound, no DTD, only the predefined and character
 //! entity references, and a bounded depth.
 
+use std::sync::Arc;
+
 use quick_xml::events::{BytesStart, Event};
 use quick_xml::name::{QName, ResolveResult};
 use quick_xml::NsReader;
@@ -73,8 +75,9 @@ pub enum Node {
 /// An element with its resolved namespace.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Element {
-    /// The resolved namespace, if any.
-    pub namespace: Option<String>,
+    /// The resolved namespace, if any (shared: a tree has few distinct namespaces, and an
+    /// element's own copy cost an allocation per element in every parse and clone).
+    pub namespace: Option<Arc<str>>,
     /// The prefix as written.
     pub prefix: Option<String>,
     /// The local name.
@@ -145,7 +148,7 @@ impl Element {
 impl Element {
     /// An element `name` in namespace `ns`, without children.
     pub fn new(ns: &str, name: &str) -> Element {
-        Element { namespace: Some(ns.to_string()), name: name.to_string(), ..Element::default() }
+        Element { namespace: Some(ns.into()), name: name.to_string(), ..Element::default() }
     }
 
     /// An element holding only `text`.
@@ -338,14 +341,16 @@ pub fn parse(bytes: &[u8]) -> Result<Element, XmlError> {
 
     let mut stack: Vec<Element> = Vec::new();
     let mut root: Option<Element> = None;
+    // The namespaces seen so far: a message uses a handful, and its elements share them.
+    let mut namespaces: Vec<Arc<str>> = Vec::new();
     loop {
         let position = reader.buffer_position();
         let syntax = |e: quick_xml::Error| XmlError::Syntax { position, reason: e.to_string() };
         let (resolved, event) = reader.read_resolved_event().map_err(syntax)?;
         let unbound = matches!(resolved, ResolveResult::Unknown(_));
-        // Only elements keep their namespace: no string for end tags and text.
+        // Only elements keep their namespace: none for end tags and text.
         let namespace = match event {
-            Event::Start(_) | Event::Empty(_) => namespace_of(&resolved),
+            Event::Start(_) | Event::Empty(_) => interned_namespace(&mut namespaces, &resolved),
             _ => None,
         };
         match event {
@@ -403,13 +408,29 @@ pub fn parse(bytes: &[u8]) -> Result<Element, XmlError> {
     root.ok_or(XmlError::NoRoot)
 }
 
-fn namespace_of(resolved: &ResolveResult<'_>) -> Option<String> {
+/// The namespace URI an element or attribute is in, if any.
+fn bound_uri<'r>(resolved: &'r ResolveResult<'_>) -> Option<&'r str> {
     match resolved {
         // `xmlns=""` undeclares the default namespace: the element is in none.
         ResolveResult::Bound(ns) if ns.as_ref().is_empty() => None,
-        ResolveResult::Bound(ns) => Some(ns.as_ref().to_string()),
+        ResolveResult::Bound(ns) => Some(ns.as_ref()),
         ResolveResult::Unbound | ResolveResult::Unknown(_) => None,
     }
+}
+
+fn namespace_of(resolved: &ResolveResult<'_>) -> Option<String> {
+    bound_uri(resolved).map(str::to_string)
+}
+
+/// An element's namespace as one of `seen`, added to it if new.
+fn interned_namespace(seen: &mut Vec<Arc<str>>, resolved: &ResolveResult<'_>) -> Option<Arc<str>> {
+    let uri = bound_uri(resolved)?;
+    if let Some(known) = seen.iter().find(|s| ***s == *uri) {
+        return Some(known.clone());
+    }
+    let new: Arc<str> = uri.into();
+    seen.push(new.clone());
+    Some(new)
 }
 
 fn split_qname(qname: QName<'_>) -> (Option<String>, String) {
@@ -420,7 +441,7 @@ fn split_qname(qname: QName<'_>) -> (Option<String>, String) {
 fn element_from(
     reader: &NsReader<&[u8]>,
     start: &BytesStart<'_>,
-    namespace: Option<String>,
+    namespace: Option<Arc<str>>,
     unbound: bool,
 ) -> Result<Element, XmlError> {
     let (prefix, name) = split_qname(start.name());
