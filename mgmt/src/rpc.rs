@@ -18,7 +18,7 @@
 use std::fmt::Write as _;
 
 use crate::error::{ErrorInfo, ErrorTag, ErrorType, RpcError};
-use crate::xml::{self, escape_attr, Element, NETCONF_BASE_NS};
+use crate::xml::{self, escape_attr, Element, Node, NETCONF_BASE_NS};
 
 /// The attributes to put on an `<rpc-reply>`, rendered (each with a leading space).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -98,8 +98,14 @@ pub fn parse_request(bytes: &[u8]) -> Result<Request, Rejected> {
             error: Box::new(RpcError::missing_attribute("message-id", "rpc")),
         });
     };
-    let mut operations = root.elements();
-    let Some(operation) = operations.next() else {
+    // The operation is moved out of the parsed message, not copied (an edit's whole
+    // configuration is in it).
+    let Element { namespaces: rpc_namespaces, children, .. } = root;
+    let mut operations = children.into_iter().filter_map(|n| match n {
+        Node::Element(e) => Some(e),
+        Node::Text(_) => None,
+    });
+    let Some(mut operation) = operations.next() else {
         return Err(Rejected {
             reply_attrs,
             error: Box::new(
@@ -122,9 +128,8 @@ pub fn parse_request(bytes: &[u8]) -> Result<Request, Rejected> {
             ),
         });
     }
-    let mut operation = operation.clone();
     // Declarations made on <rpc> stay in scope for the operation (prefixes in values, XPath).
-    let mut namespaces = root.namespaces.clone();
+    let mut namespaces = rpc_namespaces;
     namespaces.append(&mut operation.namespaces);
     operation.namespaces = namespaces;
     operation.strip_blank_text();
