@@ -15,8 +15,8 @@ use crate::xml::{self, Element, Node, NETCONF_BASE_NS};
 /// list entry or the value of a leaf-list entry.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Key {
-    /// Namespace.
-    pub ns: String,
+    /// Namespace, empty for none (shared with the element's).
+    pub ns: Arc<str>,
     /// Local name.
     pub name: String,
     /// List key values in key order, or the leaf-list value; empty otherwise.
@@ -42,7 +42,8 @@ pub fn key_of(e: &Element, s: Option<&SNode>) -> Key {
         Some(Kind::LeafList) => vec![e.text()],
         _ => Vec::new(),
     };
-    Key { ns: e.namespace.as_deref().unwrap_or_default().to_string(), name: e.name.clone(), values }
+    let ns = e.namespace.clone().unwrap_or_else(|| Arc::from(""));
+    Key { ns, name: e.name.clone(), values }
 }
 
 /// The schema node of child element `e` under `parent` (top level when `None`).

@@ -351,7 +351,7 @@ fn insert_position(
                 };
                 vec![v.to_string()]
             };
-            let key = Key { ns: s.namespace.clone(), name: s.name.clone(), values };
+            let key = Key { ns: s.namespace.as_str().into(), name: s.name.clone(), values };
             match sibs.index.get(&key) {
                 Some(&i) => Ok(Some(Some(if how == "before" { i } else { i + 1 }))),
                 None => {
