@@ -101,6 +101,26 @@ pub struct Pipeline {
     direct: bool,
     direct_possible: bool,
     direct_transit: u64,
+    /// A flush read issued on the direct path would take a QMI place already given to an FD:
+    /// the path is left at the start of the next cycle.
+    direct_leave: bool,
+    /// Set when a pause starts or ends at a MAC, or FDs on the direct path go back into the
+    /// stages: the steady loop (`direct.rs`) then hands the rest of the cycle to
+    /// `step_after_macs`.
+    steady_break: bool,
+    /// QMI admission on the direct path while flush reads compete for it (`direct.rs`):
+    /// `admit_model` is on from the first flush read issued until no flush read is left and
+    /// no FD is held back; `admit_last` is then the QMI cycle given to the last FD QMAN
+    /// pushed, `admit_used` the number of QMAN's FDs given that cycle, `flush_sched` the
+    /// cycles in which the QMI takes the flush reads under way, in order, with their number
+    /// (`flush_next`: the first of them, `u64::MAX` if none); `held` has the FDs whose QMI
+    /// cycle is later than their push's latency gives, as (buffer, push cycle, QMI cycle).
+    admit_model: bool,
+    admit_last: u64,
+    admit_used: u32,
+    flush_sched: Ring<(u64, u32)>,
+    flush_next: u64,
+    held: Ring<(u32, u64, u64)>,
     flush_inflight: Ring<(u64, Fd)>,
     recycle_staging: Ring<Fd>,
     writes_inflight: Ring<(u64, Fd)>,
@@ -205,6 +225,14 @@ impl Pipeline {
             direct: false,
             direct_possible: transit.is_some(),
             direct_transit: transit.unwrap_or(0),
+            direct_leave: false,
+            steady_break: false,
+            admit_model: false,
+            admit_last: 0,
+            admit_used: 0,
+            flush_sched: Ring::with_capacity(16),
+            flush_next: u64::MAX,
+            held: Ring::with_capacity(16),
             flush_inflight: Ring::with_capacity(16),
             recycle_staging: Ring::with_capacity(16),
             writes_inflight: Ring::with_capacity(16),
@@ -360,8 +388,8 @@ impl Pipeline {
     fn step_inline(&mut self) {
         let now = self.now();
         if self.direct {
-            // A flush read reaching the QMI competes with QMAN's FDs for its width.
-            if self.flush_inflight.front().is_some_and(|(t, _)| *t <= self.cycle) {
+            // A flush read issued in the last cycle took a QMI place given to an FD.
+            if self.direct_leave {
                 self.leave_direct();
             }
         } else if self.can_go_direct() {
@@ -388,19 +416,23 @@ impl Pipeline {
         if self.cfg.mode == PauseMode::Stall && self.paused_classes > 0 {
             self.stats.stalled_cycles += 1;
         } else if self.direct {
-            // Only FDs of paused classes, on their way to be recycled, are in the stages.
-            if !(self.nti.is_empty() && self.push_queue.is_empty()) {
+            // Only FDs of paused classes, on their way to be recycled, and flushed FDs are in
+            // the stages.
+            if !(self.nti.is_empty()
+                && self.push_queue.is_empty()
+                && self.flush_inflight.is_empty())
+            {
                 self.nti_stage(now);
                 self.qmi_input();
             }
-            self.qman_push::<true>();
+            self.qman_push_direct();
         } else {
             self.nti_stage(now);
             if !self.fused {
                 self.move_stages();
             }
             self.qmi_input();
-            self.qman_push::<false>();
+            self.qman_push_staged();
         }
         if external && self.dma_has_work() {
             self.dma();

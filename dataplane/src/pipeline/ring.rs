@@ -71,6 +71,34 @@ impl<T: Copy + Default> Ring<T> {
         }
     }
 
+    #[inline]
+    pub fn back_mut(&mut self) -> Option<&mut T> {
+        if self.is_empty() {
+            None
+        } else {
+            let i = self.slot(self.tail - 1);
+            self.buf.get_mut(i)
+        }
+    }
+
+    /// Puts `value` in at position `k` (at most `len`), the elements from `k` on moving one
+    /// place back (cold: a flushed FD passing the NTI on the direct path, ahead of FDs that
+    /// pass it later).
+    pub fn insert(&mut self, k: usize, value: T) {
+        let k = k.min(self.len());
+        self.push_back(value);
+        for j in (self.head + k + 1..self.tail).rev() {
+            let (to, from) = (self.slot(j), self.slot(j - 1));
+            self.buf[to] = self.buf[from];
+        }
+        let i = self.slot(self.head + k);
+        self.buf[i] = value;
+    }
+
+    pub fn clear(&mut self) {
+        self.head = self.tail;
+    }
+
     /// Takes the newest element (cold: the direct path handing FDs back to the stages).
     pub fn pop_back(&mut self) -> Option<T> {
         let value = *self.back()?;
@@ -165,5 +193,15 @@ mod tests {
         assert_eq!(out, vec![4]);
         assert_eq!(r.get(1), Some(&3));
         assert_eq!(r.get(2), None);
+        r.insert(1, 9);
+        r.insert(0, 8);
+        r.insert(4, 7);
+        assert_eq!(r.iter().copied().collect::<Vec<_>>(), vec![8, 1, 9, 3, 7]);
+        if let Some(v) = r.back_mut() {
+            *v = 6;
+        }
+        assert_eq!(r.back(), Some(&6));
+        r.clear();
+        assert!(r.is_empty());
     }
 }

@@ -29,6 +29,11 @@ impl Stage {
     }
 
     #[inline]
+    pub fn len(&self) -> usize {
+        self.slots.len()
+    }
+
+    #[inline]
     pub fn has_room(&self) -> bool {
         self.slots.len() < self.capacity
     }
@@ -51,6 +56,11 @@ impl Stage {
     /// When the head's latency elapses (None if empty).
     pub fn head_ready(&self) -> Option<u64> {
         self.slots.front().map(|s| s.ready)
+    }
+
+    /// Every FD, oldest first, with the cycle its latency elapses.
+    pub fn iter(&self) -> impl Iterator<Item = (u64, &Fd)> + '_ {
+        self.slots.iter().map(|s| (s.ready, &s.fd))
     }
 
     /// Takes every FD, oldest first, with the cycle its latency elapses.

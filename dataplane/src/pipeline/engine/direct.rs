@@ -14,18 +14,35 @@
 //!
 //! Only in `external` mode (in `stall` mode the counts of FDs upstream are not kept).
 //!
-//! What couples the FDs of different classes is a flush read: it takes a place in the QMI's
-//! width ahead of QMAN's FDs. The path is left at the start of the cycle in which one reaches
-//! the QMI: the FDs still on their way go back into the push queue or the delay line where
-//! they would be, in the order QMAN pushed them. It is taken again once no flushed FD is left
-//! in the stages and the push queue's head has not been held back.
+//! What couples the FDs of different classes is a flush read: the QMI takes flushed FDs first,
+//! up to `width` a cycle, then the push queue's in order. Flush reads do not end the path when
+//! their effect can be computed at the push. From the first flush read issued on it until no
+//! flush read is under way and no FD is held back, QMAN's push runs a model of the QMI's
+//! admission (`admit_*`): the cycle in which the QMI takes each flush read is known when it is
+//! issued (its arrival, behind the flush reads before it), and an FD pushed in cycle c enters
+//! the QMI in the first cycle from c + max(qman latency, 1), and not before the FD pushed
+//! before it, that still has a place after that cycle's flush reads and the FDs pushed before
+//! it. QMAN stops, as it would at a full push queue, when the FDs pushed and not yet in the
+//! QMI fill it. Flushed FDs go through the delay line (`nti`) like those of paused classes,
+//! and the NTI puts each one it passes to the MAC in its port's queue in NTI order: behind
+//! what passed before, ahead of the direct FDs passing in this cycle or later. What the model
+//! cannot give exactly ends the path, at the start of the next cycle, as before: a flush read
+//! issued for a QMI cycle at or before the last FD's that those FDs fill (or may: the model
+//! keeps only the last cycle's count), which happens when the read latency is below the
+//! push's or FDs are held back. The FDs still on their way then go back into the push queue
+//! or the delay line where they would be: those held back, whose push cycle their QMI cycle
+//! no longer gives, are kept in `held`. The path is taken again once no flush read is under
+//! way, no flushed FD is left in the stages and the push queue's head has not been held back.
 //!
 //! A pause alone does not end it. When PAUSE is asserted for a class, that class's FDs still
 //! on their way go back into the stages (its arrived ones go back on the recycle path as
 //! always), and the NTI recycles them there: QMAN halts the class until its Pause FSM is
 //! idle again, and until then the NTI holds every FD of the class that is not a flushed one.
 //! Its FSM (HALT_ACK when none is left in the push queue, the end of the pipe clean when none
-//! is upstream) sees exact counts, and the other classes' FDs stay on the direct path.
+//! is upstream) sees exact counts, and the other classes' FDs stay on the direct path. The
+//! QMI takes those put back into the push queue when the model says, as long as none of them
+//! was held back (their place in the queue is then their push's latency); if one was, the
+//! path is left.
 //!
 //! On the direct path, the per-class counts of FDs in the push queue and upstream cover only
 //! the FDs in the stages, and an FD's octets count MAC-side from its push.
@@ -111,32 +128,42 @@ impl Pipeline {
             .iter()
             .all(|c| c.halted() || c.in_push_queue == 0 && c.upstream == 0));
         self.direct = true;
+        self.admit_reset();
     }
 
-    /// On the direct path in a steady state: no DMA or flush read under way, nothing in the
-    /// stages, no PFC frame due, and every Pause FSM waiting for something only a pause
-    /// ending or a flush read can bring (`fsms_blocked`). With no pause at all, that is
-    /// every cycle; with one class paused, most.
+    /// On the direct path in a steady state: nothing in the push queue, no flush read
+    /// reaching the QMI and no FD passing the NTI in this cycle, no PFC frame due, and every
+    /// Pause FSM waiting for something only a pause ending, the DMA engine or the stages can
+    /// bring (`fsms_blocked`). With no pause at all, that is every cycle; with one class
+    /// paused, most, its recycling and flush epochs included.
     pub(super) fn steady(&self) -> bool {
         self.next_pfc > self.now()
-            && self.nti.is_empty()
+            && !self.direct_leave
             && self.push_queue.is_empty()
-            && self.flush_inflight.is_empty()
-            && self.recycle_staging.is_empty()
-            && self.writes_inflight.is_empty()
+            && self.stages_wake() > self.cycle
             && self.fsms_blocked()
     }
 
-    /// Whether `run_pause_fsms` would leave every FSM as it is, with the stages, the DMA
-    /// engine and the flush reads idle: each class is either paused after HALT_ACK, or in a
-    /// flush epoch with FDs still to read (waiting for its port's credit).
+    /// The first cycle in which a flush read reaches the QMI or an FD passes the NTI
+    /// (`u64::MAX`: none is under way).
+    #[inline]
+    fn stages_wake(&self) -> u64 {
+        let flush = self.flush_inflight.front().map_or(u64::MAX, |&(t, _)| t);
+        flush.min(self.nti.head_ready().unwrap_or(u64::MAX))
+    }
+
+    /// Whether `run_pause_fsms` would leave every FSM as it is: each class is paused after
+    /// HALT_ACK, or waiting for FDs upstream or mid-write before a flush epoch, or in a flush
+    /// epoch with FDs still to read (waiting for its port's credit) or on their way.
     #[inline]
     fn fsms_blocked(&self) -> bool {
         self.active.iter().all(|&ci| {
             let class = &self.classes[ci % MAX_CLASSES];
             match class.fsm {
-                FsmState::PipeClean => class.pause,
-                FsmState::Flushing => self.pauses[ci].to_read > 0,
+                FsmState::PipeClean => {
+                    class.pause || class.upstream > 0 || self.pauses[ci].writing > 0
+                }
+                FsmState::Flushing => self.pauses[ci].to_read > 0 || class.upstream > 0,
                 FsmState::Idle | FsmState::WaitHaltAck => false,
             }
         })
@@ -145,35 +172,96 @@ impl Pipeline {
     /// Runs steady cycles (see `steady`) until `end` or the steady state ends: a cycle is
     /// then the MACs, QMAN, a flush read if a port's credit allows one, and the traffic
     /// offered, which is what `step` does in that state without asking each part whether it
-    /// has work. A PFC frame, a pause starting or ending at a MAC, or DMA work (a flush read
-    /// or a recycled FD to write) ends it; the cycle in which a pause starts with FDs of its
-    /// class on their way is finished by `step_after_macs`.
+    /// has work. A PFC frame, a pause starting or ending at a MAC, an FSM with work, a flush
+    /// read reaching the QMI or an FD passing the NTI ends it; the cycle in which a pause
+    /// starts with FDs of its class on their way is finished by `step_after_macs`.
+    #[inline(always)]
     pub(super) fn run_steady(&mut self, end: u64) {
-        while self.cycle < end {
-            let now = self.now();
-            if self.next_pfc <= now || !(self.active.is_empty() || self.fsms_blocked()) {
-                return;
-            }
+        if self.admit_model {
+            self.run_steady_admitted(end);
+        } else {
+            self.run_steady_of::<false>(end);
+        }
+    }
+
+    /// `run_steady` with the QMI admission model on (out of line: flush epochs only).
+    #[inline(never)]
+    fn run_steady_admitted(&mut self, end: u64) {
+        self.run_steady_of::<true>(end);
+    }
+
+    /// `run_steady`; `ADMIT`: the QMI admission model may be on (without it, the loop ends
+    /// when a flush read turns it on). What the loop does not look at in every cycle can
+    /// only change when the DMA engine works or a pause starts or ends at a MAC: the Pause
+    /// FSMs (blocked, as `steady` found), the DMA engine's next work, the flush reads and FDs
+    /// in the stages (`until`).
+    #[inline(always)]
+    fn run_steady_of<const ADMIT: bool>(&mut self, end: u64) {
+        let mut until = self.steady_until(end);
+        let mut dma_from = self.dma_from();
+        self.steady_break = false;
+        while self.cycle < until {
             if self.wheel.any_due(self.cycle) {
                 // (The steady path is only taken in `external` mode.)
+                let now = self.now();
                 self.mac_ports_of::<true>(now);
-                if !(self.nti.is_empty() && self.push_queue.is_empty()) {
-                    // A pause started: its class's FDs on their way are in the stages.
+                if self.steady_break {
+                    // A pause started or ended: the FSMs are to be looked at again, and the
+                    // FDs of a class that started on their way are in the stages (if that
+                    // made the engine leave the direct path, at least the one held back is).
                     self.step_after_macs(now);
                     return;
                 }
             }
-            self.qman_push::<true>();
-            // Without a Pause FSM running there is no DMA work (nor any to come).
-            let dma = !self.active.is_empty() && self.dma_has_work();
+            debug_assert!(self.direct);
+            if !ADMIT {
+                debug_assert!(!self.admit_model);
+                self.qman_push::<true, false>();
+            } else if self.admit_model {
+                self.qman_push_admit();
+            } else {
+                self.qman_push::<true, false>();
+            }
+            let dma = self.cycle >= dma_from && self.dma_has_work();
+            debug_assert!(dma || !self.dma_has_work());
             if dma {
                 self.dma();
             }
             self.offer_traffic();
             self.cycle += 1;
             if dma {
-                return; // a flush read may be under way
+                if self.direct_leave
+                    || !ADMIT && self.admit_model
+                    || !(self.active.is_empty() || self.fsms_blocked())
+                {
+                    return;
+                }
+                // A flush read may be under way.
+                until = self.steady_until(end);
+                dma_from = self.dma_from();
             }
+        }
+    }
+
+    /// The steady loop runs until the end of the run, the next PFC frame, or the first flush
+    /// read reaching the QMI or FD passing the NTI, whichever comes first.
+    #[inline]
+    fn steady_until(&self, end: u64) -> u64 {
+        end.min(self.stages_wake()).min(self.cycle_at(self.next_pfc))
+    }
+
+    /// The first cycle from which the DMA engine may have work (`u64::MAX`: none): a write
+    /// to complete or to issue, or, while a flush epoch has FDs left to read, this one (its
+    /// port's credit is then looked at in every cycle).
+    #[inline]
+    fn dma_from(&self) -> u64 {
+        let reads = self.active.iter().any(|&ci| {
+            self.classes[ci % MAX_CLASSES].fsm == FsmState::Flushing && self.pauses[ci].to_read > 0
+        });
+        if reads || !self.recycle_staging.is_empty() {
+            self.cycle
+        } else {
+            self.writes_inflight.front().map_or(u64::MAX, |&(t, _)| t)
         }
     }
 
@@ -187,6 +275,232 @@ impl Pipeline {
             let at = port.busy_until.max(arrived + Picos(1));
             self.wake_port(p, at);
         }
+    }
+
+    /// A flushed FD passes the NTI on the direct path: into its port's MAC queue in NTI order,
+    /// behind the FDs that passed it before (and those flushed ones that passed it earlier in
+    /// this cycle), ahead of the direct FDs that pass it in this cycle or later. It keeps its
+    /// flushed mark in the queue, which tells those apart (nothing reads the mark there).
+    pub(super) fn queue_flushed_direct(&mut self, p: usize, now: Picos, fd: Fd) {
+        debug_assert!(fd.flushed());
+        let port = &mut self.ports[p];
+        let mut k = port.queue.len();
+        while let Some(q) = k.checked_sub(1).and_then(|j| port.queue.get(j)) {
+            if q.arrived > now || q.arrived == now && !q.fd.flushed() {
+                k -= 1;
+            } else {
+                break;
+            }
+        }
+        port.queue.insert(k, Queued { arrived: now, fd });
+        if k == 0 {
+            // The MAC may be waiting for a head that passes the NTI later.
+            let at = port.busy_until;
+            self.wake_port(p, at);
+        }
+    }
+
+    /// Cycles from QMAN's push to the QMI when nothing holds an FD back.
+    fn to_qmi(&self) -> u64 {
+        self.cfg.qman_latency.max(1)
+    }
+
+    /// Turns the QMI admission model off and forgets it (the direct path is taken or left).
+    fn admit_reset(&mut self) {
+        self.direct_leave = false;
+        self.admit_model = false;
+        self.flush_sched.clear();
+        self.flush_next = u64::MAX;
+        self.held.clear();
+    }
+
+    /// A flush read is issued on the direct path (by the DMA engine, at the end of a cycle),
+    /// reaching the QMI in cycle `arrival`: finds the cycle in which the QMI takes it, behind
+    /// the flush reads before it. If that is a cycle QMAN's FDs were given and they fill it
+    /// (or may: before the last FD's, the model does not know), the direct path is left at
+    /// the start of the next cycle.
+    pub(super) fn admit_flush_read(&mut self, arrival: u64) {
+        if !self.admit_model {
+            self.admit_start();
+        }
+        let width = self.cfg.width as u64;
+        // (Reaching the QMI in this cycle, it is taken in the next: the QMI has run.)
+        let arrival = arrival.max(self.cycle + 1);
+        let (at, before) = match self.flush_sched.back() {
+            Some(&(t, n)) if t >= arrival => {
+                if u64::from(n) < width {
+                    (t, u64::from(n))
+                } else {
+                    (t + 1, 0)
+                }
+            }
+            _ => (arrival, 0),
+        };
+        if at < self.admit_last
+            || at == self.admit_last && before + u64::from(self.admit_used) >= width
+        {
+            self.direct_leave = true;
+        }
+        match self.flush_sched.back_mut() {
+            Some((t, n)) if *t == at => *n += 1,
+            _ => self.flush_sched.push_back((at, 1)),
+        }
+        self.flush_next = self.flush_next.min(at);
+    }
+
+    /// Turns the QMI admission model on at the end of cycle `cycle`: finds the last QMI cycle
+    /// given to an FD not yet in the QMI, on the direct path or in the push queue (none is
+    /// held back: the model was off), and how many it was given.
+    fn admit_start(&mut self) {
+        let (d, to_qmi, to_nti) = (self.cycle, self.to_qmi(), self.to_nti());
+        let (lq, cycle_ps) = (self.push_queue.latency(), self.cfg.cycle.as_ps());
+        let (mut last, mut used) = (d, 0u32);
+        let mut count = |qmi: u64| {
+            debug_assert!(qmi > d && qmi <= d + to_qmi);
+            if qmi > last {
+                (last, used) = (qmi, 1);
+            } else if qmi == last {
+                used += 1;
+            }
+        };
+        let from = self.cfg.cycle * (d + 1 + to_nti);
+        for port in &self.ports[..self.cfg.ports] {
+            // Those not past the NTI are at the tail, in NTI order.
+            for k in (0..port.queue.len()).rev() {
+                match port.queue.get(k) {
+                    Some(q) if q.arrived >= from => count(q.arrived.as_ps() / cycle_ps - to_nti),
+                    _ => break,
+                }
+            }
+        }
+        for (ready, _) in self.push_queue.iter() {
+            count(ready - lq + to_qmi);
+        }
+        (self.admit_last, self.admit_used) = (last, used);
+        self.flush_sched.clear();
+        self.flush_next = u64::MAX;
+        self.admit_model = true;
+    }
+
+    /// QMAN's push in this cycle with the model on (out of line on its own; inlined into the
+    /// steady loop's flush epochs).
+    #[inline(always)]
+    pub(super) fn qman_push_admit(&mut self) {
+        if !self.admit_prune() {
+            self.qman_push::<true, false>();
+            return;
+        }
+        let ready = self.cycle + self.to_qmi();
+        if ready < self.flush_next && self.admit_last < ready {
+            // No flush read is taken by the QMI before this cycle's FDs and none is held
+            // back: they enter it when the push's latency has elapsed, as without the model.
+            let before = self.next_buffer;
+            self.qman_push::<true, false>();
+            let pushed = self.next_buffer.wrapping_sub(before);
+            if pushed > 0 {
+                (self.admit_last, self.admit_used) = (ready, pushed);
+            }
+        } else {
+            self.qman_push::<true, true>();
+        }
+    }
+
+    /// Before QMAN's push in this cycle, with the model on: forgets the flush reads that have
+    /// entered the QMI, and turns the model off once no flush read is left and no FD is held
+    /// back past the push's latency (the push queue then holds at most latency × width FDs
+    /// again). Returns whether it is still on.
+    #[inline(always)]
+    fn admit_prune(&mut self) -> bool {
+        let c = self.cycle;
+        if self.flush_next <= c {
+            while self.flush_sched.front().is_some_and(|&(t, _)| t <= c) {
+                self.flush_sched.pop_front();
+            }
+            self.flush_next = self.flush_sched.front().map_or(u64::MAX, |&(t, _)| t);
+        }
+        if self.flush_next == u64::MAX && self.admit_last < c + self.to_qmi() {
+            self.admit_model = false;
+        }
+        self.admit_model
+    }
+
+    /// With the model on, the QMI cycle the next FD QMAN pushes in this cycle would be given,
+    /// and how many of QMAN's FDs that cycle would then have before it: the first cycle from
+    /// the push's latency on, and not before the last FD's, that still has a place after the
+    /// flush reads the QMI takes then and the FDs pushed before it.
+    #[inline]
+    pub(super) fn admit_next(&self) -> (u64, u32) {
+        let width = self.cfg.width as u64;
+        let ready = self.cycle + self.to_qmi();
+        let (mut t, mut used) = if self.admit_last >= ready {
+            (self.admit_last, u64::from(self.admit_used))
+        } else {
+            (ready, 0)
+        };
+        // (The flush reads' cycles are in order: one pass.)
+        let mut k = 0;
+        loop {
+            while self.flush_sched.get(k).is_some_and(|&(f, _)| f < t) {
+                k += 1;
+            }
+            let flushes = match self.flush_sched.get(k) {
+                Some(&(f, n)) if f == t => u64::from(n),
+                _ => 0,
+            };
+            if used + flushes < width {
+                return (t, used as u32);
+            }
+            (t, used) = (t + 1, 0);
+        }
+    }
+
+    /// Whether the push queue, counting the FDs on the direct path not yet in the QMI, has
+    /// room for an FD that will enter the QMI in cycle `qmi`. At most `width` of QMAN's FDs
+    /// enter it per cycle, so it has if (`qmi` − now) × width ≤ its capacity (the common
+    /// answer); otherwise they are counted.
+    #[inline]
+    pub(super) fn push_queue_has_room(&self, qmi: u64) -> bool {
+        let capacity = self.cfg.qman_capacity as u64;
+        (qmi - self.cycle) * self.cfg.width as u64 <= capacity
+            || (self.push_queue_holds() as u64) < capacity
+    }
+
+    /// FDs in the push queue, counting those on the direct path not yet in the QMI (out of
+    /// line: only when flush reads hold many back).
+    #[inline(never)]
+    fn push_queue_holds(&self) -> usize {
+        let from = self.cfg.cycle * (self.cycle + 1 + self.to_nti());
+        let direct: usize = self.ports[..self.cfg.ports]
+            .iter()
+            .map(|port| {
+                (0..port.queue.len())
+                    .rev()
+                    .map_while(|k| port.queue.get(k).filter(|q| q.arrived >= from))
+                    .count()
+            })
+            .sum();
+        direct + self.push_queue.len()
+    }
+
+    /// Gives an FD QMAN pushes now, with buffer `buffer`, the QMI cycle `admit_next` found;
+    /// returns the cycle in which it passes the NTI.
+    #[inline]
+    pub(super) fn admit(&mut self, (t, used): (u64, u32), buffer: u32) -> u64 {
+        (self.admit_last, self.admit_used) = (t, used + 1);
+        if t != self.cycle + self.to_qmi() {
+            // (Forgetting those that have entered the QMI: only the others are looked up.)
+            while self.held.front().is_some_and(|&(_, _, qmi)| qmi <= self.cycle) {
+                self.held.pop_front();
+            }
+            self.held.push_back((buffer, self.cycle, t));
+        }
+        t + self.to_nti()
+    }
+
+    /// The cycle in which an FD on the direct path that enters the QMI in cycle `qmi` was
+    /// pushed, if it was held back.
+    fn held_push(&self, buffer: u32, qmi: u64) -> Option<u64> {
+        self.held.iter().find(|&&(b, _, q)| b == buffer && q == qmi).map(|&(_, c, _)| c)
     }
 
     /// Leaves the direct path at the start of a cycle: the FDs that have not passed the NTI
@@ -204,6 +518,7 @@ impl Pipeline {
         }
         self.restage(transit);
         self.direct = false;
+        self.admit_reset();
     }
 
     /// PAUSE for class `ci` on the direct path, at the start of a cycle or before the NTI's
@@ -213,6 +528,21 @@ impl Pipeline {
         let boundary = self.cfg.cycle * self.cycle;
         let mut transit = Vec::new();
         let p = (ci / PRIORITIES) % MAX_PORTS;
+        if !self.held.is_empty() {
+            // An FD of the class held back by flush reads would go back into the push queue,
+            // where only the model knows when the QMI takes it: leave the direct path.
+            let (to_nti, cycle_ps) = (self.to_nti(), self.cfg.cycle.as_ps());
+            let from = self.cfg.cycle * (self.cycle + to_nti);
+            let held = self.ports[p].queue.iter().any(|q| {
+                q.fd.class() == ci
+                    && q.arrived >= from
+                    && self.held_push(q.fd.buffer, q.arrived.as_ps() / cycle_ps - to_nti).is_some()
+            });
+            if held {
+                self.leave_direct();
+                return;
+            }
+        }
         self.ports[p]
             .queue
             .split_off_where(|q| q.fd.class() != ci || q.arrived < boundary, |q| transit.push(q));
@@ -220,43 +550,49 @@ impl Pipeline {
     }
 
     /// Puts FDs taken off the direct path back into the push queue or the delay line, where
-    /// they would be, merged with what those hold in the order QMAN pushed them (the order of
-    /// their buffer numbers: flushed FDs, the only ones out of it, are never there on the
-    /// direct path).
+    /// they would be, merged with what those hold: the push queue in the order QMAN pushed
+    /// them (the order of their buffer numbers), the delay line in the order the QMI took them
+    /// (by cycle, flushed FDs first, as they are in the line, then QMAN's in push order).
     fn restage(&mut self, transit: Vec<Queued>) {
         if transit.is_empty() {
             return;
         }
+        self.steady_break = true;
         let (lq, lf) = (self.push_queue.latency(), self.nti.latency());
-        let (to_qmi, to_nti) = (self.cfg.qman_latency.max(1), self.to_nti());
+        let (to_qmi, to_nti) = (self.to_qmi(), self.to_nti());
         let next = self.next_buffer;
-        // (age, in the push queue, ready cycle, FD)
-        let mut all: Vec<(u32, bool, u64, Fd)> = Vec::with_capacity(transit.len());
-        self.nti.take_all(|ready, fd| all.push((next.wrapping_sub(fd.buffer), false, ready, fd)));
-        self.push_queue
-            .take_all(|ready, fd| all.push((next.wrapping_sub(fd.buffer), true, ready, fd)));
+        // (QMI cycle, QMAN's, age, ready cycle, FD) and (age, ready cycle, FD)
+        let mut line: Vec<(u64, bool, u32, u64, Fd)> = Vec::new();
+        let mut queue: Vec<(u32, u64, Fd)> = Vec::with_capacity(transit.len());
+        self.nti.take_all(|ready, fd| {
+            let age = if fd.flushed() { 0 } else { next.wrapping_sub(fd.buffer) };
+            line.push((ready - lf, !fd.flushed(), age, ready, fd));
+        });
+        self.push_queue.take_all(|ready, fd| queue.push((next.wrapping_sub(fd.buffer), ready, fd)));
         for q in transit {
             let nti = q.arrived.as_ps() / self.cfg.cycle.as_ps();
             let qmi = nti - to_nti;
+            let age = next.wrapping_sub(q.fd.buffer);
+            let push = if qmi >= self.cycle { self.held_push(q.fd.buffer, qmi) } else { None };
             let class = &mut self.classes[q.fd.class() % MAX_CLASSES];
             class.mac_octets -= u64::from(q.fd.len);
-            let age = next.wrapping_sub(q.fd.buffer);
             if qmi >= self.cycle {
                 class.in_push_queue += 1;
-                all.push((age, true, qmi - to_qmi + lq, q.fd));
+                queue.push((age, push.unwrap_or(qmi - to_qmi) + lq, q.fd));
             } else {
                 class.upstream += 1;
-                all.push((age, false, qmi + lf, q.fd));
+                line.push((qmi, true, age, qmi + lf, q.fd));
             }
         }
-        // Oldest (largest age) first.
-        all.sort_unstable_by_key(|a| std::cmp::Reverse(a.0));
-        for (_, queued, ready, fd) in all {
-            if queued {
-                self.push_queue.push_ready(ready, fd);
-            } else {
-                self.nti.push_ready(ready, fd);
-            }
+        // By QMI cycle, flushed first, then oldest (largest age) first; flushed FDs of one
+        // cycle keep their order (the sort is stable).
+        line.sort_by_key(|&(qmi, queued, age, ..)| (qmi, queued, std::cmp::Reverse(age)));
+        queue.sort_unstable_by_key(|a| std::cmp::Reverse(a.0));
+        for (.., ready, fd) in line {
+            self.nti.push_ready(ready, fd);
+        }
+        for (_, ready, fd) in queue {
+            self.push_queue.push_ready(ready, fd);
         }
     }
 
@@ -277,28 +613,39 @@ impl Pipeline {
 
 #[cfg(test)]
 mod tests {
-    use crate::pipeline::{PauseMode, Pipeline, PipelineConfig, Traffic};
+    use crate::pipeline::{ExternalMemoryConfig, PauseMode, Pipeline, PipelineConfig, Traffic};
     use crate::sim::SimRng;
     use crate::time::{LinkSpeed, Picos};
 
     /// A PFC frame: when it arrives, on which port, its priority-enable vector and times.
     type Pfc = (Picos, usize, u8, [u16; 8]);
 
-    /// A random configuration that allows the direct path, with a PFC storm.
+    /// A random configuration that allows the direct path, with a PFC storm. Flush reads
+    /// take from a few cycles (they then reach the QMI before FDs pushed earlier, and the
+    /// direct path is left) to 150; the push queue is from just large enough for the direct
+    /// path to 8 × width (FDs held back by flush reads may then fill it).
     fn storm(seed: u64) -> (PipelineConfig, Vec<Pfc>) {
         let mut r = SimRng::new(seed);
         let width = r.between(1, 3) as usize;
+        let qman_latency = r.below(8);
+        let tight = qman_latency.max(1) as usize * width;
         let cfg = PipelineConfig {
             mode: PauseMode::External,
             ports: r.between(1, 9) as usize,
             speed: [LinkSpeed::G10, LinkSpeed::G40, LinkSpeed::G100][r.below(3) as usize],
             width,
-            qman_latency: r.below(8),
+            qman_latency,
             qmi_latency: r.below(10),
             bmi_latency: r.below(10),
             nti_latency: r.below(10),
-            qman_capacity: 8 * width,
+            qman_capacity: r.between(tight as u64, (8 * width).max(tight) as u64) as usize,
             stage_capacity: 10 * width,
+            external: ExternalMemoryConfig {
+                capacity_fds: if r.below(4) == 0 { r.between(1, 12) as usize } else { 1 << 20 },
+                write_latency: r.below(150),
+                read_latency: if r.below(4) == 0 { r.below(8) } else { r.below(150) },
+                ops_per_cycle: r.between(1, 3) as usize,
+            },
             port_credit: r.between(1, 48) as usize,
             traffic: if r.below(2) == 0 {
                 Traffic::Saturated
@@ -325,9 +672,12 @@ mod tests {
 
     /// The direct path changes how FDs are carried, never when anything happens: the same
     /// departures to the picosecond and the same state as the engine that moves every FD
-    /// through the push queue and the delay line, after every slice of a run.
+    /// through the push queue and the delay line, after every slice of a run, flush reads
+    /// under way on the direct path included.
     #[test]
     fn same_departures_and_state_as_the_stages() {
+        // Slices that ended on the direct path with flush reads under way.
+        let mut absorbing = 0;
         for seed in 0..150 {
             let (cfg, pfcs) = storm(seed);
             let mut direct = Pipeline::new(cfg.clone()).expect("valid");
@@ -345,6 +695,7 @@ mod tests {
                 let cycles = r.between(1, 1_000);
                 direct.run(cycles);
                 staged.run(cycles);
+                absorbing += usize::from(direct.direct && !direct.flush_inflight.is_empty());
                 assert_eq!(direct.stats(), staged.stats(), "seed {seed}");
                 for port in 0..direct.config().ports {
                     for prio in 0..8 {
@@ -358,5 +709,6 @@ mod tests {
             assert_eq!(direct.departures(), staged.departures(), "seed {seed}");
             assert_eq!(direct.stats(), staged.stats(), "seed {seed}");
         }
+        assert!(absorbing > 100, "flush reads on the direct path in {absorbing} slices");
     }
 }

@@ -118,7 +118,11 @@ impl Pipeline {
                 class.inflight += 1;
                 self.ports[p].inflight += 1;
                 fd.set_flushed(true);
-                self.flush_inflight.push_back((self.cycle + self.cfg.external.read_latency, fd));
+                let arrival = self.cycle + self.cfg.external.read_latency;
+                if self.direct {
+                    self.admit_flush_read(arrival);
+                }
+                self.flush_inflight.push_back((arrival, fd));
                 self.stats.flushed += 1;
                 ops -= 1;
             }

@@ -53,6 +53,9 @@ impl Pipeline {
         let changed = vector ^ self.ports[p].paused;
         self.ports[p].paused = vector;
         self.ports[p].next_resume = self.receivers[p].next_resume(now).unwrap_or(Picos::MAX);
+        if changed != 0 {
+            self.steady_break = true;
+        }
         for n in (0..PRIORITIES).filter(|n| changed & (1 << n) != 0) {
             if vector & (1 << n) != 0 {
                 self.pause_asserted(p, n);
@@ -130,7 +133,7 @@ impl Pipeline {
 
     /// The first cycle that starts at or after `t`.
     #[inline]
-    fn cycle_at(&self, t: Picos) -> u64 {
+    pub(super) fn cycle_at(&self, t: Picos) -> u64 {
         // (By a divisor known to be non-zero: no check for zero on the hot path.)
         let (ps, cycle) = (t.as_ps(), self.cycle_ps);
         ps / cycle + u64::from(ps % cycle != 0)

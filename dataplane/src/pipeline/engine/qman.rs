@@ -13,16 +13,42 @@ use crate::pipeline::fd::Fd;
 use crate::wire::PRIORITIES;
 
 impl Pipeline {
-    /// QMAN pushes up to `width` FDs. `DIRECT`: the FDs go straight to their port's MAC queue
-    /// with the time they will pass the NTI (`direct.rs`); the push queue is then empty, and
-    /// cannot fill before it is in use again.
+    /// QMAN pushes up to `width` FDs through the push queue and the stages.
     #[inline(always)]
-    pub(super) fn qman_push<const DIRECT: bool>(&mut self) {
+    pub(super) fn qman_push_staged(&mut self) {
+        self.qman_push::<false, false>();
+    }
+
+    /// QMAN pushes up to `width` FDs on the direct path (`direct.rs`).
+    #[inline(always)]
+    pub(super) fn qman_push_direct(&mut self) {
+        if self.admit_model {
+            self.qman_push_admitted();
+        } else {
+            self.qman_push::<true, false>();
+        }
+    }
+
+    /// `qman_push_direct` while flush reads compete for the QMI (out of line: rare).
+    #[inline(never)]
+    fn qman_push_admitted(&mut self) {
+        self.qman_push_admit();
+    }
+
+    /// QMAN pushes up to `width` FDs. `DIRECT`: the FDs go straight to their port's MAC queue
+    /// with the time they will pass the NTI (`direct.rs`); the push queue then cannot fill
+    /// unless flush reads hold FDs back (`MODEL`: the QMI admission model is on).
+    #[inline(always)]
+    pub(super) fn qman_push<const DIRECT: bool, const MODEL: bool>(&mut self) {
         for _ in 0..self.cfg.width {
             if !DIRECT && !self.push_queue.has_room() {
                 return;
             }
             let Some(ci) = self.next_eligible() else { return };
+            let admit = if MODEL { self.admit_next() } else { (0, 0) };
+            if MODEL && !self.push_queue_has_room(admit.0) {
+                return;
+            }
             self.qman_rr = ci + 1;
             let ci = ci % MAX_CLASSES;
             let p = ci / PRIORITIES;
@@ -65,7 +91,12 @@ impl Pipeline {
                 self.set_open(p, false);
             }
             if DIRECT {
-                self.queue_direct(p, self.cycle + self.direct_transit, fd);
+                let nti = if MODEL {
+                    self.admit(admit, fd.buffer)
+                } else {
+                    self.cycle + self.direct_transit
+                };
+                self.queue_direct(p, nti, fd);
             } else {
                 self.push_queue.push(self.cycle, fd);
             }

@@ -27,7 +27,12 @@ impl Pipeline {
                         continue;
                     }
                     self.enter_mac_side(ci, fd.len);
-                    self.queue_for_mac(p, now, fd);
+                    if self.direct {
+                        // A flushed FD (the others in the stages are recycled).
+                        self.queue_flushed_direct(p, now, fd);
+                    } else {
+                        self.queue_for_mac(p, now, fd);
+                    }
                 }
                 PauseMode::Stall => {
                     self.nti.pop();
@@ -56,7 +61,6 @@ impl Pipeline {
     /// Queues an FD for the MAC (it is no longer on its way back from external memory).
     #[inline(always)]
     fn queue_for_mac(&mut self, p: usize, now: Picos, mut fd: Fd) {
-        // On the direct path only paused classes' FDs are in the stages, and they are recycled.
         debug_assert!(!self.direct);
         fd.set_flushed(false);
         let port = &mut self.ports[p];
@@ -108,6 +112,13 @@ impl Pipeline {
             if !entry.has_room() {
                 return;
             }
+            // On the direct path no FD of the push queue is ever held back (`direct.rs`).
+            debug_assert!(
+                !self.direct
+                    || self.push_queue.head_ready().is_some_and(|ready| {
+                        ready - self.push_queue.latency() + self.cfg.qman_latency.max(1) == cycle
+                    })
+            );
             self.push_queue.pop();
             let class = &mut self.classes[fd.class() % MAX_CLASSES];
             class.in_push_queue -= 1;
