@@ -1,8 +1,10 @@
 //! The engine's state, its public interface and the order of work within one cycle. The work
 //! itself is in the submodules: `mac` (PFC reception and transmission selection), `stages`
 //! (QMI, BMI, NTI), `qman` (QMAN and its eligibility bitmap) and `external` (the Pause FSMs and
-//! the external memory), and `direct` (the short cut FDs take while nothing couples them).
+//! the external memory), `direct` (the short cut FDs take while nothing couples them) and
+//! `admission` (the QMI admission model that keeps the short cut while flush reads compete).
 
+mod admission;
 mod direct;
 mod external;
 mod mac;

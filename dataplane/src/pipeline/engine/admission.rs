@@ -1,0 +1,206 @@
+//! The QMI admission model of the direct path (`direct.rs`): while flush reads compete with
+//! QMAN's FDs for the QMI's width, the cycle in which the QMI takes each FD QMAN pushes,
+//! computed at the push, and what that means for the push queue's room and for FDs put back
+//! into the stages.
+
+use super::Pipeline;
+
+impl Pipeline {
+    /// Turns the QMI admission model off and forgets it (the direct path is taken or left).
+    pub(super) fn admit_reset(&mut self) {
+        self.direct_leave = false;
+        self.admit_model = false;
+        self.flush_sched.clear();
+        self.flush_next = u64::MAX;
+        self.held.clear();
+    }
+
+    /// A flush read is issued on the direct path (by the DMA engine, at the end of a cycle),
+    /// reaching the QMI in cycle `arrival`: finds the cycle in which the QMI takes it, behind
+    /// the flush reads before it. If that is a cycle QMAN's FDs were given and they fill it
+    /// (or may: before the last FD's, the model does not know), the direct path is left at
+    /// the start of the next cycle.
+    pub(super) fn admit_flush_read(&mut self, arrival: u64) {
+        if !self.admit_model {
+            self.admit_start();
+        }
+        let width = self.cfg.width as u64;
+        // (Reaching the QMI in this cycle, it is taken in the next: the QMI has run.)
+        let arrival = arrival.max(self.cycle + 1);
+        let (at, before) = match self.flush_sched.back() {
+            Some(&(t, n)) if t >= arrival => {
+                if u64::from(n) < width {
+                    (t, u64::from(n))
+                } else {
+                    (t + 1, 0)
+                }
+            }
+            _ => (arrival, 0),
+        };
+        if at < self.admit_last
+            || at == self.admit_last && before + u64::from(self.admit_used) >= width
+        {
+            self.direct_leave = true;
+        }
+        match self.flush_sched.back_mut() {
+            Some((t, n)) if *t == at => *n += 1,
+            _ => self.flush_sched.push_back((at, 1)),
+        }
+        self.flush_next = self.flush_next.min(at);
+    }
+
+    /// Turns the QMI admission model on at the end of cycle `cycle`: finds the last QMI cycle
+    /// given to an FD not yet in the QMI, on the direct path or in the push queue (none is
+    /// held back: the model was off), and how many it was given.
+    fn admit_start(&mut self) {
+        let (d, to_qmi, to_nti) = (self.cycle, self.to_qmi(), self.to_nti());
+        let (lq, cycle_ps) = (self.push_queue.latency(), self.cfg.cycle.as_ps());
+        let (mut last, mut used) = (d, 0u32);
+        let mut count = |qmi: u64| {
+            debug_assert!(qmi > d && qmi <= d + to_qmi);
+            if qmi > last {
+                (last, used) = (qmi, 1);
+            } else if qmi == last {
+                used += 1;
+            }
+        };
+        let from = self.cfg.cycle * (d + 1 + to_nti);
+        for port in &self.ports[..self.cfg.ports] {
+            // Those not past the NTI are at the tail, in NTI order.
+            for k in (0..port.queue.len()).rev() {
+                match port.queue.get(k) {
+                    Some(q) if q.arrived >= from => count(q.arrived.as_ps() / cycle_ps - to_nti),
+                    _ => break,
+                }
+            }
+        }
+        for (ready, _) in self.push_queue.iter() {
+            count(ready - lq + to_qmi);
+        }
+        (self.admit_last, self.admit_used) = (last, used);
+        self.flush_sched.clear();
+        self.flush_next = u64::MAX;
+        self.admit_model = true;
+    }
+
+    /// QMAN's push in this cycle with the model on (out of line on its own; inlined into the
+    /// steady loop's flush epochs).
+    #[inline(always)]
+    pub(super) fn qman_push_admit(&mut self) {
+        if !self.admit_prune() {
+            self.qman_push::<true, false>();
+            return;
+        }
+        let ready = self.cycle + self.to_qmi();
+        if ready < self.flush_next && self.admit_last < ready {
+            // No flush read is taken by the QMI before this cycle's FDs and none is held
+            // back: they enter it when the push's latency has elapsed, as without the model.
+            let before = self.next_buffer;
+            self.qman_push::<true, false>();
+            let pushed = self.next_buffer.wrapping_sub(before);
+            if pushed > 0 {
+                (self.admit_last, self.admit_used) = (ready, pushed);
+            }
+        } else {
+            self.qman_push::<true, true>();
+        }
+    }
+
+    /// Before QMAN's push in this cycle, with the model on: forgets the flush reads that have
+    /// entered the QMI, and turns the model off once no flush read is left and no FD is held
+    /// back past the push's latency (the push queue then holds at most latency × width FDs
+    /// again). Returns whether it is still on.
+    #[inline(always)]
+    fn admit_prune(&mut self) -> bool {
+        let c = self.cycle;
+        if self.flush_next <= c {
+            while self.flush_sched.front().is_some_and(|&(t, _)| t <= c) {
+                self.flush_sched.pop_front();
+            }
+            self.flush_next = self.flush_sched.front().map_or(u64::MAX, |&(t, _)| t);
+        }
+        if self.flush_next == u64::MAX && self.admit_last < c + self.to_qmi() {
+            self.admit_model = false;
+        }
+        self.admit_model
+    }
+
+    /// With the model on, the QMI cycle the next FD QMAN pushes in this cycle would be given,
+    /// and how many of QMAN's FDs that cycle would then have before it: the first cycle from
+    /// the push's latency on, and not before the last FD's, that still has a place after the
+    /// flush reads the QMI takes then and the FDs pushed before it.
+    #[inline]
+    pub(super) fn admit_next(&self) -> (u64, u32) {
+        let width = self.cfg.width as u64;
+        let ready = self.cycle + self.to_qmi();
+        let (mut t, mut used) = if self.admit_last >= ready {
+            (self.admit_last, u64::from(self.admit_used))
+        } else {
+            (ready, 0)
+        };
+        // (The flush reads' cycles are in order: one pass.)
+        let mut k = 0;
+        loop {
+            while self.flush_sched.get(k).is_some_and(|&(f, _)| f < t) {
+                k += 1;
+            }
+            let flushes = match self.flush_sched.get(k) {
+                Some(&(f, n)) if f == t => u64::from(n),
+                _ => 0,
+            };
+            if used + flushes < width {
+                return (t, used as u32);
+            }
+            (t, used) = (t + 1, 0);
+        }
+    }
+
+    /// Whether the push queue, counting the FDs on the direct path not yet in the QMI, has
+    /// room for an FD that will enter the QMI in cycle `qmi`. At most `width` of QMAN's FDs
+    /// enter it per cycle, so it has if (`qmi` − now) × width ≤ its capacity (the common
+    /// answer); otherwise they are counted.
+    #[inline]
+    pub(super) fn push_queue_has_room(&self, qmi: u64) -> bool {
+        let capacity = self.cfg.qman_capacity as u64;
+        (qmi - self.cycle) * self.cfg.width as u64 <= capacity
+            || (self.push_queue_holds() as u64) < capacity
+    }
+
+    /// FDs in the push queue, counting those on the direct path not yet in the QMI (out of
+    /// line: only when flush reads hold many back).
+    #[inline(never)]
+    fn push_queue_holds(&self) -> usize {
+        let from = self.cfg.cycle * (self.cycle + 1 + self.to_nti());
+        let direct: usize = self.ports[..self.cfg.ports]
+            .iter()
+            .map(|port| {
+                (0..port.queue.len())
+                    .rev()
+                    .map_while(|k| port.queue.get(k).filter(|q| q.arrived >= from))
+                    .count()
+            })
+            .sum();
+        direct + self.push_queue.len()
+    }
+
+    /// Gives an FD QMAN pushes now, with buffer `buffer`, the QMI cycle `admit_next` found;
+    /// returns the cycle in which it passes the NTI.
+    #[inline]
+    pub(super) fn admit(&mut self, (t, used): (u64, u32), buffer: u32) -> u64 {
+        (self.admit_last, self.admit_used) = (t, used + 1);
+        if t != self.cycle + self.to_qmi() {
+            // (Forgetting those that have entered the QMI: only the others are looked up.)
+            while self.held.front().is_some_and(|&(_, _, qmi)| qmi <= self.cycle) {
+                self.held.pop_front();
+            }
+            self.held.push_back((buffer, self.cycle, t));
+        }
+        t + self.to_nti()
+    }
+
+    /// The cycle in which an FD on the direct path that enters the QMI in cycle `qmi` was
+    /// pushed, if it was held back.
+    pub(super) fn held_push(&self, buffer: u32, qmi: u64) -> Option<u64> {
+        self.held.iter().find(|&&(b, _, q)| b == buffer && q == qmi).map(|&(_, c, _)| c)
+    }
+}
