@@ -73,6 +73,16 @@ pub struct Store {
     tree: sled::Tree,
 }
 
+/// How long [`Store::open`] waits for a lock released by a database closed in this process.
+pub const LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// Whether sled failed because another handle holds the directory's lock (`flock` gave
+/// EWOULDBLOCK), as opposed to a real I/O error or corruption.
+fn is_lock_held(e: &sled::Error) -> bool {
+    matches!(e, sled::Error::Io(io) if io.kind() == std::io::ErrorKind::WouldBlock
+        || io.to_string().contains("could not acquire lock"))
+}
+
 fn text(key: &'static str, bytes: Option<sled::IVec>) -> Result<Option<String>, StoreError> {
     bytes.map(|b| String::from_utf8(b.to_vec()).map_err(|_| StoreError::NotText(key))).transpose()
 }
@@ -81,8 +91,24 @@ fn text(key: &'static str, bytes: Option<sled::IVec>) -> Result<Option<String>, 
 
 impl Store {
     /// Opens (creating if needed) the database in directory `path`.
+    ///
+    /// sled takes an exclusive lock on the directory, and a `Db` dropped in this process
+    /// releases it only when sled's flusher thread has finished, a few milliseconds later
+    /// (sled issue 1234). An engine closed and reopened at once (a restart in process, a
+    /// test) would then fail, so a held lock is retried for up to [`LOCK_WAIT`]. A lock held
+    /// by another live daemon lasts far longer than that and is still reported.
     pub fn open(path: &Path) -> Result<Store, StoreError> {
-        let db = sled::Config::new().path(path).open()?;
+        let started = std::time::Instant::now();
+        let mut pause = std::time::Duration::from_millis(2);
+        let db = loop {
+            match sled::Config::new().path(path).open() {
+                Err(e) if is_lock_held(&e) && started.elapsed() < LOCK_WAIT => {
+                    std::thread::sleep(pause);
+                    pause = (pause * 2).min(std::time::Duration::from_millis(50));
+                }
+                other => break other?,
+            }
+        };
         let tree = db.open_tree("datastores")?;
         Ok(Store { db, tree })
     }
@@ -131,6 +157,23 @@ mod tests {
         let s = Store::open(dir.path()).expect("reopen");
         assert_eq!(s.read(DatastoreName::Startup).expect("read"), None);
         assert_eq!(s.read(DatastoreName::Running).expect("read").as_deref(), Some("<c/>"));
+    }
+
+    #[test]
+    fn a_lock_released_soon_is_waited_for_and_a_held_one_is_reported() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let held = Store::open(dir.path()).expect("open");
+        let started = std::time::Instant::now();
+        let e = Store::open(dir.path()).expect_err("a second open while the first is held");
+        assert!(started.elapsed() >= LOCK_WAIT, "gave up after {:?}", started.elapsed());
+        assert!(e.to_string().contains("could not acquire lock"), "{e}");
+        let release = std::thread::spawn(move || {
+            std::thread::sleep(std::time::Duration::from_millis(100));
+            drop(held);
+        });
+        let reopened = Store::open(dir.path()).expect("opened once the holder let go");
+        release.join().expect("holder");
+        drop(reopened);
     }
 
     #[test]
