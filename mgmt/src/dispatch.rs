@@ -4,7 +4,8 @@
 //! RFC 6022's get-schema, RFC 5277's create-subscription, and the RPCs backends run.
 //!
 //! Everything here is synchronous and may take a while (validation of large
-//! configurations): sessions call it from a blocking thread.
+//! configurations): sessions call it from a blocking thread, except for requests that
+//! [`crate::inline`] judges light, which run on the session's own task.
 
 use std::collections::VecDeque;
 use std::sync::Arc;

@@ -13,7 +13,7 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 use std::net::SocketAddr;
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, RwLock};
+use std::sync::{Arc, Mutex, MutexGuard, RwLock, TryLockError};
 use std::time::{Duration, SystemTime};
 
 use thiserror::Error;
@@ -25,6 +25,7 @@ use crate::datastore::{
     DatastoreError, DatastoreName, Datastores, Snapshot, CONFIRMED_BACKUP, INITIALISED,
 };
 use crate::error::{ErrorInfo, ErrorTag, ErrorType, RpcError};
+use crate::inline;
 use crate::monitoring::{self, LockView, Statistics};
 use crate::nacm::{self, Nacm, UserAcl};
 use crate::notify::{Bus, Notifier, NC_NOTIFICATIONS_NS};
@@ -170,6 +171,8 @@ pub struct Engine {
     backends: Vec<BackendEntry>,
     pub(crate) rpc_owners: HashMap<(String, String), usize>,
     write: Mutex<()>,
+    /// Told each time the writer mutex is released (wakes one [`Engine::write_async`]).
+    released: tokio::sync::Notify,
     state: Mutex<State>,
     nacm: RwLock<Arc<Nacm>>,
     pub(crate) counters: Counters,
@@ -257,6 +260,28 @@ pub(crate) enum RunningWrite {
     Commit,
 }
 
+/// The engine's writer mutex, held: while it lives, no other change runs. `guard` is
+/// `None` for a request running inline whose session holds the mutex for it.
+pub struct WriteGuard<'a> {
+    guard: Option<MutexGuard<'a, ()>>,
+    engine: &'a Engine,
+}
+
+impl Drop for WriteGuard<'_> {
+    fn drop(&mut self) {
+        if let Some(g) = self.guard.take() {
+            drop(g);
+            self.engine.released.notify_one();
+        }
+    }
+}
+
+impl std::fmt::Debug for WriteGuard<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("WriteGuard").field("own", &self.guard.is_some()).finish()
+    }
+}
+
 // ===== impl Engine =====
 
 impl Engine {
@@ -301,6 +326,7 @@ impl Engine {
             backends: entries,
             rpc_owners,
             write: Mutex::new(()),
+            released: tokio::sync::Notify::new(),
             state: Mutex::new(State::default()),
             counters: Counters::default(),
             capabilities,
@@ -409,14 +435,79 @@ impl Engine {
         self.state.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
-    pub(crate) fn lock_write(&self) -> MutexGuard<'_, ()> {
-        self.write.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    /// The writer mutex, waiting for it. Never called by a request running inline.
+    pub(crate) fn lock_write(&self) -> WriteGuard<'_> {
+        debug_assert!(!inline::active(), "an inline request would wait for the writer mutex");
+        let guard = self.write.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        WriteGuard { guard: Some(guard), engine: self }
+    }
+
+    /// The writer mutex if it is free now.
+    fn try_lock_write(&self) -> Option<WriteGuard<'_>> {
+        let guard = match self.write.try_lock() {
+            Ok(g) => g,
+            Err(TryLockError::Poisoned(p)) => p.into_inner(),
+            Err(TryLockError::WouldBlock) => return None,
+        };
+        Some(WriteGuard { guard: Some(guard), engine: self })
+    }
+
+    /// The writer mutex, waited for without blocking the thread: for a session that will run
+    /// a light change on its own task (see [`inline::run_holding`]). Waiters are woken one at
+    /// a time as the mutex is released; a change waiting on a blocking thread may overtake
+    /// them.
+    pub async fn write_async(&self) -> WriteGuard<'_> {
+        loop {
+            let notified = self.released.notified();
+            tokio::pin!(notified);
+            // Registered before trying, so that a release in between wakes it.
+            notified.as_mut().enable();
+            if let Some(guard) = self.try_lock_write() {
+                return guard;
+            }
+            notified.await;
+        }
+    }
+
+    /// The writer mutex for a request: waiting for it; for a request running inline, the
+    /// one its session holds, else only if it is free and the datastores are still small
+    /// (`None`: the request must stop before changing anything, see [`inline::run`]).
+    fn request_write(&self) -> Option<WriteGuard<'_>> {
+        if inline::holding() {
+            return Some(WriteGuard { guard: None, engine: self });
+        }
+        if !inline::active() {
+            return Some(self.lock_write());
+        }
+        let Some(guard) = self.try_lock_write() else {
+            inline::refuse();
+            return None;
+        };
+        if !inline::small_for_changes(self) {
+            inline::refuse();
+            return None;
+        }
+        Some(guard)
+    }
+
+    /// Whether a change holds the writer mutex at this moment.
+    pub fn writer_busy(&self) -> bool {
+        matches!(self.write.try_lock(), Err(TryLockError::WouldBlock))
+    }
+
+    /// Whether any backend is registered.
+    pub fn has_backends(&self) -> bool {
+        !self.backends.is_empty()
     }
 
     /// The writer mutex for a change by session `ctx`, refused if the session has ended
     /// meanwhile (killed while its request waited or ran: RFC 6241 §7.9 aborts it).
-    pub(crate) fn writer(&self, ctx: &SessionCtx) -> Result<MutexGuard<'_, ()>, RpcError> {
-        let guard = self.lock_write();
+    pub(crate) fn writer(&self, ctx: &SessionCtx) -> Result<WriteGuard<'_>, RpcError> {
+        let guard = self.request_write().ok_or_else(|| {
+            RpcError::new(ErrorTag::OperationFailed, ErrorType::Application).with_message(
+                "The change must wait for another; it is run again off the session's task.",
+            )
+        })?;
         if self.lock_state().live.contains_key(&ctx.id) {
             Ok(guard)
         } else {
@@ -556,6 +647,16 @@ impl Engine {
 
     /// `<unlock>` (RFC 6241 §7.6). Unlocking the candidate discards its uncommitted changes.
     pub fn unlock(self: &Arc<Self>, ds: DatastoreName, me: u32) -> Result<(), RpcError> {
+        // The writer mutex first (for the candidate's discard), so that a request running
+        // inline that cannot have it stops before releasing anything.
+        let _w = match ds {
+            DatastoreName::Candidate => Some(self.request_write().ok_or_else(|| {
+                RpcError::new(ErrorTag::OperationFailed, ErrorType::Application).with_message(
+                    "The unlock must wait for a change; it is run again off the session's task.",
+                )
+            })?),
+            _ => None,
+        };
         {
             let mut st = self.lock_state();
             match st.locks.get(ds.as_str()) {
@@ -577,11 +678,8 @@ impl Engine {
                 }
             }
         }
-        if ds == DatastoreName::Candidate {
-            let _w = self.lock_write();
-            if !self.lock_state().dirty.is_empty() {
-                self.discard_locked().map_err(|e| store_error(&e))?;
-            }
+        if ds == DatastoreName::Candidate && !self.lock_state().dirty.is_empty() {
+            self.discard_locked().map_err(|e| store_error(&e))?;
         }
         Ok(())
     }

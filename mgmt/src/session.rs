@@ -15,6 +15,7 @@ use crate::engine::{EndReason, Engine, SessionCtx};
 use crate::error::{ErrorTag, ErrorType, RpcError};
 use crate::framing::{self, Decoder, Framing, FramingError};
 use crate::hello::{self, HelloError, Sender};
+use crate::inline;
 use crate::notify::{format_time, Notification, NETMOD_NOTIFICATION_NS, NOTIFICATION_NS};
 use crate::rpc::{self, ReplyAttrs, ReplyBody};
 use crate::sessions::{SessionCounters, SessionHandle};
@@ -232,6 +233,15 @@ where
     end
 }
 
+/// The reply to a request whose handling panicked.
+fn failed() -> Outcome {
+    Outcome::Reply(ReplyBody::Errors(vec![RpcError::new(
+        ErrorTag::OperationFailed,
+        ErrorType::Application,
+    )
+    .with_message("The server failed while handling this request; see its log.")]))
+}
+
 /// A `<notification>` of the nc-notifications module (replayComplete, notificationComplete).
 fn control_notification(name: &str) -> String {
     format!(
@@ -363,20 +373,69 @@ where
             debug!(session = handle.id(), "empty base:1.0 message ignored");
             continue;
         }
-        let (attrs, outcome) = match rpc::parse_request(&message) {
+        let size = message.len();
+        let parsed = if size <= inline::MAX_MESSAGE {
+            rpc::parse_request(&message)
+        } else {
+            // Parsing a large message takes a while too (milliseconds for a few hundred
+            // kilobytes): off this worker, like the work it asks for.
+            let work = tokio::task::spawn_blocking(move || rpc::parse_request(&message));
+            tokio::select! {
+                done = work => match done {
+                    Ok(parsed) => parsed,
+                    Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
+                    Err(_) => return SessionEnd::Killed, // the runtime is shutting down
+                },
+                () = handle.killed() => return SessionEnd::Killed,
+            }
+        };
+        let (attrs, outcome) = match parsed {
             Ok(request) => {
                 debug!(session = handle.id(), message_id = %request.message_id, operation = %request.operation.name, "rpc");
                 engine.count_rpc();
                 SessionCounters::bump(&counters.in_rpcs);
-                let (e, c, op, subscribed) =
-                    (engine.clone(), ctx.clone(), request.operation, sub.is_some());
-                let work = tokio::task::spawn_blocking(move || dispatch(&e, &c, subscribed, &op));
-                let outcome = tokio::select! {
-                    done = work => done.unwrap_or_else(|_| {
-                        Outcome::Reply(ReplyBody::Errors(vec![RpcError::new(ErrorTag::OperationFailed, ErrorType::Application)
-                            .with_message("The server failed while handling this request; see its log.")]))
-                    }),
-                    () = handle.killed() => return SessionEnd::Killed,
+                let (op, subscribed) = (request.operation, sub.is_some());
+                // A light request runs here, on the session's task: no thread hand-off, and
+                // it cannot hold this worker long (see `inline`); a light change first waits
+                // for the writer mutex without blocking the thread. Anything else runs on
+                // the blocking pool.
+                let run = || {
+                    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                        dispatch(engine, ctx, subscribed, &op)
+                    }))
+                };
+                let done_here = if !inline::light(engine, &op, size) {
+                    None
+                } else if inline::needs_writer(&op) {
+                    // Wait for other changes here, without blocking the thread.
+                    let writer = tokio::select! {
+                        w = engine.write_async() => w,
+                        () = handle.killed() => return SessionEnd::Killed,
+                    };
+                    // The datastores may have grown meanwhile.
+                    inline::small_for_changes(engine).then(|| inline::run_holding(writer, run))
+                } else {
+                    inline::run(run)
+                };
+                let outcome = match done_here {
+                    Some(done) => {
+                        // Killed meanwhile: end as if the kill had come while waiting.
+                        tokio::select! {
+                            biased;
+                            () = handle.killed() => return SessionEnd::Killed,
+                            () = std::future::ready(()) => {}
+                        }
+                        done.unwrap_or_else(|_| failed())
+                    }
+                    None => {
+                        let (e, c) = (engine.clone(), ctx.clone());
+                        let work =
+                            tokio::task::spawn_blocking(move || dispatch(&e, &c, subscribed, &op));
+                        tokio::select! {
+                            done = work => done.unwrap_or_else(|_| failed()),
+                            () = handle.killed() => return SessionEnd::Killed,
+                        }
+                    }
                 };
                 (request.reply_attrs, outcome)
             }

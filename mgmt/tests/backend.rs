@@ -334,3 +334,137 @@ async fn readers_are_not_blocked_by_a_slow_commit() {
     ok(&reply);
     assert!(get_config(&mut reader, "running", "").await.contains("slow"));
 }
+
+/// A light change that finds the writer mutex held does not wait for it on the session's
+/// async task: that would stall every session on the thread (the test's runtime has one).
+/// If it did, the read below would only be answered once the watchdog opened the gate.
+#[tokio::test]
+async fn a_change_waiting_for_the_writer_does_not_stall_other_sessions() {
+    use std::sync::atomic::{AtomicBool, Ordering::SeqCst};
+    let gate = Arc::new(Gate {
+        entered: AtomicBool::new(false),
+        open: Mutex::new(false),
+        cv: std::sync::Condvar::new(),
+    });
+    let fx = Fx::with_backends(vec![gate.clone()]);
+    let mut slow = fx.open("admin").await;
+    let mut waiting = fx.open("admin").await;
+    let mut reader = fx.open("admin").await;
+    let rpc = |id: &str, op: &str| {
+        format!("<rpc message-id=\"{id}\" xmlns=\"{NETCONF_BASE_NS}\">{op}</rpc>")
+    };
+    // Should a request block this thread, only the watchdog can open the gate (and it
+    // says so): the test then fails instead of hanging.
+    let watchdog_opened = Arc::new(AtomicBool::new(false));
+    let open_gate = {
+        let (gate, flag) = (gate.clone(), watchdog_opened.clone());
+        move |by_watchdog: bool| {
+            let mut open = gate.open.lock().expect("gate");
+            if !*open {
+                *open = true;
+                flag.store(by_watchdog, SeqCst);
+            }
+            gate.cv.notify_all();
+        }
+    };
+    let watchdog = {
+        let open_gate = open_gate.clone();
+        std::thread::spawn(move || {
+            std::thread::sleep(std::time::Duration::from_secs(10));
+            open_gate(true);
+        })
+    };
+    // A change of running that stops in the backend's prepare, holding the writer mutex.
+    slow.send(&rpc(
+        "s",
+        &edit("running", &format!("<settings xmlns=\"{MT}\"><label>slow</label></settings>")),
+    ))
+    .await;
+    while !gate.entered.load(SeqCst) {
+        tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+    }
+    // A small edit of the candidate: light, but the writer mutex is held.
+    waiting.send(&rpc("w", &edit("candidate", &ifs(&iface("w0", ""))))).await;
+    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    let running = get_config(&mut reader, "running", "").await;
+    assert!(!watchdog_opened.load(SeqCst), "the read waited for the changes behind the writer");
+    assert!(!running.contains("slow"), "{running}");
+    open_gate(false);
+    ok(&mgmt::xml::parse(&slow.recv().await.expect("reply")).expect("xml"));
+    ok(&mgmt::xml::parse(&waiting.recv().await.expect("reply")).expect("xml"));
+    assert!(get_config(&mut reader, "candidate", "").await.contains("w0"));
+    drop(watchdog);
+}
+
+/// A light request run inline that would have to wait for the writer mutex stops before
+/// changing anything, so that it can be run again on a blocking thread.
+#[test]
+fn an_inline_request_that_would_wait_changes_nothing() {
+    use mgmt::datastore::DatastoreName;
+    use mgmt::dispatch::{dispatch, Outcome};
+    use mgmt::engine::SessionCtx;
+    use std::sync::atomic::{AtomicBool, Ordering::SeqCst};
+    let gate = Arc::new(Gate {
+        entered: AtomicBool::new(false),
+        open: Mutex::new(false),
+        cv: std::sync::Condvar::new(),
+    });
+    let fx = Fx::with_backends(vec![gate.clone()]);
+    let engine = fx.engine.clone();
+    let (a, b) = (
+        SessionCtx { id: 1, user: "admin".into(), source: None },
+        SessionCtx { id: 2, user: "admin".into(), source: None },
+    );
+    engine.session_started(&a);
+    engine.session_started(&b);
+    let op = |text: &str| {
+        let msg = format!("<rpc message-id=\"1\" xmlns=\"{NETCONF_BASE_NS}\">{text}</rpc>");
+        mgmt::rpc::parse_request(msg.as_bytes()).expect("request").operation
+    };
+    let kind = |o: &Outcome| match o {
+        Outcome::Reply(mgmt::rpc::ReplyBody::Ok) => "ok",
+        Outcome::Reply(mgmt::rpc::ReplyBody::Raw(_)) => "data",
+        _ => "error",
+    };
+    // B holds the candidate's lock; its unlock will have to wait too.
+    let lock = op("<lock><target><candidate/></target></lock>");
+    assert_eq!(kind(&dispatch(&engine, &b, false, &lock)), "ok");
+    // A's change of running stops in the backend's prepare, holding the writer mutex.
+    let slow = {
+        let (engine, a) = (engine.clone(), a.clone());
+        let change = op(&edit(
+            "running",
+            &format!("<settings xmlns=\"{MT}\"><label>slow</label></settings>"),
+        ));
+        std::thread::spawn(move || kind(&dispatch(&engine, &a, false, &change)))
+    };
+    while !gate.entered.load(SeqCst) {
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    assert!(engine.writer_busy());
+    let before = engine.datastores().get(DatastoreName::Candidate).expect("candidate");
+    // Run on another thread so that a request that does wait cannot hang the test.
+    let inline = |text: String| {
+        let (engine, b) = (engine.clone(), b.clone());
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let op = op(&text);
+            let _ = tx.send(mgmt::inline::run(|| kind(&dispatch(&engine, &b, false, &op))));
+        });
+        rx.recv_timeout(std::time::Duration::from_secs(5)).expect("an inline request never waits")
+    };
+    assert_eq!(inline(edit("candidate", &ifs(&iface("b0", "")))), None);
+    assert_eq!(inline("<unlock><target><candidate/></target></unlock>".into()), None);
+    assert_eq!(inline("<discard-changes/>".into()), None);
+    assert_eq!(inline("<commit/>".into()), None);
+    assert_eq!(engine.datastores().get(DatastoreName::Candidate).expect("candidate"), before);
+    assert_eq!(engine.lock_holder(DatastoreName::Candidate), Some(2), "the lock is still held");
+    // Reads take no lock.
+    assert_eq!(inline("<get-config><source><running/></source></get-config>".into()), Some("data"));
+    *gate.open.lock().expect("gate") = true;
+    gate.cv.notify_all();
+    assert_eq!(slow.join().expect("thread"), "ok");
+    // With the writer free, inline requests go through.
+    assert_eq!(inline(edit("candidate", &ifs(&iface("b0", "")))), Some("ok"));
+    assert_eq!(inline("<unlock><target><candidate/></target></unlock>".into()), Some("ok"));
+}

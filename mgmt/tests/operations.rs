@@ -1024,3 +1024,108 @@ async fn requests_of_a_killed_session_change_nothing() {
     assert_eq!(errors[0].tag, mgmt::error::ErrorTag::OperationFailed);
     assert!(!get_config(&mut c, "running", "").await.contains("late"));
 }
+
+/// A large edit runs off the session's async task: other sessions are served while it
+/// runs (the test's runtime has one thread, so an edit run on it would hold them all up,
+/// and this test would never see the edit in progress).
+#[tokio::test]
+async fn a_large_edit_does_not_stall_other_sessions() {
+    let fx = Fx::new();
+    let mut big = fx.open("admin").await;
+    let mut reader = fx.open("admin").await;
+    let entries: String =
+        (0..4096).map(|i| iface(&format!("e{i}"), "<description>x</description>")).collect();
+    big.send(&format!(
+        "<rpc message-id=\"big\" xmlns=\"{NETCONF_BASE_NS}\">{}</rpc>",
+        edit("candidate", &ifs(&entries))
+    ))
+    .await;
+    let t = tokio::time::Instant::now();
+    while !fx.engine.writer_busy() {
+        assert!(t.elapsed() < WAIT, "the large edit was never seen in progress");
+        tokio::time::sleep(Duration::from_millis(1)).await;
+    }
+    let running = get_config(&mut reader, "running", "").await;
+    assert!(!running.contains("e0"), "{running}");
+    assert!(fx.engine.writer_busy(), "the read was answered while the large edit ran");
+    ok(&mgmt::xml::parse(&big.recv().await.expect("reply")).expect("xml"));
+}
+
+/// Which requests are light enough to run on the session's task (`mgmt::inline`).
+#[test]
+fn which_requests_run_inline() {
+    use mgmt::inline::light;
+    let (_dir, engine) = common::test_engine(Some("admin"), Registry::new(4));
+    let ctx = mgmt::engine::SessionCtx { id: 1, user: "admin".into(), source: None };
+    engine.session_started(&ctx);
+    let request =
+        |op: &str| format!("<rpc message-id=\"1\" xmlns=\"{NETCONF_BASE_NS}\">{op}</rpc>");
+    let judge = |op: &str| {
+        let msg = request(op);
+        let req = mgmt::rpc::parse_request(msg.as_bytes()).expect("request");
+        light(&engine, &req.operation, msg.len())
+    };
+    let small_edit = edit("candidate", &ifs(&iface("a", "")));
+    assert!(judge(&small_edit));
+    assert!(judge("<get-config><source><running/></source></get-config>"));
+    assert!(judge("<lock><target><candidate/></target></lock>"));
+    for heavy in [
+        "<get/>",
+        "<copy-config><target><startup/></target><source><running/></source></copy-config>",
+        "<delete-config><target><startup/></target></delete-config>",
+        "<kill-session><session-id>9</session-id></kill-session>",
+        "<cancel-commit/>",
+    ] {
+        assert!(!judge(heavy), "{heavy}");
+    }
+    // A large message, whatever it holds.
+    let many: String = (0..200).map(|i| iface(&format!("m{i}"), "")).collect();
+    let large_edit = edit("candidate", &ifs(&many));
+    assert!(request(&large_edit).len() > mgmt::inline::MAX_MESSAGE);
+    assert!(!judge(&large_edit));
+    // Once the candidate is large, nothing that reads or changes it is light; reading the
+    // small running still is.
+    let op = mgmt::rpc::parse_request(request(&large_edit).as_bytes()).expect("request").operation;
+    let outcome = mgmt::dispatch::dispatch(&engine, &ctx, false, &op);
+    assert!(matches!(outcome, mgmt::dispatch::Outcome::Reply(mgmt::rpc::ReplyBody::Ok)));
+    let candidate = engine.datastores().size(mgmt::datastore::DatastoreName::Candidate);
+    assert!(candidate > mgmt::inline::MAX_DATASTORE, "{candidate}");
+    assert!(!judge(&small_edit));
+    assert!(!judge("<get-config><source><candidate/></source></get-config>"));
+    assert!(!judge("<discard-changes/>"));
+    assert!(!judge("<commit/>"));
+    assert!(judge("<get-config><source><running/></source></get-config>"));
+}
+
+/// Sessions changing the configuration at once, each waiting for the writer mutex in turn
+/// (on its own task when its change is light): every change is made, none is lost or
+/// stuck.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn concurrent_small_changes_all_complete() {
+    let fx = std::sync::Arc::new(Fx::new());
+    let mut tasks = Vec::new();
+    for s in 0..8 {
+        let fx = fx.clone();
+        tasks.push(tokio::spawn(async move {
+            let mut c = fx.open("admin").await;
+            for i in 0..15 {
+                let entry = iface(&format!("s{s}"), &format!("<description>{i}</description>"));
+                ok(&c.rpc(&format!("e{i}"), &edit("candidate", &ifs(&entry))).await);
+                let reply = c.rpc(&format!("c{i}"), "<commit/>").await;
+                // Another session's uncommitted edit may be committed with ours, or ours
+                // with theirs: either way the commit succeeds.
+                ok(&reply);
+            }
+        }));
+    }
+    for t in tasks {
+        tokio::time::timeout(WAIT, t).await.expect("in time").expect("session task");
+    }
+    let running = get_config(&mut fx.open("admin").await, "running", "").await;
+    for s in 0..8 {
+        assert!(
+            running.contains(&format!("<name>s{s}</name><description>14</description>")),
+            "{running}"
+        );
+    }
+}

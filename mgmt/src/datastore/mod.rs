@@ -7,6 +7,7 @@
 pub mod store;
 
 use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, RwLock};
 
 use thiserror::Error;
@@ -81,6 +82,10 @@ pub struct Datastores {
     running: RwLock<Arc<Snapshot>>,
     candidate: RwLock<Arc<Snapshot>>,
     startup: RwLock<Option<Arc<Snapshot>>>,
+    /// The byte length of each datastore's canonical text (running, candidate, startup), kept
+    /// with every change: what deciding whether an operation is light reads instead of the
+    /// snapshots' locks.
+    sizes: [AtomicUsize; 3],
 }
 
 fn read<T: Clone>(l: &RwLock<T>) -> T {
@@ -89,6 +94,14 @@ fn read<T: Clone>(l: &RwLock<T>) -> T {
 
 fn write<T>(l: &RwLock<T>, v: T) {
     *l.write().unwrap_or_else(std::sync::PoisonError::into_inner) = v;
+}
+
+fn slot(ds: DatastoreName) -> usize {
+    match ds {
+        DatastoreName::Running => 0,
+        DatastoreName::Candidate => 1,
+        DatastoreName::Startup => 2,
+    }
 }
 
 // ===== impl Datastores =====
@@ -137,12 +150,15 @@ impl Datastores {
             (store::OLD_ROLLBACK, None),
             (CONFIRMED_BACKUP, None),
         ])?;
+        let len = running.xml.len();
+        let sizes = [len, len, startup.as_ref().map_or(0, |s| s.xml.len())].map(AtomicUsize::new);
         let this = Datastores {
             schema,
             store,
             candidate: RwLock::new(running.clone()),
             running: RwLock::new(running),
             startup: RwLock::new(startup),
+            sizes,
         };
         Ok((this, opened))
     }
@@ -165,6 +181,22 @@ impl Datastores {
             DatastoreName::Startup => {
                 read(&self.startup).unwrap_or_else(|| Arc::new(Snapshot::empty()))
             }
+        }
+    }
+
+    /// The byte length of the canonical text of `ds` (0: empty, or no startup): a cheap
+    /// measure of what working on it costs (no lock is taken).
+    pub fn size(&self, ds: DatastoreName) -> usize {
+        self.sizes[slot(ds)].load(Ordering::Relaxed)
+    }
+
+    /// Makes `snap` the content of `ds`.
+    fn set(&self, ds: DatastoreName, snap: Arc<Snapshot>) {
+        self.sizes[slot(ds)].store(snap.xml.len(), Ordering::Relaxed);
+        match ds {
+            DatastoreName::Running => write(&self.running, snap),
+            DatastoreName::Candidate => write(&self.candidate, snap),
+            DatastoreName::Startup => write(&self.startup, Some(snap)),
         }
     }
 
@@ -230,11 +262,7 @@ impl Datastores {
         if !writes.is_empty() {
             self.store.apply(&writes)?;
         }
-        match ds {
-            DatastoreName::Running => write(&self.running, snap.clone()),
-            DatastoreName::Candidate => write(&self.candidate, snap.clone()),
-            DatastoreName::Startup => write(&self.startup, Some(snap.clone())),
-        }
+        self.set(ds, snap.clone());
         Ok(snap)
     }
 
@@ -250,14 +278,15 @@ impl Datastores {
             vec![(DatastoreName::Running.as_str(), Some(&snap.xml))];
         writes.extend_from_slice(extra);
         self.store.apply(&writes)?;
-        write(&self.running, snap.clone());
-        write(&self.candidate, snap.clone());
+        self.set(DatastoreName::Running, snap.clone());
+        self.set(DatastoreName::Candidate, snap.clone());
         Ok(snap)
     }
 
     /// Deletes the startup configuration.
     pub fn delete_startup(&self) -> Result<(), DatastoreError> {
         self.store.apply(&[(DatastoreName::Startup.as_str(), None)])?;
+        self.sizes[slot(DatastoreName::Startup)].store(0, Ordering::Relaxed);
         write(&self.startup, None);
         Ok(())
     }
@@ -287,7 +316,7 @@ impl Datastores {
     /// Resets the candidate to running (discard-changes).
     pub fn discard_changes(&self) -> Result<(), DatastoreError> {
         let running = self.snapshot(DatastoreName::Running);
-        write(&self.candidate, running);
+        self.set(DatastoreName::Candidate, running);
         Ok(())
     }
 }
