@@ -4,8 +4,9 @@
 //!
 //! The layers, bottom up: [`framing`] (RFC 6242 message framing, pure), [`xml`] (a small
 //! namespace-aware tree), [`hello`] (capability exchange), [`rpc`] and [`error`] (requests,
-//! replies, rpc-errors), [`session`] (one session over any byte stream; [`inline`] says which requests it runs itself), [`sessions`] (the
-//! session table), the SSH transport in [`ssh`]. Beside them: [`schema`] (YANG through libyang)
+//! replies, rpc-errors), [`session`] (one session over any byte stream; [`inline`] says which
+//! requests it runs itself), [`sessions`] (the session table), the SSH transport in [`ssh`].
+//! Beside them: [`schema`] (YANG through libyang)
 //! and its pure-Rust index [`model`], data trees in [`data`], [`edit`] (edit-config) and
 //! [`filter`] (subtree filters, XPath prefixes), [`datastore`] (running/candidate/startup in
 //! sled), [`engine`] (the state every session shares: locks, commits, backends), [`dispatch`]

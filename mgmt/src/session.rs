@@ -233,6 +233,18 @@ where
     end
 }
 
+/// A request message, as far as the session got with it before replying.
+enum Handled {
+    /// Parsed (a small message, on the session's task); not yet run.
+    Parsed(Box<rpc::Request>),
+    /// A large message parsed and run on the blocking pool: its message-id, operation name,
+    /// reply attributes and outcome.
+    Done(String, String, ReplyAttrs, Outcome),
+    /// A large message whose parse panicked (a panic while handling it is `Done`, with an
+    /// operation-failed reply).
+    Failed,
+}
+
 /// The reply to a request whose handling panicked.
 fn failed() -> Outcome {
     Outcome::Reply(ReplyBody::Errors(vec![RpcError::new(
@@ -374,27 +386,55 @@ where
             continue;
         }
         let size = message.len();
+        let subscribed = sub.is_some();
         let parsed = if size <= inline::MAX_MESSAGE {
-            rpc::parse_request(&message)
+            rpc::parse_request(&message).map(|request| Handled::Parsed(Box::new(request)))
         } else {
-            // Parsing a large message takes a while too (milliseconds for a few hundred
-            // kilobytes): off this worker, like the work it asks for.
-            let work = tokio::task::spawn_blocking(move || rpc::parse_request(&message));
+            // A large message takes a while to parse too (milliseconds for a few hundred
+            // kilobytes) and is never light: parsed and handled in one trip to the pool.
+            let (e, c) = (engine.clone(), ctx.clone());
+            let work = tokio::task::spawn_blocking(move || {
+                rpc::parse_request(&message).map(|request| {
+                    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                        dispatch(&e, &c, subscribed, &request.operation)
+                    }))
+                    .unwrap_or_else(|_| failed());
+                    Handled::Done(
+                        request.message_id,
+                        request.operation.name,
+                        request.reply_attrs,
+                        outcome,
+                    )
+                })
+            });
             tokio::select! {
                 done = work => match done {
-                    Ok(parsed) => parsed,
-                    Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
+                    Ok(handled) => handled,
+                    Err(e) if e.is_panic() => Ok(Handled::Failed),
                     Err(_) => return SessionEnd::Killed, // the runtime is shutting down
                 },
                 () = handle.killed() => return SessionEnd::Killed,
             }
         };
         let (attrs, outcome) = match parsed {
-            Ok(request) => {
+            Ok(Handled::Failed) => {
+                // The parse panicked: no attributes to echo.
+                engine.count_rpc();
+                SessionCounters::bump(&counters.in_rpcs);
+                (ReplyAttrs::none(), failed())
+            }
+            Ok(Handled::Done(message_id, operation, attrs, outcome)) => {
+                debug!(session = handle.id(), %message_id, %operation, "rpc (large, on the pool)");
+                engine.count_rpc();
+                SessionCounters::bump(&counters.in_rpcs);
+                (attrs, outcome)
+            }
+            Ok(Handled::Parsed(request)) => {
+                let request = *request;
                 debug!(session = handle.id(), message_id = %request.message_id, operation = %request.operation.name, "rpc");
                 engine.count_rpc();
                 SessionCounters::bump(&counters.in_rpcs);
-                let (op, subscribed) = (request.operation, sub.is_some());
+                let op = request.operation;
                 // A light request runs here, on the session's task: no thread hand-off, and
                 // it cannot hold this worker long (see `inline`); a light change first waits
                 // for the writer mutex without blocking the thread. Anything else runs on
