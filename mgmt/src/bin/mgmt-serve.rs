@@ -3,11 +3,14 @@
 //!
 //! ```text
 //! mgmt-serve STATE_DIR [PORT] [--yang DIR]... [--module NAME]... [--admin USER] [--idle SECS]
+//!            [--workers N]
 //! ssh -p PORT -s alice@127.0.0.1 netconf
 //! ```
 //!
 //! STATE_DIR must hold a `users` file (see `mgmt::users`); the host key and the datastores
 //! are kept there. PORT 0 picks a free port; the line `listening on ADDR` on stdout says which.
+//! `--workers` sets the async worker threads (SSH and light requests; default 1, see
+//! DECISIONS.md "Where operations run"); heavy requests use tokio's blocking pool whatever it is.
 
 use std::io::Write as _;
 use std::path::PathBuf;
@@ -17,14 +20,20 @@ use std::time::Duration;
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-const USAGE: &str =
-    "usage: mgmt-serve STATE_DIR [PORT] [--yang DIR]... [--module NAME]... [--admin USER] [--idle SECS]";
+const USAGE: &str = "usage: mgmt-serve STATE_DIR [PORT] [--yang DIR]... [--module NAME]... \
+                     [--admin USER] [--idle SECS] [--workers N]";
 
-#[tokio::main]
-async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// Async worker threads unless `--workers` says otherwise. On a 2-core machine one used as
+/// much CPU per operation as two with 1 session and 20–30 % less with 10 and 50, where two
+/// workers wake each other for every hand-off between a connection's SSH and session tasks
+/// (BENCHMARKS.md).
+const DEFAULT_WORKERS: usize = 1;
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut args = std::env::args().skip(1);
     let state_dir: PathBuf = args.next().ok_or(USAGE)?.into();
     let mut port: u16 = 8300;
+    let mut workers = DEFAULT_WORKERS;
     let mut config = mgmt::config::Config {
         state_dir: state_dir.clone(),
         auth_rejection_time: Duration::from_millis(500),
@@ -40,10 +49,22 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             "--idle" => {
                 config.idle_timeout = Some(Duration::from_secs(args.next().ok_or(USAGE)?.parse()?))
             }
+            "--workers" => {
+                workers = args.next().ok_or(USAGE)?.parse().map_err(|_| USAGE)?;
+                if workers == 0 {
+                    return Err("--workers must be at least 1".into());
+                }
+            }
             p => port = p.parse().map_err(|_| USAGE)?,
         }
     }
     config.listen = std::net::SocketAddr::from(([127, 0, 0, 1], port));
+    let runtime =
+        tokio::runtime::Builder::new_multi_thread().worker_threads(workers).enable_all().build()?;
+    runtime.block_on(serve(config))
+}
+
+async fn serve(config: mgmt::config::Config) -> Result<(), Box<dyn std::error::Error>> {
     let server = mgmt::ssh::Server::start(config).await?;
     let mut out = std::io::stdout();
     writeln!(out, "listening on {}", server.local_addr())?;
