@@ -84,34 +84,34 @@ pub(crate) fn refuse() {
     MODE.with(|m| m.set(Mode::Refused));
 }
 
-/// Runs `work` (a dispatch judged [`light`]) on the calling thread. `None`: it stopped
-/// before changing anything because it would have had to wait for the writer mutex or work
-/// on a datastore that grew large; run it again on a blocking thread.
-pub fn run<T>(work: impl FnOnce() -> T) -> Option<T> {
+/// Runs `work` on the calling thread in `mode`; returns its result and the mode it ended in
+/// (`Refused` if it called [`refuse`]). The thread is back in `Blocking` mode afterwards,
+/// even if `work` panics.
+fn in_mode<T>(mode: Mode, work: impl FnOnce() -> T) -> (T, Mode) {
     struct Reset;
     impl Drop for Reset {
         fn drop(&mut self) {
             MODE.with(|m| m.set(Mode::Blocking));
         }
     }
-    MODE.with(|m| m.set(Mode::Inline));
+    MODE.with(|m| m.set(mode));
     let _reset = Reset;
     let out = work();
-    (MODE.with(Cell::get) == Mode::Inline).then_some(out)
+    (out, MODE.with(Cell::get))
+}
+
+/// Runs `work` (a dispatch judged [`light`]) on the calling thread. `None`: it stopped
+/// before changing anything because it would have had to wait for the writer mutex or work
+/// on a datastore that grew large; run it again on a blocking thread.
+pub fn run<T>(work: impl FnOnce() -> T) -> Option<T> {
+    let (out, ended) = in_mode(Mode::Inline, work);
+    (ended == Mode::Inline).then_some(out)
 }
 
 /// Runs `work` (a dispatch judged [`light`] that [`needs_writer`]) on the calling thread
 /// with the writer mutex its session took (`Engine::write_async`), then releases it.
 pub fn run_holding<T>(writer: WriteGuard<'_>, work: impl FnOnce() -> T) -> T {
-    struct Reset;
-    impl Drop for Reset {
-        fn drop(&mut self) {
-            MODE.with(|m| m.set(Mode::Blocking));
-        }
-    }
-    MODE.with(|m| m.set(Mode::Holding));
-    let _reset = Reset;
-    let out = work();
+    let (out, _) = in_mode(Mode::Holding, work);
     drop(writer);
     out
 }
