@@ -73,6 +73,17 @@ struct Port {
     flush_waiting: u8,
 }
 
+impl Port {
+    /// The FDs of the transmit queue that reach the MAC at `from` or later, newest first: on
+    /// the direct path, those not past the NTI by then. The queue is in NTI order, so they
+    /// are its tail (cold: the direct path's entry to the admission model and its exits).
+    fn arriving_from(&self, from: Picos) -> impl Iterator<Item = &Queued> + '_ {
+        (0..self.queue.len())
+            .rev()
+            .map_while(move |k| self.queue.get(k).filter(|q| q.arrived >= from))
+    }
+}
+
 /// The pipeline engine. Build it, optionally schedule PFC frames, then [`Pipeline::run`].
 pub struct Pipeline {
     cfg: PipelineConfig,

@@ -66,12 +66,8 @@ impl Pipeline {
         };
         let from = self.cfg.cycle * (d + 1 + to_nti);
         for port in &self.ports[..self.cfg.ports] {
-            // Those not past the NTI are at the tail, in NTI order.
-            for k in (0..port.queue.len()).rev() {
-                match port.queue.get(k) {
-                    Some(q) if q.arrived >= from => count(q.arrived.as_ps() / cycle_ps - to_nti),
-                    _ => break,
-                }
+            for q in port.arriving_from(from) {
+                count(q.arrived.as_ps() / cycle_ps - to_nti);
             }
         }
         for (ready, _) in self.push_queue.iter() {
@@ -171,15 +167,8 @@ impl Pipeline {
     #[inline(never)]
     fn push_queue_holds(&self) -> usize {
         let from = self.cfg.cycle * (self.cycle + 1 + self.to_nti());
-        let direct: usize = self.ports[..self.cfg.ports]
-            .iter()
-            .map(|port| {
-                (0..port.queue.len())
-                    .rev()
-                    .map_while(|k| port.queue.get(k).filter(|q| q.arrived >= from))
-                    .count()
-            })
-            .sum();
+        let direct: usize =
+            self.ports[..self.cfg.ports].iter().map(|port| port.arriving_from(from).count()).sum();
         direct + self.push_queue.len()
     }
 

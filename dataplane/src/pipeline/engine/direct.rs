@@ -310,13 +310,9 @@ impl Pipeline {
     pub(super) fn leave_direct(&mut self) {
         let boundary = self.cfg.cycle * self.cycle;
         let mut transit = Vec::new();
-        for p in 0..self.cfg.ports {
-            let queue = &mut self.ports[p].queue;
-            // Those not past the NTI are at the tail: the queue is in NTI order.
-            while let Some(q) = queue.back().filter(|q| q.arrived >= boundary) {
-                transit.push(*q);
-                queue.pop_back();
-            }
+        for port in &mut self.ports[..self.cfg.ports] {
+            let n = port.arriving_from(boundary).count();
+            transit.extend((0..n).filter_map(|_| port.queue.pop_back()));
         }
         self.restage(transit);
         self.direct = false;
@@ -335,9 +331,8 @@ impl Pipeline {
             // where only the model knows when the QMI takes it: leave the direct path.
             let (to_nti, cycle_ps) = (self.to_nti(), self.cfg.cycle.as_ps());
             let from = self.cfg.cycle * (self.cycle + to_nti);
-            let held = self.ports[p].queue.iter().any(|q| {
+            let held = self.ports[p].arriving_from(from).any(|q| {
                 q.fd.class() == ci
-                    && q.arrived >= from
                     && self.held_push(q.fd.buffer, q.arrived.as_ps() / cycle_ps - to_nti).is_some()
             });
             if held {
