@@ -79,7 +79,7 @@ pub struct Store {
 }
 
 /// How long [`Store::open`] waits for a lock released by a database closed in this process.
-pub const LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
+pub const LOCK_WAIT: Duration = Duration::from_secs(2);
 
 /// Whether sled failed because another handle holds the directory's lock (`flock` gave
 /// EWOULDBLOCK), as opposed to a real I/O error or corruption.
@@ -103,13 +103,13 @@ impl Store {
     /// test) would then fail, so a held lock is retried for up to [`LOCK_WAIT`]. A lock held
     /// by another live daemon lasts far longer than that and is still reported.
     pub fn open(path: &Path) -> Result<Store, StoreError> {
-        let started = std::time::Instant::now();
-        let mut pause = std::time::Duration::from_millis(2);
+        let started = Instant::now();
+        let mut pause = Duration::from_millis(2);
         let db = loop {
             match sled::Config::new().path(path).open() {
                 Err(e) if is_lock_held(&e) && started.elapsed() < LOCK_WAIT => {
                     std::thread::sleep(pause);
-                    pause = (pause * 2).min(std::time::Duration::from_millis(50));
+                    pause = (pause * 2).min(Duration::from_millis(50));
                 }
                 other => break other?,
             }
@@ -197,12 +197,12 @@ mod tests {
     fn a_lock_released_soon_is_waited_for_and_a_held_one_is_reported() {
         let dir = tempfile::tempdir().expect("tempdir");
         let held = Store::open(dir.path()).expect("open");
-        let started = std::time::Instant::now();
+        let started = Instant::now();
         let e = Store::open(dir.path()).expect_err("a second open while the first is held");
         assert!(started.elapsed() >= LOCK_WAIT, "gave up after {:?}", started.elapsed());
         assert!(e.to_string().contains("could not acquire lock"), "{e}");
         let release = std::thread::spawn(move || {
-            std::thread::sleep(std::time::Duration::from_millis(100));
+            std::thread::sleep(Duration::from_millis(100));
             drop(held);
         });
         let reopened = Store::open(dir.path()).expect("opened once the holder let go");
