@@ -374,19 +374,6 @@ pub fn root() -> Element {
 /// namespace declaration exactly where the namespace changes from the parent's (that is where
 /// [`data_text`] writes one), prefixed declarations kept in order.
 pub fn normalize(root: &mut Element) {
-    fn walk(e: &mut Element, parent_ns: Option<&str>) {
-        e.prefix = None;
-        e.namespaces.retain(|(p, _)| p.is_some());
-        if let Some(ns) = e.namespace.as_deref() {
-            if parent_ns != Some(ns) {
-                e.namespaces.insert(0, (None, ns.to_string()));
-            }
-        }
-        let ns = e.namespace.clone();
-        for c in e.elements_mut() {
-            walk(c, ns.as_deref());
-        }
-    }
     // The root stands for `<data xmlns="...">` as `parse_data` wraps the text; its children
     // are written each with its own declaration.
     root.prefix = None;
@@ -395,7 +382,22 @@ pub fn normalize(root: &mut Element) {
         root.namespaces.insert(0, (None, ns.to_string()));
     }
     for c in root.elements_mut() {
-        walk(c, None);
+        normalize_under(c, None);
+    }
+}
+
+/// [`normalize`] for a subtree whose parent's namespace is `parent_ns` (`None` at the top).
+pub fn normalize_under(e: &mut Element, parent_ns: Option<&str>) {
+    e.prefix = None;
+    e.namespaces.retain(|(p, _)| p.is_some());
+    if let Some(ns) = e.namespace.as_deref() {
+        if parent_ns != Some(ns) {
+            e.namespaces.insert(0, (None, ns.to_string()));
+        }
+    }
+    let ns = e.namespace.clone();
+    for c in e.elements_mut() {
+        normalize_under(c, ns.as_deref());
     }
 }
 

@@ -788,7 +788,7 @@ fn apply_edit(
         return Err(errors);
     }
     let full = target == DatastoreName::Running || test != Test::Set;
-    let snap = match engine.ds.check_tree(root, full) {
+    let snap = match engine.ds.check_edit(&base, root, full) {
         Ok(s) => s,
         Err(e) => {
             errors.push(schema_error(&engine.schema, &e));

@@ -132,6 +132,8 @@ pub struct Model {
     top: HashMap<String, Vec<Arc<SNode>>>,
     rpcs: HashMap<(String, String), Operation>,
     notifications: HashMap<(String, String), Operation>,
+    /// See [`Model::edits_in_place`].
+    edits_in_place: bool,
 }
 
 /// RFC 8341 and the ietf-netconf-acm module: operations and data denied unless a rule
@@ -144,7 +146,7 @@ const DENY_ALL_DATA: &[(&str, &str)] = &[("ietf-netconf-acm", "nacm")];
 impl Model {
     /// Builds the index from a context.
     pub fn build(ctx: &Context) -> Model {
-        let mut m = Model::default();
+        let mut m = Model { edits_in_place: true, ..Model::default() };
         let mut counter = 0u32;
         for module in ctx.modules(false) {
             let info = Module {
@@ -165,11 +167,15 @@ impl Model {
                 continue;
             }
             let mut top = Vec::new();
+            let mut whens = false;
             let walked = guarded(|| {
                 for node in module.data() {
-                    collect(&node, &[], &mut counter, &mut top);
+                    collect(&node, &[], &mut counter, &mut top, &mut whens);
                 }
             });
+            if whens || walked.is_none() {
+                m.edits_in_place = false;
+            }
             if walked.is_none() {
                 tracing::error!(
                     module = module.name(),
@@ -225,6 +231,15 @@ impl Model {
             }
         }
         m
+    }
+
+    /// Whether an edit may be validated on the libyang tree kept from the last validation
+    /// (`datastore::live`) instead of a fresh parse of the whole configuration. Not when a
+    /// configuration node has a `when`: on a tree it validated before, libyang deletes a node
+    /// whose `when` turned false, where a fresh parse reports the error the server must
+    /// return. Nor when part of a module's data could not be indexed.
+    pub fn edits_in_place(&self) -> bool {
+        self.edits_in_place
     }
 
     /// Every module, implemented or imported.
@@ -301,7 +316,11 @@ fn collect(
     cases: &[(u32, u32)],
     counter: &mut u32,
     out: &mut Vec<Arc<SNode>>,
+    config_whens: &mut bool,
 ) {
+    if node.is_config() && node.whens().next().is_some() {
+        *config_whens = true;
+    }
     let kind = match node.kind() {
         SchemaNodeKind::Container => Kind::Container,
         SchemaNodeKind::List => Kind::List,
@@ -316,12 +335,15 @@ fn collect(
                 let mut inner = cases.to_vec();
                 inner.push((choice, *counter));
                 if case.kind() == SchemaNodeKind::Case {
+                    if case.is_config() && case.whens().next().is_some() {
+                        *config_whens = true;
+                    }
                     for child in case.children() {
-                        collect(&child, &inner, counter, out);
+                        collect(&child, &inner, counter, out, config_whens);
                     }
                 } else {
                     // A shorthand case: the node itself.
-                    collect(&case, &inner, counter, out);
+                    collect(&case, &inner, counter, out, config_whens);
                 }
             }
             return;
@@ -336,7 +358,7 @@ fn collect(
         // cannot represent) loses only itself and the siblings after it, not the container.
         if let Some(mut it) = guarded(|| node.children()) {
             while let Some(Some(child)) = guarded(|| it.next()) {
-                collect(&child, &[], counter, &mut children);
+                collect(&child, &[], counter, &mut children, config_whens);
             }
         }
     }

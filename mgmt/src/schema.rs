@@ -454,13 +454,19 @@ impl Schema {
     /// list keys) without the datastore-wide validation (mandatory nodes, leafrefs, must,
     /// unique...): for test-option `set` on the candidate. Returns the canonical text.
     pub fn canonical_config_unvalidated(&self, xml: &str) -> Result<String, SchemaError> {
-        let tree = self.parse_with(
+        let tree = self.parse_unvalidated(xml)?;
+        self.print_config(&tree)
+    }
+
+    /// Parses configuration data checking only what parsing checks (known nodes, value types,
+    /// list keys): a piece of a configuration to be merged into a validated tree.
+    pub fn parse_unvalidated(&self, xml: &str) -> Result<DataTree<'_>, SchemaError> {
+        self.parse_with(
             xml,
             DataFormat::XML,
             DataParserFlags::NO_VALIDATION | DataParserFlags::STRICT | DataParserFlags::NO_STATE,
             DataValidationFlags::empty(),
-        )?;
-        self.print_config(&tree)
+        )
     }
 
     /// The libyang context.

@@ -4,10 +4,11 @@
 //! At start the startup configuration (if any was saved) becomes running, and candidate
 //! starts as a copy of running.
 
+pub mod live;
 pub mod store;
 
 use std::path::Path;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, RwLock};
 
 use thiserror::Error;
@@ -17,6 +18,7 @@ pub use store::{DatastoreName, Store, StoreError};
 use crate::data;
 use crate::schema::{Schema, SchemaError};
 use crate::xml::Element;
+use live::{LiveSlot, LiveTree};
 
 /// The key of the running configuration saved before a confirmed commit that is not yet
 /// confirmed: present at start means the server stopped before the confirmation, and running
@@ -40,6 +42,9 @@ pub enum DatastoreError {
 /// hold an `Arc` and never wait for writers.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Snapshot {
+    /// libyang's validated tree of this content, for the next edit to take
+    /// ([`Datastores::check_edit`]); not part of the content.
+    pub live: LiveSlot,
     /// The tree: a root element holding the top-level nodes.
     pub root: Element,
     /// The canonical XML (libyang's printing, explicit nodes only).
@@ -52,7 +57,12 @@ pub struct Snapshot {
 impl Snapshot {
     /// An empty configuration.
     pub fn empty() -> Snapshot {
-        Snapshot { root: data::root(), xml: String::new(), validated: true }
+        Snapshot {
+            root: data::root(),
+            xml: String::new(),
+            validated: true,
+            live: LiveSlot::default(),
+        }
     }
 
     fn from_canonical(xml: String, validated: bool) -> Result<Snapshot, SchemaError> {
@@ -61,7 +71,7 @@ impl Snapshot {
             path: None,
             app_tag: None,
         })?;
-        Ok(Snapshot { root, xml, validated })
+        Ok(Snapshot { root, xml, validated, live: LiveSlot::default() })
     }
 }
 
@@ -86,6 +96,8 @@ pub struct Datastores {
     /// with every change: what deciding whether an operation is light reads instead of the
     /// snapshots' locks.
     sizes: [AtomicUsize; 3],
+    /// How many edits were validated on the kept libyang tree ([`live`]).
+    in_place: AtomicU64,
 }
 
 fn read<T: Clone>(l: &RwLock<T>) -> T {
@@ -159,6 +171,7 @@ impl Datastores {
             running: RwLock::new(running),
             startup: RwLock::new(startup),
             sizes,
+            in_place: AtomicU64::new(0),
         };
         Ok((this, opened))
     }
@@ -213,12 +226,22 @@ impl Datastores {
     /// Validates `xml` as a complete configuration (`full`: every YANG constraint; otherwise
     /// only what parsing checks) and returns it in canonical form with its tree.
     pub fn check(&self, xml: &str, full: bool) -> Result<Snapshot, SchemaError> {
-        let canonical = if full {
-            self.schema.canonical_config(xml)?
-        } else {
-            self.schema.canonical_config_unvalidated(xml)?
-        };
-        Snapshot::from_canonical(canonical, full)
+        let (canonical, live) = self.canonical(xml, full)?;
+        let mut snap = Snapshot::from_canonical(canonical, full)?;
+        snap.live = LiveSlot::new(live);
+        Ok(snap)
+    }
+
+    /// libyang's canonical text of `text`, and its validated tree when later edits can use it.
+    fn canonical(&self, text: &str, full: bool) -> Result<(String, Option<LiveTree>), SchemaError> {
+        if !full {
+            return Ok((self.schema.canonical_config_unvalidated(text)?, None));
+        }
+        if !self.schema.model().edits_in_place() {
+            return Ok((self.schema.canonical_config(text)?, None));
+        }
+        let live = LiveTree::parse(&self.schema, text)?;
+        Ok((live.print()?, Some(live)))
     }
 
     /// Like [`Datastores::check`] for an edited tree. When libyang's canonical text is the
@@ -228,20 +251,58 @@ impl Datastores {
     pub fn check_tree(&self, mut root: Element, full: bool) -> Result<Snapshot, SchemaError> {
         data::normalize(&mut root);
         let text = data::data_text(&root);
-        let canonical = if full {
-            self.schema.canonical_config(&text)?
-        } else {
-            self.schema.canonical_config_unvalidated(&text)?
-        };
+        let (canonical, live) = self.canonical(&text, full)?;
         if canonical != text || !data::is_plain(&root) {
-            return Snapshot::from_canonical(canonical, full);
+            let mut snap = Snapshot::from_canonical(canonical, full)?;
+            snap.live = LiveSlot::new(live);
+            return Ok(snap);
         }
         debug_assert_eq!(
             Some(&root),
             data::parse_data(&canonical).ok().as_ref(),
             "an edited tree in normal form parses back from its own text"
         );
-        Ok(Snapshot { root, xml: canonical, validated: full })
+        Ok(Snapshot { root, xml: canonical, validated: full, live: LiveSlot::new(live) })
+    }
+
+    /// Like [`Datastores::check_tree`] for `root`, an edited copy of `base`'s tree. When
+    /// `base` still has its libyang tree, the edit is applied to that tree instead of the
+    /// whole text being parsed again ([`live`]); the result is the same, which debug builds
+    /// check. `base` gives its tree away.
+    pub fn check_edit(
+        &self,
+        base: &Snapshot,
+        mut root: Element,
+        full: bool,
+    ) -> Result<Snapshot, SchemaError> {
+        let live = if full && base.validated { base.live.take() } else { None };
+        let Some(mut live) = live else { return self.check_tree(root, full) };
+        data::normalize(&mut root);
+        #[cfg(debug_assertions)]
+        let edited = root.clone();
+        let model = self.schema.model();
+        if live::edit_in_place(model, &base.root, base.xml.len(), &mut root, &mut live).is_none() {
+            return self.check_tree(root, full);
+        }
+        self.in_place.fetch_add(1, Ordering::Relaxed);
+        let xml = data::data_text(&root);
+        let snap = Snapshot { root, xml, validated: true, live: LiveSlot::new(Some(live)) };
+        #[cfg(debug_assertions)]
+        {
+            let fresh = self.check_tree(edited, true);
+            assert_eq!(
+                fresh.as_ref().ok(),
+                Some(&snap),
+                "an edit applied to the kept libyang tree gives what a fresh parse gives: {fresh:?}"
+            );
+        }
+        Ok(snap)
+    }
+
+    /// How many edits so far were validated on the kept libyang tree instead of by a fresh
+    /// parse of the whole configuration.
+    pub fn edits_in_place(&self) -> u64 {
+        self.in_place.load(Ordering::Relaxed)
     }
 
     /// Stores a checked snapshot as the content of `ds` (with `extra` keys in the same

@@ -1,0 +1,511 @@
+//! A datastore's validated libyang tree, kept from one edit to the next, so that an edit of a
+//! few nodes costs libyang work for those nodes (plus one validation pass) instead of a parse
+//! and a print of the whole configuration.
+//!
+//! An edit hands over the tree of the snapshot it started from ([`LiveSlot::take`]): the
+//! difference between the two element trees is applied to it (deleted nodes freed, new and
+//! changed ones parsed from their text and merged), libyang validates the whole tree, and the
+//! written nodes are printed back in canonical form and put in place in the edited element
+//! tree. Anything this cannot do exactly as a fresh parse of the whole text would (see
+//! [`Model::edits_in_place`], ordered-by user lists, nodes the model does not know, values
+//! whose canonical text needs prefixes, an edit as large as the configuration) is left to that
+//! fresh parse, which also gives every error its usual form. Debug builds check each result
+//! against the fresh parse.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use self_cell::self_cell;
+use yang2::data::{Data, DataFormat, DataNodeRef, DataPrinterFlags, DataTree, DataValidationFlags};
+use yang2::schema::{DataValueType, SchemaLeafType, SchemaNodeKind};
+
+use crate::data::{self, key_of, snode_of, DataPath, Key, Step};
+use crate::model::{Kind, Model, SNode};
+use crate::schema::{Schema, SchemaError};
+use crate::xml::{Element, Node};
+
+type Tree<'a> = DataTree<'a>;
+
+self_cell!(
+    struct Cell {
+        owner: Arc<Schema>,
+        #[covariant]
+        dependent: Tree,
+    }
+);
+
+/// A validated libyang tree with the schema it was built from.
+pub struct LiveTree(Cell);
+
+impl LiveTree {
+    /// Parses and validates a complete configuration.
+    pub fn parse(schema: &Arc<Schema>, text: &str) -> Result<LiveTree, SchemaError> {
+        Cell::try_new(schema.clone(), |s| s.parse_config(text)).map(LiveTree)
+    }
+
+    /// The canonical text: libyang's printing of the explicit nodes.
+    pub fn print(&self) -> Result<String, SchemaError> {
+        self.0.borrow_owner().print_config(self.0.borrow_dependent())
+    }
+}
+
+/// The live tree of a snapshot, until an edit takes it. Not part of the snapshot's content: a
+/// copy of the snapshot starts without one, and equality ignores it.
+#[derive(Default)]
+pub struct LiveSlot(Mutex<Option<LiveTree>>);
+
+impl LiveSlot {
+    /// A slot holding `tree`.
+    pub fn new(tree: Option<LiveTree>) -> LiveSlot {
+        LiveSlot(Mutex::new(tree))
+    }
+
+    /// Takes the tree out (an edit is about to change it).
+    pub fn take(&self) -> Option<LiveTree> {
+        self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner).take()
+    }
+}
+
+impl Clone for LiveSlot {
+    fn clone(&self) -> LiveSlot {
+        LiveSlot::default()
+    }
+}
+
+impl PartialEq for LiveSlot {
+    fn eq(&self, _: &LiveSlot) -> bool {
+        true
+    }
+}
+
+impl Eq for LiveSlot {}
+
+impl std::fmt::Debug for LiveSlot {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let held = self.0.try_lock().map(|t| t.is_some()).unwrap_or(false);
+        f.write_str(if held { "LiveSlot(tree)" } else { "LiveSlot(-)" })
+    }
+}
+
+/// What happened to one child of a visited element.
+enum Change {
+    /// Created (an element of the new tree at this index); its path.
+    Created(usize, String),
+    /// A leaf or anydata whose value changed; its path.
+    Modified(usize, String),
+    /// Changed somewhere inside.
+    Inside(usize, Visit),
+}
+
+/// The changes under one element of the new tree.
+#[derive(Default)]
+struct Visit {
+    changes: Vec<Change>,
+}
+
+/// Applies the difference from `old` (the content `live` was validated with, canonical) to
+/// `new` (an edited copy of it, normalized) to `live`, validates it, and puts `new` in the
+/// canonical form a fresh parse of its text would give. `None` when this is not the way for
+/// this edit or the edit does not validate: the caller then checks the whole text, and `live`
+/// is spoilt.
+pub fn edit_in_place(
+    model: &Model,
+    old: &Element,
+    old_len: usize,
+    new: &mut Element,
+    live: &mut LiveTree,
+) -> Option<()> {
+    let mut deletes = Vec::new();
+    let (visit, pieces) = walk(model, None, old, new, &DataPath::default(), &mut deletes)?;
+    let mut piece_root = data::root();
+    piece_root.children = pieces.into_iter().map(Node::Element).collect();
+    let piece_text = data::data_text(&piece_root);
+    // As much to parse as the whole configuration: the fresh parse costs no more.
+    if piece_text.len() * 2 > old_len {
+        return None;
+    }
+    live.0.with_dependent_mut(|schema, tree| {
+        for path in &deletes {
+            tree.remove(path).ok()?;
+        }
+        if !piece_text.is_empty() {
+            let piece = schema.parse_unvalidated(&piece_text).ok()?;
+            tree.merge(&piece).ok()?;
+        }
+        tree.validate(DataValidationFlags::NO_STATE).ok()?;
+        // The root is never removed: whether it is left empty does not matter.
+        splice(model, None, new, &visit, tree).map(|_| ())
+    })
+}
+
+/// Compares the children of `o` and `n` (same node; `sparent` its schema node): records in
+/// `deletes` the paths of deleted nodes and returns the changes and the pieces to merge (the
+/// new and changed nodes inside their ancestors, each ancestor with its keys only).
+fn walk<'m>(
+    model: &'m Model,
+    sparent: Option<&'m SNode>,
+    o: &Element,
+    n: &Element,
+    path: &DataPath,
+    deletes: &mut Vec<String>,
+) -> Option<(Visit, Vec<Element>)> {
+    let olds: Vec<&Element> = o.elements().collect();
+    let mut index: HashMap<Key, usize> = HashMap::with_capacity(olds.len());
+    let mut ordered_old = Vec::new();
+    for (i, c) in olds.iter().enumerate() {
+        let s = snode_of(model, sparent, c)?;
+        let key = key_of(c, Some(s));
+        if s.user_ordered {
+            ordered_old.push(key.clone());
+        }
+        index.insert(key, i);
+    }
+    let mut matched = vec![false; olds.len()];
+    let mut visit = Visit::default();
+    let mut pieces = Vec::new();
+    let mut ordered_new = Vec::new();
+    let mut cases: Vec<(u32, u32)> = Vec::new();
+    for (i, child) in n.children.iter().enumerate() {
+        // Text among data nodes is not canonical data: the fresh parse says what it is.
+        let Node::Element(c) = child else { return None };
+        let s = snode_of(model, sparent, c)?;
+        cases.extend_from_slice(&s.cases);
+        let key = key_of(c, Some(s));
+        if s.user_ordered {
+            ordered_new.push(key.clone());
+        }
+        let Some(j) = index.remove(&key) else {
+            let at = path.child(Step::of(c, s)).to_json_path();
+            visit.changes.push(Change::Created(i, at));
+            pieces.push(c.clone());
+            continue;
+        };
+        matched[j] = true;
+        let oc = olds[j];
+        if oc == c {
+            continue;
+        }
+        match s.kind {
+            Kind::Container | Kind::List => {
+                let inner = path.child(Step::of(c, s));
+                let (v, sub) = walk(model, Some(s), oc, c, &inner, deletes)?;
+                if !sub.is_empty() {
+                    pieces.push(with_keys(c, s, sub));
+                }
+                visit.changes.push(Change::Inside(i, v));
+            }
+            Kind::Leaf | Kind::AnyData => {
+                let at = path.child(Step::of(c, s)).to_json_path();
+                visit.changes.push(Change::Modified(i, at));
+                pieces.push(c.clone());
+            }
+            // Same value, other differences (attributes): for the fresh parse to judge.
+            Kind::LeafList => return None,
+        }
+    }
+    for (oc, _) in olds.iter().zip(&matched).filter(|(_, m)| !**m) {
+        let s = snode_of(model, sparent, oc)?;
+        deletes.push(path.child(Step::of(oc, s)).to_json_path());
+    }
+    // Ordered-by user: the kept tree would need the entries moved too.
+    if ordered_old != ordered_new {
+        return None;
+    }
+    // Nodes of two cases of one choice: a fresh parse refuses them, where libyang deletes
+    // the older case from a tree it validated before.
+    cases.sort_unstable();
+    cases.dedup();
+    if cases.windows(2).any(|w| w[0].0 == w[1].0) {
+        return None;
+    }
+    Some((visit, pieces))
+}
+
+/// `e` with only its list keys, and `children` after them.
+fn with_keys(e: &Element, s: &SNode, children: Vec<Element>) -> Element {
+    let mut out = Element {
+        namespace: e.namespace.clone(),
+        prefix: None,
+        name: e.name.clone(),
+        namespaces: e.namespaces.clone(),
+        attributes: Vec::new(),
+        children: Vec::new(),
+    };
+    if s.kind == Kind::List {
+        out.children.extend(
+            e.elements()
+                .filter(|c| {
+                    s.keys.contains(&c.name) && c.namespace.as_deref() == Some(&s.namespace)
+                })
+                .map(|c| Node::Element(c.clone())),
+        );
+    }
+    out.children.extend(children.into_iter().map(Node::Element));
+    out
+}
+
+/// Puts the canonical form of the changed nodes under `e` (schema node `s`) in place and the
+/// new ones where libyang put them. Returns whether `e` is left an empty non-presence
+/// container, which a fresh parse would not print.
+fn splice<'m>(
+    model: &'m Model,
+    s: Option<&'m SNode>,
+    e: &mut Element,
+    visit: &Visit,
+    tree: &DataTree<'_>,
+) -> Option<bool> {
+    let ns = e.namespace.clone();
+    let mut remove = Vec::new();
+    let mut created = Vec::new();
+    for change in &visit.changes {
+        match change {
+            Change::Inside(i, v) => {
+                let Some(Node::Element(c)) = e.children.get_mut(*i) else { return None };
+                let cs = snode_of(model, s, c)?;
+                if splice(model, Some(cs), c, v, tree)? {
+                    remove.push(*i);
+                }
+            }
+            Change::Modified(i, path) => match canonical(tree, path, ns.as_deref())? {
+                Some(c) => e.children[*i] = Node::Element(c),
+                None => remove.push(*i),
+            },
+            Change::Created(i, path) => {
+                remove.push(*i);
+                if let Some(c) = canonical(tree, path, ns.as_deref())? {
+                    created.push((path, c));
+                }
+            }
+        }
+    }
+    remove.sort_unstable();
+    for i in remove.into_iter().rev() {
+        e.children.remove(i);
+    }
+    for (path, c) in created {
+        let node = tree.find_path(path).ok()?;
+        let at = position(e, &node)?;
+        e.children.insert(at, Node::Element(c));
+    }
+    let np_container = s.is_some_and(|s| s.kind == Kind::Container && !s.presence);
+    Some(np_container && !e.has_elements())
+}
+
+/// The node at `path` as libyang prints it (explicit nodes only), normalized under a parent in
+/// namespace `parent_ns`; `Some(None)` when it prints as nothing (a non-presence container
+/// holding only defaults).
+fn canonical(tree: &DataTree<'_>, path: &str, parent_ns: Option<&str>) -> Option<Option<Element>> {
+    let node = tree.find_path(path).ok()?;
+    let text = node
+        .print_string(DataFormat::XML, DataPrinterFlags::SHRINK | DataPrinterFlags::WD_EXPLICIT)
+        .ok()?;
+    let Some(text) = text.filter(|t| !t.is_empty()) else { return Some(None) };
+    let mut root = data::parse_data(&text).ok()?;
+    let mut c = match root.children.pop() {
+        Some(Node::Element(c)) if root.children.is_empty() => c,
+        _ => return None,
+    };
+    data::normalize_under(&mut c, parent_ns);
+    Some(Some(c))
+}
+
+/// Where among `e`'s children (all in libyang's order) the new `node` goes: before the first
+/// of its following siblings in libyang's tree that `e` holds.
+fn position(e: &Element, node: &DataNodeRef<'_, '_>) -> Option<usize> {
+    for sibling in node.siblings() {
+        if let Some(i) = find_same(e, &sibling)? {
+            return Some(i);
+        }
+    }
+    Some(e.children.len())
+}
+
+/// The index of `e`'s child that is libyang's `node`; `Some(None)` if there is none (a default
+/// node, or another new one not placed yet), `None` when a value's text cannot be compared.
+fn find_same(e: &Element, node: &DataNodeRef<'_, '_>) -> Option<Option<usize>> {
+    let schema = node.schema();
+    let module = schema.module();
+    let ns = module.namespace();
+    let name = schema.name();
+    let mut wanted: Vec<(String, String)> = Vec::new();
+    match schema.kind() {
+        SchemaNodeKind::List => {
+            for k in node.list_keys() {
+                if !comparable(&k.schema().leaf_type()?) {
+                    return None;
+                }
+                wanted.push((k.schema().name().to_string(), k.value_canonical()?));
+            }
+        }
+        SchemaNodeKind::LeafList => {
+            if !comparable(&schema.leaf_type()?) {
+                return None;
+            }
+            wanted.push((String::new(), node.value_canonical()?));
+        }
+        _ => {}
+    }
+    let text_is = |c: &Element, v: &str| matches!(c.children.as_slice(), [Node::Text(t)] if t == v);
+    let found = e.children.iter().position(|n| {
+        let Node::Element(c) = n else { return false };
+        if c.name != name || c.namespace.as_deref() != Some(ns) {
+            return false;
+        }
+        wanted.iter().all(|(k, v)| {
+            if k.is_empty() {
+                text_is(c, v)
+            } else {
+                c.elements().any(|kc| {
+                    kc.name == *k && kc.namespace.as_deref() == Some(ns) && text_is(kc, v)
+                })
+            }
+        })
+    });
+    Some(found)
+}
+
+/// Whether a value of type `t` reads the same in libyang's canonical form as in its XML
+/// printing (no prefixes in it).
+fn comparable(t: &SchemaLeafType<'_>) -> bool {
+    match t.base_type() {
+        DataValueType::LeafRef => t.leafref_real_type().is_some_and(|r| comparable(&r)),
+        DataValueType::IdentityRef
+        | DataValueType::InstanceId
+        | DataValueType::Union
+        | DataValueType::Unknown => false,
+        _ => true,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+    use std::sync::Arc;
+
+    use crate::datastore::{DatastoreName, Datastores};
+    use crate::edit::{self, ErrorOption, Op};
+    use crate::schema::{ModuleSpec, Schema};
+    use crate::xml::{self, Scope};
+
+    const NC: &str = "urn:ietf:params:xml:ns:netconf:base:1.0";
+    const IF: &str = "urn:ietf:params:xml:ns:yang:ietf-interfaces";
+    const IANA: &str = "urn:ietf:params:xml:ns:yang:iana-if-type";
+    const MT: &str = "urn:example:mgmt-test";
+
+    fn schema() -> Arc<Schema> {
+        let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/yang");
+        Arc::new(
+            Schema::new(
+                &[dir],
+                &[
+                    ModuleSpec::new("ietf-interfaces", &[]),
+                    ModuleSpec::new("iana-if-type", &[]),
+                    ModuleSpec::new("mgmt-test", &[]),
+                ],
+            )
+            .expect("schema"),
+        )
+    }
+
+    fn iface(name: &str, extra: &str) -> String {
+        format!(
+            "<interfaces xmlns=\"{IF}\"><interface><name>{name}</name>\
+             <type xmlns:ianaift=\"{IANA}\">ianaift:ethernetCsmacd</type>{extra}</interface></interfaces>"
+        )
+    }
+
+    fn settings(body: &str) -> String {
+        format!("<settings xmlns=\"{MT}\">{body}</settings>")
+    }
+
+    /// Applies `config` (edit-config content, merge) to the candidate the way edit-config
+    /// does, on the kept tree and by a fresh parse; both must agree. Returns whether it was
+    /// valid.
+    fn edit(ds: &Datastores, config: &str) -> bool {
+        let wrapped = format!("<config xmlns=\"{NC}\" xmlns:nc=\"{NC}\">{config}</config>");
+        let config = xml::parse(wrapped.as_bytes()).expect("config parses");
+        let base = ds.snapshot(DatastoreName::Candidate);
+        let mut root = base.root.clone();
+        let mut scope = Scope::new();
+        scope.enter(&config);
+        let errors = edit::apply(
+            ds.schema().model(),
+            &mut root,
+            &config,
+            &scope,
+            Op::Merge,
+            ErrorOption::StopOnError,
+        );
+        assert!(errors.is_empty(), "{errors:?}");
+        let in_place = ds.check_edit(&base, root.clone(), true);
+        let fresh = ds.check_tree(root, true);
+        match (in_place, fresh) {
+            (Ok(a), Ok(b)) => {
+                assert_eq!(a, b, "{config:?}");
+                ds.store_snapshot(DatastoreName::Candidate, a, &[]).expect("stored");
+                true
+            }
+            (Err(a), Err(b)) => {
+                assert_eq!(a.to_string(), b.to_string());
+                false
+            }
+            (a, b) => panic!("kept tree {a:?}, fresh parse {b:?}"),
+        }
+    }
+
+    #[test]
+    fn edits_on_the_kept_tree_give_what_a_fresh_parse_gives() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let ds = Datastores::open(dir.path(), schema()).expect("open");
+        assert!(ds.schema().model().edits_in_place());
+        let drop_op = |name: &str, op: &str| {
+            format!(
+                "<interfaces xmlns=\"{IF}\"><interface nc:operation=\"{op}\"><name>{name}</name>\
+                 </interface></interfaces>"
+            )
+        };
+        // (edit, valid, done on the kept tree)
+        let steps: Vec<(String, bool, bool)> = vec![
+            // The first: more to parse than there is configuration.
+            (["eth1", "eth3", "eth7", "eth8", "eth9"].map(|n| iface(n, "")).concat(), true, false),
+            (iface("eth2", "<description>two</description>"), true, true),
+            // Sorted in before the others.
+            (iface("a0", "<enabled>false</enabled>"), true, true),
+            (iface("eth1", "<description>&lt;&amp;'\"&gt;</description>"), true, true),
+            (drop_op("eth3", "delete"), true, true),
+            // A non-presence container created, then a leaf at its default value.
+            (settings("<mtu>9000</mtu>"), true, true),
+            (settings("<mtu>1500</mtu>"), true, true),
+            // Its last explicit node removed: the container goes too.
+            (settings("<mtu nc:operation=\"remove\"/>"), true, true),
+            (settings("<timers><hello>5</hello></timers><label>x</label>"), true, true),
+            // Choice: the other case replaces the first.
+            (settings("<tcp-port>1</tcp-port>"), true, true),
+            (settings("<udp-port>2</udp-port>"), true, true),
+            (settings("<uplink>eth1</uplink>"), true, true),
+            // A dangling leafref, and a value out of range: refused, nothing kept.
+            (settings("<uplink>nope</uplink>"), false, false),
+            (settings("<mtu>10</mtu>"), false, false),
+            // After a refusal the next edit parses afresh, and the one after is in place.
+            (iface("eth4", ""), true, false),
+            (iface("eth5", ""), true, true),
+            // The leafref's target cannot go.
+            (drop_op("eth1", "delete"), false, false),
+            (drop_op("eth2", "remove"), true, false),
+            (iface("eth6", ""), true, true),
+            // Ordered-by user: parsed afresh.
+            (settings("<tag>b</tag><tag>a</tag>"), true, false),
+            (settings("<label>y</label>"), true, true),
+        ];
+        for (config, valid, in_place) in steps {
+            let before = ds.edits_in_place();
+            assert_eq!(edit(&ds, &config), valid, "{config}");
+            assert_eq!(ds.edits_in_place() > before, in_place, "{config}");
+        }
+        let text = ds.get(DatastoreName::Candidate).expect("candidate");
+        let names: Vec<&str> =
+            text.split("<name>").skip(1).filter_map(|t| t.split("</name>").next()).collect();
+        assert_eq!(names, ["a0", "eth1", "eth4", "eth5", "eth6", "eth7", "eth8", "eth9"], "{text}");
+        assert!(text.contains("<udp-port>2</udp-port>") && !text.contains("tcp-port"), "{text}");
+    }
+}
