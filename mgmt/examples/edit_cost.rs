@@ -1,11 +1,12 @@
 //! Where the server's CPU goes in bench.py's edit-config + commit, without SSH: the engine
 //! in-process, each stage timed on its own, then the whole dispatch path.
 //!
-//!   cargo run --release -p mgmt --example edit_cost -- [ENTRIES] [REPS] [update]   (512 20)
+//!   cargo run --release -p mgmt --example edit_cost -- [ENTRIES] [REPS] [update | update-only]   (512 20)
 //!
 //! Prints the median time of each stage (ms) over REPS runs. With `update`, then times what
 //! bench.py's throughput part does: with ENTRIES interfaces present, one session changing the
-//! description of one of them + commit, REPS times.
+//! description of one of them + commit, REPS times. With `update-only`, only that (so that
+//! instruction counts of two REPS values differ by updates alone).
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -74,6 +75,10 @@ fn main() {
     let ctx = SessionCtx { id: 1, user: "admin".into(), source: None };
     engine.session_started(&ctx);
     let msg = edit(n);
+    if std::env::args().any(|a| a == "update-only") {
+        update(&engine, &ctx, &msg, reps);
+        return;
+    }
 
     // Stage by stage, as apply_edit does them.
     let mut stages: Vec<(&str, Vec<f64>)> = [
@@ -150,16 +155,22 @@ fn main() {
     println!("  {:<24} {:8.3}", "dispatch commit", median(c));
 
     if std::env::args().any(|a| a == "update") {
-        run(&engine, &ctx, &msg);
-        run(&engine, &ctx, &commit());
-        let mut u = Vec::new();
-        for i in 0..reps {
-            let edit = format!("<rpc message-id=\"4\" xmlns=\"{NC}\"><edit-config><target><candidate/></target><config><interfaces xmlns=\"{IF_NS}\"><interface><name>if0</name><description>v{i}</description></interface></interfaces></config></edit-config></rpc>");
-            let t = Instant::now();
-            run(&engine, &ctx, &edit);
-            run(&engine, &ctx, &commit());
-            u.push(t.elapsed().as_secs_f64() * 1e3);
-        }
-        println!("  {:<24} {:8.3}", "update 1 of N + commit", median(u));
+        update(&engine, &ctx, &msg, reps);
     }
+}
+
+/// With `msg`'s entries present, one session changing the description of one of them +
+/// commit, `reps` times; prints the median.
+fn update(engine: &Arc<Engine>, ctx: &SessionCtx, msg: &str, reps: usize) {
+    run(engine, ctx, msg);
+    run(engine, ctx, &commit());
+    let mut u = Vec::new();
+    for i in 0..reps {
+        let edit = format!("<rpc message-id=\"4\" xmlns=\"{NC}\"><edit-config><target><candidate/></target><config><interfaces xmlns=\"{IF_NS}\"><interface><name>if0</name><description>v{i}</description></interface></interfaces></config></edit-config></rpc>");
+        let t = Instant::now();
+        run(engine, ctx, &edit);
+        run(engine, ctx, &commit());
+        u.push(t.elapsed().as_secs_f64() * 1e3);
+    }
+    println!("  {:<24} {:8.3}", "update 1 of N + commit", median(u));
 }

@@ -204,7 +204,10 @@ fn walk<'m>(
         }
     }
     for (oc, _) in olds.iter().zip(&matched).filter(|(_, m)| !**m) {
-        let s = snode_of(model, sparent, oc)?;
+        // yang2's `DataTree::remove` frees a top-level node without moving the tree's pointer
+        // to its first node off it: a top-level node is never removed here.
+        let parent = sparent?;
+        let s = snode_of(model, Some(parent), oc)?;
         deletes.push(path.child(Step::of(oc, s)).to_json_path());
     }
     // Ordered-by user: the kept tree would need the entries moved too.
@@ -496,6 +499,11 @@ mod tests {
             // Ordered-by user: parsed afresh.
             (settings("<tag>b</tag><tag>a</tag>"), true, false),
             (settings("<label>y</label>"), true, true),
+            // A whole top-level container removed: parsed afresh (see `walk`), which keeps
+            // the new tree for the next edit.
+            (format!("<settings xmlns=\"{MT}\" nc:operation=\"remove\"/>"), true, false),
+            (iface("eth0", ""), true, true),
+            (iface("eth10", ""), true, true),
         ];
         for (config, valid, in_place) in steps {
             let before = ds.edits_in_place();
@@ -505,7 +513,11 @@ mod tests {
         let text = ds.get(DatastoreName::Candidate).expect("candidate");
         let names: Vec<&str> =
             text.split("<name>").skip(1).filter_map(|t| t.split("</name>").next()).collect();
-        assert_eq!(names, ["a0", "eth1", "eth4", "eth5", "eth6", "eth7", "eth8", "eth9"], "{text}");
-        assert!(text.contains("<udp-port>2</udp-port>") && !text.contains("tcp-port"), "{text}");
+        assert_eq!(
+            names,
+            ["a0", "eth0", "eth1", "eth10", "eth4", "eth5", "eth6", "eth7", "eth8", "eth9"],
+            "{text}"
+        );
+        assert!(!text.contains("settings"), "{text}");
     }
 }
