@@ -536,7 +536,7 @@ fn edit_one<'m>(
                         sibs.insert(ctx.model, sparent, key, built, pos);
                     }
                 } else {
-                    let mut node = skeleton(c, s);
+                    let mut node = skeleton(c, s, scope);
                     edit_children(ctx, Some(s), &mut node, c, Op::Merge, scope, &here())?;
                     sibs.insert(ctx.model, sparent, key, node, pos);
                 }
@@ -571,7 +571,7 @@ fn edit_one<'m>(
             if let Some(d) = sibs.get_mut(&key) {
                 edit_children(ctx, Some(s), d, c, Op::None, scope, &here())?;
             } else if writes_below(c) {
-                let mut node = skeleton(c, s);
+                let mut node = skeleton(c, s, scope);
                 edit_children(ctx, Some(s), &mut node, c, Op::None, scope, &here())?;
                 sibs.insert(ctx.model, sparent, key, node, None);
             } else if !only_removes_below(c) {
@@ -616,15 +616,18 @@ fn only_removes_below(c: &Element) -> bool {
     walk(c, &mut any) && any
 }
 
-/// A new container or list entry holding only its keys.
-fn skeleton(c: &Element, s: &SNode) -> Element {
+/// A new container or list entry holding only its keys (`scope`: the declarations in force
+/// at `c`, which a key's value may use: an identityref key's prefix).
+fn skeleton(c: &Element, s: &SNode, scope: &mut Scope) -> Element {
     let mut node = Element::new(&s.namespace, &s.name);
     if s.kind == Kind::List {
         for k in &s.keys {
             if let Some(kv) =
                 c.elements().find(|e| e.name == *k && e.namespace.as_deref() == Some(&s.namespace))
             {
-                node.push(clean_leaf(kv, &Scope::new()));
+                scope.enter(kv);
+                node.push(clean_leaf(kv, scope));
+                scope.leave();
             }
         }
     }

@@ -249,7 +249,9 @@ fn with_keys(e: &Element, s: &SNode, children: Vec<Element>) -> Element {
 
 /// Puts the canonical form of the changed nodes under `e` (schema node `s`) in place and the
 /// new ones where libyang put them. Returns whether `e` is left an empty non-presence
-/// container, which a fresh parse would not print.
+/// container, which a fresh parse would not print. On `None` the content of `e` is still the
+/// edit's: what was done by then only replaced nodes by their canonical form, and the new
+/// nodes are taken out and put back in one step that cannot fail.
 fn splice<'m>(
     model: &'m Model,
     s: Option<&'m SNode>,
@@ -282,12 +284,36 @@ fn splice<'m>(
         }
     }
     remove.sort_unstable();
+    // Where each new node goes: its following siblings in libyang's tree, up to the first
+    // one `e` keeps (all of libyang's values read before anything is moved).
+    let mut placed = Vec::with_capacity(created.len());
+    for (path, c) in created {
+        let node = tree.find_path(path).ok()?;
+        let mut before = Vec::new();
+        for sibling in node.siblings() {
+            let id = Ident::of(&sibling)?;
+            let kept = e
+                .children
+                .iter()
+                .enumerate()
+                .any(|(i, n)| remove.binary_search(&i).is_err() && id.is(n));
+            before.push(id);
+            if kept {
+                break;
+            }
+        }
+        placed.push((c, before));
+    }
     for i in remove.into_iter().rev() {
         e.children.remove(i);
     }
-    for (path, c) in created {
-        let node = tree.find_path(path).ok()?;
-        let at = position(e, &node)?;
+    // Placed one after the other, each before the first of its siblings already there: in
+    // libyang's order whatever the order here.
+    for (c, before) in placed {
+        let at = before
+            .iter()
+            .find_map(|id| e.children.iter().position(|n| id.is(n)))
+            .unwrap_or(e.children.len());
         e.children.insert(at, Node::Element(c));
     }
     let np_container = s.is_some_and(|s| s.kind == Kind::Container && !s.presence);
@@ -312,59 +338,62 @@ fn canonical(tree: &DataTree<'_>, path: &str, parent_ns: Option<&str>) -> Option
     Some(Some(c))
 }
 
-/// Where among `e`'s children (all in libyang's order) the new `node` goes: before the first
-/// of its following siblings in libyang's tree that `e` holds.
-fn position(e: &Element, node: &DataNodeRef<'_, '_>) -> Option<usize> {
-    for sibling in node.siblings() {
-        if let Some(i) = find_same(e, &sibling)? {
-            return Some(i);
-        }
-    }
-    Some(e.children.len())
+/// A libyang node's identity among its siblings, in the element tree's terms: name,
+/// namespace, and list keys (name, canonical text) or a leaf-list entry's value.
+struct Ident {
+    name: String,
+    ns: String,
+    values: Vec<(String, String)>,
 }
 
-/// The index of `e`'s child that is libyang's `node`; `Some(None)` if there is none (a default
-/// node, or another new one not placed yet), `None` when a value's text cannot be compared.
-fn find_same(e: &Element, node: &DataNodeRef<'_, '_>) -> Option<Option<usize>> {
-    let schema = node.schema();
-    let module = schema.module();
-    let ns = module.namespace();
-    let name = schema.name();
-    let mut wanted: Vec<(String, String)> = Vec::new();
-    match schema.kind() {
-        SchemaNodeKind::List => {
-            for k in node.list_keys() {
-                if !comparable(&k.schema().leaf_type()?) {
+impl Ident {
+    /// `None` when a value's canonical text may differ from its XML printing.
+    fn of(node: &DataNodeRef<'_, '_>) -> Option<Ident> {
+        let schema = node.schema();
+        let mut values = Vec::new();
+        match schema.kind() {
+            SchemaNodeKind::List => {
+                for k in node.list_keys() {
+                    if !comparable(&k.schema().leaf_type()?) {
+                        return None;
+                    }
+                    values.push((k.schema().name().to_string(), k.value_canonical()?));
+                }
+            }
+            SchemaNodeKind::LeafList => {
+                if !comparable(&schema.leaf_type()?) {
                     return None;
                 }
-                wanted.push((k.schema().name().to_string(), k.value_canonical()?));
+                values.push((String::new(), node.value_canonical()?));
             }
+            _ => {}
         }
-        SchemaNodeKind::LeafList => {
-            if !comparable(&schema.leaf_type()?) {
-                return None;
-            }
-            wanted.push((String::new(), node.value_canonical()?));
-        }
-        _ => {}
-    }
-    let text_is = |c: &Element, v: &str| matches!(c.children.as_slice(), [Node::Text(t)] if t == v);
-    let found = e.children.iter().position(|n| {
-        let Node::Element(c) = n else { return false };
-        if c.name != name || c.namespace.as_deref() != Some(ns) {
-            return false;
-        }
-        wanted.iter().all(|(k, v)| {
-            if k.is_empty() {
-                text_is(c, v)
-            } else {
-                c.elements().any(|kc| {
-                    kc.name == *k && kc.namespace.as_deref() == Some(ns) && text_is(kc, v)
-                })
-            }
+        Some(Ident {
+            name: schema.name().to_string(),
+            ns: schema.module().namespace().to_string(),
+            values,
         })
-    });
-    Some(found)
+    }
+
+    /// Whether `n` is this node.
+    fn is(&self, n: &Node) -> bool {
+        let Node::Element(c) = n else { return false };
+        let text_is =
+            |c: &Element, v: &str| matches!(c.children.as_slice(), [Node::Text(t)] if t == v);
+        c.name == self.name
+            && c.namespace.as_deref() == Some(self.ns.as_str())
+            && self.values.iter().all(|(k, v)| {
+                if k.is_empty() {
+                    text_is(c, v)
+                } else {
+                    c.elements().any(|kc| {
+                        kc.name == *k
+                            && kc.namespace.as_deref() == Some(self.ns.as_str())
+                            && text_is(kc, v)
+                    })
+                }
+            })
+    }
 }
 
 /// Whether a value of type `t` reads the same in libyang's canonical form as in its XML
@@ -562,5 +591,69 @@ mod tests {
                 edit(&ds, &random_edit(kind, which, value));
             }
         }
+    }
+
+    /// New entries of a list keyed by a union cannot be placed by comparing texts (a union may
+    /// hold an identityref): the edit goes to the fresh parse, after libyang's tree was
+    /// changed and validated, and loses nothing.
+    #[test]
+    fn entries_with_union_keys_are_left_to_the_fresh_parse() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        std::fs::write(
+            dir.path().join("union-test.yang"),
+            "module union-test { yang-version 1.1; namespace \"urn:x:union\"; prefix u;\n\
+             list thing { key id; leaf id { type union { type uint8; type string; } }\n\
+             leaf note { type string; } } }",
+        )
+        .expect("module");
+        let schema = Arc::new(
+            Schema::new(&[dir.path().to_path_buf()], &[ModuleSpec::new("union-test", &[])])
+                .expect("schema"),
+        );
+        let state = tempfile::tempdir().expect("tempdir");
+        let ds = Datastores::open(state.path(), schema).expect("open");
+        let thing = |id: &str, note: &str| {
+            format!("<thing xmlns=\"urn:x:union\"><id>{id}</id><note>{note}</note></thing>")
+        };
+        let fill: String = (10..20).map(|i| thing(&i.to_string(), "filler")).collect();
+        assert!(edit(&ds, &(thing("1", "first") + &thing("x", "third") + &fill)));
+        let before = ds.edits_in_place();
+        // A changed value needs no placing: in place.
+        assert!(edit(&ds, &thing("1", "changed")));
+        assert_eq!(ds.edits_in_place(), before + 1);
+        // A new entry does: the fresh parse, with the entry kept.
+        assert!(edit(&ds, &thing("2", "second")));
+        assert_eq!(ds.edits_in_place(), before + 1);
+        let text = ds.get(DatastoreName::Candidate).expect("candidate");
+        for note in ["changed", "second", "third"] {
+            assert!(text.contains(note), "{note} in {text}");
+        }
+    }
+
+    /// A new list entry whose identityref key uses a prefix declared on an ancestor keeps
+    /// that declaration (the entry's skeleton once lost it and libyang refused the value).
+    #[test]
+    fn identityref_keys_keep_their_prefix() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        std::fs::write(
+            dir.path().join("ident-test.yang"),
+            "module ident-test { yang-version 1.1; namespace \"urn:x:ident\"; prefix it;\n\
+             identity kind; identity a { base kind; }\n\
+             list thing { key kind; leaf kind { type identityref { base kind; } } } }",
+        )
+        .expect("module");
+        let schema = Arc::new(
+            Schema::new(&[dir.path().to_path_buf()], &[ModuleSpec::new("ident-test", &[])])
+                .expect("schema"),
+        );
+        let state = tempfile::tempdir().expect("tempdir");
+        let ds = Datastores::open(state.path(), schema).expect("open");
+        assert!(edit(
+            &ds,
+            "<thing xmlns=\"urn:x:ident\" xmlns:x=\"urn:x:ident\"><kind>x:a</kind></thing>"
+        ));
+        let text = ds.get(DatastoreName::Candidate).expect("candidate");
+        // libyang writes an identity of the element's own module without a prefix.
+        assert!(text.contains("<kind>a</kind>"), "{text}");
     }
 }

@@ -315,6 +315,10 @@ impl Datastores {
         extra: &[(&str, Option<&str>)],
     ) -> Result<Arc<Snapshot>, DatastoreError> {
         let snap: Arc<Snapshot> = snap.into();
+        if ds == DatastoreName::Startup {
+            // No edit-config targets startup: its libyang tree would only take memory.
+            drop(snap.live.take());
+        }
         let mut writes: Vec<(&str, Option<&str>)> = Vec::with_capacity(extra.len() + 1);
         if ds != DatastoreName::Candidate {
             writes.push((ds.as_str(), Some(&snap.xml)));
