@@ -209,7 +209,10 @@ async fn accept_loop(
         let mut stopped = stopped.clone();
         tokio::spawn(async move {
             let _permit = permit;
-            match russh::server::run_stream(ssh, socket, handler).await {
+            // russh reads a packet's length and then its body: two reads per packet unless
+            // something buffers below it.
+            let stream = tokio::io::BufReader::with_capacity(16 * 1024, socket);
+            match russh::server::run_stream(ssh, stream, handler).await {
                 Ok(session) => {
                     let handle = session.handle();
                     // Authentication, the subsystem and the hello must be done in time.
