@@ -65,13 +65,17 @@ impl Snapshot {
         }
     }
 
-    fn from_canonical(xml: String, validated: bool) -> Result<Snapshot, SchemaError> {
+    fn from_canonical(
+        xml: String,
+        validated: bool,
+        live: Option<LiveTree>,
+    ) -> Result<Snapshot, SchemaError> {
         let root = data::parse_data(&xml).map_err(|e| SchemaError::Invalid {
             message: format!("the canonical data does not parse back: {e}"),
             path: None,
             app_tag: None,
         })?;
-        Ok(Snapshot { root, xml, validated, live: LiveSlot::default() })
+        Ok(Snapshot { root, xml, validated, live: LiveSlot::new(live) })
     }
 }
 
@@ -138,9 +142,11 @@ impl Datastores {
             restored_confirmed: false,
         };
         let startup = match store.read(DatastoreName::Startup)? {
-            Some(xml) => {
-                Some(Arc::new(Snapshot::from_canonical(schema.canonical_config(&xml)?, true)?))
-            }
+            Some(xml) => Some(Arc::new(Snapshot::from_canonical(
+                schema.canonical_config(&xml)?,
+                true,
+                None,
+            )?)),
             None => None,
         };
         let backup = store.read_key(CONFIRMED_BACKUP)?;
@@ -152,8 +158,11 @@ impl Datastores {
             }
             (None, None) => store.read(DatastoreName::Running)?.unwrap_or_default(),
         };
-        let running =
-            Arc::new(Snapshot::from_canonical(schema.canonical_config(&running_text)?, true)?);
+        let running = Arc::new(Snapshot::from_canonical(
+            schema.canonical_config(&running_text)?,
+            true,
+            None,
+        )?);
         // The candidate lives in memory only: it starts as running at every start, so storing
         // it would cost a disk write per edit for nothing (a key left by older versions goes).
         store.apply(&[
@@ -227,9 +236,7 @@ impl Datastores {
     /// only what parsing checks) and returns it in canonical form with its tree.
     pub fn check(&self, xml: &str, full: bool) -> Result<Snapshot, SchemaError> {
         let (canonical, live) = self.canonical(xml, full)?;
-        let mut snap = Snapshot::from_canonical(canonical, full)?;
-        snap.live = LiveSlot::new(live);
-        Ok(snap)
+        Snapshot::from_canonical(canonical, full, live)
     }
 
     /// libyang's canonical text of `text`, and its validated tree when later edits can use it.
@@ -253,9 +260,7 @@ impl Datastores {
         let text = data::data_text(&root);
         let (canonical, live) = self.canonical(&text, full)?;
         if canonical != text || !data::is_plain(&root) {
-            let mut snap = Snapshot::from_canonical(canonical, full)?;
-            snap.live = LiveSlot::new(live);
-            return Ok(snap);
+            return Snapshot::from_canonical(canonical, full, live);
         }
         debug_assert_eq!(
             Some(&root),
@@ -275,7 +280,9 @@ impl Datastores {
         mut root: Element,
         full: bool,
     ) -> Result<Snapshot, SchemaError> {
-        let live = if full && base.validated { base.live.take() } else { None };
+        // An empty base: the whole edit is new, and the fresh parse costs no more.
+        let live =
+            if full && base.validated && !base.xml.is_empty() { base.live.take() } else { None };
         let Some(mut live) = live else { return self.check_tree(root, full) };
         data::normalize(&mut root);
         #[cfg(debug_assertions)]
