@@ -7,6 +7,7 @@
 mod admission;
 mod direct;
 mod external;
+mod hot;
 mod mac;
 mod qman;
 mod stages;
@@ -24,6 +25,7 @@ use crate::mac::PfcReceiver;
 use crate::sim::{EventQueue, SimRng};
 use crate::time::Picos;
 use crate::wire::{MacAddr, PfcFrame, PRIORITIES};
+use hot::{DepartureLog, Eligibility, Hot, Limits};
 
 /// A frame that started on the wire.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -87,8 +89,8 @@ impl Port {
 /// The pipeline engine. Build it, optionally schedule PFC frames, then [`Pipeline::run`].
 pub struct Pipeline {
     cfg: PipelineConfig,
-    /// `cfg.cycle` in picoseconds (validated non-zero).
-    cycle_ps: NonZeroU64,
+    /// What the hot paths read from the configuration.
+    lim: Limits,
     cycle: u64,
     rng: SimRng,
     /// The per-frame state of every class; only the first `nclasses` are in use.
@@ -110,10 +112,9 @@ pub struct Pipeline {
     bmi: Stage,
     nti: Stage,
     /// FDs go from QMAN straight to the MAC queues (`direct.rs`); `direct_possible`: the
-    /// configuration allows it; `direct_transit`: cycles from the push to the NTI on it.
+    /// configuration allows it (`lim.direct_transit`: cycles from the push to the NTI on it).
     direct: bool,
     direct_possible: bool,
-    direct_transit: u64,
     /// A flush read issued on the direct path would take a QMI place already given to an FD:
     /// the path is left at the start of the next cycle.
     direct_leave: bool,
@@ -143,33 +144,19 @@ pub struct Pipeline {
     next_pfc: Picos,
     /// Classes whose Pause FSM is not idle.
     active: Vec<usize>,
-    /// QMAN's eligibility bitmap, a bit per class, as three bitmaps ANDed when QMAN looks:
-    /// `wants`, the class may be pushed as far as its FSM and traffic go (not halted, has
-    /// traffic); `room`, it is below its class credit; `open`, all eight bits of a port set
-    /// while it has credit. (A departure only gives back credit: it sets a bit of `room` and
-    /// rewrites a byte of `open`, without looking at the class's FSM or traffic.) The first
-    /// `eligible_words` words of each are in use.
-    wants: [u64; MAX_CLASSES / 64],
-    room: [u64; MAX_CLASSES / 64],
-    open: [u64; MAX_CLASSES / 64],
-    eligible_words: usize,
-    qman_rr: usize,
+    /// QMAN's eligibility bitmap and round robin.
+    elig: Eligibility,
     generating: bool,
-    saturated: bool,
     paused_classes: usize,
     onchip_paused_octets: u64,
     next_buffer: u32,
-    /// Each class may have at most this many FDs in flight: a share of the port's credit that
-    /// also bounds its external FIFO and, in `fifo` mode, its on-chip FIFO.
-    class_credit: u32,
-    port_credit: u32,
-    /// Wire time of a frame by its length (the division is too slow for the hot path), for
-    /// every possible length so that no bounds check is needed.
+    /// See `Hot::wire_time`.
     wire_time: Box<[Picos; 1 << 16]>,
     stats: PipelineStats,
-    /// Every departure, if `record_departures` asked for them.
-    recording: bool,
-    departures: Vec<Departure>,
+    log: DepartureLog,
+    /// Cycles run by `steady_cycles`, in its general case and in its small one (tests).
+    #[cfg(test)]
+    kernel_cycles: [u64; 2],
 }
 
 const MAC_BASE: [u8; 5] = [0x02, 0x00, 0x00, 0x00, 0x01];
@@ -220,8 +207,24 @@ impl Pipeline {
         };
         let transit = Self::direct_transit(&cfg, fused);
         let cycle_ps = NonZeroU64::new(cfg.cycle.as_ps()).ok_or("cycle must be above zero")?;
-        let mut pipeline = Pipeline {
+        let lim = Limits {
+            mode: cfg.mode,
+            cycle: cfg.cycle,
             cycle_ps,
+            width: cfg.width,
+            // Each class may have at most this many FDs in flight: a share of the port's
+            // credit that also bounds its external FIFO and, in `fifo` mode, its on-chip FIFO.
+            class_credit: u32::try_from(cfg.class_depth_bound()).unwrap_or(u32::MAX),
+            port_credit: u32::try_from(cfg.port_credit).unwrap_or(u32::MAX),
+            direct_transit: transit.unwrap_or(0),
+            nclasses,
+            saturated: cfg.traffic == Traffic::Saturated,
+            min_len: cfg.min_len,
+            max_len: cfg.max_len,
+            uniform_wire: cfg.speed.frame_time(u64::from(cfg.min_len)),
+        };
+        let mut pipeline = Pipeline {
+            lim,
             cycle: 0,
             rng: SimRng::new(cfg.seed),
             classes,
@@ -237,7 +240,6 @@ impl Pipeline {
             nti,
             direct: false,
             direct_possible: transit.is_some(),
-            direct_transit: transit.unwrap_or(0),
             direct_leave: false,
             steady_break: false,
             admit_model: false,
@@ -253,22 +255,16 @@ impl Pipeline {
             pfc_events: EventQueue::new(),
             next_pfc: Picos::MAX,
             active: Vec::new(),
-            wants: [0; MAX_CLASSES / 64],
-            room: [0; MAX_CLASSES / 64],
-            open: [0; MAX_CLASSES / 64],
-            eligible_words: cfg.ports.div_ceil(8),
-            qman_rr: 0,
+            elig: Eligibility::new(cfg.ports),
             generating: true,
-            saturated: cfg.traffic == Traffic::Saturated,
             paused_classes: 0,
             onchip_paused_octets: 0,
             next_buffer: 0,
-            class_credit: u32::try_from(cfg.class_depth_bound()).unwrap_or(u32::MAX),
-            port_credit: u32::try_from(cfg.port_credit).unwrap_or(u32::MAX),
             wire_time,
             stats: PipelineStats::default(),
-            recording: false,
-            departures: Vec::new(),
+            log: DepartureLog::default(),
+            #[cfg(test)]
+            kernel_cycles: [0; 2],
             cfg,
         };
         for p in 0..pipeline.cfg.ports {
@@ -279,12 +275,11 @@ impl Pipeline {
 
     /// Keeps every departure for inspection (tests; costs memory on long runs).
     pub fn record_departures(&mut self) {
-        self.recording = true;
-        self.departures = Vec::new();
+        self.log = DepartureLog { on: true, list: Vec::new() };
     }
 
     pub fn departures(&self) -> &[Departure] {
-        &self.departures
+        &self.log.list
     }
 
     pub fn config(&self) -> &PipelineConfig {
@@ -387,6 +382,25 @@ impl Pipeline {
         self.stats.order_violations == 0
             && self.stats.departed == self.stats.enqueued
             && self.classes[..self.nclasses].iter().all(|c| c.expected_seq == c.next_seq)
+    }
+
+    /// The parts of the engine a descriptor's push and departure touch, borrowed apart.
+    #[inline(always)]
+    fn hot(&mut self) -> Hot<'_> {
+        Hot {
+            lim: &self.lim,
+            ports: &mut self.ports,
+            classes: &mut self.classes,
+            pauses: &mut self.pauses,
+            elig: &mut self.elig,
+            wheel: &mut self.wheel,
+            stats: &mut self.stats,
+            log: &mut self.log,
+            rng: &mut self.rng,
+            next_buffer: &mut self.next_buffer,
+            wire_time: &self.wire_time,
+            generating: self.generating,
+        }
     }
 
     // ===== one cycle =====

@@ -62,7 +62,7 @@ impl Pipeline {
             || self.active.iter().any(|&ci| {
                 self.classes[ci].fsm == FsmState::Flushing
                     && self.pauses[ci].to_read > 0
-                    && self.ports[ci / PRIORITIES].inflight < self.port_credit
+                    && self.ports[ci / PRIORITIES].inflight < self.lim.port_credit
             })
     }
 
@@ -106,7 +106,7 @@ impl Pipeline {
             while ops > 0
                 && self.classes[ci].fsm == FsmState::Flushing
                 && self.pauses[ci].to_read > 0
-                && self.ports[p].inflight < self.port_credit
+                && self.ports[p].inflight < self.lim.port_credit
             {
                 let Some(mut fd) = self.take_epoch_fd(ci) else { break };
                 self.pauses[ci].to_read -= 1;

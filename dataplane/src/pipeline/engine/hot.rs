@@ -1,0 +1,474 @@
+//! The work every descriptor needs on its way from QMAN to the wire — QMAN's choice and push,
+//! a MAC starting a frame and its next wake-up — as methods of [`Hot`], the parts of the
+//! engine that work touches, borrowed apart from the rest.
+//!
+//! Why apart: inlined into the engine's large `run`, with every part reached through the
+//! whole engine, the compiler read the port table, the bitmaps, the credits and the cycle
+//! length from memory again after each store to a class or a port, and spilled what it could
+//! not keep. The steady loop (`direct.rs`, `steady_cycles`) is a small function of its own
+//! that takes a `Hot`; the rest of the engine calls the same methods on parts borrowed from
+//! it (`Pipeline::hot`).
+
+use std::num::NonZeroU64;
+
+use super::{Departure, PauseMode, Port, Queued, MAX_PORTS};
+use crate::pipeline::class::{Class, ClassPause, MAX_CLASSES};
+use crate::pipeline::fd::Fd;
+use crate::pipeline::stats::PipelineStats;
+use crate::pipeline::wheel::WakeWheel;
+use crate::sim::SimRng;
+use crate::time::{Picos, PFC_REACTION_BOUND};
+use crate::wire::PRIORITIES;
+
+/// What the hot paths read and never change, from the configuration.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Limits {
+    pub mode: PauseMode,
+    /// The cycle's length, also in picoseconds (validated non-zero).
+    pub cycle: Picos,
+    pub cycle_ps: NonZeroU64,
+    /// FDs QMAN may push per cycle.
+    pub width: usize,
+    /// FDs one class, and one port, may have in flight.
+    pub class_credit: u32,
+    pub port_credit: u32,
+    /// Cycles from QMAN's push to the NTI on the direct path.
+    pub direct_transit: u64,
+    pub nclasses: usize,
+    /// Every class always has traffic (no backlogs to count).
+    pub saturated: bool,
+    pub min_len: u16,
+    pub max_len: u16,
+    /// The wire time of a `min_len` frame.
+    pub uniform_wire: Picos,
+}
+
+impl Limits {
+    /// The first cycle that starts at or after `t`.
+    #[inline]
+    pub fn cycle_at(&self, t: Picos) -> u64 {
+        // (By a divisor known to be non-zero: no check for zero on the hot path.)
+        let (ps, cycle) = (t.as_ps(), self.cycle_ps);
+        ps / cycle + u64::from(ps % cycle != 0)
+    }
+}
+
+/// Words of the eligibility bitmaps (a bit per class).
+const WORDS: usize = MAX_CLASSES / 64;
+
+/// QMAN's eligibility bitmap, a bit per class, as three bitmaps ANDed when QMAN looks:
+/// `wants`, the class may be pushed as far as its FSM and traffic go (not halted, has
+/// traffic); `room`, it is below its class credit; `open`, all eight bits of a port set while
+/// it has credit. (A departure only gives back credit: it sets a bit of `room` and rewrites a
+/// byte of `open`, without looking at the class's FSM or traffic.) The first `words` words
+/// of each are in use; `rr` is where QMAN's round robin starts.
+#[derive(Debug)]
+pub(super) struct Eligibility {
+    pub wants: [u64; WORDS],
+    pub room: [u64; WORDS],
+    pub open: [u64; WORDS],
+    pub words: usize,
+    pub rr: usize,
+}
+
+impl Eligibility {
+    pub fn new(ports: usize) -> Self {
+        Eligibility {
+            wants: [0; WORDS],
+            room: [0; WORDS],
+            open: [0; WORDS],
+            words: ports.div_ceil(8),
+            rr: 0,
+        }
+    }
+
+    /// Word `w` of the eligibility bitmap: the classes QMAN may push now.
+    #[inline]
+    fn word(&self, w: usize) -> u64 {
+        let w = w % WORDS;
+        self.wants[w] & self.room[w] & self.open[w]
+    }
+
+    /// Round-robin over the eligibility bitmap, starting after the last class served.
+    #[inline]
+    pub fn next(&self, nclasses: usize) -> Option<usize> {
+        if self.words == 1 {
+            return self.next_of_one(nclasses);
+        }
+        let start = if self.rr < nclasses { self.rr } else { 0 };
+        let words = self.words;
+        let (w0, b0) = (start / 64, start % 64);
+        // The rest of the starting word, then the other words, then the start of the first.
+        let word = self.word(w0);
+        let first = word & (u64::MAX << b0);
+        if first != 0 {
+            return Some(w0 * 64 + first.trailing_zeros() as usize);
+        }
+        for k in 1..words {
+            let w = (w0 + k) % words;
+            let word = self.word(w);
+            if word != 0 {
+                return Some(w * 64 + word.trailing_zeros() as usize);
+            }
+        }
+        let wrap = word & !(u64::MAX << b0);
+        (wrap != 0).then(|| w0 * 64 + wrap.trailing_zeros() as usize)
+    }
+
+    /// `next` with up to 8 ports (one word): the classes from the start on, else the first.
+    #[inline]
+    pub fn next_of_one(&self, nclasses: usize) -> Option<usize> {
+        debug_assert_eq!(self.words, 1);
+        let word = self.word(0);
+        if word == 0 {
+            return None; // the common answer once the ports' credit is taken
+        }
+        let start = if self.rr < nclasses { self.rr } else { 0 };
+        let later = word & (u64::MAX << (start % 64));
+        let pick = if later != 0 { later } else { word };
+        Some(pick.trailing_zeros() as usize)
+    }
+
+    /// Class `ci`'s bits in `wants` and `room`.
+    #[inline]
+    pub fn set_class(&mut self, ci: usize, wants: bool, room: bool) {
+        let ci = ci % MAX_CLASSES;
+        set_bit(&mut self.wants[ci / 64], ci % 64, wants);
+        set_bit(&mut self.room[ci / 64], ci % 64, room);
+    }
+
+    /// Class `ci`'s bit of the eligibility bitmap, its port's credit aside.
+    #[inline]
+    pub fn class_bit(&self, ci: usize) -> bool {
+        let ci = ci % MAX_CLASSES;
+        (self.wants[ci / 64] & self.room[ci / 64]) & (1 << (ci % 64)) != 0
+    }
+
+    /// Port `p`'s byte of `open`: whether it has credit.
+    #[inline]
+    pub fn set_open(&mut self, p: usize, open: bool) {
+        // (A byte store would be one instruction, but the word read back soon after cannot
+        // be forwarded from it: that stall cost more than a quarter of the engine's speed.)
+        let p = p % MAX_PORTS;
+        let byte = 0xffu64 << ((p % 8) * 8);
+        let word = &mut self.open[p / 8];
+        *word = if open { *word | byte } else { *word & !byte };
+    }
+}
+
+/// Sets or clears bit `b` of `word`.
+#[inline]
+fn set_bit(word: &mut u64, b: usize, on: bool) {
+    let b = b % 64;
+    *word = (*word & !(1 << b)) | (u64::from(on) << b);
+}
+
+/// The credit of a port QMAN may use: all of it, less one while a flush epoch of the port has
+/// FDs left to read. Without that reserve a saturated port never lets a flush read through:
+/// QMAN takes back each credit a departure frees in the same cycle, before the DMA engine
+/// runs, and the resumed class stays halted for good.
+#[inline]
+pub(super) fn qman_credit(lim: &Limits, port: &Port) -> u32 {
+    lim.port_credit - u32::from(port.flush_waiting != 0)
+}
+
+/// Every departure, while `record_departures` asked for them.
+#[derive(Debug, Default)]
+pub(super) struct DepartureLog {
+    pub on: bool,
+    pub list: Vec<Departure>,
+}
+
+/// The parts of the engine a descriptor's push and departure touch (see the module comment).
+pub(super) struct Hot<'a> {
+    pub lim: &'a Limits,
+    pub ports: &'a mut [Port; MAX_PORTS],
+    pub classes: &'a mut [Class; MAX_CLASSES],
+    pub pauses: &'a mut [ClassPause],
+    pub elig: &'a mut Eligibility,
+    pub wheel: &'a mut WakeWheel,
+    pub stats: &'a mut PipelineStats,
+    pub log: &'a mut DepartureLog,
+    pub rng: &'a mut SimRng,
+    pub next_buffer: &'a mut u32,
+    /// Wire time of a frame by its length (the division is too slow for the hot path), for
+    /// every possible length so that no bounds check is needed.
+    pub wire_time: &'a [Picos; 1 << 16],
+    /// Traffic is still offered (not draining).
+    pub generating: bool,
+}
+
+impl Hot<'_> {
+    // ===== QMAN =====
+
+    /// QMAN pushes an FD of class `ci`, which it found eligible: the FD, its port's and class's
+    /// counts and their eligibility bits. Returns the port and the FD, for the caller to put
+    /// on the direct path (`DIRECT`: counted MAC-side at once) or into the push queue.
+    /// `UNIFORM`: known to be saturated traffic of one frame length.
+    #[inline(always)]
+    pub fn push<const DIRECT: bool, const UNIFORM: bool>(&mut self, ci: usize) -> (usize, Fd) {
+        let lim = self.lim;
+        debug_assert!(!UNIFORM || lim.saturated && lim.min_len == lim.max_len);
+        self.elig.rr = ci + 1;
+        let ci = ci % MAX_CLASSES;
+        let p = ci / PRIORITIES;
+        let len = if UNIFORM || lim.min_len == lim.max_len {
+            lim.min_len
+        } else {
+            self.rng.between(u64::from(lim.min_len), u64::from(lim.max_len)) as u16
+        };
+        let class = &mut self.classes[ci];
+        let fd = Fd::of_class(ci, len, class.next_seq, *self.next_buffer);
+        *self.next_buffer = self.next_buffer.wrapping_add(1);
+        class.next_seq += 1;
+        if DIRECT {
+            // Counted MAC-side at once; `leave_direct` takes back what has not got there.
+            class.mac_octets += u64::from(len);
+        } else {
+            class.in_push_queue += 1;
+        }
+        class.inflight += 1;
+        // The class was eligible, so only what the push moved (its credit, its backlog) can
+        // clear its bit.
+        let room = class.inflight < lim.class_credit;
+        let (w, bit) = (ci / 64, 1u64 << (ci % 64));
+        if !room {
+            self.elig.room[w] &= !bit;
+        }
+        if !UNIFORM && !lim.saturated {
+            let backlog = &mut self.pauses[ci].backlog;
+            *backlog -= 1;
+            if *backlog == 0 {
+                self.elig.wants[w] &= !bit;
+            }
+        }
+        let limit = self.qman_credit(p);
+        let port = &mut self.ports[p];
+        port.inflight += 1;
+        if port.inflight >= limit {
+            // (The port was open: QMAN just chose one of its classes.)
+            self.elig.set_open(p, false);
+        }
+        self.stats.enqueued += 1;
+        debug_assert_eq!(self.elig.class_bit(ci), self.class_ok(ci));
+        (p, fd)
+    }
+
+    /// See [`qman_credit`].
+    #[inline]
+    pub fn qman_credit(&self, p: usize) -> u32 {
+        qman_credit(self.lim, &self.ports[p % MAX_PORTS])
+    }
+
+    /// Whether QMAN may push class `ci` as far as its FSM and traffic go, and whether it is
+    /// below its class credit.
+    #[inline]
+    pub fn class_wants(&self, ci: usize) -> (bool, bool) {
+        let class = &self.classes[ci % MAX_CLASSES];
+        let halted = match self.lim.mode {
+            PauseMode::External => class.halted(),
+            PauseMode::Fifo => class.pause,
+            PauseMode::Stall => false,
+        };
+        let has_traffic = self.generating && (self.lim.saturated || self.pauses[ci].backlog > 0);
+        (!halted && has_traffic, class.inflight < self.lim.class_credit)
+    }
+
+    /// Whether QMAN may push class `ci`, leaving the port's credit aside (debug checks).
+    pub fn class_ok(&self, ci: usize) -> bool {
+        let (wants, room) = self.class_wants(ci);
+        wants && room
+    }
+
+    /// Puts an FD on the direct path in cycle `cycle`: in its port's MAC queue, passing the
+    /// NTI in cycle `nti`.
+    #[inline(always)]
+    pub fn queue_direct(&mut self, p: usize, nti: u64, fd: Fd, cycle: u64) {
+        let arrived = self.lim.cycle * nti;
+        let port = &mut self.ports[p];
+        port.queue.push_back(Queued { arrived, fd });
+        if port.queue.len() == 1 {
+            let at = port.busy_until.max(arrived + Picos(1));
+            self.wake_port(p, at, cycle);
+        }
+    }
+
+    // ===== transmission selection =====
+
+    /// Lets port `p`'s MAC look at its queue again no later than time `at` (but not in cycle
+    /// `cycle`: its MAC has run).
+    #[inline]
+    pub fn wake_port(&mut self, p: usize, at: Picos, cycle: u64) {
+        let at = self.lim.cycle_at(at);
+        self.wheel.insert(cycle + 1, at, p);
+    }
+
+    /// Port `p`'s MAC in cycle `cycle` (time `now`): starts a frame if it may, and schedules
+    /// itself for when it next may. `EXTERNAL`: known to be in `external` mode (the steady
+    /// loop's case; the other modes' selection is out of line).
+    #[inline(always)]
+    pub fn visit_mac<const EXTERNAL: bool, const UNIFORM: bool>(
+        &mut self,
+        p: usize,
+        now: Picos,
+        cycle: u64,
+    ) {
+        let sent = if EXTERNAL {
+            self.transmit_from_queue::<true, UNIFORM>(p, now)
+        } else {
+            match self.lim.mode {
+                PauseMode::External | PauseMode::Stall => {
+                    self.transmit_from_queue::<false, false>(p, now)
+                }
+                PauseMode::Fifo => self.transmit_from_fifo(p, now),
+            }
+        };
+        let at =
+            if sent && EXTERNAL { self.wake_time_after_send(p) } else { self.port_wake_time(p) };
+        if let Some(at) = at {
+            self.wake_port(p, at, cycle);
+        }
+    }
+
+    /// When port `p`'s MAC next has something to do, as far as its own state tells: a pause
+    /// timer running out, or its wire freeing while it holds a frame it may start. An FD
+    /// reaching an empty queue or a PFC frame wakes it earlier.
+    #[inline]
+    pub fn port_wake_time(&self, p: usize) -> Option<Picos> {
+        let port = &self.ports[p];
+        // The head's arrival at the MAC: in the past except for an FD on the direct path.
+        let sendable = match self.lim.mode {
+            PauseMode::External | PauseMode::Stall => port
+                .queue
+                .front()
+                .filter(|q| port.paused & (1 << q.fd.priority()) == 0)
+                .map(|q| q.arrived),
+            PauseMode::Fifo => (port.onchip_nonempty & !port.paused != 0).then_some(Picos::ZERO),
+        };
+        let at = match sendable {
+            // The MAC first sees an FD in the cycle after the NTI queued it.
+            Some(arrived) => port.next_resume.min(port.busy_until.max(arrived + Picos(1))),
+            None => port.next_resume,
+        };
+        (at != Picos::MAX).then_some(at)
+    }
+
+    /// `port_wake_time` after port `p` started a frame, in `external` mode, without reading
+    /// the new head of its queue (a dependent load on the hot path): when the wire frees, if
+    /// the queue holds anything. That is never later than `port_wake_time` (the head is never
+    /// of a paused class in this mode, and may not have passed the NTI yet), and a port looked
+    /// at before it can send is just rescheduled.
+    #[inline]
+    fn wake_time_after_send(&self, p: usize) -> Option<Picos> {
+        let port = &self.ports[p];
+        let at = if port.queue.is_empty() {
+            port.next_resume
+        } else {
+            port.next_resume.min(port.busy_until)
+        };
+        (at != Picos::MAX).then_some(at)
+    }
+
+    /// Transmission selection on port `p` from the MAC transmit queue (`external`, `stall`):
+    /// starts the next frame if the wire is free and one may start, and records its
+    /// departure. `EXTERNAL`: known to be in `external` mode, where no FD of a paused class is
+    /// ever in the queue (a pause returns them to the recycle path at once, restages those on
+    /// the direct path, and the NTI recycles the class's FDs until its FSM is idle again), so
+    /// the head needs no look at Priority_Paused.
+    #[inline(always)]
+    fn transmit_from_queue<const EXTERNAL: bool, const UNIFORM: bool>(
+        &mut self,
+        p: usize,
+        now: Picos,
+    ) -> bool {
+        let port = &mut self.ports[p];
+        if port.busy_until > now {
+            return false;
+        }
+        let Some(&Queued { arrived, fd }) = port.queue.front() else { return false };
+        debug_assert!(!EXTERNAL || port.paused & (1 << fd.priority()) == 0);
+        if !EXTERNAL && port.paused & (1 << fd.priority()) != 0 {
+            // Never start a paused frame; in `stall` mode it blocks the port.
+            return false;
+        }
+        if arrived >= now {
+            // On the direct path and not yet past the NTI (queued FDs arrived in an earlier
+            // cycle).
+            return false;
+        }
+        port.queue.pop_front();
+        self.depart::<UNIFORM>(p, now, arrived, fd);
+        true
+    }
+
+    /// Transmission selection from the on-chip FIFOs (`fifo`): round robin from `rr` over the
+    /// priorities with FDs and not paused.
+    #[inline(never)]
+    fn transmit_from_fifo(&mut self, p: usize, now: Picos) -> bool {
+        let port = &mut self.ports[p];
+        if port.busy_until > now {
+            return false;
+        }
+        let candidates = port.onchip_nonempty & !port.paused;
+        if candidates == 0 {
+            return false;
+        }
+        let start = port.rr;
+        let n =
+            (start + candidates.rotate_right(start as u32).trailing_zeros() as usize) % PRIORITIES;
+        port.rr = (n + 1) % PRIORITIES;
+        let onchip = &mut self.pauses[p * PRIORITIES + n].onchip;
+        let Some(fd) = onchip.pop_front() else { return false };
+        if onchip.is_empty() {
+            port.onchip_nonempty &= !(1 << n);
+        }
+        self.depart::<false>(p, now, now, fd);
+        true
+    }
+
+    /// A frame of port `p` that reached the MAC at `arrived` starts on the wire: the wire's
+    /// time, the credit given back, the order and reaction-bound checks, the statistics.
+    #[inline(always)]
+    fn depart<const UNIFORM: bool>(&mut self, p: usize, now: Picos, arrived: Picos, fd: Fd) {
+        let lim = self.lim;
+        let port = &mut self.ports[p];
+        let start = port.busy_until.max(arrived).max(now.saturating_sub(lim.cycle));
+        let wire = if UNIFORM { lim.uniform_wire } else { self.wire_time[usize::from(fd.len)] };
+        port.busy_until = start + wire;
+        port.inflight -= 1;
+        let reserve = u32::from(port.flush_waiting != 0);
+        let port_open = port.inflight + reserve < lim.port_credit;
+        let ci = fd.class() % MAX_CLASSES;
+        let class = &mut self.classes[ci];
+        class.inflight -= 1;
+        let class_room = class.inflight < lim.class_credit;
+        class.mac_octets -= u64::from(fd.len);
+        class.departed += 1;
+        if fd.seq != class.expected_seq {
+            self.stats.order_violations += 1;
+        }
+        class.expected_seq = fd.seq + 1;
+        if start >= class.indicated_at && start < class.indicated_until {
+            if start > class.indicated_at + PFC_REACTION_BOUND {
+                self.stats.late_frames += 1;
+            } else {
+                self.stats.frames_within_bound += 1;
+            }
+        }
+        self.stats.departed += 1;
+        self.stats.departed_octets += u64::from(fd.len);
+        if !UNIFORM && self.log.on {
+            self.log.list.push(Departure {
+                time: start,
+                port: fd.port(),
+                priority: fd.priority(),
+                seq: fd.seq,
+                len: fd.len,
+            });
+        }
+        // Giving back credit changes nothing else of the class's or the port's eligibility.
+        set_bit(&mut self.elig.room[ci / 64], ci % 64, class_room);
+        debug_assert_eq!(self.elig.class_bit(ci), self.class_ok(ci));
+        self.elig.set_open(ci / PRIORITIES, port_open);
+    }
+}
