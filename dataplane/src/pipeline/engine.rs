@@ -25,6 +25,7 @@ use crate::mac::PfcReceiver;
 use crate::sim::{EventQueue, SimRng};
 use crate::time::Picos;
 use crate::wire::{MacAddr, PfcFrame, PRIORITIES};
+use admission::Admission;
 use hot::{DepartureLog, Eligibility, Hot, Limits};
 
 /// A frame that started on the wire.
@@ -122,18 +123,10 @@ pub struct Pipeline {
     /// stages: the steady loop (`direct.rs`) then hands the rest of the cycle to
     /// `step_after_macs`.
     steady_break: bool,
-    /// QMI admission on the direct path while flush reads compete for it (`direct.rs`):
-    /// `admit_model` is on from the first flush read issued until no flush read is left and
-    /// no FD is held back; `admit_last` is then the QMI cycle given to the last FD QMAN
-    /// pushed, `admit_used` the number of QMAN's FDs given that cycle, `flush_sched` the
-    /// cycles in which the QMI takes the flush reads under way, in order, with their number
-    /// (`flush_next`: the first of them, `u64::MAX` if none); `held` has the FDs whose QMI
-    /// cycle is later than their push's latency gives, as (buffer, push cycle, QMI cycle).
-    admit_model: bool,
-    admit_last: u64,
-    admit_used: u32,
-    flush_sched: Ring<(u64, u32)>,
-    flush_next: u64,
+    /// QMI admission on the direct path while flush reads compete for it (`admission.rs`);
+    /// `held` has the FDs whose QMI cycle is later than their push's latency gives, as
+    /// (buffer, push cycle, QMI cycle).
+    admit: Admission,
     held: Ring<(u32, u64, u64)>,
     flush_inflight: Ring<(u64, Fd)>,
     recycle_staging: Ring<Fd>,
@@ -216,6 +209,7 @@ impl Pipeline {
             // credit that also bounds its external FIFO and, in `fifo` mode, its on-chip FIFO.
             class_credit: u32::try_from(cfg.class_depth_bound()).unwrap_or(u32::MAX),
             port_credit: u32::try_from(cfg.port_credit).unwrap_or(u32::MAX),
+            to_qmi: cfg.qman_latency.max(1),
             direct_transit: transit.unwrap_or(0),
             nclasses,
             saturated: cfg.traffic == Traffic::Saturated,
@@ -242,11 +236,7 @@ impl Pipeline {
             direct_possible: transit.is_some(),
             direct_leave: false,
             steady_break: false,
-            admit_model: false,
-            admit_last: 0,
-            admit_used: 0,
-            flush_sched: Ring::with_capacity(16),
-            flush_next: u64::MAX,
+            admit: Admission::new(),
             held: Ring::with_capacity(16),
             flush_inflight: Ring::with_capacity(16),
             recycle_staging: Ring::with_capacity(16),
@@ -387,7 +377,13 @@ impl Pipeline {
     /// The parts of the engine a descriptor's push and departure touch, borrowed apart.
     #[inline(always)]
     fn hot(&mut self) -> Hot<'_> {
-        Hot {
+        self.hot_and_admission().0
+    }
+
+    /// `hot`, and the QMI admission model beside it (the steady loop's kernel).
+    #[inline(always)]
+    fn hot_and_admission(&mut self) -> (Hot<'_>, &mut Admission) {
+        let hot = Hot {
             lim: &self.lim,
             ports: &mut self.ports,
             classes: &mut self.classes,
@@ -400,7 +396,8 @@ impl Pipeline {
             next_buffer: &mut self.next_buffer,
             wire_time: &self.wire_time,
             generating: self.generating,
-        }
+        };
+        (hot, &mut self.admit)
     }
 
     // ===== one cycle =====

@@ -4,14 +4,76 @@
 //! into the stages.
 
 use super::Pipeline;
+use crate::pipeline::ring::Ring;
+
+/// The model's state: `on` from the first flush read issued on the direct path until no flush
+/// read is left and no FD is held back; `last`, the QMI cycle given to the last FD QMAN
+/// pushed, and `used`, the number of QMAN's FDs given that cycle; `flush_sched`, the cycles
+/// in which the QMI takes the flush reads under way, in order, with their number
+/// (`flush_next`: the first of them, `u64::MAX` if none).
+#[derive(Debug)]
+pub(super) struct Admission {
+    pub on: bool,
+    pub last: u64,
+    pub used: u32,
+    pub flush_sched: Ring<(u64, u32)>,
+    pub flush_next: u64,
+}
+
+impl Admission {
+    pub fn new() -> Self {
+        Admission {
+            on: false,
+            last: 0,
+            used: 0,
+            flush_sched: Ring::with_capacity(16),
+            flush_next: u64::MAX,
+        }
+    }
+
+    /// Before QMAN's push in cycle `c` (`to_qmi`: the push's latency), with the model on:
+    /// forgets the flush reads that have entered the QMI, and turns the model off once no
+    /// flush read is left and no FD is held back past the push's latency (the push queue then
+    /// holds at most latency × width FDs again). Returns whether it is still on.
+    #[inline(always)]
+    pub fn prune(&mut self, c: u64, to_qmi: u64) -> bool {
+        if self.flush_next <= c {
+            while self.flush_sched.front().is_some_and(|&(t, _)| t <= c) {
+                self.flush_sched.pop_front();
+            }
+            self.flush_next = self.flush_sched.front().map_or(u64::MAX, |&(t, _)| t);
+        }
+        if self.flush_next == u64::MAX && self.last < c + to_qmi {
+            self.on = false;
+        }
+        self.on
+    }
+
+    /// With the model on (and pruned), whether the FDs QMAN pushes in cycle `c` enter the QMI
+    /// when the push's latency has elapsed, as without the model: no flush read is taken by
+    /// the QMI before them and none of QMAN's FDs is held back.
+    #[inline(always)]
+    pub fn unhindered(&self, c: u64, to_qmi: u64) -> bool {
+        let ready = c + to_qmi;
+        ready < self.flush_next && self.last < ready
+    }
+
+    /// After QMAN pushed `pushed` FDs unhindered in cycle `c`: the last QMI cycle given.
+    #[inline(always)]
+    pub fn pushed_unhindered(&mut self, c: u64, to_qmi: u64, pushed: u32) {
+        if pushed > 0 {
+            (self.last, self.used) = (c + to_qmi, pushed);
+        }
+    }
+}
 
 impl Pipeline {
     /// Turns the QMI admission model off and forgets it (the direct path is taken or left).
     pub(super) fn admit_reset(&mut self) {
         self.direct_leave = false;
-        self.admit_model = false;
-        self.flush_sched.clear();
-        self.flush_next = u64::MAX;
+        self.admit.on = false;
+        self.admit.flush_sched.clear();
+        self.admit.flush_next = u64::MAX;
         self.held.clear();
     }
 
@@ -21,13 +83,13 @@ impl Pipeline {
     /// (or may: before the last FD's, the model does not know), the direct path is left at
     /// the start of the next cycle.
     pub(super) fn admit_flush_read(&mut self, arrival: u64) {
-        if !self.admit_model {
+        if !self.admit.on {
             self.admit_start();
         }
         let width = self.cfg.width as u64;
         // (Reaching the QMI in this cycle, it is taken in the next: the QMI has run.)
         let arrival = arrival.max(self.cycle + 1);
-        let (at, before) = match self.flush_sched.back() {
+        let (at, before) = match self.admit.flush_sched.back() {
             Some(&(t, n)) if t >= arrival => {
                 if u64::from(n) < width {
                     (t, u64::from(n))
@@ -37,16 +99,16 @@ impl Pipeline {
             }
             _ => (arrival, 0),
         };
-        if at < self.admit_last
-            || at == self.admit_last && before + u64::from(self.admit_used) >= width
+        if at < self.admit.last
+            || at == self.admit.last && before + u64::from(self.admit.used) >= width
         {
             self.direct_leave = true;
         }
-        match self.flush_sched.back_mut() {
+        match self.admit.flush_sched.back_mut() {
             Some((t, n)) if *t == at => *n += 1,
-            _ => self.flush_sched.push_back((at, 1)),
+            _ => self.admit.flush_sched.push_back((at, 1)),
         }
-        self.flush_next = self.flush_next.min(at);
+        self.admit.flush_next = self.admit.flush_next.min(at);
     }
 
     /// Turns the QMI admission model on at the end of cycle `cycle`: finds the last QMI cycle
@@ -73,52 +135,27 @@ impl Pipeline {
         for (ready, _) in self.push_queue.iter() {
             count(ready - lq + to_qmi);
         }
-        (self.admit_last, self.admit_used) = (last, used);
-        self.flush_sched.clear();
-        self.flush_next = u64::MAX;
-        self.admit_model = true;
+        (self.admit.last, self.admit.used) = (last, used);
+        self.admit.flush_sched.clear();
+        self.admit.flush_next = u64::MAX;
+        self.admit.on = true;
     }
 
     /// QMAN's push in this cycle with the model on (out of line on its own; inlined into the
     /// steady loop's flush epochs).
     #[inline(always)]
     pub(super) fn qman_push_admit(&mut self) {
-        if !self.admit_prune() {
+        let (c, to_qmi) = (self.cycle, self.to_qmi());
+        if !self.admit.prune(c, to_qmi) {
             self.qman_push::<true, false>();
-            return;
-        }
-        let ready = self.cycle + self.to_qmi();
-        if ready < self.flush_next && self.admit_last < ready {
-            // No flush read is taken by the QMI before this cycle's FDs and none is held
-            // back: they enter it when the push's latency has elapsed, as without the model.
+        } else if self.admit.unhindered(c, to_qmi) {
             let before = self.next_buffer;
             self.qman_push::<true, false>();
             let pushed = self.next_buffer.wrapping_sub(before);
-            if pushed > 0 {
-                (self.admit_last, self.admit_used) = (ready, pushed);
-            }
+            self.admit.pushed_unhindered(c, to_qmi, pushed);
         } else {
             self.qman_push::<true, true>();
         }
-    }
-
-    /// Before QMAN's push in this cycle, with the model on: forgets the flush reads that have
-    /// entered the QMI, and turns the model off once no flush read is left and no FD is held
-    /// back past the push's latency (the push queue then holds at most latency × width FDs
-    /// again). Returns whether it is still on.
-    #[inline(always)]
-    fn admit_prune(&mut self) -> bool {
-        let c = self.cycle;
-        if self.flush_next <= c {
-            while self.flush_sched.front().is_some_and(|&(t, _)| t <= c) {
-                self.flush_sched.pop_front();
-            }
-            self.flush_next = self.flush_sched.front().map_or(u64::MAX, |&(t, _)| t);
-        }
-        if self.flush_next == u64::MAX && self.admit_last < c + self.to_qmi() {
-            self.admit_model = false;
-        }
-        self.admit_model
     }
 
     /// With the model on, the QMI cycle the next FD QMAN pushes in this cycle would be given,
@@ -129,18 +166,18 @@ impl Pipeline {
     pub(super) fn admit_next(&self) -> (u64, u32) {
         let width = self.cfg.width as u64;
         let ready = self.cycle + self.to_qmi();
-        let (mut t, mut used) = if self.admit_last >= ready {
-            (self.admit_last, u64::from(self.admit_used))
+        let (mut t, mut used) = if self.admit.last >= ready {
+            (self.admit.last, u64::from(self.admit.used))
         } else {
             (ready, 0)
         };
         // (The flush reads' cycles are in order: one pass.)
         let mut k = 0;
         loop {
-            while self.flush_sched.get(k).is_some_and(|&(f, _)| f < t) {
+            while self.admit.flush_sched.get(k).is_some_and(|&(f, _)| f < t) {
                 k += 1;
             }
-            let flushes = match self.flush_sched.get(k) {
+            let flushes = match self.admit.flush_sched.get(k) {
                 Some(&(f, n)) if f == t => u64::from(n),
                 _ => 0,
             };
@@ -176,7 +213,7 @@ impl Pipeline {
     /// returns the cycle in which it passes the NTI.
     #[inline]
     pub(super) fn admit(&mut self, (t, used): (u64, u32), buffer: u32) -> u64 {
-        (self.admit_last, self.admit_used) = (t, used + 1);
+        (self.admit.last, self.admit.used) = (t, used + 1);
         if t != self.cycle + self.to_qmi() {
             // (Forgetting those that have entered the QMI: only the others are looked up.)
             while self.held.front().is_some_and(|&(_, _, qmi)| qmi <= self.cycle) {

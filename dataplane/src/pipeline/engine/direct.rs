@@ -18,7 +18,7 @@
 //! up to `width` a cycle, then the push queue's in order. Flush reads do not end the path when
 //! their effect can be computed at the push. From the first flush read issued on it until no
 //! flush read is under way and no FD is held back, QMAN's push runs a model of the QMI's
-//! admission (`admit_*`): the cycle in which the QMI takes each flush read is known when it is
+//! admission (`admission.rs`): the cycle in which the QMI takes each flush read is known when it is
 //! issued (its arrival, behind the flush reads before it), and an FD pushed in cycle c enters
 //! the QMI in the first cycle from c + max(qman latency, 1), and not before the FD pushed
 //! before it, that still has a place after that cycle's flush reads and the FDs pushed before
@@ -47,6 +47,7 @@
 //! On the direct path, the per-class counts of FDs in the push queue and upstream cover only
 //! the FDs in the stages, and an FD's octets count MAC-side from its push.
 
+use super::admission::Admission;
 use super::hot::Hot;
 use super::{PauseMode, Pipeline, Queued, Stage, MAX_PORTS};
 use crate::pipeline::class::{FsmState, MAX_CLASSES};
@@ -178,7 +179,7 @@ impl Pipeline {
     /// starts with FDs of its class on their way is finished by `step_after_macs`.
     #[inline(always)]
     pub(super) fn run_steady(&mut self, end: u64) {
-        if self.admit_model {
+        if self.admit.on {
             self.run_steady_admitted(end);
         } else {
             self.run_steady_of::<false>(end);
@@ -202,7 +203,7 @@ impl Pipeline {
         let mut dma_from = self.dma_from();
         self.steady_break = false;
         while self.cycle < until {
-            if self.cycle < dma_from && !(ADMIT && self.admit_model) {
+            if self.cycle < dma_from {
                 self.run_kernel(until.min(dma_from));
                 if self.cycle >= until {
                     break;
@@ -222,9 +223,9 @@ impl Pipeline {
             }
             debug_assert!(self.direct);
             if !ADMIT {
-                debug_assert!(!self.admit_model);
+                debug_assert!(!self.admit.on);
                 self.qman_push::<true, false>();
-            } else if self.admit_model {
+            } else if self.admit.on {
                 self.qman_push_admit();
             } else {
                 self.qman_push::<true, false>();
@@ -238,7 +239,7 @@ impl Pipeline {
             self.cycle += 1;
             if dma {
                 if self.direct_leave
-                    || !ADMIT && self.admit_model
+                    || !ADMIT && self.admit.on
                     || !(self.active.is_empty() || self.fsms_blocked())
                 {
                     return;
@@ -272,11 +273,23 @@ impl Pipeline {
             #[cfg(test)]
             let from = self.cycle;
             let mut cycle = self.cycle;
-            let mut hot = self.hot();
-            if small {
-                steady_cycles::<true>(&mut hot, &mut cycle, until);
-            } else {
-                steady_cycles::<false>(&mut hot, &mut cycle, until);
+            let (mut hot, admit) = self.hot_and_admission();
+            // While the QMI admission model is on, a loop that asks it each cycle; once it is
+            // off (it is only turned on by a flush read, which ends the kernel), one that
+            // does not.
+            if admit.on {
+                if small {
+                    steady_cycles::<true, true>(&mut hot, admit, &mut cycle, until);
+                } else {
+                    steady_cycles::<false, true>(&mut hot, admit, &mut cycle, until);
+                }
+            }
+            if !admit.on {
+                if small {
+                    steady_cycles::<true, false>(&mut hot, admit, &mut cycle, until);
+                } else {
+                    steady_cycles::<false, false>(&mut hot, admit, &mut cycle, until);
+                }
             }
             self.cycle = cycle;
             #[cfg(test)]
@@ -340,7 +353,7 @@ impl Pipeline {
 
     /// Cycles from QMAN's push to the QMI when nothing holds an FD back.
     pub(super) fn to_qmi(&self) -> u64 {
-        self.cfg.qman_latency.max(1)
+        self.lim.to_qmi
     }
 
     /// Leaves the direct path at the start of a cycle: the FDs that have not passed the NTI
@@ -449,18 +462,31 @@ impl Pipeline {
 /// Steady cycles from `cycle` to `until` in which no pause starts or ends, no PFC frame
 /// arrives, no Pause FSM, DMA operation or stage has work and no traffic is offered: each is
 /// the MACs due, then QMAN's pushes onto the direct path, as `run_steady_of` would do them.
-/// `SMALL`: saturated traffic of one frame length, up to 8 ports, departures not recorded.
+/// `SMALL`: saturated traffic of one frame length, up to 8 ports, departures not recorded;
+/// `ADMIT`: the QMI admission model is on.
 ///
 /// Out of line, on the parts of the engine borrowed apart (`hot.rs`): about 40 % more
 /// descriptors per second in the benchmark without pause than the same work inlined into
 /// `run`, where the port table, bitmaps and credits were read from memory again after each
 /// store.
 #[inline(never)]
-fn steady_cycles<const SMALL: bool>(hot: &mut Hot, cycle: &mut u64, until: u64) {
+fn steady_cycles<const SMALL: bool, const ADMIT: bool>(
+    hot: &mut Hot,
+    admit: &mut Admission,
+    cycle: &mut u64,
+    until: u64,
+) {
     let lim = hot.lim;
     let words = if SMALL { 1 } else { hot.wheel.words() };
     let mut c = *cycle;
     while c < until {
+        // `ADMIT`: the QMI admission model is on; this loop runs the cycles whose FDs enter
+        // the QMI unhindered, and stops when the model goes off or a cycle is not one of
+        // those (`Pipeline::qman_push_admit`; the MACs do not change the model).
+        if ADMIT && !(admit.prune(c, lim.to_qmi) && admit.unhindered(c, lim.to_qmi)) {
+            break;
+        }
+        let pushed_before = *hot.next_buffer;
         let now = lim.cycle * c;
         for w in 0..words {
             let mut due = hot.wheel.take(c, w);
@@ -479,6 +505,9 @@ fn steady_cycles<const SMALL: bool>(hot: &mut Hot, cycle: &mut u64, until: u64) 
             let Some(ci) = next else { break };
             let (p, fd) = hot.push::<true, SMALL>(ci);
             hot.queue_direct(p, c + lim.direct_transit, fd, c);
+        }
+        if ADMIT {
+            admit.pushed_unhindered(c, lim.to_qmi, hot.next_buffer.wrapping_sub(pushed_before));
         }
         c += 1;
     }

@@ -32,7 +32,8 @@ pub(super) struct Limits {
     /// FDs one class, and one port, may have in flight.
     pub class_credit: u32,
     pub port_credit: u32,
-    /// Cycles from QMAN's push to the NTI on the direct path.
+    /// Cycles from QMAN's push to the QMI, and to the NTI, on the direct path.
+    pub to_qmi: u64,
     pub direct_transit: u64,
     pub nclasses: usize,
     /// Every class always has traffic (no backlogs to count).

@@ -20,7 +20,7 @@ impl Pipeline {
     /// QMAN pushes up to `width` FDs on the direct path (`direct.rs`).
     #[inline(always)]
     pub(super) fn qman_push_direct(&mut self) {
-        if self.admit_model {
+        if self.admit.on {
             self.qman_push_admitted();
         } else {
             self.qman_push::<true, false>();
