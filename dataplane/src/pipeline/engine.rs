@@ -211,6 +211,7 @@ impl Pipeline {
             port_credit: u32::try_from(cfg.port_credit).unwrap_or(u32::MAX),
             to_qmi: cfg.qman_latency.max(1),
             direct_transit: transit.unwrap_or(0),
+            direct_transit_time: cfg.cycle * transit.unwrap_or(0),
             nclasses,
             saturated: cfg.traffic == Traffic::Saturated,
             min_len: cfg.min_len,

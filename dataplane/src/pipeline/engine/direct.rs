@@ -479,6 +479,7 @@ fn steady_cycles<const SMALL: bool, const ADMIT: bool>(
     let lim = hot.lim;
     let words = if SMALL { 1 } else { hot.wheel.words() };
     let mut c = *cycle;
+    let mut now = lim.cycle * c;
     while c < until {
         // `ADMIT`: the QMI admission model is on; this loop runs the cycles whose FDs enter
         // the QMI unhindered, and stops when the model goes off or a cycle is not one of
@@ -487,7 +488,6 @@ fn steady_cycles<const SMALL: bool, const ADMIT: bool>(
             break;
         }
         let pushed_before = *hot.next_buffer;
-        let now = lim.cycle * c;
         for w in 0..words {
             let mut due = hot.wheel.take(c, w);
             while due != 0 {
@@ -504,12 +504,13 @@ fn steady_cycles<const SMALL: bool, const ADMIT: bool>(
             };
             let Some(ci) = next else { break };
             let (p, fd) = hot.push::<true, SMALL>(ci);
-            hot.queue_direct(p, c + lim.direct_transit, fd, c);
+            hot.queue_direct_at(p, now + lim.direct_transit_time, fd, c);
         }
         if ADMIT {
             admit.pushed_unhindered(c, lim.to_qmi, hot.next_buffer.wrapping_sub(pushed_before));
         }
         c += 1;
+        now = now + lim.cycle;
     }
     *cycle = c;
 }

@@ -35,6 +35,8 @@ pub(super) struct Limits {
     /// Cycles from QMAN's push to the QMI, and to the NTI, on the direct path.
     pub to_qmi: u64,
     pub direct_transit: u64,
+    /// `direct_transit` as a time.
+    pub direct_transit_time: Picos,
     pub nclasses: usize,
     /// Every class always has traffic (no backlogs to count).
     pub saturated: bool,
@@ -285,7 +287,12 @@ impl Hot<'_> {
     /// NTI in cycle `nti`.
     #[inline(always)]
     pub fn queue_direct(&mut self, p: usize, nti: u64, fd: Fd, cycle: u64) {
-        let arrived = self.lim.cycle * nti;
+        self.queue_direct_at(p, self.lim.cycle * nti, fd, cycle);
+    }
+
+    /// `queue_direct` with the start of the NTI cycle as a time.
+    #[inline(always)]
+    pub fn queue_direct_at(&mut self, p: usize, arrived: Picos, fd: Fd, cycle: u64) {
         let port = &mut self.ports[p];
         port.queue.push_back(Queued { arrived, fd });
         if port.queue.len() == 1 {
