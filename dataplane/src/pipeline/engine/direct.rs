@@ -200,38 +200,27 @@ impl Pipeline {
     #[inline(always)]
     fn run_steady_of<const ADMIT: bool>(&mut self, end: u64) {
         let mut until = self.steady_until(end);
-        let mut dma_from = self.dma_from();
+        let mut plan = self.dma_plan();
         self.steady_break = false;
         while self.cycle < until {
-            if self.cycle < dma_from {
-                self.run_kernel(until.min(dma_from));
-                if self.cycle >= until {
+            // The kernel runs the cycles it can; if it stops in the middle of one (the MACs and
+            // QMAN have run, and a waiting flush read's port now has credit), the DMA engine
+            // finishes it below.
+            let mut mid_cycle = false;
+            if self.cycle < plan.kernel_until {
+                mid_cycle = self.run_kernel(until.min(plan.kernel_until), plan.read_ports);
+                if !mid_cycle && self.cycle >= until {
                     break;
                 }
             }
-            if self.wheel.any_due(self.cycle) {
-                // (The steady path is only taken in `external` mode.)
-                let now = self.now();
-                self.mac_ports_of::<true>(now);
+            if !mid_cycle {
+                self.steady_macs_and_qman::<ADMIT>();
                 if self.steady_break {
-                    // A pause started or ended: the FSMs are to be looked at again, and the
-                    // FDs of a class that started on their way are in the stages (if that
-                    // made the engine leave the direct path, at least the one held back is).
-                    self.step_after_macs(now);
                     return;
                 }
             }
-            debug_assert!(self.direct);
-            if !ADMIT {
-                debug_assert!(!self.admit.on);
-                self.qman_push::<true, false>();
-            } else if self.admit.on {
-                self.qman_push_admit();
-            } else {
-                self.qman_push::<true, false>();
-            }
-            let dma = self.cycle >= dma_from && self.dma_has_work();
-            debug_assert!(dma || !self.dma_has_work());
+            let dma = mid_cycle || self.cycle >= plan.dma_from && self.dma_has_work();
+            debug_assert_eq!(dma, self.dma_has_work());
             if dma {
                 self.dma();
             }
@@ -246,22 +235,52 @@ impl Pipeline {
                 }
                 // A flush read may be under way.
                 until = self.steady_until(end);
-                dma_from = self.dma_from();
+                plan = self.dma_plan();
             }
         }
     }
 
-    /// Runs steady cycles in `steady_kernel` until `until`, or until the first cycle in which a
+    /// One steady cycle's MACs and QMAN, outside the kernel. A pause starting or ending at a
+    /// MAC sets `steady_break`, and `step_after_macs` then finishes the cycle.
+    #[inline(always)]
+    fn steady_macs_and_qman<const ADMIT: bool>(&mut self) {
+        if self.wheel.any_due(self.cycle) {
+            // (The steady path is only taken in `external` mode.)
+            let now = self.now();
+            self.mac_ports_of::<true>(now);
+            if self.steady_break {
+                // A pause started or ended: the FSMs are to be looked at again, and the FDs of
+                // a class that started on their way are in the stages (if that made the engine
+                // leave the direct path, at least the one held back is).
+                self.step_after_macs(now);
+                return;
+            }
+        }
+        debug_assert!(self.direct);
+        if !ADMIT {
+            debug_assert!(!self.admit.on);
+            self.qman_push::<true, false>();
+        } else if self.admit.on {
+            self.qman_push_admit();
+        } else {
+            self.qman_push::<true, false>();
+        }
+    }
+
+    /// Runs steady cycles in `steady_cycles` until `until`, or until the first cycle in which a
     /// pause timer runs out or random traffic is offered, which the kernel leaves to
-    /// `run_steady_of` (so that it never has to leave the steady state itself).
+    /// `run_steady_of` (so that it never has to leave the steady state itself). Returns
+    /// whether it stopped after the MACs and QMAN of a cycle because a flush read waiting on
+    /// one of `read_ports` (a bit per port) may now go.
     #[inline]
-    fn run_kernel(&mut self, until: u64) {
+    fn run_kernel(&mut self, until: u64, read_ports: u64) -> bool {
         let mut until = until;
         if matches!(self.cfg.traffic, Traffic::Random { .. }) && self.generating {
             until = until.min(self.cycle.next_multiple_of(64));
         }
         let resume = self.ports[..self.cfg.ports].iter().map(|p| p.next_resume).min();
         until = until.min(self.cycle_at(resume.unwrap_or(Picos::MAX)));
+        let mut mid_cycle = false;
         if self.cycle < until {
             // The benchmark's case, with fewer questions per descriptor: saturated traffic of
             // one frame length, up to 8 ports, departures not recorded.
@@ -277,19 +296,21 @@ impl Pipeline {
             // While the QMI admission model is on, a loop that asks it each cycle; once it is
             // off (it is only turned on by a flush read, which ends the kernel), one that
             // does not.
-            if admit.on {
-                if small {
-                    steady_cycles::<true, true>(&mut hot, admit, &mut cycle, until);
+            let (h, a, c, r) = (&mut hot, admit, &mut cycle, read_ports);
+            if a.on {
+                mid_cycle = if small {
+                    steady_cycles::<true, true>(h, a, c, until, r)
                 } else {
-                    steady_cycles::<false, true>(&mut hot, admit, &mut cycle, until);
-                }
+                    steady_cycles::<false, true>(h, a, c, until, r)
+                };
             }
-            if !admit.on {
-                if small {
-                    steady_cycles::<true, false>(&mut hot, admit, &mut cycle, until);
+            // (The loop without the model does not watch the reads' ports.)
+            if !mid_cycle && !a.on && r == 0 {
+                mid_cycle = if small {
+                    steady_cycles::<true, false>(h, a, c, until, r)
                 } else {
-                    steady_cycles::<false, false>(&mut hot, admit, &mut cycle, until);
-                }
+                    steady_cycles::<false, false>(h, a, c, until, r)
+                };
             }
             self.cycle = cycle;
             #[cfg(test)]
@@ -297,6 +318,7 @@ impl Pipeline {
                 self.kernel_cycles[usize::from(small)] += cycle - from;
             }
         }
+        mid_cycle
     }
 
     /// The steady loop runs until the end of the run, the next PFC frame, or the first flush
@@ -306,18 +328,32 @@ impl Pipeline {
         end.min(self.stages_wake()).min(self.cycle_at(self.next_pfc))
     }
 
-    /// The first cycle from which the DMA engine may have work (`u64::MAX`: none): a write
-    /// to complete or to issue, or, while a flush epoch has FDs left to read, this one (its
-    /// port's credit is then looked at in every cycle).
+    /// When the DMA engine may next have work (see `DmaPlan`).
     #[inline]
-    fn dma_from(&self) -> u64 {
-        let reads = self.active.iter().any(|&ci| {
-            self.classes[ci % MAX_CLASSES].fsm == FsmState::Flushing && self.pauses[ci].to_read > 0
-        });
-        if reads || !self.recycle_staging.is_empty() {
-            self.cycle
-        } else {
-            self.writes_inflight.front().map_or(u64::MAX, |&(t, _)| t)
+    fn dma_plan(&self) -> DmaPlan {
+        let (mut read_ports, mut far_reads) = (0u64, false);
+        for &ci in &self.active {
+            if self.classes[ci % MAX_CLASSES].fsm == FsmState::Flushing
+                && self.pauses[ci].to_read > 0
+            {
+                let p = ci / PRIORITIES;
+                if p < 64 {
+                    read_ports |= 1 << p;
+                } else {
+                    far_reads = true;
+                }
+            }
+        }
+        let writes = self.writes_inflight.front().map_or(u64::MAX, |&(t, _)| t);
+        let staged = !self.recycle_staging.is_empty();
+        let now = self.cycle;
+        // (Only the kernel's loop for the admission model watches the reads' ports: the
+        // first read of an epoch turns the model on.)
+        let watched = self.admit.on && !far_reads;
+        DmaPlan {
+            dma_from: if staged || far_reads || read_ports != 0 { now } else { writes },
+            kernel_until: if staged || read_ports != 0 && !watched { now } else { writes },
+            read_ports,
         }
     }
 
@@ -475,7 +511,8 @@ fn steady_cycles<const SMALL: bool, const ADMIT: bool>(
     admit: &mut Admission,
     cycle: &mut u64,
     until: u64,
-) {
+    read_ports: u64,
+) -> bool {
     let lim = hot.lim;
     let words = if SMALL { 1 } else { hot.wheel.words() };
     let mut c = *cycle;
@@ -509,10 +546,27 @@ fn steady_cycles<const SMALL: bool, const ADMIT: bool>(
         if ADMIT {
             admit.pushed_unhindered(c, lim.to_qmi, hot.next_buffer.wrapping_sub(pushed_before));
         }
+        if ADMIT && read_ports != 0 && hot.reads_have_credit(read_ports) {
+            *cycle = c;
+            return true;
+        }
         c += 1;
         now = now + lim.cycle;
     }
     *cycle = c;
+    false
+}
+
+/// When the DMA engine may next have work: `dma_from`, the first cycle (`u64::MAX`: none) in
+/// which a write completes or is to be issued, or this one while a flush epoch has FDs left
+/// to read (its port's credit is then looked at in every cycle); `kernel_until`, the same
+/// leaving out, while the QMI admission model is on, those reads of ports below 64, whose
+/// ports are the bits of `read_ports`: the kernel's loop for the model runs on and stops in
+/// the cycle in which one of them has credit.
+struct DmaPlan {
+    dma_from: u64,
+    kernel_until: u64,
+    read_ports: u64,
 }
 
 #[cfg(test)]

@@ -263,6 +263,20 @@ impl Hot<'_> {
         qman_credit(self.lim, &self.ports[p % MAX_PORTS])
     }
 
+    /// Whether one of the ports of `ports` (a bit per port below 64) has credit for a flush
+    /// read (`Pipeline::dma`).
+    #[inline]
+    pub fn reads_have_credit(&self, mut ports: u64) -> bool {
+        while ports != 0 {
+            let p = ports.trailing_zeros() as usize;
+            if self.ports[p % MAX_PORTS].inflight < self.lim.port_credit {
+                return true;
+            }
+            ports &= ports - 1;
+        }
+        false
+    }
+
     /// Whether QMAN may push class `ci` as far as its FSM and traffic go, and whether it is
     /// below its class credit.
     #[inline]
