@@ -551,7 +551,7 @@ fn steady_cycles<const SMALL: bool, const ADMIT: bool>(
             return true;
         }
         c += 1;
-        now = now + lim.cycle;
+        now += lim.cycle;
     }
     *cycle = c;
     false
