@@ -24,6 +24,7 @@ pub(crate) const MAX_CLASSES: usize = 2048;
 
 /// What the engine touches per (port, priority) for every frame: one 64-octet cache line.
 #[derive(Debug, Clone, Copy)]
+#[repr(align(64))]
 pub(crate) struct Class {
     /// QMAN's next sequence number.
     pub next_seq: u64,

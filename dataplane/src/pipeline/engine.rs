@@ -135,6 +135,8 @@ pub struct Pipeline {
     pfc_events: EventQueue<PfcEvent>,
     /// When the earliest PFC event is due (`Picos::MAX` if none).
     next_pfc: Picos,
+    /// When the first of the ports' pause timers runs out (`Picos::MAX` if none is running).
+    next_resume: Picos,
     /// Classes whose Pause FSM is not idle.
     active: Vec<usize>,
     /// QMAN's eligibility bitmap and round robin.
@@ -245,6 +247,7 @@ impl Pipeline {
             external_used: 0,
             pfc_events: EventQueue::new(),
             next_pfc: Picos::MAX,
+            next_resume: Picos::MAX,
             active: Vec::new(),
             elig: Eligibility::new(cfg.ports),
             generating: true,

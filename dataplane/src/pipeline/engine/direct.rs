@@ -278,8 +278,7 @@ impl Pipeline {
         if matches!(self.cfg.traffic, Traffic::Random { .. }) && self.generating {
             until = until.min(self.cycle.next_multiple_of(64));
         }
-        let resume = self.ports[..self.cfg.ports].iter().map(|p| p.next_resume).min();
-        until = until.min(self.cycle_at(resume.unwrap_or(Picos::MAX)));
+        until = until.min(self.cycle_at(self.next_resume));
         let mut mid_cycle = false;
         if self.cycle < until {
             // The benchmark's case, with fewer questions per descriptor: saturated traffic of

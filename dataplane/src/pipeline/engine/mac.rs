@@ -51,6 +51,8 @@ impl Pipeline {
         let changed = vector ^ self.ports[p].paused;
         self.ports[p].paused = vector;
         self.ports[p].next_resume = self.receivers[p].next_resume(now).unwrap_or(Picos::MAX);
+        let ports = &self.ports[..self.cfg.ports];
+        self.next_resume = ports.iter().map(|port| port.next_resume).min().unwrap_or(Picos::MAX);
         if changed != 0 {
             self.steady_break = true;
         }
