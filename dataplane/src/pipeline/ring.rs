@@ -52,6 +52,14 @@ impl<T: Copy + Default> Ring<T> {
         self.tail += 1;
     }
 
+    /// Drops the front element, which the caller has just looked at with `front` (the
+    /// emptiness and bounds checks were made there).
+    #[inline]
+    pub fn drop_front(&mut self) {
+        debug_assert!(!self.is_empty());
+        self.head += 1;
+    }
+
     #[inline]
     pub fn pop_front(&mut self) -> Option<T> {
         if self.is_empty() {

@@ -31,8 +31,13 @@ impl WakeWheel {
     /// whose slot has not been taken yet.
     #[inline]
     pub fn insert(&mut self, earliest: u64, at: u64, p: usize) {
+        // Within a turn of the wheel from `earliest` (one unsigned comparison), else clamped.
         // (Not `clamp`: its check that the bounds are in order costs a branch per insert.)
-        let at = at.max(earliest).min(earliest + SLOTS - 1);
+        let at = if at.wrapping_sub(earliest) < SLOTS {
+            at
+        } else {
+            at.max(earliest).min(earliest + SLOTS - 1)
+        };
         self.bits[Self::index(at, p / 64)] |= 1 << (p % 64);
     }
 

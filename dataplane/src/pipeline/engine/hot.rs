@@ -126,8 +126,10 @@ impl Eligibility {
         if word == 0 {
             return None; // the common answer once the ports' credit is taken
         }
-        let start = if self.rr < nclasses { self.rr } else { 0 };
-        let later = word & (u64::MAX << (start % 64));
+        // (`rr` is at most `nclasses` ≤ 64; at `nclasses` it wraps to 0, and below 64 a
+        // start at `nclasses` finds no class in the word either, so `% 64` is enough.)
+        debug_assert!(self.rr <= nclasses);
+        let later = word & (u64::MAX << (self.rr % 64));
         let pick = if later != 0 { later } else { word };
         Some(pick.trailing_zeros() as usize)
     }
@@ -418,8 +420,11 @@ impl Hot<'_> {
             // cycle).
             return false;
         }
-        port.queue.pop_front();
-        self.depart::<UNIFORM>(p, now, arrived, fd);
+        // FDs reach the MAC at cycle boundaries, so this one, which reached it in an earlier
+        // cycle, may start from the start of the last one (`depart`).
+        debug_assert_eq!(arrived.as_ps() % self.lim.cycle_ps, 0);
+        port.queue.drop_front();
+        self.depart::<UNIFORM>(p, now.saturating_sub(self.lim.cycle), fd);
         true
     }
 
@@ -444,17 +449,19 @@ impl Hot<'_> {
         if onchip.is_empty() {
             port.onchip_nonempty &= !(1 << n);
         }
-        self.depart::<false>(p, now, now, fd);
+        self.depart::<false>(p, now, fd);
         true
     }
 
-    /// A frame of port `p` that reached the MAC at `arrived` starts on the wire: the wire's
-    /// time, the credit given back, the order and reaction-bound checks, the statistics.
+    /// A frame of port `p` that may start from `from` (the time it reached the MAC, or the
+    /// start of the last cycle if it reached it earlier) starts on the wire as soon as the
+    /// wire is free: the wire's time, the credit given back, the order and reaction-bound
+    /// checks, the statistics.
     #[inline(always)]
-    fn depart<const UNIFORM: bool>(&mut self, p: usize, now: Picos, arrived: Picos, fd: Fd) {
+    fn depart<const UNIFORM: bool>(&mut self, p: usize, from: Picos, fd: Fd) {
         let lim = self.lim;
         let port = &mut self.ports[p];
-        let start = port.busy_until.max(arrived).max(now.saturating_sub(lim.cycle));
+        let start = port.busy_until.max(from);
         let wire = if UNIFORM { lim.uniform_wire } else { self.wire_time[usize::from(fd.len)] };
         port.busy_until = start + wire;
         port.inflight -= 1;
@@ -470,7 +477,8 @@ impl Hot<'_> {
             self.stats.order_violations += 1;
         }
         class.expected_seq = fd.seq + 1;
-        if start >= class.indicated_at && start < class.indicated_until {
+        // (Ends at the first comparison for a class never told to pause.)
+        if start < class.indicated_until && start >= class.indicated_at {
             if start > class.indicated_at + PFC_REACTION_BOUND {
                 self.stats.late_frames += 1;
             } else {
