@@ -133,17 +133,11 @@ impl Pipeline {
         self.admit_reset();
     }
 
-    /// On the direct path in a steady state: nothing in the push queue, no flush read
-    /// reaching the QMI and no FD passing the NTI in this cycle, no PFC frame due, and every
-    /// Pause FSM waiting for something only a pause ending, the DMA engine or the stages can
-    /// bring (`fsms_blocked`). With no pause at all, that is every cycle; with one class
-    /// paused, most, its recycling and flush epochs included.
+    /// On the direct path in a steady state: nothing in the push queue, no PFC frame due and
+    /// the direct path not to be left. With no pause at all, that is every cycle; with one
+    /// class paused, most, its recycling and flush epochs included.
     pub(super) fn steady(&self) -> bool {
-        self.next_pfc > self.now()
-            && !self.direct_leave
-            && self.push_queue.is_empty()
-            && self.stages_wake() > self.cycle
-            && self.fsms_blocked()
+        self.next_pfc > self.now() && !self.direct_leave && self.push_queue.is_empty()
     }
 
     /// The first cycle in which a flush read reaches the QMI or an FD passes the NTI
@@ -172,11 +166,11 @@ impl Pipeline {
     }
 
     /// Runs steady cycles (see `steady`) until `end` or the steady state ends: a cycle is
-    /// then the MACs, QMAN, a flush read if a port's credit allows one, and the traffic
-    /// offered, which is what `step` does in that state without asking each part whether it
-    /// has work. A PFC frame, a pause starting or ending at a MAC, an FSM with work, a flush
-    /// read reaching the QMI or an FD passing the NTI ends it; the cycle in which a pause
-    /// starts with FDs of its class on their way is finished by `step_after_macs`.
+    /// then the Pause FSMs if one has work, the MACs, the stages if a flush read reaches the
+    /// QMI or an FD passes the NTI, QMAN, the DMA engine if it has work, and the traffic
+    /// offered: what `step` does in that state, without asking each part whether it has work.
+    /// A PFC frame, a pause starting or ending at a MAC, or the direct path to be left ends
+    /// it; the cycle in which a pause starts is finished by `step_after_macs`.
     #[inline(always)]
     pub(super) fn run_steady(&mut self, end: u64) {
         if self.admit.on {
@@ -194,68 +188,79 @@ impl Pipeline {
 
     /// `run_steady`; `ADMIT`: the QMI admission model may be on (without it, the loop ends
     /// when a flush read turns it on). What the loop does not look at in every cycle can
-    /// only change when the DMA engine works or a pause starts or ends at a MAC: the Pause
-    /// FSMs (blocked, as `steady` found), the DMA engine's next work, the flush reads and FDs
-    /// in the stages (`until`).
+    /// only change when the DMA engine, the stages or an FSM works, or a pause starts or ends
+    /// at a MAC: whether an FSM has work, the DMA engine's next work, when the stages next
+    /// have work. The cycles in which none has are the kernel's (`steady_cycles`).
     #[inline(always)]
     fn run_steady_of<const ADMIT: bool>(&mut self, end: u64) {
-        let mut until = self.steady_until(end);
+        let until = self.steady_until(end);
         let mut plan = self.dma_plan();
+        let mut fsm_work = !(self.active.is_empty() || self.fsms_blocked());
+        let mut stages_wake = self.stages_wake();
         self.steady_break = false;
         while self.cycle < until {
             // The kernel runs the cycles it can; if it stops in the middle of one (the MACs and
             // QMAN have run, and a waiting flush read's port now has credit), the DMA engine
             // finishes it below.
             let mut mid_cycle = false;
-            if self.cycle < plan.kernel_until {
-                mid_cycle = self.run_kernel(until.min(plan.kernel_until), plan.read_ports);
+            let kernel_until = plan.kernel_until.min(stages_wake);
+            if !fsm_work && self.cycle < kernel_until {
+                mid_cycle = self.run_kernel(until.min(kernel_until), plan.read_ports);
                 if !mid_cycle && self.cycle >= until {
                     break;
                 }
             }
+            let mut staged = false;
             if !mid_cycle {
-                self.steady_macs_and_qman::<ADMIT>();
-                if self.steady_break {
-                    return;
+                if fsm_work {
+                    self.run_pause_fsms();
                 }
+                if self.wheel.any_due(self.cycle) {
+                    // (The steady path is only taken in `external` mode.)
+                    let now = self.now();
+                    self.mac_ports_of::<true>(now);
+                    if self.steady_break {
+                        // A pause started or ended: the FSMs are to be looked at again, and
+                        // the FDs of a class that started on their way are in the stages (if
+                        // that made the engine leave the direct path, at least the one held
+                        // back is).
+                        self.step_after_macs(now);
+                        return;
+                    }
+                }
+                // (As `step_after_macs` on the direct path: with the push queue empty, the
+                // stages have work exactly when `stages_wake` has come.)
+                staged = self.stages_wake() <= self.cycle;
+                if staged {
+                    let now = self.now();
+                    self.nti_stage(now);
+                    self.qmi_input();
+                }
+                self.steady_qman::<ADMIT>();
             }
-            let dma = mid_cycle || self.cycle >= plan.dma_from && self.dma_has_work();
+            // (The stages and the FSMs may have given the DMA engine work in this cycle.)
+            let dma = mid_cycle
+                || (self.cycle >= plan.dma_from || staged || fsm_work) && self.dma_has_work();
             debug_assert_eq!(dma, self.dma_has_work());
             if dma {
                 self.dma();
             }
             self.offer_traffic();
             self.cycle += 1;
-            if dma {
-                if self.direct_leave
-                    || !ADMIT && self.admit.on
-                    || !(self.active.is_empty() || self.fsms_blocked())
-                {
+            if dma || staged || fsm_work {
+                if self.direct_leave || !ADMIT && self.admit.on || !self.push_queue.is_empty() {
                     return;
                 }
-                // A flush read may be under way.
-                until = self.steady_until(end);
+                fsm_work = !(self.active.is_empty() || self.fsms_blocked());
+                stages_wake = self.stages_wake();
                 plan = self.dma_plan();
             }
         }
     }
 
-    /// One steady cycle's MACs and QMAN, outside the kernel. A pause starting or ending at a
-    /// MAC sets `steady_break`, and `step_after_macs` then finishes the cycle.
+    /// One steady cycle's QMAN, outside the kernel.
     #[inline(always)]
-    fn steady_macs_and_qman<const ADMIT: bool>(&mut self) {
-        if self.wheel.any_due(self.cycle) {
-            // (The steady path is only taken in `external` mode.)
-            let now = self.now();
-            self.mac_ports_of::<true>(now);
-            if self.steady_break {
-                // A pause started or ended: the FSMs are to be looked at again, and the FDs of
-                // a class that started on their way are in the stages (if that made the engine
-                // leave the direct path, at least the one held back is).
-                self.step_after_macs(now);
-                return;
-            }
-        }
+    fn steady_qman<const ADMIT: bool>(&mut self) {
         debug_assert!(self.direct);
         if !ADMIT {
             debug_assert!(!self.admit.on);
@@ -320,11 +325,11 @@ impl Pipeline {
         mid_cycle
     }
 
-    /// The steady loop runs until the end of the run, the next PFC frame, or the first flush
-    /// read reaching the QMI or FD passing the NTI, whichever comes first.
+    /// The steady loop runs until the end of the run or the next PFC frame, whichever comes
+    /// first.
     #[inline]
     fn steady_until(&self, end: u64) -> u64 {
-        end.min(self.stages_wake()).min(self.cycle_at(self.next_pfc))
+        end.min(self.cycle_at(self.next_pfc))
     }
 
     /// When the DMA engine may next have work (see `DmaPlan`).
