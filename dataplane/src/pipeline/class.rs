@@ -31,8 +31,6 @@ pub(crate) struct Class {
     /// The sequence number the wire must see next.
     pub expected_seq: u64,
     pub departed: u64,
-    /// Payload octets of this class held MAC-side (read past the NTI, not yet sent).
-    pub mac_octets: u64,
     /// The reaction-bound checker's view: when the current pause was indicated and when the
     /// PFC frames said it ends.
     pub indicated_at: Picos,
@@ -55,7 +53,6 @@ impl Class {
         next_seq: 0,
         expected_seq: 0,
         departed: 0,
-        mac_octets: 0,
         indicated_at: Picos::ZERO,
         indicated_until: Picos::ZERO,
         inflight: 0,

@@ -109,7 +109,6 @@ impl Pipeline {
                 return false;
             }
             class.upstream -= 1;
-            class.mac_octets += u64::from(fd.len);
             self.queue_direct(usize::from(fd.port()), ready - lf + to_nti, fd);
             true
         });
@@ -121,7 +120,6 @@ impl Pipeline {
                 return false;
             }
             class.in_push_queue -= 1;
-            class.mac_octets += u64::from(fd.len);
             self.queue_direct(usize::from(fd.port()), ready - lq + to_qmi + to_nti, fd);
             true
         });
@@ -463,7 +461,6 @@ impl Pipeline {
             let age = next.wrapping_sub(q.fd.buffer);
             let push = if qmi >= self.cycle { self.held_push(q.fd.buffer, qmi) } else { None };
             let class = &mut self.classes[q.fd.class() % MAX_CLASSES];
-            class.mac_octets -= u64::from(q.fd.len);
             if qmi >= self.cycle {
                 class.in_push_queue += 1;
                 queue.push((age, push.unwrap_or(qmi - to_qmi) + lq, q.fd));

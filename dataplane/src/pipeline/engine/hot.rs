@@ -226,10 +226,7 @@ impl Hot<'_> {
         let fd = Fd::of_class(ci, len, class.next_seq, *self.next_buffer);
         *self.next_buffer = self.next_buffer.wrapping_add(1);
         class.next_seq += 1;
-        if DIRECT {
-            // Counted MAC-side at once; `leave_direct` takes back what has not got there.
-            class.mac_octets += u64::from(len);
-        } else {
+        if !DIRECT {
             class.in_push_queue += 1;
         }
         class.inflight += 1;
@@ -471,7 +468,6 @@ impl Hot<'_> {
         let class = &mut self.classes[ci];
         class.inflight -= 1;
         let class_room = class.inflight < lim.class_credit;
-        class.mac_octets -= u64::from(fd.len);
         class.departed += 1;
         if fd.seq != class.expected_seq {
             self.stats.order_violations += 1;

@@ -3,6 +3,7 @@
 
 use super::{PauseMode, Pipeline, MAX_PORTS};
 use crate::pipeline::class::FsmState;
+use crate::pipeline::fd::Fd;
 use crate::time::Picos;
 use crate::wire::{MacControl, PfcFrame, PRIORITIES};
 
@@ -74,11 +75,11 @@ impl Pipeline {
             // Before its octets MAC-side are counted: those still on their way are not there.
             self.restage_class(ci);
         }
+        self.onchip_paused_octets += self.mac_octets(ci);
         let class = &mut self.classes[ci];
         class.pause = true;
         self.pauses[ci].ever_paused = true;
         self.paused_classes += 1;
-        self.onchip_paused_octets += class.mac_octets;
         if self.cfg.mode == PauseMode::External {
             match class.fsm {
                 FsmState::Idle => {
@@ -94,16 +95,28 @@ impl Pipeline {
     }
 
     fn pause_deasserted(&mut self, p: usize, n: usize) {
-        let class = &mut self.classes[p * PRIORITIES + n];
-        class.pause = false;
+        let ci = p * PRIORITIES + n;
+        self.onchip_paused_octets -= self.mac_octets(ci);
+        self.classes[ci].pause = false;
         self.paused_classes -= 1;
-        self.onchip_paused_octets -= class.mac_octets;
+    }
+
+    /// Payload octets of class `ci` held MAC-side (read past the NTI, or on the direct path,
+    /// and not yet sent): its FDs in the MAC transmit queue, or in `fifo` mode its on-chip
+    /// FIFO. (Counted here when a pause starts or ends rather than kept for every frame.)
+    fn mac_octets(&self, ci: usize) -> u64 {
+        let held = |fd: &Fd| if fd.class() == ci { u64::from(fd.len) } else { 0 };
+        match self.cfg.mode {
+            PauseMode::Fifo => self.pauses[ci].onchip.iter().map(|fd| u64::from(fd.len)).sum(),
+            PauseMode::External | PauseMode::Stall => {
+                self.ports[ci / PRIORITIES].queue.iter().map(|q| held(&q.fd)).sum()
+            }
+        }
     }
 
     /// Frames of a newly paused class waiting in the MAC's transmit queue go back on the
     /// recycle path at once, in order: a paused frame never waits on chip.
     fn return_from_mac(&mut self, p: usize, n: usize) {
-        let class = &mut self.classes[p * PRIORITIES + n];
         let staged = &mut self.pauses[p * PRIORITIES + n].staged;
         let staging = &mut self.recycle_staging;
         let (stats, onchip) = (&mut self.stats, &mut self.onchip_paused_octets);
@@ -111,10 +124,8 @@ impl Pipeline {
             |q| usize::from(q.fd.priority()) != n,
             |q| {
                 stats.returned_by_mac += 1;
-                let len = u64::from(q.fd.len);
-                class.mac_octets -= len;
                 *staged += 1;
-                *onchip -= len;
+                *onchip -= u64::from(q.fd.len);
                 staging.push_back(q.fd);
             },
         );

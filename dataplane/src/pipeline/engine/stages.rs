@@ -73,11 +73,10 @@ impl Pipeline {
         }
     }
 
-    /// The NTI has read the payload: its octets are now on chip, MAC side.
+    /// The NTI has read the payload: its octets are now on chip, MAC side (`mac_octets`).
     #[inline]
     fn enter_mac_side(&mut self, ci: usize, len: u16) {
-        let class = &mut self.classes[ci % MAX_CLASSES];
-        class.mac_octets += u64::from(len);
+        let class = &self.classes[ci % MAX_CLASSES];
         if class.pause {
             self.onchip_paused_octets += u64::from(len);
             self.note_onchip_peak();
