@@ -1,11 +1,14 @@
 //! The engine's state, its public interface and the order of work within one cycle. The work
-//! itself is in the submodules: `mac` (PFC reception and transmission selection), `stages`
-//! (QMI, BMI, NTI), `qman` (QMAN and its eligibility bitmap) and `external` (the Pause FSMs and
-//! the external memory), `direct` (the short cut FDs take while nothing couples them) and
-//! `admission` (the QMI admission model that keeps the short cut while flush reads compete).
+//! itself is in the submodules: `hot` (what every descriptor needs: QMAN's push, a MAC starting
+//! a frame, on the parts of the engine borrowed apart), `mac` (PFC reception and the MACs'
+//! loop), `stages` (QMI, BMI, NTI), `qman` (QMAN's loop), `eligibility` (its bitmap),
+//! `external` (the Pause FSMs and the external memory), `direct` (the short cut FDs take while
+//! nothing couples them, and the steady loop's kernel) and `admission` (the QMI admission model
+//! that keeps the short cut while flush reads compete).
 
 mod admission;
 mod direct;
+mod eligibility;
 mod external;
 mod hot;
 mod mac;
@@ -26,7 +29,8 @@ use crate::sim::{EventQueue, SimRng};
 use crate::time::Picos;
 use crate::wire::{MacAddr, PfcFrame, PRIORITIES};
 use admission::Admission;
-use hot::{DepartureLog, Eligibility, Hot, Limits};
+use eligibility::Eligibility;
+use hot::{DepartureLog, Hot, Limits};
 
 /// A frame that started on the wire.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
