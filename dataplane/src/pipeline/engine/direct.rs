@@ -18,11 +18,11 @@
 //! up to `width` a cycle, then the push queue's in order. Flush reads do not end the path when
 //! their effect can be computed at the push. From the first flush read issued on it until no
 //! flush read is under way and no FD is held back, QMAN's push runs a model of the QMI's
-//! admission (`admission.rs`): the cycle in which the QMI takes each flush read is known when it is
-//! issued (its arrival, behind the flush reads before it), and an FD pushed in cycle c enters
-//! the QMI in the first cycle from c + max(qman latency, 1), and not before the FD pushed
-//! before it, that still has a place after that cycle's flush reads and the FDs pushed before
-//! it. QMAN stops, as it would at a full push queue, when the FDs pushed and not yet in the
+//! admission (`admission.rs`): the cycle in which the QMI takes each flush read is known when
+//! it is issued (its arrival, behind the flush reads before it), and an FD pushed in cycle c
+//! enters the QMI in the first cycle from c + max(qman latency, 1), and not before the FD
+//! pushed before it, that still has a place after that cycle's flush reads and the FDs pushed
+//! before it. QMAN stops, as it would at a full push queue, when the FDs pushed and not yet in the
 //! QMI fill it. Flushed FDs go through the delay line (`nti`) like those of paused classes,
 //! and the NTI puts each one it passes to the MAC in its port's queue in NTI order: behind
 //! what passed before, ahead of the direct FDs passing in this cycle or later. What the model
@@ -502,10 +502,9 @@ impl Pipeline {
 /// `SMALL`: saturated traffic of one frame length, up to 8 ports, departures not recorded;
 /// `ADMIT`: the QMI admission model is on.
 ///
-/// Out of line, on the parts of the engine borrowed apart (`hot.rs`): about 40 % more
-/// descriptors per second in the benchmark without pause than the same work inlined into
-/// `run`, where the port table, bitmaps and credits were read from memory again after each
-/// store.
+/// Out of line, on the parts of the engine borrowed apart (`hot.rs`): inlined into `run`, the
+/// same work read the port table, the bitmaps and the credits from memory again after each
+/// store, and was the slower for it by about a quarter (BENCHMARKS.md, seventh round).
 #[inline(never)]
 fn steady_cycles<const SMALL: bool, const ADMIT: bool>(
     hot: &mut Hot,
