@@ -97,7 +97,7 @@ impl Hot<'_> {
 
     /// QMAN pushes an FD of class `ci`, which it found eligible: the FD, its port's and class's
     /// counts and their eligibility bits. Returns the port and the FD, for the caller to put
-    /// on the direct path (`DIRECT`: counted MAC-side at once) or into the push queue.
+    /// on the direct path (`DIRECT`) or into the push queue (which counts it per class).
     /// `UNIFORM`: known to be saturated traffic of one frame length.
     #[inline(always)]
     pub fn push<const DIRECT: bool, const UNIFORM: bool>(&mut self, ci: usize) -> (usize, Fd) {
