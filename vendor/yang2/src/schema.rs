@@ -967,6 +967,8 @@ unsafe impl<'a> Binding<'a> for SchemaNode<'a> {
             ffi::LYS_LEAFLIST => SchemaNodeKind::LeafList,
             ffi::LYS_LIST => SchemaNodeKind::List,
             ffi::LYS_ANYDATA => SchemaNodeKind::AnyData,
+            // pfcd: anyxml is opaque content like anydata; as published this panicked.
+            ffi::LYS_ANYXML => SchemaNodeKind::AnyData,
             ffi::LYS_ACTION => SchemaNodeKind::Action,
             ffi::LYS_RPC => SchemaNodeKind::Rpc,
             ffi::LYS_INPUT => SchemaNodeKind::Input,
