@@ -495,7 +495,7 @@ fn edit_one<'m>(
     if s.kind == Kind::List && !check_keys(ctx, c, s, path)? {
         return Ok(());
     }
-    let key = key_of(c, Some(s));
+    let key = edit_key(ctx.model, c, s, scope);
     // The path is built only where it is used (errors, descending): most nodes of a large
     // edit are leaves that need neither.
     let here = || path.child(Step::of(c, s));
@@ -616,6 +616,61 @@ fn only_removes_below(c: &Element) -> bool {
     walk(c, &mut any) && any
 }
 
+/// The identity of the request's element `c` (described by `s`, with `scope` the declarations
+/// in force at `c`) among stored siblings: `key_of`, with the values of identityref keys (and
+/// of an identityref leaf-list entry) written as stored data has them, whatever prefix the
+/// request used: libyang's form, no prefix for an identity of the node's own module, the
+/// module's prefix otherwise. So `x:a` and `a` name the same entry when `x` is the module's
+/// namespace.
+fn edit_key(model: &Model, c: &Element, s: &SNode, scope: &mut Scope) -> Key {
+    let mut key = key_of(c, Some(s));
+    match s.kind {
+        Kind::List => {
+            for (k, value) in s.keys.iter().zip(key.values.iter_mut()) {
+                if !s.child(&s.namespace, k).is_some_and(|ks| ks.identityref) {
+                    continue;
+                }
+                let Some(kv) = c
+                    .elements()
+                    .find(|e| e.name == *k && e.namespace.as_deref() == Some(&s.namespace))
+                else {
+                    continue;
+                };
+                scope.enter(kv);
+                if let Some(v) = stored_identity(model, value, &s.namespace, scope) {
+                    *value = v;
+                }
+                scope.leave();
+            }
+        }
+        Kind::LeafList if s.identityref => {
+            if let Some(value) = key.values.first_mut() {
+                if let Some(v) = stored_identity(model, value, &s.namespace, scope) {
+                    *value = v;
+                }
+            }
+        }
+        _ => {}
+    }
+    key
+}
+
+/// An identityref value as stored data writes it (see `edit_key`), for a node of namespace
+/// `own`; `None` when its prefix is not declared or names no module (the value is then
+/// compared as written, and libyang refuses it).
+fn stored_identity(model: &Model, value: &str, own: &str, scope: &Scope) -> Option<String> {
+    let value = value.trim();
+    let (prefix, name) = match value.split_once(':') {
+        Some((p, n)) => (Some(p), n),
+        None => (None, value),
+    };
+    let ns = scope.resolve(prefix)?;
+    if ns == own {
+        return Some(name.to_string());
+    }
+    Some(format!("{}:{name}", model.module_by_namespace(ns)?.prefix))
+}
+
 /// A new container or list entry holding only its keys (`scope`: the declarations in force
 /// at `c`, which a key's value may use: an identityref key's prefix).
 fn skeleton(c: &Element, s: &SNode, scope: &mut Scope) -> Element {
@@ -724,7 +779,7 @@ fn build_children<'m>(
             if cs.kind == Kind::List && !check_keys(ctx, child, cs, path)? {
                 return Ok(());
             }
-            let key = key_of(child, Some(cs));
+            let key = edit_key(ctx.model, child, cs, scope);
             if !seen.insert(key) {
                 return ctx.fail(with_path(
                     RpcError::new(ErrorTag::BadElement, ErrorType::Application)

@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use yang2::context::Context;
-use yang2::schema::{SchemaNode, SchemaNodeKind};
+use yang2::schema::{DataValueType, SchemaNode, SchemaNodeKind};
 
 /// What kind of data node a schema node describes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -73,6 +73,9 @@ pub struct SNode {
     pub keys: Vec<String>,
     /// Whether this leaf is a list key.
     pub is_key: bool,
+    /// A leaf or leaf-list of type identityref: its values are qualified names, the same
+    /// identity whatever prefix names its module (`edit::edit_key`).
+    pub identityref: bool,
     /// ordered-by user.
     pub user_ordered: bool,
     /// The (choice, case) pairs the node sits in, outermost first, numbered uniquely.
@@ -377,6 +380,8 @@ fn collect(
             Vec::new()
         },
         is_key: node.is_list_key(),
+        identityref: matches!(kind, Kind::Leaf | Kind::LeafList)
+            && node.leaf_type().is_some_and(|t| t.base_type() == DataValueType::IdentityRef),
         presence: kind == Kind::Container && !node.is_np_container(),
         user_ordered: node.is_user_ordered(),
         config: node.is_config(),

@@ -656,4 +656,57 @@ mod tests {
         // libyang writes an identity of the element's own module without a prefix.
         assert!(text.contains("<kind>a</kind>"), "{text}");
     }
+
+    /// An identityref key names the same entry whatever prefix the request gives its module:
+    /// a merge finds the stored entry (libyang's form: no prefix for the node's own module,
+    /// the module's prefix for another's), a create is refused as existing, a delete removes.
+    #[test]
+    fn identityref_keys_match_whatever_the_prefix() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        std::fs::write(
+            dir.path().join("ident-test.yang"),
+            "module ident-test { yang-version 1.1; namespace \"urn:x:ident\"; prefix it;\n\
+             identity kind; identity a { base kind; }\n\
+             list thing { key kind; leaf kind { type identityref { base kind; } }\n\
+             leaf v { type string; } } }",
+        )
+        .expect("module");
+        std::fs::write(
+            dir.path().join("ident-use.yang"),
+            "module ident-use { yang-version 1.1; namespace \"urn:x:use\"; prefix iu;\n\
+             import ident-test { prefix it; }\n\
+             list use { key kind; leaf kind { type identityref { base it:kind; } }\n\
+             leaf v { type string; } } }",
+        )
+        .expect("module");
+        let specs = [ModuleSpec::new("ident-test", &[]), ModuleSpec::new("ident-use", &[])];
+        let schema = Arc::new(Schema::new(&[dir.path().to_path_buf()], &specs).expect("schema"));
+        let state = tempfile::tempdir().expect("tempdir");
+        let ds = Datastores::open(state.path(), schema).expect("open");
+        let thing = |prefix: &str, op: &str, v: &str| {
+            format!(
+                "<thing xmlns=\"urn:x:ident\" xmlns:{prefix}=\"urn:x:ident\"{op}>\
+                 <kind>{prefix}:a</kind>{v}</thing>"
+            )
+        };
+        let text = || ds.get(DatastoreName::Candidate).expect("candidate");
+        assert!(edit(&ds, &thing("x", "", "<v>1</v>")));
+        assert!(edit(&ds, &thing("y", "", "<v>2</v>")), "merge into the stored entry");
+        assert_eq!(text().matches("<thing").count(), 1, "{}", text());
+        assert!(text().contains("<v>2</v>"), "{}", text());
+        assert!(!edit(&ds, &thing("z", " nc:operation=\"create\"", "")), "it exists");
+        // Another module's identity: stored with that module's prefix.
+        let used = |prefix: &str, v: &str| {
+            format!(
+                "<use xmlns=\"urn:x:use\" xmlns:{prefix}=\"urn:x:ident\">\
+                 <kind>{prefix}:a</kind><v>{v}</v></use>"
+            )
+        };
+        assert!(edit(&ds, &used("p", "1")));
+        assert!(text().contains("it:a</kind>"), "{}", text());
+        assert!(edit(&ds, &used("q", "2")), "merge into the stored entry");
+        assert_eq!(text().matches("<use").count(), 1, "{}", text());
+        assert!(edit(&ds, &thing("w", " nc:operation=\"delete\"", "")));
+        assert!(!text().contains("<thing"), "{}", text());
+    }
 }
