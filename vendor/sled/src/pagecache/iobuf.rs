@@ -933,7 +933,9 @@ pub(in crate::pagecache) fn make_stable_inner(
             // nothing to write, don't bother sealing
             // current IO buffer.
         } else {
-            maybe_seal_and_write_iobuf(iobufs, &iobuf, header, false)?;
+            // pfcd: the caller waits for this write, so it does it itself
+            // (PATCHED.md item 3).
+            maybe_seal_and_write_iobuf_now(iobufs, &iobuf, header)?;
             stable = iobufs.stable();
             // NB we have to continue here to possibly clear
             // the next io buffer, which may have dirty
@@ -1022,6 +1024,28 @@ pub(in crate::pagecache) fn maybe_seal_and_write_iobuf(
     iobuf: &Arc<IoBuf>,
     header: Header,
     from_reserve: bool,
+) -> Result<()> {
+    seal_and_write(iobufs, iobuf, header, from_reserve, false)
+}
+
+/// pfcd: as `maybe_seal_and_write_iobuf`, but a write this call is
+/// responsible for is done on the calling thread instead of the IO
+/// thread pool. `make_stable` waits for that write anyway; doing it here
+/// saves handing it to another thread and being woken when it is done.
+fn maybe_seal_and_write_iobuf_now(
+    iobufs: &Arc<IoBufs>,
+    iobuf: &Arc<IoBuf>,
+    header: Header,
+) -> Result<()> {
+    seal_and_write(iobufs, iobuf, header, false, true)
+}
+
+fn seal_and_write(
+    iobufs: &Arc<IoBufs>,
+    iobuf: &Arc<IoBuf>,
+    header: Header,
+    from_reserve: bool,
+    write_here: bool,
 ) -> Result<()> {
     if header::is_sealed(header) {
         // this buffer is already sealed. nothing to do here.
@@ -1178,6 +1202,19 @@ pub(in crate::pagecache) fn maybe_seal_and_write_iobuf(
             "asynchronously writing iobuf with lsn {} to log from maybe_seal",
             lsn
         );
+        if write_here {
+            if let Err(e) = iobufs.write_to_log(iobuf) {
+                error!(
+                    "hit error while writing iobuf with lsn {}: {:?}",
+                    lsn, e
+                );
+                iobufs.config.set_global_error(e);
+                let intervals = iobufs.intervals.lock();
+                drop(intervals);
+                let _notified = iobufs.interval_updated.notify_all();
+            }
+            return Ok(());
+        }
         let iobufs = iobufs.clone();
         let iobuf = iobuf.clone();
         let _result = threadpool::spawn(move || {
