@@ -11,7 +11,7 @@
 //! are kept there. PORT 0 picks a free port; the line `listening on ADDR` on stdout says which.
 //! `--workers` sets the async worker threads (SSH and light requests; default 1, see
 //! DECISIONS.md "Where operations run"); `--blocking` the most threads that run heavy requests
-//! and password checks (default twice the CPUs, at least 4).
+//! and password checks (default twice the CPUs, at least 4). `mgmt-serve --help` lists it all.
 
 use std::io::Write as _;
 use std::path::PathBuf;
@@ -23,6 +23,29 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 const USAGE: &str = "usage: mgmt-serve STATE_DIR [PORT] [--yang DIR]... [--module NAME]... \
                      [--admin USER] [--idle SECS] [--workers N] [--blocking N]";
+
+const HELP: &str = "\
+mgmt-serve: the NETCONF server over SSH (subsystem `netconf`) on 127.0.0.1, until Ctrl-C.
+
+usage: mgmt-serve STATE_DIR [PORT] [options]
+
+  STATE_DIR        holds `users` (who may log in; you write it), the host key and the
+                   datastores (both made on first start)
+  PORT             TCP port; 0 picks a free one [8300]. stdout says `listening on ADDR`
+  --yang DIR       also load YANG modules from DIR (repeatable)
+  --module NAME    implement module NAME with all its features (repeatable), e.g.
+                   --module ietf-interfaces --module iana-if-type
+  --admin USER     on first start, make USER a NACM administrator
+  --idle SECS      close sessions idle this long; 0 never [600]
+  --workers N      async worker threads: SSH and light requests [1]
+  --blocking N     most threads for heavy requests and password checks [twice the CPUs, >= 4]
+  -h, --help       this text
+
+The users file: one line per password or key, e.g.
+  alice  password  $argon2id$...   (the hash printed by
+                                    `echo -n PASSWORD | cargo run -p mgmt --example hash_password`)
+  alice  key       ssh-ed25519 AAAA... alice@laptop
+Then: ssh -p PORT -s alice@127.0.0.1 netconf";
 
 /// Async worker threads unless `--workers` says otherwise. On a 2-core machine one used as
 /// much CPU per operation as two with 1 session and 20–30 % less with 10 and 50, where two
@@ -40,9 +63,48 @@ fn default_blocking() -> usize {
     (2 * cpus).max(4)
 }
 
-fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let mut args = std::env::args().skip(1);
-    let state_dir: PathBuf = args.next().ok_or(USAGE)?.into();
+fn main() -> std::process::ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.iter().any(|a| a == "-h" || a == "--help") {
+        println!("{HELP}");
+        return std::process::ExitCode::SUCCESS;
+    }
+    match run(args) {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("mgmt-serve: {e}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+/// A flag's value, or an error naming the flag.
+fn value(flag: &str, args: &mut impl Iterator<Item = String>) -> Result<String, String> {
+    args.next().ok_or_else(|| format!("{flag} needs a value\n{USAGE}"))
+}
+
+/// A flag's numeric value, at least 1.
+fn count(flag: &str, args: &mut impl Iterator<Item = String>) -> Result<usize, String> {
+    let v = value(flag, args)?;
+    match v.parse::<usize>() {
+        Ok(n) if n >= 1 => Ok(n),
+        _ => Err(format!("{flag} takes a whole number of at least 1, not {v:?}")),
+    }
+}
+
+fn run(args: Vec<String>) -> Result<(), Box<dyn std::error::Error>> {
+    let mut args = args.into_iter();
+    let state_dir: PathBuf = match args.next() {
+        Some(d) if !d.starts_with('-') => d.into(),
+        _ => return Err(format!("STATE_DIR comes first\n{USAGE}").into()),
+    };
+    if !state_dir.join("users").is_file() {
+        return Err(format!(
+            "{} has no users file, so nobody could log in: write one (see mgmt-serve --help)",
+            state_dir.display()
+        )
+        .into());
+    }
     let mut port: u16 = 8300;
     let mut workers = DEFAULT_WORKERS;
     let mut blocking = default_blocking();
@@ -53,27 +115,24 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     };
     while let Some(a) = args.next() {
         match a.as_str() {
-            "--yang" => config.yang_dirs.push(args.next().ok_or(USAGE)?.into()),
+            "--yang" => config.yang_dirs.push(value("--yang", &mut args)?.into()),
             "--module" => config
                 .modules
-                .push(mgmt::schema::ModuleSpec::new(&args.next().ok_or(USAGE)?, &["*"])),
-            "--admin" => config.admin_user = Some(args.next().ok_or(USAGE)?),
+                .push(mgmt::schema::ModuleSpec::new(&value("--module", &mut args)?, &["*"])),
+            "--admin" => config.admin_user = Some(value("--admin", &mut args)?),
             "--idle" => {
-                config.idle_timeout = Some(Duration::from_secs(args.next().ok_or(USAGE)?.parse()?))
+                let v = value("--idle", &mut args)?;
+                let secs: u64 = v
+                    .parse()
+                    .map_err(|_| format!("--idle takes whole seconds (0: never), not {v:?}"))?;
+                config.idle_timeout = (secs > 0).then(|| Duration::from_secs(secs));
             }
-            "--workers" => {
-                workers = args.next().ok_or(USAGE)?.parse().map_err(|_| USAGE)?;
-                if workers == 0 {
-                    return Err("--workers must be at least 1".into());
-                }
+            "--workers" => workers = count("--workers", &mut args)?,
+            "--blocking" => blocking = count("--blocking", &mut args)?,
+            p if !p.starts_with('-') => {
+                port = p.parse().map_err(|_| format!("{p:?} is not a port number\n{USAGE}"))?
             }
-            "--blocking" => {
-                blocking = args.next().ok_or(USAGE)?.parse().map_err(|_| USAGE)?;
-                if blocking == 0 {
-                    return Err("--blocking must be at least 1".into());
-                }
-            }
-            p => port = p.parse().map_err(|_| USAGE)?,
+            other => return Err(format!("unknown option {other:?}\n{USAGE}").into()),
         }
     }
     config.listen = std::net::SocketAddr::from(([127, 0, 0, 1], port));
