@@ -3,7 +3,8 @@
 //! walked with the schema [`Model`]. Instance identity among siblings, paths (for error-path,
 //! backends and notifications), the difference between two trees, and merging.
 
-use std::collections::HashMap;
+// foldhash, not SipHash: DECISIONS.md "Hash maps keyed by what a request names".
+use foldhash::{HashMap, HashMapExt};
 use std::fmt::Write as _;
 use std::sync::Arc;
 

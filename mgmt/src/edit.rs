@@ -6,7 +6,8 @@
 //! The edit works on a copy of the target's tree; schema validation of the result (types,
 //! mandatory nodes, leafrefs, must, unique...) is libyang's job afterwards.
 
-use std::collections::{HashMap, HashSet};
+// foldhash, not SipHash: DECISIONS.md "Hash maps keyed by what a request names".
+use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 use std::sync::Arc;
 
 use crate::data::{key_of, DataPath, Key, Step};

@@ -3,7 +3,8 @@
 //! then shared by every session without touching libyang (the edit engine, the subtree
 //! filter, the diff and NACM all walk data trees with it).
 
-use std::collections::HashMap;
+// foldhash, not SipHash: DECISIONS.md "Hash maps keyed by what a request names".
+use foldhash::{HashMap, HashMapExt};
 use std::sync::Arc;
 
 use yang2::context::Context;

@@ -29,7 +29,11 @@ fn a_state_directory_without_users_file_is_refused_with_a_hint() {
     let err = stderr(&o);
     assert!(err.contains("no users file") && err.contains("--help"), "{err}");
     assert!(!err.contains("Io {"), "not a debug dump: {err}");
-    assert_eq!(std::fs::read_dir(dir.path()).expect("list the directory").count(), 0, "nothing written: {err}");
+    assert_eq!(
+        std::fs::read_dir(dir.path()).expect("list the directory").count(),
+        0,
+        "nothing written: {err}"
+    );
 }
 
 #[test]

@@ -12,7 +12,8 @@
 //! fresh parse, which also gives every error its usual form. Debug builds check each result
 //! against the fresh parse.
 
-use std::collections::HashMap;
+// foldhash, not SipHash: DECISIONS.md "Hash maps keyed by what a request names".
+use foldhash::{HashMap, HashMapExt};
 use std::sync::{Arc, Mutex};
 
 use self_cell::self_cell;
