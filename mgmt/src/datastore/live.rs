@@ -326,6 +326,10 @@ fn splice<'m>(
 /// holding only defaults).
 fn canonical(tree: &DataTree<'_>, path: &str, parent_ns: Option<&str>) -> Option<Option<Element>> {
     let node = tree.find_path(path).ok()?;
+    if let Some(mut leaf) = plain_leaf(&node) {
+        data::normalize_under(&mut leaf, parent_ns);
+        return Some(Some(leaf));
+    }
     let text = node
         .print_string(DataFormat::XML, DataPrinterFlags::SHRINK | DataPrinterFlags::WD_EXPLICIT)
         .ok()?;
@@ -337,6 +341,22 @@ fn canonical(tree: &DataTree<'_>, path: &str, parent_ns: Option<&str>) -> Option
     };
     data::normalize_under(&mut c, parent_ns);
     Some(Some(c))
+}
+
+/// An explicit leaf whose printed text is its canonical value (no prefixes, no metadata, not
+/// empty), built directly instead of printed and parsed back: the common case of an edit
+/// changing a description, a number or a flag.
+fn plain_leaf(node: &DataNodeRef<'_, '_>) -> Option<Element> {
+    let schema = node.schema();
+    if schema.kind() != SchemaNodeKind::Leaf || node.is_default() || node.meta().next().is_some() {
+        return None;
+    }
+    let leaf_type = schema.leaf_type()?;
+    if !comparable(&leaf_type) || leaf_type.base_type() == DataValueType::Empty {
+        return None;
+    }
+    let value = node.value_canonical().filter(|v| !v.is_empty())?;
+    Some(Element::leaf(schema.module().namespace(), schema.name(), value))
 }
 
 /// A libyang node's identity among its siblings, in the element tree's terms: name,
