@@ -1198,44 +1198,20 @@ fn seal_and_write(
     // if writers is 0, it's our responsibility to write the buffer.
     if header::n_writers(sealed) == 0 {
         iobufs.config.global_error()?;
+        if write_here {
+            // pfcd: the flush waiting for this buffer writes it itself.
+            trace!("writing iobuf with lsn {} to log from maybe_seal", lsn);
+            write_or_record_error(iobufs, iobuf, lsn);
+            return Ok(());
+        }
         trace!(
             "asynchronously writing iobuf with lsn {} to log from maybe_seal",
             lsn
         );
-        if write_here {
-            if let Err(e) = iobufs.write_to_log(iobuf) {
-                error!(
-                    "hit error while writing iobuf with lsn {}: {:?}",
-                    lsn, e
-                );
-                iobufs.config.set_global_error(e);
-                let intervals = iobufs.intervals.lock();
-                drop(intervals);
-                let _notified = iobufs.interval_updated.notify_all();
-            }
-            return Ok(());
-        }
         let iobufs = iobufs.clone();
         let iobuf = iobuf.clone();
         let _result = threadpool::spawn(move || {
-            if let Err(e) = iobufs.write_to_log(&iobuf) {
-                error!(
-                    "hit error while writing iobuf with lsn {}: {:?}",
-                    lsn, e
-                );
-
-                // store error before notifying so that waiting threads will see
-                // it
-                iobufs.config.set_global_error(e);
-
-                let intervals = iobufs.intervals.lock();
-
-                // having held the mutex makes this linearized
-                // with the notify below.
-                drop(intervals);
-
-                let _notified = iobufs.interval_updated.notify_all();
-            }
+            write_or_record_error(&iobufs, &iobuf, lsn);
         })?;
 
         #[cfg(feature = "event_log")]
@@ -1244,6 +1220,27 @@ fn seal_and_write(
         Ok(())
     } else {
         Ok(())
+    }
+}
+
+/// pfcd: the write of a sealed buffer with the error handling the IO pool's
+/// closure had, shared by the pool and by a flush that writes on the spot
+/// (`maybe_seal_and_write_iobuf_now`).
+fn write_or_record_error(iobufs: &Arc<IoBufs>, iobuf: &Arc<IoBuf>, lsn: Lsn) {
+    if let Err(e) = iobufs.write_to_log(iobuf) {
+        error!("hit error while writing iobuf with lsn {}: {:?}", lsn, e);
+
+        // store error before notifying so that waiting threads will see
+        // it
+        iobufs.config.set_global_error(e);
+
+        let intervals = iobufs.intervals.lock();
+
+        // having held the mutex makes this linearized
+        // with the notify below.
+        drop(intervals);
+
+        let _notified = iobufs.interval_updated.notify_all();
     }
 }
 
