@@ -20,6 +20,7 @@ use self_cell::self_cell;
 use yang2::data::{Data, DataFormat, DataNodeRef, DataPrinterFlags, DataTree, DataValidationFlags};
 use yang2::schema::{DataValueType, SchemaLeafType, SchemaNodeKind};
 
+use super::explicit::{self, prints_as_canonical};
 use crate::data::{self, key_of, snode_of, DataPath, Key, Step};
 use crate::model::{Kind, Model, SNode};
 use crate::schema::{Schema, SchemaError};
@@ -47,6 +48,12 @@ impl LiveTree {
     /// The canonical text: libyang's printing of the explicit nodes.
     pub fn print(&self) -> Result<String, SchemaError> {
         self.0.borrow_owner().print_config(self.0.borrow_dependent())
+    }
+
+    /// The element tree a parse of [`LiveTree::print`]'s text gives, read from the tree when
+    /// that is known to give the same ([`explicit`]).
+    pub fn explicit_elements(&self) -> Option<Element> {
+        explicit::explicit_elements(self.0.borrow_owner().context(), self.0.borrow_dependent())
     }
 }
 
@@ -355,7 +362,7 @@ fn plain_leaf(node: &DataNodeRef<'_, '_>) -> Option<Element> {
     if !comparable(&leaf_type) || leaf_type.base_type() == DataValueType::Empty {
         return None;
     }
-    let value = node.value_canonical().filter(|v| !v.is_empty())?;
+    let value = node.value_canonical().filter(|v| !v.is_empty() && prints_as_canonical(v))?;
     Some(Element::leaf(schema.module().namespace(), schema.name(), value))
 }
 
@@ -378,14 +385,16 @@ impl Ident {
                     if !comparable(&k.schema().leaf_type()?) {
                         return None;
                     }
-                    values.push((k.schema().name().to_string(), k.value_canonical()?));
+                    let value = k.value_canonical().filter(|v| prints_as_canonical(v))?;
+                    values.push((k.schema().name().to_string(), value));
                 }
             }
             SchemaNodeKind::LeafList => {
                 if !comparable(&schema.leaf_type()?) {
                     return None;
                 }
-                values.push((String::new(), node.value_canonical()?));
+                let value = node.value_canonical().filter(|v| prints_as_canonical(v))?;
+                values.push((String::new(), value));
             }
             _ => {}
         }
@@ -417,8 +426,9 @@ impl Ident {
     }
 }
 
-/// Whether a value of type `t` reads the same in libyang's canonical form as in its XML
-/// printing (no prefixes in it).
+/// Whether values of type `t` may be compared as canonical texts with the element tree's
+/// (the value must also print as its canonical text, `prints_as_canonical`): not a type whose
+/// values may hold prefixes, nor a union, which may hold such a value.
 fn comparable(t: &SchemaLeafType<'_>) -> bool {
     match t.base_type() {
         DataValueType::LeafRef => t.leafref_real_type().is_some_and(|r| comparable(&r)),
@@ -649,6 +659,33 @@ mod tests {
         for note in ["changed", "second", "third"] {
             assert!(text.contains(note), "{note} in {text}");
         }
+    }
+
+    /// A NACM rule's path is an XPath string, which libyang prints with XML prefixes: changed
+    /// on the kept tree, it is stored as libyang prints it, not as its canonical (JSON-style)
+    /// value, which would not parse back as the same path.
+    #[test]
+    fn an_xpath_leaf_changed_in_place_keeps_its_prefixes() {
+        const NACM: &str = "urn:ietf:params:xml:ns:yang:ietf-netconf-acm";
+        let dir = tempfile::tempdir().expect("tempdir");
+        let ds = Datastores::open(dir.path(), schema()).expect("open");
+        let rule = |path: &str| {
+            format!(
+                "<nacm xmlns=\"{NACM}\"><rule-list><name>ops</name><rule><name>r</name>\
+                 <module-name>ietf-interfaces</module-name>\
+                 <path xmlns:if=\"{IF}\">{path}</path><action>deny</action></rule></rule-list></nacm>"
+            )
+        };
+        let fill: String = (0..20).map(|i| iface(&format!("eth{i}"), "")).collect();
+        assert!(edit(&ds, &(rule("/if:interfaces") + &fill)));
+        let before = ds.edits_in_place();
+        assert!(edit(&ds, &rule("/if:interfaces/if:interface")));
+        assert_eq!(ds.edits_in_place(), before + 1, "the change was made on the kept tree");
+        let text = ds.get(DatastoreName::Candidate).expect("candidate");
+        assert!(
+            text.contains(&format!("<path xmlns:if=\"{IF}\">/if:interfaces/if:interface</path>")),
+            "{text}"
+        );
     }
 
     /// A new list entry whose identityref key uses a prefix declared on an ancestor keeps

@@ -4,6 +4,7 @@
 //! At start the startup configuration (if any was saved) becomes running, and candidate
 //! starts as a copy of running.
 
+mod explicit;
 pub mod live;
 pub mod store;
 
@@ -76,6 +77,25 @@ impl Snapshot {
             app_tag: None,
         })?;
         Ok(Snapshot { root, xml, validated, live: LiveSlot::new(live) })
+    }
+}
+
+/// A configuration in canonical form: its text, its element tree if it was read from the
+/// validated libyang tree (otherwise the text is parsed), and that tree if kept.
+struct Canonical {
+    xml: String,
+    read: Option<Element>,
+    live: Option<LiveTree>,
+}
+
+impl Canonical {
+    fn snapshot(self, validated: bool) -> Result<Snapshot, SchemaError> {
+        match self.read {
+            Some(root) => {
+                Ok(Snapshot { root, xml: self.xml, validated, live: LiveSlot::new(self.live) })
+            }
+            None => Snapshot::from_canonical(self.xml, validated, self.live),
+        }
     }
 }
 
@@ -235,20 +255,38 @@ impl Datastores {
     /// Validates `xml` as a complete configuration (`full`: every YANG constraint; otherwise
     /// only what parsing checks) and returns it in canonical form with its tree.
     pub fn check(&self, xml: &str, full: bool) -> Result<Snapshot, SchemaError> {
-        let (canonical, live) = self.canonical(xml, full)?;
-        Snapshot::from_canonical(canonical, full, live)
+        self.canonical(xml, full)?.snapshot(full)
     }
 
-    /// libyang's canonical text of `text`, and its validated tree when later edits can use it.
-    fn canonical(&self, text: &str, full: bool) -> Result<(String, Option<LiveTree>), SchemaError> {
+    /// libyang's canonical text of `text`, its element tree when read from libyang's tree
+    /// ([`explicit`]), and its validated tree when later edits can use it.
+    fn canonical(&self, text: &str, full: bool) -> Result<Canonical, SchemaError> {
+        let printed = |xml| Canonical { xml, read: None, live: None };
         if !full {
-            return Ok((self.schema.canonical_config_unvalidated(text)?, None));
+            return Ok(printed(self.schema.canonical_config_unvalidated(text)?));
         }
         if !self.schema.model().edits_in_place() {
-            return Ok((self.schema.canonical_config(text)?, None));
+            return Ok(printed(self.schema.canonical_config(text)?));
         }
         let live = LiveTree::parse(&self.schema, text)?;
-        Ok((live.print()?, Some(live)))
+        let Some(read) = live.explicit_elements() else {
+            return Ok(Canonical { xml: live.print()?, read: None, live: Some(live) });
+        };
+        let xml = data::data_text(&read);
+        #[cfg(debug_assertions)]
+        {
+            let printed = live.print()?;
+            assert_eq!(
+                xml, printed,
+                "the explicit nodes read from the tree write as libyang prints them"
+            );
+            assert_eq!(
+                data::parse_data(&printed).ok().as_ref(),
+                Some(&read),
+                "the explicit nodes read from the tree are what libyang's printing parses to"
+            );
+        }
+        Ok(Canonical { xml, read: Some(read), live: Some(live) })
     }
 
     /// Like [`Datastores::check`] for an edited tree. When libyang's canonical text is the
@@ -258,10 +296,11 @@ impl Datastores {
     pub fn check_tree(&self, mut root: Element, full: bool) -> Result<Snapshot, SchemaError> {
         data::normalize(&mut root);
         let text = data::data_text(&root);
-        let (canonical, live) = self.canonical(&text, full)?;
-        if canonical != text || !data::is_plain(&root) {
-            return Snapshot::from_canonical(canonical, full, live);
+        let canonical = self.canonical(&text, full)?;
+        if canonical.xml != text || !data::is_plain(&root) {
+            return canonical.snapshot(full);
         }
+        let Canonical { xml: canonical, live, .. } = canonical;
         debug_assert_eq!(
             Some(&root),
             data::parse_data(&canonical).ok().as_ref(),

@@ -866,6 +866,13 @@ impl<'a, 'b> DataNodeRef<'a, 'b> {
         }
     }
 
+    /// pfcd: whether libyang created this node as a default (`LYD_DEFAULT`): a default leaf
+    /// it added, or a non-presence container holding only such nodes. Its printers leave
+    /// these out in the explicit with-defaults mode.
+    pub fn is_implicit(&self) -> bool {
+        (unsafe { (*self.raw).flags }) & ffi::LYD_DEFAULT != 0
+    }
+
     /// Check whether a node value equals to its default one.
     pub fn is_default(&self) -> bool {
         match self.schema().kind() {

@@ -1,0 +1,130 @@
+//! A validated libyang tree's explicit nodes read from the tree itself, as the element tree
+//! that parsing libyang's printing of them gives. For a large edit, printing the whole
+//! configuration and parsing the text back cost nearly as much as libyang's parse and
+//! validation of it (BENCHMARKS.md, "Reading the validated tree instead of its printing").
+//!
+//! Only what is known to read the same as it prints is read: containers, lists, and leaves
+//! and leaf-lists whose canonical value has no colon ([`prints_as_canonical`]), or an
+//! identityref (printed with its module's prefix, declared on the element, unless that
+//! module is the element's own). Anything else (metadata, anydata, any other value with a
+//! colon, such as an instance-identifier, an XPath, an IPv6 address or a time of day) returns
+//! `None`, and the caller prints and parses as before. Debug builds check every result
+//! against that.
+
+use std::sync::Arc;
+
+use yang2::context::Context;
+use yang2::data::{DataNodeRef, DataTree};
+use yang2::schema::{DataValueType, SchemaNodeKind};
+
+use crate::data;
+use crate::xml::{Element, Node, NETCONF_BASE_NS};
+
+/// The element tree `data::parse_data` gives for libyang's printing of `tree` (explicit
+/// nodes, `Schema::print_config`), or `None` (see the module comment).
+pub fn explicit_elements(ctx: &Context, tree: &DataTree<'_>) -> Option<Element> {
+    let mut root = data::root();
+    root.namespaces.push((None, NETCONF_BASE_NS.to_string()));
+    let mut reader = Reader { ctx, namespaces: Vec::new() };
+    if let Some(first) = tree.reference() {
+        for node in first.inclusive_siblings() {
+            if let Some(e) = reader.element(&node, None)? {
+                root.children.push(Node::Element(e));
+            }
+        }
+    }
+    Some(root)
+}
+
+/// Reads elements, sharing one namespace string per URI as the XML parser does.
+struct Reader<'c> {
+    ctx: &'c Context,
+    namespaces: Vec<Arc<str>>,
+}
+
+impl Reader<'_> {
+    fn namespace(&mut self, uri: &str) -> Arc<str> {
+        if let Some(ns) = self.namespaces.iter().find(|ns| ***ns == *uri) {
+            return ns.clone();
+        }
+        let ns: Arc<str> = Arc::from(uri);
+        self.namespaces.push(ns.clone());
+        ns
+    }
+
+    /// `node` under a parent in namespace `parent_ns`: `Some(None)` when libyang does not
+    /// print it (a default it added).
+    fn element(
+        &mut self,
+        node: &DataNodeRef<'_, '_>,
+        parent_ns: Option<&str>,
+    ) -> Option<Option<Element>> {
+        if node.is_implicit() {
+            return Some(None);
+        }
+        // (libyang keeps its sorted lists' search tree as metadata of the first entry,
+        // `yang:lyds_tree`, which it never prints.)
+        if node.meta().any(|m| m.name() != "lyds_tree") {
+            return None;
+        }
+        let schema = node.schema();
+        let module = schema.module();
+        let uri = module.namespace();
+        let mut e = Element {
+            namespace: Some(self.namespace(uri)),
+            prefix: None,
+            name: schema.name().to_string(),
+            namespaces: Vec::new(),
+            attributes: Vec::new(),
+            children: Vec::new(),
+        };
+        // (A default namespace declaration exactly where the namespace changes.)
+        if parent_ns != Some(uri) {
+            e.namespaces.push((None, uri.to_string()));
+        }
+        match schema.kind() {
+            SchemaNodeKind::Container | SchemaNodeKind::List => {
+                for child in node.children() {
+                    if let Some(c) = self.element(&child, Some(uri))? {
+                        e.children.push(Node::Element(c));
+                    }
+                }
+            }
+            SchemaNodeKind::Leaf | SchemaNodeKind::LeafList => {
+                let text = match schema.leaf_type()?.base_type() {
+                    DataValueType::Empty => String::new(),
+                    DataValueType::IdentityRef => {
+                        // Canonically `module:identity`; printed `prefix:identity` with the
+                        // module's prefix declared on the element, or without a prefix when
+                        // the module is the element's own (its default namespace).
+                        let value = node.value_canonical()?;
+                        let (name, identity) = value.split_once(':')?;
+                        let of = self.ctx.get_module_latest(name)?;
+                        if of.namespace() == uri {
+                            identity.to_string()
+                        } else {
+                            let prefix = of.prefix();
+                            e.namespaces
+                                .push((Some(prefix.to_string()), of.namespace().to_string()));
+                            format!("{prefix}:{identity}")
+                        }
+                    }
+                    _ => node.value_canonical().filter(|v| prints_as_canonical(v))?,
+                };
+                if !text.is_empty() {
+                    e.children.push(Node::Text(text));
+                }
+            }
+            _ => return None,
+        }
+        Some(Some(e))
+    }
+}
+
+/// Whether a value whose canonical text is `value` prints in XML as that text: when it has no
+/// colon, so no prefix, whatever its type. One with a colon may not: libyang prints an
+/// xpath1.0 string (a NACM rule's path, say) with XML prefixes although its type reads
+/// "string", and an identityref or instance-identifier likewise.
+pub fn prints_as_canonical(value: &str) -> bool {
+    !value.contains(':')
+}
