@@ -62,7 +62,7 @@ pub struct Transaction<'a> {
     /// Running after.
     pub new: &'a Element,
     /// The differences that touch this backend's modules, in document order.
-    pub changes: Vec<&'a Change>,
+    pub changes: Vec<&'a Change<'a>>,
     /// Who made the change.
     pub origin: &'a Origin,
 }

@@ -214,24 +214,25 @@ pub enum ChangeOp {
     Modify,
 }
 
-/// One difference between two configurations.
+/// One difference between two configurations, borrowing its subtrees from the two trees
+/// compared (a large edit's created subtrees were copied, then freed, for every diff).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Change {
+pub struct Change<'a> {
     /// What happened.
     pub op: ChangeOp,
     /// Where.
     pub path: DataPath,
     /// The node before (delete, modify).
-    pub old: Option<Element>,
+    pub old: Option<&'a Element>,
     /// The node after (create, modify).
-    pub new: Option<Element>,
+    pub new: Option<&'a Element>,
 }
 
-impl Change {
+impl Change<'_> {
     /// Every namespace the change touches: the path's and its subtrees'.
     pub fn namespaces(&self) -> Vec<&str> {
         let mut v: Vec<&str> = self.path.0.iter().map(|s| s.ns.as_str()).collect();
-        for e in self.old.iter().chain(self.new.iter()) {
+        for e in self.old.into_iter().chain(self.new) {
             collect_ns(e, &mut v);
         }
         v.sort_unstable();
@@ -250,21 +251,21 @@ fn collect_ns<'a>(e: &'a Element, out: &mut Vec<&'a str>) {
 }
 
 /// The differences between two data trees (roots holding top-level nodes).
-pub fn diff(model: &Model, old: &Element, new: &Element) -> Vec<Change> {
+pub fn diff<'a>(model: &Model, old: &'a Element, new: &'a Element) -> Vec<Change<'a>> {
     let mut out = Vec::new();
     diff_children(model, None, old, new, &DataPath::default(), &mut out);
     out
 }
 
-fn diff_children(
+fn diff_children<'a>(
     model: &Model,
     sparent: Option<&SNode>,
-    old: &Element,
-    new: &Element,
+    old: &'a Element,
+    new: &'a Element,
     path: &DataPath,
-    out: &mut Vec<Change>,
+    out: &mut Vec<Change<'a>>,
 ) {
-    let olds: Vec<&Element> = old.elements().collect();
+    let olds: Vec<&'a Element> = old.elements().collect();
     let mut index: HashMap<Key, usize> = HashMap::with_capacity(olds.len());
     for (i, o) in olds.iter().enumerate() {
         let s = snode_of(model, sparent, o).map(Arc::as_ref);
@@ -292,7 +293,7 @@ fn diff_children(
                 op: ChangeOp::Create,
                 path: path.child(step_of(n, s)),
                 old: None,
-                new: Some(n.clone()),
+                new: Some(n),
             });
             continue;
         };
@@ -313,8 +314,8 @@ fn diff_children(
                     out.push(Change {
                         op: ChangeOp::Modify,
                         path: path.child(step_of(n, s)),
-                        old: Some(o.clone()),
-                        new: Some(n.clone()),
+                        old: Some(o),
+                        new: Some(n),
                     });
                 }
             }
@@ -326,7 +327,7 @@ fn diff_children(
         out.push(Change {
             op: ChangeOp::Delete,
             path: path.child(step_of(o, s)),
-            old: Some((*o).clone()),
+            old: Some(*o),
             new: None,
         });
     }

@@ -892,6 +892,8 @@ fn copy_config(engine: &Arc<Engine>, ctx: &SessionCtx, op: &Element) -> OpResult
         bump(&engine.counters.denied_data_writes);
         return Err(one(e));
     }
+    let changed = !changes.is_empty();
+    drop(changes);
     let stored = match target {
         DatastoreName::Running => {
             return engine
@@ -901,7 +903,7 @@ fn copy_config(engine: &Arc<Engine>, ctx: &SessionCtx, op: &Element) -> OpResult
         }
         DatastoreName::Candidate => {
             let r = engine.ds.store_snapshot(target, snap, &[]);
-            if r.is_ok() && !changes.is_empty() {
+            if r.is_ok() && changed {
                 engine.mark_dirty(ctx.id);
             }
             r
@@ -930,7 +932,8 @@ fn delete_config(engine: &Engine, ctx: &SessionCtx, op: &Element) -> OpResult {
     let model = engine.schema.model();
     let _w = engine.writer(ctx).map_err(one)?;
     let old = engine.ds.snapshot(ds);
-    let changes = data::diff(model, &old.root, &data::root());
+    let empty = data::root();
+    let changes = data::diff(model, &old.root, &empty);
     if let Err(e) = acl.check_write(model, &changes) {
         bump(&engine.counters.denied_data_writes);
         return Err(one(e));

@@ -715,13 +715,13 @@ impl Engine {
         &self,
         old: &Element,
         new: &Element,
-        changes: &[data::Change],
+        changes: &[data::Change<'_>],
         origin: &Origin,
         store: impl FnOnce() -> Result<(), RpcError>,
     ) -> Result<(), (String, RpcError)> {
-        let mut involved: Vec<(usize, Vec<&data::Change>)> = Vec::new();
+        let mut involved: Vec<(usize, Vec<&data::Change<'_>>)> = Vec::new();
         for (i, b) in self.backends.iter().enumerate() {
-            let mine: Vec<&data::Change> = changes
+            let mine: Vec<&data::Change<'_>> = changes
                 .iter()
                 .filter(|c| c.namespaces().iter().any(|ns| b.namespaces.contains(*ns)))
                 .collect();

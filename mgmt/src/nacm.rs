@@ -391,7 +391,7 @@ impl UserAcl {
     }
 
     /// Checks that the user may make `changes`; the first refusal as an rpc-error.
-    pub fn check_write(&self, model: &Model, changes: &[Change]) -> Result<(), RpcError> {
+    pub fn check_write(&self, model: &Model, changes: &[Change<'_>]) -> Result<(), RpcError> {
         if !self.nacm.enabled || self.write_all {
             return Ok(());
         }
@@ -419,7 +419,7 @@ impl UserAcl {
                 }
             }
             let Some(s) = snode else { continue };
-            let subtree = c.new.as_ref().or(c.old.as_ref());
+            let subtree = c.new.or(c.old);
             if let Err(path) = self.check_subtree(s, subtree, &nodes, default, access, &c.path) {
                 let (xpath, ns) = path.to_xpath();
                 return Err(RpcError::new(ErrorTag::AccessDenied, ErrorType::Application)
