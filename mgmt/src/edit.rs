@@ -84,6 +84,38 @@ fn with_path(e: RpcError, path: &DataPath) -> RpcError {
     e.with_path(xpath, ns)
 }
 
+/// Where the walk is in the request: the elements, with their schema nodes, from the top down
+/// to the parent of the element being edited. An error's data path is built from it only
+/// when an error is reported (built for every container and list entry walked, the paths
+/// cost a sixth of a large edit's work here).
+#[derive(Clone, Copy)]
+enum At<'a> {
+    Top,
+    Below(&'a At<'a>, &'a Element, &'a SNode),
+}
+
+impl At<'_> {
+    /// The data path of this place.
+    fn path(&self) -> DataPath {
+        let mut steps = Vec::new();
+        let mut at = self;
+        while let At::Below(up, e, s) = at {
+            steps.push(Step::of(e, s));
+            at = up;
+        }
+        steps.reverse();
+        DataPath(steps)
+    }
+
+    /// The name of the element the walk is in (`None` at the top level).
+    fn name(&self) -> Option<&str> {
+        match self {
+            At::Top => None,
+            At::Below(_, _, s) => Some(&s.name),
+        }
+    }
+}
+
 /// Applies the children of `config` (the `<config>` element) to `root` (a tree's root
 /// holding its top-level nodes). `default_op` is merge, replace or none. Returns the errors;
 /// with stop-on-error or rollback-on-error any error means `root` must be thrown away.
@@ -102,10 +134,10 @@ pub fn apply(
     };
     let mut scope = scope.clone();
     scope.enter(config);
-    let path = DataPath::default();
+    let top = At::Top;
     let _ = if default_op == Op::Replace {
         // The <config> completely replaces the datastore (RFC 6241 §7.2).
-        match build_children(&mut ctx, None, config, &mut scope, &path) {
+        match build_children(&mut ctx, None, config, &mut scope, &top) {
             Ok(children) => {
                 root.children = children.into_iter().map(Node::Element).collect();
                 Ok(())
@@ -113,7 +145,7 @@ pub fn apply(
             Err(Stop) => Err(Stop),
         }
     } else {
-        edit_children(&mut ctx, None, root, config, default_op, &mut scope, &path)
+        edit_children(&mut ctx, None, root, config, default_op, &mut scope, &top)
     };
     ctx.errors
 }
@@ -128,7 +160,7 @@ fn resolve_child<'m>(
     ctx: &mut Ctx<'m>,
     sparent: Option<&'m SNode>,
     c: &Element,
-    path: &DataPath,
+    at: &At<'_>,
 ) -> Result<Option<&'m Arc<SNode>>, Stop> {
     let ns = c.namespace.as_deref().unwrap_or_default();
     if let Some(s) = ctx.model.child_of(sparent, ns, &c.name) {
@@ -140,7 +172,7 @@ fn resolve_child<'m>(
                         c.name
                     ))
                     .with_info(ErrorInfo::BadElement(c.name.clone())),
-                &path.child(Step::named(s)),
+                &at.path().child(Step::named(s)),
             ))?;
             return Ok(None);
         }
@@ -155,8 +187,8 @@ fn resolve_child<'m>(
             .with_info(ErrorInfo::BadElement(c.name.clone()))
             .with_info(ErrorInfo::BadNamespace(ns.to_string()))
     } else {
-        let place = match path.0.last() {
-            Some(p) => format!("in <{}>", p.name),
+        let place = match at.name() {
+            Some(p) => format!("in <{p}>"),
             None => "at the top level".to_string(),
         };
         RpcError::new(ErrorTag::UnknownElement, ErrorType::Application)
@@ -166,12 +198,12 @@ fn resolve_child<'m>(
             ))
             .with_info(ErrorInfo::BadElement(c.name.clone()))
     };
-    ctx.fail(with_path(e, path))?;
+    ctx.fail(with_path(e, &at.path()))?;
     Ok(None)
 }
 
 /// Checks that every key of list entry `c` is present.
-fn check_keys(ctx: &mut Ctx<'_>, c: &Element, s: &SNode, path: &DataPath) -> Result<bool, Stop> {
+fn check_keys(ctx: &mut Ctx<'_>, c: &Element, s: &SNode, at: &At<'_>) -> Result<bool, Stop> {
     for k in &s.keys {
         let n = c
             .elements()
@@ -190,7 +222,7 @@ fn check_keys(ctx: &mut Ctx<'_>, c: &Element, s: &SNode, path: &DataPath) -> Res
                         s.name
                     ))
                     .with_info(ErrorInfo::BadElement(k.clone())),
-                &path.child(Step::named(s)),
+                &at.path().child(Step::named(s)),
             ))?;
             return Ok(false);
         }
@@ -206,9 +238,11 @@ struct Siblings {
 }
 
 impl Siblings {
-    fn new(model: &Model, sparent: Option<&SNode>, data: &mut Element) -> Siblings {
-        let mut elems = Vec::with_capacity(data.children.len());
-        let mut index = HashMap::with_capacity(data.children.len());
+    /// The children of `data`, with room for `more` (the request's elements for them: most
+    /// of a large edit's nodes are new, and growing the maps for them rehashed each time).
+    fn new(model: &Model, sparent: Option<&SNode>, data: &mut Element, more: usize) -> Siblings {
+        let mut elems = Vec::with_capacity(data.children.len() + more);
+        let mut index = HashMap::with_capacity(data.children.len() + more);
         for n in std::mem::take(&mut data.children) {
             if let Node::Element(e) = n {
                 let s =
@@ -217,7 +251,7 @@ impl Siblings {
                 elems.push(Some(e));
             }
         }
-        Siblings { elems, index, created: HashSet::new() }
+        Siblings { elems, index, created: HashSet::with_capacity(more) }
     }
 
     fn finish(self, data: &mut Element) {
@@ -303,7 +337,7 @@ fn insert_position(
     sibs: &Siblings,
     c: &Element,
     s: &SNode,
-    path: &DataPath,
+    at: &At<'_>,
 ) -> Result<Option<Option<usize>>, Stop> {
     let Some(how) = c.attribute_ns(YANG_NS, "insert") else { return Ok(Some(None)) };
     if !s.user_ordered {
@@ -315,7 +349,7 @@ fn insert_position(
                 .with_message(msg)
                 .with_info(ErrorInfo::BadAttribute("insert".into()))
                 .with_info(ErrorInfo::BadElement(c.name.clone())),
-            &path.child(Step::named(s)),
+            &at.path().child(Step::named(s)),
         )
     };
     let first_of = |sibs: &Siblings| {
@@ -407,10 +441,10 @@ fn edit_children<'m>(
     cfg: &Element,
     parent_op: Op,
     scope: &mut Scope,
-    path: &DataPath,
+    at: &At<'_>,
 ) -> Result<(), Stop> {
-    let mut sibs = Siblings::new(ctx.model, sparent, data);
-    let result = edit_siblings(ctx, sparent, &mut sibs, cfg, parent_op, scope, path);
+    let mut sibs = Siblings::new(ctx.model, sparent, data, cfg.children.len());
+    let result = edit_siblings(ctx, sparent, &mut sibs, cfg, parent_op, scope, at);
     // Choice cases: a node created in one case removes the other cases' nodes.
     let created_cases: Vec<(u32, u32)> = sibs
         .created
@@ -451,11 +485,11 @@ fn edit_siblings<'m>(
     cfg: &Element,
     parent_op: Op,
     scope: &mut Scope,
-    path: &DataPath,
+    at: &At<'_>,
 ) -> Result<(), Stop> {
     for c in cfg.elements() {
         scope.enter(c);
-        let r = edit_one(ctx, sparent, sibs, c, parent_op, scope, path);
+        let r = edit_one(ctx, sparent, sibs, c, parent_op, scope, at);
         scope.leave();
         r?;
     }
@@ -469,9 +503,9 @@ fn edit_one<'m>(
     c: &Element,
     parent_op: Op,
     scope: &mut Scope,
-    path: &DataPath,
+    at: &At<'_>,
 ) -> Result<(), Stop> {
-    let Some(s) = resolve_child(ctx, sparent, c, path)? else { return Ok(()) };
+    let Some(s) = resolve_child(ctx, sparent, c, at)? else { return Ok(()) };
     if s.is_key && sparent.is_some_and(|p| p.kind == Kind::List) {
         // Keys identify their entry; they are not edited.
         return Ok(());
@@ -488,18 +522,18 @@ fn edit_one<'m>(
                         ))
                         .with_info(ErrorInfo::BadAttribute("operation".into()))
                         .with_info(ErrorInfo::BadElement(c.name.clone())),
-                    &path.child(Step::named(s)),
+                    &at.path().child(Step::named(s)),
                 ));
             }
         },
     };
-    if s.kind == Kind::List && !check_keys(ctx, c, s, path)? {
+    if s.kind == Kind::List && !check_keys(ctx, c, s, at)? {
         return Ok(());
     }
     let key = edit_key(ctx.model, c, s, scope);
     // The path is built only where it is used (errors, descending): most nodes of a large
     // edit are leaves that need neither.
-    let here = || path.child(Step::of(c, s));
+    let here = At::Below(at, c, s);
     let exists = sibs.index.contains_key(&key);
     match op {
         Op::Delete | Op::Remove => {
@@ -508,7 +542,7 @@ fn edit_one<'m>(
                     RpcError::new(ErrorTag::DataMissing, ErrorType::Application).with_message(
                         format!("<{}> cannot be deleted: it does not exist.", c.name),
                     ),
-                    &here(),
+                    &here.path(),
                 ))?;
             }
         }
@@ -518,12 +552,12 @@ fn edit_one<'m>(
                     "<{}> cannot be created: it already exists; use merge or replace.",
                     c.name
                 )),
-                &here(),
+                &here.path(),
             ))?;
         }
         Op::Create | Op::Replace => {
-            let Some(pos) = insert_position(ctx, sibs, c, s, path)? else { return Ok(()) };
-            let built = build(ctx, s, c, scope, path)?;
+            let Some(pos) = insert_position(ctx, sibs, c, s, at)? else { return Ok(()) };
+            let built = build(ctx, s, c, scope, at)?;
             let Some(built) = built else { return Ok(()) };
             let old = sibs.remove(&key);
             let pos = pos.or(old.map(|(i, _)| i));
@@ -531,37 +565,37 @@ fn edit_one<'m>(
         }
         Op::Merge => {
             if !exists {
-                let Some(pos) = insert_position(ctx, sibs, c, s, path)? else { return Ok(()) };
+                let Some(pos) = insert_position(ctx, sibs, c, s, at)? else { return Ok(()) };
                 if s.is_term() || s.kind == Kind::AnyData {
-                    if let Some(built) = build(ctx, s, c, scope, path)? {
+                    if let Some(built) = build(ctx, s, c, scope, at)? {
                         sibs.insert(ctx.model, sparent, key, built, pos);
                     }
                 } else {
                     let mut node = skeleton(c, s, scope);
-                    edit_children(ctx, Some(s), &mut node, c, Op::Merge, scope, &here())?;
+                    edit_children(ctx, Some(s), &mut node, c, Op::Merge, scope, &here)?;
                     sibs.insert(ctx.model, sparent, key, node, pos);
                 }
             } else if s.is_term() || s.kind == Kind::AnyData {
                 if s.kind == Kind::LeafList && c.attribute_ns(YANG_NS, "insert").is_some() {
                     // Moving an existing entry.
-                    let Some(pos) = insert_position(ctx, sibs, c, s, path)? else { return Ok(()) };
+                    let Some(pos) = insert_position(ctx, sibs, c, s, at)? else { return Ok(()) };
                     if let (Some(pos), Some((_, e))) = (pos, sibs.remove(&key)) {
                         sibs.insert(ctx.model, sparent, key, e, Some(pos));
                     }
-                } else if let Some(built) = build(ctx, s, c, scope, path)? {
+                } else if let Some(built) = build(ctx, s, c, scope, at)? {
                     if let Some(d) = sibs.get_mut(&key) {
                         *d = built;
                     }
                 }
             } else {
                 if s.kind == Kind::List && c.attribute_ns(YANG_NS, "insert").is_some() {
-                    let Some(pos) = insert_position(ctx, sibs, c, s, path)? else { return Ok(()) };
+                    let Some(pos) = insert_position(ctx, sibs, c, s, at)? else { return Ok(()) };
                     if let (Some(pos), Some((_, e))) = (pos, sibs.remove(&key)) {
                         sibs.insert(ctx.model, sparent, key.clone(), e, Some(pos));
                     }
                 }
                 if let Some(d) = sibs.get_mut(&key) {
-                    edit_children(ctx, Some(s), d, c, Op::Merge, scope, &here())?;
+                    edit_children(ctx, Some(s), d, c, Op::Merge, scope, &here)?;
                 }
             }
         }
@@ -570,10 +604,10 @@ fn edit_one<'m>(
                 return Ok(());
             }
             if let Some(d) = sibs.get_mut(&key) {
-                edit_children(ctx, Some(s), d, c, Op::None, scope, &here())?;
+                edit_children(ctx, Some(s), d, c, Op::None, scope, &here)?;
             } else if writes_below(c) {
                 let mut node = skeleton(c, s, scope);
-                edit_children(ctx, Some(s), &mut node, c, Op::None, scope, &here())?;
+                edit_children(ctx, Some(s), &mut node, c, Op::None, scope, &here)?;
                 sibs.insert(ctx.model, sparent, key, node, None);
             } else if !only_removes_below(c) {
                 ctx.fail(with_path(
@@ -584,7 +618,7 @@ fn edit_one<'m>(
                             c.name
                         ),
                     ),
-                    &here(),
+                    &here.path(),
                 ))?;
             }
         }
@@ -694,21 +728,27 @@ fn skeleton(c: &Element, s: &SNode, scope: &mut Scope) -> Element {
 /// uses (identityrefs, instance-identifiers).
 fn clean_leaf(c: &Element, scope: &Scope) -> Element {
     let text = c.text();
-    let mut e = Element {
-        namespace: c.namespace.clone(),
-        name: c.name.clone(),
-        children: if text.is_empty() { Vec::new() } else { vec![Node::Text(text.clone())] },
-        ..Element::default()
-    };
+    let mut namespaces = Vec::new();
     if text.contains(':') {
         for (p, uri) in scope.prefixed() {
-            if text.contains(&format!("{p}:")) {
-                e.namespaces.push((Some(p.to_string()), uri.to_string()));
+            if uses_prefix(&text, p) {
+                namespaces.push((Some(p.to_string()), uri.to_string()));
             }
         }
         // Declarations on the leaf itself win over outer ones (scope already has them).
     }
-    e
+    Element {
+        namespace: c.namespace.clone(),
+        name: c.name.clone(),
+        namespaces,
+        children: if text.is_empty() { Vec::new() } else { vec![Node::Text(text)] },
+        ..Element::default()
+    }
+}
+
+/// Whether `text` has `prefix` followed by a colon.
+fn uses_prefix(text: &str, prefix: &str) -> bool {
+    text.match_indices(prefix).any(|(i, _)| text[i + prefix.len()..].starts_with(':'))
 }
 
 /// A clean copy of the config subtree `c` (a node being created or replaced): operation
@@ -718,7 +758,7 @@ fn build<'m>(
     s: &'m SNode,
     c: &Element,
     scope: &mut Scope,
-    path: &DataPath,
+    at: &At<'_>,
 ) -> Result<Option<Element>, Stop> {
     match s.kind {
         Kind::Leaf | Kind::LeafList => {
@@ -727,7 +767,7 @@ fn build<'m>(
                     RpcError::new(ErrorTag::BadElement, ErrorType::Application)
                         .with_message(format!("<{}> takes a value, not child elements.", c.name))
                         .with_info(ErrorInfo::BadElement(c.name.clone())),
-                    &path.child(Step::of(c, s)),
+                    &at.path().child(Step::of(c, s)),
                 ))?;
                 return Ok(None);
             }
@@ -742,7 +782,7 @@ fn build<'m>(
             Ok(Some(e))
         }
         Kind::Container | Kind::List => {
-            let here = path.child(Step::of(c, s));
+            let here = At::Below(at, c, s);
             let children = build_children(ctx, Some(s), c, scope, &here)?;
             let mut e = Element::new(&s.namespace, &s.name);
             e.children = children.into_iter().map(Node::Element).collect();
@@ -756,14 +796,14 @@ fn build_children<'m>(
     sparent: Option<&'m SNode>,
     c: &Element,
     scope: &mut Scope,
-    path: &DataPath,
+    at: &At<'_>,
 ) -> Result<Vec<Element>, Stop> {
     let mut out: Vec<Element> = Vec::new();
     let mut seen: HashSet<Key> = HashSet::new();
     for child in c.elements() {
         scope.enter(child);
         let r = (|| -> Result<(), Stop> {
-            let Some(cs) = resolve_child(ctx, sparent, child, path)? else { return Ok(()) };
+            let Some(cs) = resolve_child(ctx, sparent, child, at)? else { return Ok(()) };
             match op_attr(child) {
                 Some("delete" | "remove") => return Ok(()),
                 Some(v) if Op::from_name(v).is_none() => {
@@ -772,12 +812,12 @@ fn build_children<'m>(
                             .with_message(format!("'{v}' is not an edit operation."))
                             .with_info(ErrorInfo::BadAttribute("operation".into()))
                             .with_info(ErrorInfo::BadElement(child.name.clone())),
-                        &path.child(Step::named(cs)),
+                        &at.path().child(Step::named(cs)),
                     ));
                 }
                 _ => {}
             }
-            if cs.kind == Kind::List && !check_keys(ctx, child, cs, path)? {
+            if cs.kind == Kind::List && !check_keys(ctx, child, cs, at)? {
                 return Ok(());
             }
             let key = edit_key(ctx.model, child, cs, scope);
@@ -789,10 +829,10 @@ fn build_children<'m>(
                             child.name
                         ))
                         .with_info(ErrorInfo::BadElement(child.name.clone())),
-                    &path.child(Step::of(child, cs)),
+                    &at.path().child(Step::of(child, cs)),
                 ));
             }
-            if let Some(b) = build(ctx, cs, child, scope, path)? {
+            if let Some(b) = build(ctx, cs, child, scope, at)? {
                 out.push(b);
             }
             Ok(())

@@ -114,13 +114,17 @@ impl Element {
 
     /// The concatenated text content of this element's direct text children.
     pub fn text(&self) -> String {
-        self.children
-            .iter()
-            .filter_map(|n| match n {
-                Node::Text(t) => Some(t.as_str()),
-                Node::Element(_) => None,
-            })
-            .collect()
+        match self.children.as_slice() {
+            // (The common case, copied at its size: collecting grew the string from empty.)
+            [Node::Text(t)] => t.clone(),
+            children => children
+                .iter()
+                .filter_map(|n| match n {
+                    Node::Text(t) => Some(t.as_str()),
+                    Node::Element(_) => None,
+                })
+                .collect(),
+        }
     }
 
     /// Whether any direct text child holds more than whitespace.
