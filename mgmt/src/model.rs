@@ -8,7 +8,7 @@ use foldhash::{HashMap, HashMapExt};
 use std::sync::Arc;
 
 use yang2::context::Context;
-use yang2::schema::{DataValueType, SchemaNode, SchemaNodeKind};
+use yang2::schema::{DataValueType, SchemaLeafType, SchemaNode, SchemaNodeKind};
 
 /// What kind of data node a schema node describes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -77,6 +77,8 @@ pub struct SNode {
     /// A leaf or leaf-list of type identityref: its values are qualified names, the same
     /// identity whatever prefix names its module (`edit::edit_key`).
     pub identityref: bool,
+    /// How a leaf's or leaf-list's value is written in RFC 7951 JSON (`None` for other nodes).
+    pub json: JsonValue,
     /// ordered-by user.
     pub user_ordered: bool,
     /// The (choice, case) pairs the node sits in, outermost first, numbered uniquely.
@@ -85,6 +87,68 @@ pub struct SNode {
     pub nacm: NacmDefault,
     /// Child data nodes by local name (several only when namespaces differ).
     children: HashMap<String, Vec<Arc<SNode>>>,
+}
+
+/// How a value of a leaf's type is written in RFC 7951 JSON (§6), as far as the XML text of
+/// the value alone tells (`datastore/json.rs`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum JsonValue {
+    /// Not a leaf or leaf-list.
+    None,
+    /// A JSON number: int8 to int32, uint8 to uint32.
+    Number,
+    /// `true` or `false`.
+    Boolean,
+    /// `[null]`.
+    Empty,
+    /// A string holding `module:identity`.
+    Identity,
+    /// A string holding the value as it is (string, enumeration, bits, binary, decimal64,
+    /// int64, uint64, and unions of those).
+    Text,
+    /// Only XML says it exactly: a union with a member that is not `Text` (which member a
+    /// value is depends on how it is written), an instance-identifier (prefixes in the value),
+    /// anything else.
+    XmlOnly,
+}
+
+impl JsonValue {
+    fn of(t: &SchemaLeafType<'_>) -> JsonValue {
+        match t.base_type() {
+            DataValueType::LeafRef => {
+                t.leafref_real_type().map_or(JsonValue::XmlOnly, |r| JsonValue::of(&r))
+            }
+            DataValueType::Int8
+            | DataValueType::Int16
+            | DataValueType::Int32
+            | DataValueType::Uint8
+            | DataValueType::Uint16
+            | DataValueType::Uint32 => JsonValue::Number,
+            DataValueType::Bool => JsonValue::Boolean,
+            DataValueType::Empty => JsonValue::Empty,
+            DataValueType::IdentityRef => JsonValue::Identity,
+            DataValueType::String
+            | DataValueType::Enum
+            | DataValueType::Bits
+            | DataValueType::Binary
+            | DataValueType::Dec64
+            | DataValueType::Int64
+            | DataValueType::Uint64 => JsonValue::Text,
+            // A union whose members all take a JSON string as they take the XML text: libyang
+            // tries them in the same order either way (a number, boolean, empty or identity
+            // member would be chosen differently).
+            DataValueType::Union => {
+                let members = t.union_types();
+                let text = |m: &SchemaLeafType<'_>| JsonValue::of(m) == JsonValue::Text;
+                if !members.is_empty() && members.iter().all(text) {
+                    JsonValue::Text
+                } else {
+                    JsonValue::XmlOnly
+                }
+            }
+            _ => JsonValue::XmlOnly,
+        }
+    }
 }
 
 impl SNode {
@@ -383,6 +447,12 @@ fn collect(
         is_key: node.is_list_key(),
         identityref: matches!(kind, Kind::Leaf | Kind::LeafList)
             && node.leaf_type().is_some_and(|t| t.base_type() == DataValueType::IdentityRef),
+        json: match kind {
+            Kind::Leaf | Kind::LeafList => {
+                node.leaf_type().map_or(JsonValue::XmlOnly, |t| JsonValue::of(&t))
+            }
+            _ => JsonValue::None,
+        },
         presence: kind == Kind::Container && !node.is_np_container(),
         user_ordered: node.is_user_ordered(),
         config: node.is_config(),

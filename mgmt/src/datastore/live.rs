@@ -45,6 +45,11 @@ impl LiveTree {
         Cell::try_new(schema.clone(), |s| s.parse_config(text)).map(LiveTree)
     }
 
+    /// Parses and validates a complete configuration given as RFC 7951 JSON.
+    pub fn parse_json(schema: &Arc<Schema>, json: &str) -> Result<LiveTree, SchemaError> {
+        Cell::try_new(schema.clone(), |s| s.parse_config_json(json)).map(LiveTree)
+    }
+
     /// The canonical text: libyang's printing of the explicit nodes.
     pub fn print(&self) -> Result<String, SchemaError> {
         self.0.borrow_owner().print_config(self.0.borrow_dependent())

@@ -5,6 +5,7 @@
 //! starts as a copy of running.
 
 mod explicit;
+mod json;
 pub mod live;
 pub mod store;
 
@@ -255,12 +256,19 @@ impl Datastores {
     /// Validates `xml` as a complete configuration (`full`: every YANG constraint; otherwise
     /// only what parsing checks) and returns it in canonical form with its tree.
     pub fn check(&self, xml: &str, full: bool) -> Result<Snapshot, SchemaError> {
-        self.canonical(xml, full)?.snapshot(full)
+        self.canonical(xml, None, full)?.snapshot(full)
     }
 
     /// libyang's canonical text of `text`, its element tree when read from libyang's tree
     /// ([`explicit`]), and its validated tree when later edits can use it.
-    fn canonical(&self, text: &str, full: bool) -> Result<Canonical, SchemaError> {
+    /// `tree`: the normalized element tree `text` was written from, if there is one (libyang
+    /// is then fed its JSON when that says the same, `json.rs`).
+    fn canonical(
+        &self,
+        text: &str,
+        tree: Option<&Element>,
+        full: bool,
+    ) -> Result<Canonical, SchemaError> {
         let printed = |xml| Canonical { xml, read: None, live: None };
         if !full {
             return Ok(printed(self.schema.canonical_config_unvalidated(text)?));
@@ -268,7 +276,20 @@ impl Datastores {
         if !self.schema.model().edits_in_place() {
             return Ok(printed(self.schema.canonical_config(text)?));
         }
-        let live = LiveTree::parse(&self.schema, text)?;
+        let json = tree.and_then(|t| json::json_text(self.schema.model(), t));
+        // A refusal is reported as the XML parse words it.
+        let live = match json.map(|j| LiveTree::parse_json(&self.schema, &j)) {
+            Some(Ok(live)) => {
+                #[cfg(debug_assertions)]
+                assert_eq!(
+                    live.print().ok(),
+                    LiveTree::parse(&self.schema, text).and_then(|x| x.print()).ok(),
+                    "the configuration's JSON parses to the tree its XML parses to"
+                );
+                live
+            }
+            _ => LiveTree::parse(&self.schema, text)?,
+        };
         let Some(read) = live.explicit_elements() else {
             return Ok(Canonical { xml: live.print()?, read: None, live: Some(live) });
         };
@@ -296,7 +317,7 @@ impl Datastores {
     pub fn check_tree(&self, mut root: Element, full: bool) -> Result<Snapshot, SchemaError> {
         data::normalize(&mut root);
         let text = data::data_text(&root);
-        let canonical = self.canonical(&text, full)?;
+        let canonical = self.canonical(&text, Some(&root), full)?;
         if canonical.xml != text || !data::is_plain(&root) {
             return canonical.snapshot(full);
         }

@@ -1118,6 +1118,26 @@ impl SchemaLeafType<'_> {
         char_ptr_to_opt_string(typedef)
     }
 
+    // pfcd: the member types of a union.
+    /// Returns the member types of a union, in order (empty for other types).
+    pub fn union_types(&self) -> Vec<SchemaLeafType<'_>> {
+        if self.base_type() != DataValueType::Union {
+            return Vec::new();
+        }
+        let union = self.raw as *mut ffi::lysc_type_union;
+        let types = unsafe { (*union).types };
+        if types.is_null() {
+            return Vec::new();
+        }
+        // LY_ARRAY_COUNT: the count is stored just before the array.
+        let count = unsafe { (types as *const u64).offset(-1).read() } as usize;
+        (0..count)
+            .map(|i| unsafe {
+                SchemaLeafType::from_raw(self.context, *types.add(i))
+            })
+            .collect()
+    }
+
     /// Returns the real type of the leafref, corresponding to the first
     /// non-leafref in a possible chain of leafrefs.
     pub fn leafref_real_type(&self) -> Option<SchemaLeafType<'_>> {
