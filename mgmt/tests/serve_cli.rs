@@ -12,8 +12,16 @@ fn stderr(o: &Output) -> String {
 
 #[test]
 fn help_lists_every_option_and_how_to_write_the_users_file() {
-    let o = serve(&["--help"]);
+    // Run where nothing else is, to see that asking for help writes nothing (an early build
+    // took `--help` for its state directory and made a host key in it).
+    let cwd = tempfile::tempdir().expect("temporary directory");
+    let o = Command::new(env!("CARGO_BIN_EXE_mgmt-serve"))
+        .arg("--help")
+        .current_dir(cwd.path())
+        .output()
+        .expect("run mgmt-serve");
     assert!(o.status.success(), "--help exits 0");
+    assert_eq!(std::fs::read_dir(cwd.path()).expect("list").count(), 0, "--help writes nothing");
     let text = String::from_utf8_lossy(&o.stdout);
     for option in ["--yang", "--module", "--admin", "--idle", "--workers", "--blocking", "PORT"] {
         assert!(text.contains(option), "help mentions {option}:\n{text}");
