@@ -127,11 +127,8 @@ pub struct Pipeline {
     /// stages: the steady loop (`direct.rs`) then hands the rest of the cycle to
     /// `step_after_macs`.
     steady_break: bool,
-    /// QMI admission on the direct path while flush reads compete for it (`admission.rs`);
-    /// `held` has the FDs whose QMI cycle is later than their push's latency gives, as
-    /// (buffer, push cycle, QMI cycle).
+    /// QMI admission on the direct path while flush reads compete for it (`admission.rs`).
     admit: Admission,
-    held: Ring<(u32, u64, u64)>,
     flush_inflight: Ring<(u64, Fd)>,
     recycle_staging: Ring<Fd>,
     writes_inflight: Ring<(u64, Fd)>,
@@ -218,6 +215,9 @@ impl Pipeline {
             to_qmi: cfg.qman_latency.max(1),
             direct_transit: transit.unwrap_or(0),
             direct_transit_time: cfg.cycle * transit.unwrap_or(0),
+            to_nti: nti.latency().max(1),
+            qman_capacity: cfg.qman_capacity as u64,
+            ports: cfg.ports,
             nclasses,
             saturated: cfg.traffic == Traffic::Saturated,
             min_len: cfg.min_len,
@@ -244,7 +244,6 @@ impl Pipeline {
             direct_leave: false,
             steady_break: false,
             admit: Admission::new(),
-            held: Ring::with_capacity(16),
             flush_inflight: Ring::with_capacity(16),
             recycle_staging: Ring::with_capacity(16),
             writes_inflight: Ring::with_capacity(16),

@@ -11,6 +11,8 @@ use crate::pipeline::ring::Ring;
 /// pushed, and `used`, the number of QMAN's FDs given that cycle; `flush_sched`, the cycles
 /// in which the QMI takes the flush reads under way, in order, with their number
 /// (`flush_next`: the first of them, `u64::MAX` if none).
+/// `held` has the FDs whose QMI cycle is later than their push's latency gives, as (buffer,
+/// push cycle, QMI cycle).
 #[derive(Debug)]
 pub(super) struct Admission {
     pub on: bool,
@@ -18,6 +20,7 @@ pub(super) struct Admission {
     pub used: u32,
     pub flush_sched: Ring<(u64, u32)>,
     pub flush_next: u64,
+    pub held: Ring<(u32, u64, u64)>,
 }
 
 impl Admission {
@@ -28,6 +31,7 @@ impl Admission {
             used: 0,
             flush_sched: Ring::with_capacity(16),
             flush_next: u64::MAX,
+            held: Ring::with_capacity(16),
         }
     }
 
@@ -65,6 +69,47 @@ impl Admission {
             (self.last, self.used) = (c + to_qmi, pushed);
         }
     }
+
+    /// With the model on, the QMI cycle the next FD QMAN pushes in cycle `c` would be given,
+    /// and how many of QMAN's FDs that cycle would then have before it: the first cycle from
+    /// the push's latency on, and not before the last FD's, that still has a place after the
+    /// flush reads the QMI takes then and the FDs pushed before it.
+    #[inline]
+    pub fn next(&self, c: u64, to_qmi: u64, width: u64) -> (u64, u32) {
+        let ready = c + to_qmi;
+        let (mut t, mut used) =
+            if self.last >= ready { (self.last, u64::from(self.used)) } else { (ready, 0) };
+        // (The flush reads' cycles are in order: one pass.)
+        let mut k = 0;
+        loop {
+            while self.flush_sched.get(k).is_some_and(|&(f, _)| f < t) {
+                k += 1;
+            }
+            let flushes = match self.flush_sched.get(k) {
+                Some(&(f, n)) if f == t => u64::from(n),
+                _ => 0,
+            };
+            if used + flushes < width {
+                return (t, used as u32);
+            }
+            (t, used) = (t + 1, 0);
+        }
+    }
+
+    /// Gives an FD QMAN pushes in cycle `c`, with buffer `buffer`, the QMI cycle `next` found
+    /// (`slot`), and returns that cycle.
+    #[inline]
+    pub fn give(&mut self, (t, used): (u64, u32), buffer: u32, c: u64, to_qmi: u64) -> u64 {
+        (self.last, self.used) = (t, used + 1);
+        if t != c + to_qmi {
+            // (Forgetting those that have entered the QMI: only the others are looked up.)
+            while self.held.front().is_some_and(|&(_, _, qmi)| qmi <= c) {
+                self.held.pop_front();
+            }
+            self.held.push_back((buffer, c, t));
+        }
+        t
+    }
 }
 
 impl Pipeline {
@@ -74,7 +119,7 @@ impl Pipeline {
         self.admit.on = false;
         self.admit.flush_sched.clear();
         self.admit.flush_next = u64::MAX;
-        self.held.clear();
+        self.admit.held.clear();
     }
 
     /// A flush read is issued on the direct path (by the DMA engine, at the end of a cycle),
@@ -158,75 +203,9 @@ impl Pipeline {
         }
     }
 
-    /// With the model on, the QMI cycle the next FD QMAN pushes in this cycle would be given,
-    /// and how many of QMAN's FDs that cycle would then have before it: the first cycle from
-    /// the push's latency on, and not before the last FD's, that still has a place after the
-    /// flush reads the QMI takes then and the FDs pushed before it.
-    #[inline]
-    pub(super) fn admit_next(&self) -> (u64, u32) {
-        let width = self.cfg.width as u64;
-        let ready = self.cycle + self.to_qmi();
-        let (mut t, mut used) = if self.admit.last >= ready {
-            (self.admit.last, u64::from(self.admit.used))
-        } else {
-            (ready, 0)
-        };
-        // (The flush reads' cycles are in order: one pass.)
-        let mut k = 0;
-        loop {
-            while self.admit.flush_sched.get(k).is_some_and(|&(f, _)| f < t) {
-                k += 1;
-            }
-            let flushes = match self.admit.flush_sched.get(k) {
-                Some(&(f, n)) if f == t => u64::from(n),
-                _ => 0,
-            };
-            if used + flushes < width {
-                return (t, used as u32);
-            }
-            (t, used) = (t + 1, 0);
-        }
-    }
-
-    /// Whether the push queue, counting the FDs on the direct path not yet in the QMI, has
-    /// room for an FD that will enter the QMI in cycle `qmi`. At most `width` of QMAN's FDs
-    /// enter it per cycle, so it has if (`qmi` − now) × width ≤ its capacity (the common
-    /// answer); otherwise they are counted.
-    #[inline]
-    pub(super) fn push_queue_has_room(&self, qmi: u64) -> bool {
-        let capacity = self.cfg.qman_capacity as u64;
-        (qmi - self.cycle) * self.cfg.width as u64 <= capacity
-            || (self.push_queue_holds() as u64) < capacity
-    }
-
-    /// FDs in the push queue, counting those on the direct path not yet in the QMI (out of
-    /// line: only when flush reads hold many back).
-    #[inline(never)]
-    fn push_queue_holds(&self) -> usize {
-        let from = self.cfg.cycle * (self.cycle + 1 + self.to_nti());
-        let direct: usize =
-            self.ports[..self.cfg.ports].iter().map(|port| port.arriving_from(from).count()).sum();
-        direct + self.push_queue.len()
-    }
-
-    /// Gives an FD QMAN pushes now, with buffer `buffer`, the QMI cycle `admit_next` found;
-    /// returns the cycle in which it passes the NTI.
-    #[inline]
-    pub(super) fn admit(&mut self, (t, used): (u64, u32), buffer: u32) -> u64 {
-        (self.admit.last, self.admit.used) = (t, used + 1);
-        if t != self.cycle + self.to_qmi() {
-            // (Forgetting those that have entered the QMI: only the others are looked up.)
-            while self.held.front().is_some_and(|&(_, _, qmi)| qmi <= self.cycle) {
-                self.held.pop_front();
-            }
-            self.held.push_back((buffer, self.cycle, t));
-        }
-        t + self.to_nti()
-    }
-
     /// The cycle in which an FD on the direct path that enters the QMI in cycle `qmi` was
     /// pushed, if it was held back.
     pub(super) fn held_push(&self, buffer: u32, qmi: u64) -> Option<u64> {
-        self.held.iter().find(|&&(b, _, q)| b == buffer && q == qmi).map(|&(_, c, _)| c)
+        self.admit.held.iter().find(|&&(b, _, q)| b == buffer && q == qmi).map(|&(_, c, _)| c)
     }
 }

@@ -48,11 +48,14 @@
 //! the FDs in the stages, and an FD's octets count MAC-side from its push.
 
 use super::admission::Admission;
-use super::hot::Hot;
-use super::{PauseMode, Pipeline, Queued, Stage, MAX_PORTS};
+use super::hot::{queue_flushed_direct, Hot, Limits};
+use super::{PauseMode, Pipeline, Port, Queued, Stage, MAX_PORTS};
+use crate::pipeline::class::{Class, ClassPause};
 use crate::pipeline::class::{FsmState, MAX_CLASSES};
 use crate::pipeline::config::{PipelineConfig, Traffic};
 use crate::pipeline::fd::Fd;
+use crate::pipeline::ring::Ring;
+use crate::pipeline::wheel::WakeWheel;
 use crate::time::Picos;
 use crate::wire::PRIORITIES;
 
@@ -194,19 +197,20 @@ impl Pipeline {
         let until = self.steady_until(end);
         let mut plan = self.dma_plan();
         let mut fsm_work = !(self.active.is_empty() || self.fsms_blocked());
-        let mut stages_wake = self.stages_wake();
         self.steady_break = false;
         while self.cycle < until {
             // The kernel runs the cycles it can; if it stops in the middle of one (the MACs and
             // QMAN have run, and a waiting flush read's port now has credit), the DMA engine
             // finishes it below.
             let mut mid_cycle = false;
-            let kernel_until = plan.kernel_until.min(stages_wake);
-            if !fsm_work && self.cycle < kernel_until {
-                mid_cycle = self.run_kernel(until.min(kernel_until), plan.read_ports);
+            if !fsm_work && self.cycle < plan.kernel_until {
+                mid_cycle = self.run_kernel(until.min(plan.kernel_until), plan.read_ports);
                 if !mid_cycle && self.cycle >= until {
                     break;
                 }
+                // (The kernel stops after a cycle that ended a flush epoch's reads and passes:
+                // its FSM has work in the next.)
+                fsm_work = !(self.active.is_empty() || self.fsms_blocked());
             }
             let mut staged = false;
             if !mid_cycle {
@@ -250,7 +254,6 @@ impl Pipeline {
                     return;
                 }
                 fsm_work = !(self.active.is_empty() || self.fsms_blocked());
-                stages_wake = self.stages_wake();
                 plan = self.dma_plan();
             }
         }
@@ -294,25 +297,84 @@ impl Pipeline {
             #[cfg(test)]
             let from = self.cycle;
             let mut cycle = self.cycle;
-            let (mut hot, admit) = self.hot_and_admission();
-            // While the QMI admission model is on, a loop that asks it each cycle; once it is
-            // off (it is only turned on by a flush read, which ends the kernel), one that
-            // does not.
-            let (h, a, c, r) = (&mut hot, admit, &mut cycle, read_ports);
-            if a.on {
-                mid_cycle = if small {
-                    steady_cycles::<true, true>(h, a, c, until, r)
-                } else {
-                    steady_cycles::<false, true>(h, a, c, until, r)
+            let width = self.cfg.width;
+            let mut stages = KernelStages {
+                line: &mut self.nti,
+                flush_inflight: &mut self.flush_inflight,
+                width,
+            };
+            let mut hot = Hot {
+                lim: &self.lim,
+                ports: &mut self.ports,
+                classes: &mut self.classes,
+                pauses: &mut self.pauses,
+                elig: &mut self.elig,
+                wheel: &mut self.wheel,
+                stats: &mut self.stats,
+                log: &mut self.log,
+                rng: &mut self.rng,
+                next_buffer: &mut self.next_buffer,
+                wire_time: &self.wire_time,
+                generating: self.generating,
+            };
+            let admit = &mut self.admit;
+            let (h, a, st, c, r) = (&mut hot, admit, &mut stages, &mut cycle, read_ports);
+            loop {
+                // The cycles before the stages' next work...
+                let bound = until.min(st.next_work());
+                let mut next = Next::Leave;
+                // While the QMI admission model is on, a loop that asks it each cycle; once it
+                // is off (it is only turned on by a flush read, which ends the kernel), one
+                // that does not.
+                if a.on {
+                    next = if small {
+                        steady_cycles::<true, true>(h, a, c, bound, r)
+                    } else {
+                        steady_cycles::<false, true>(h, a, c, bound, r)
+                    };
+                }
+                // (The loop without the model does not watch the reads' ports.)
+                if !matches!(next, Next::MidCycle) && !a.on && r == 0 {
+                    next = if small {
+                        steady_cycles::<true, false>(h, a, c, bound, r)
+                    } else {
+                        steady_cycles::<false, false>(h, a, c, bound, r)
+                    };
+                }
+                if matches!(next, Next::MidCycle) {
+                    mid_cycle = true;
+                    break;
+                }
+                // ... then that cycle, if its stage work is all the kernel's (what decides it,
+                // the classes' FSMs and PAUSE, does not change within the cycle), else
+                // `run_steady_of` runs it. (Out of line: on every cycle, the question whether
+                // the stages have work cost the loop more than the question.)
+                if *c != bound
+                    || *c >= until
+                    || !a.on && r != 0
+                    || !st.kernel_may_run(h.classes, *c)
+                {
+                    break;
+                }
+                let now = h.lim.cycle * *c;
+                next = match (small, a.on) {
+                    (true, true) => staged_cycle::<true, true>(h, a, st, *c, now, r),
+                    (true, false) => staged_cycle::<true, false>(h, a, st, *c, now, r),
+                    (false, true) => staged_cycle::<false, true>(h, a, st, *c, now, r),
+                    (false, false) => staged_cycle::<false, false>(h, a, st, *c, now, r),
                 };
-            }
-            // (The loop without the model does not watch the reads' ports.)
-            if !mid_cycle && !a.on && r == 0 {
-                mid_cycle = if small {
-                    steady_cycles::<true, false>(h, a, c, until, r)
-                } else {
-                    steady_cycles::<false, false>(h, a, c, until, r)
-                };
+                match next {
+                    Next::Go => *c += 1,
+                    Next::Leave => break,
+                    Next::MidCycle => {
+                        mid_cycle = true;
+                        break;
+                    }
+                    Next::LeaveAfter => {
+                        *c += 1;
+                        break;
+                    }
+                }
             }
             self.cycle = cycle;
             #[cfg(test)]
@@ -366,27 +428,10 @@ impl Pipeline {
         self.hot().queue_direct(p, nti, fd, cycle);
     }
 
-    /// A flushed FD passes the NTI on the direct path: into its port's MAC queue in NTI order,
-    /// behind the FDs that passed it before (and those flushed ones that passed it earlier in
-    /// this cycle), ahead of the direct FDs that pass it in this cycle or later. It keeps its
-    /// flushed mark in the queue, which tells those apart (nothing reads the mark there).
+    /// A flushed FD passes the NTI on the direct path (see `Hot::queue_flushed_direct`).
     pub(super) fn queue_flushed_direct(&mut self, p: usize, now: Picos, fd: Fd) {
-        debug_assert!(fd.flushed());
-        let port = &mut self.ports[p];
-        let mut k = port.queue.len();
-        while let Some(q) = k.checked_sub(1).and_then(|j| port.queue.get(j)) {
-            if q.arrived > now || q.arrived == now && !q.fd.flushed() {
-                k -= 1;
-            } else {
-                break;
-            }
-        }
-        port.queue.insert(k, Queued { arrived: now, fd });
-        if k == 0 {
-            // The MAC may be waiting for a head that passes the NTI later.
-            let at = port.busy_until;
-            self.wake_port(p, at);
-        }
+        let cycle = self.cycle;
+        self.hot().queue_flushed_direct(p, now, fd, cycle);
     }
 
     /// Cycles from QMAN's push to the QMI when nothing holds an FD back.
@@ -415,7 +460,7 @@ impl Pipeline {
         let boundary = self.cfg.cycle * self.cycle;
         let mut transit = Vec::new();
         let p = (ci / PRIORITIES) % MAX_PORTS;
-        if !self.held.is_empty() {
+        if !self.admit.held.is_empty() {
             // An FD of the class held back by flush reads would go back into the push queue,
             // where only the model knows when the QMI takes it: leave the direct path.
             let (to_nti, cycle_ps) = (self.to_nti(), self.cfg.cycle.as_ps());
@@ -512,27 +557,88 @@ fn steady_cycles<const SMALL: bool, const ADMIT: bool>(
     cycle: &mut u64,
     until: u64,
     read_ports: u64,
-) -> bool {
+) -> Next {
     let lim = hot.lim;
-    let words = if SMALL { 1 } else { hot.wheel.words() };
     let mut c = *cycle;
     let mut now = lim.cycle * c;
+    let mut next = Next::Go;
     while c < until {
-        // `ADMIT`: the QMI admission model is on; this loop runs the cycles whose FDs enter
-        // the QMI unhindered, and stops when the model goes off or a cycle is not one of
-        // those (`Pipeline::qman_push_admit`; the MACs do not change the model).
-        if ADMIT && !(admit.prune(c, lim.to_qmi) && admit.unhindered(c, lim.to_qmi)) {
+        next = kernel_cycle::<SMALL, ADMIT>(hot, admit, c, now, read_ports, |_| false);
+        if !matches!(next, Next::Go) {
             break;
         }
-        let pushed_before = *hot.next_buffer;
-        for w in 0..words {
-            let mut due = hot.wheel.take(c, w);
-            while due != 0 {
-                let p = (w * 64 + due.trailing_zeros() as usize) % MAX_PORTS;
-                due &= due - 1;
-                hot.visit_mac::<true, SMALL>(p, now, c);
-            }
+        c += 1;
+        now += lim.cycle;
+    }
+    *cycle = c;
+    next
+}
+
+/// A cycle of the steady loop's kernel in which the stages have work, all of it the kernel's
+/// (`KernelStages::kernel_may_run`): `kernel_cycle` with it.
+#[inline(never)]
+fn staged_cycle<const SMALL: bool, const ADMIT: bool>(
+    hot: &mut Hot,
+    admit: &mut Admission,
+    stages: &mut KernelStages,
+    c: u64,
+    now: Picos,
+    read_ports: u64,
+) -> Next {
+    kernel_cycle::<SMALL, ADMIT>(hot, admit, c, now, read_ports, |hot| {
+        stages.run(hot.lim, hot.classes, hot.pauses, hot.ports, hot.wheel, c, now)
+    })
+}
+
+/// What the steady loop's kernel does after a cycle (`kernel_cycle`).
+enum Next {
+    /// The cycle ran: on to the next.
+    Go,
+    /// The cycle is not the kernel's: `run_steady_of` runs it.
+    Leave,
+    /// The MACs and QMAN ran, and a flush read waiting for one of the watched ports' credit
+    /// may now go: the DMA engine finishes the cycle in `run_steady_of`.
+    MidCycle,
+    /// The cycle ran and ended a flush epoch's reads and passes: its Pause FSM has work in
+    /// the next, which `run_steady_of` runs.
+    LeaveAfter,
+}
+
+/// One cycle of the steady loop's kernel (`c`, starting at `now`): the MACs due, the stages'
+/// work (`stage`, which returns whether a flush epoch's reads and passes ended), then QMAN's
+/// pushes onto the direct path.
+#[inline(always)]
+fn kernel_cycle<const SMALL: bool, const ADMIT: bool>(
+    hot: &mut Hot,
+    admit: &mut Admission,
+    c: u64,
+    now: Picos,
+    read_ports: u64,
+    stage: impl FnOnce(&mut Hot) -> bool,
+) -> Next {
+    let lim = hot.lim;
+    // `ADMIT`: the QMI admission model is on; the kernel stops when it goes off (the MACs
+    // do not change it).
+    if ADMIT && !admit.prune(c, lim.to_qmi) {
+        return Next::Leave;
+    }
+    let words = if SMALL { 1 } else { hot.wheel.words() };
+    for w in 0..words {
+        let mut due = hot.wheel.take(c, w);
+        while due != 0 {
+            let p = (w * 64 + due.trailing_zeros() as usize) % MAX_PORTS;
+            due &= due - 1;
+            hot.visit_mac::<true, SMALL>(p, now, c);
         }
+    }
+    let ended = stage(hot);
+    if ADMIT && !admit.unhindered(c, lim.to_qmi) {
+        // Flush reads take QMI places this cycle's FDs would have had, or QMAN's FDs are
+        // held back behind them: each FD is given its QMI cycle by the model (the push
+        // queue is empty in the steady state).
+        hot.push_admitted::<SMALL>(admit, c, 0);
+    } else {
+        let pushed_before = *hot.next_buffer;
         for _ in 0..lim.width {
             let next = if SMALL {
                 hot.elig.next_of_one(lim.nclasses)
@@ -544,17 +650,88 @@ fn steady_cycles<const SMALL: bool, const ADMIT: bool>(
             hot.queue_direct_at(p, now + lim.direct_transit_time, fd, c);
         }
         if ADMIT {
-            admit.pushed_unhindered(c, lim.to_qmi, hot.next_buffer.wrapping_sub(pushed_before));
+            let pushed = hot.next_buffer.wrapping_sub(pushed_before);
+            admit.pushed_unhindered(c, lim.to_qmi, pushed);
         }
-        if ADMIT && read_ports != 0 && hot.reads_have_credit(read_ports) {
-            *cycle = c;
-            return true;
-        }
-        c += 1;
-        now += lim.cycle;
     }
-    *cycle = c;
-    false
+    if ADMIT && read_ports != 0 && hot.reads_have_credit(read_ports) {
+        // (If a flush epoch ended too, `run_steady_of` finds its FSM's work after the DMA
+        // engine's.)
+        return Next::MidCycle;
+    }
+    if ended {
+        Next::LeaveAfter
+    } else {
+        Next::Go
+    }
+}
+
+/// What of the stages the steady loop's kernel works on: the delay line (QMI to NTI, the
+/// stages being fused on the direct path) and the flush reads on their way to the QMI.
+struct KernelStages<'a> {
+    line: &'a mut Stage,
+    flush_inflight: &'a mut Ring<(u64, Fd)>,
+    width: usize,
+}
+
+impl KernelStages<'_> {
+    /// The first cycle in which a flush read reaches the QMI or an FD passes the NTI
+    /// (`u64::MAX`: none is under way), as `Pipeline::stages_wake`.
+    #[inline]
+    fn next_work(&self) -> u64 {
+        let flush = self.flush_inflight.front().map_or(u64::MAX, |&(t, _)| t);
+        flush.min(self.line.head_ready().unwrap_or(u64::MAX))
+    }
+
+    /// Whether every FD passing the NTI in cycle `c` is a flushed one that goes on to the MAC
+    /// (the others are recycled, which gives the DMA engine work: not the kernel's).
+    #[inline(never)]
+    fn kernel_may_run(&self, classes: &[Class; MAX_CLASSES], c: u64) -> bool {
+        self.line
+            .iter()
+            .take(self.width)
+            .take_while(|&(ready, _)| ready <= c)
+            .all(|(_, fd)| fd.flushed() && !classes[fd.class() % MAX_CLASSES].hold_applies(true))
+    }
+
+    /// The stages' work in cycle `c` (time `now`), which `kernel_may_run` allowed: the NTI
+    /// passes flushed FDs to their MAC queues, then the QMI takes the flush reads that have
+    /// arrived (the push queue is empty). Returns whether a class's flush epoch has ended
+    /// (nothing left to read, nothing upstream): its Pause FSM has work in the next cycle.
+    #[inline(never)]
+    #[allow(clippy::too_many_arguments)] // (the parts of `Hot` it needs: see `queue_flushed_direct`)
+    fn run(
+        &mut self,
+        lim: &Limits,
+        classes: &mut [Class; MAX_CLASSES],
+        pauses: &[ClassPause],
+        ports: &mut [Port; MAX_PORTS],
+        wheel: &mut WakeWheel,
+        c: u64,
+        now: Picos,
+    ) -> bool {
+        let mut ended = false;
+        for _ in 0..self.width {
+            let Some(&fd) = self.line.peek_ready(c) else { break };
+            self.line.pop();
+            let ci = fd.class() % MAX_CLASSES;
+            let class = &mut classes[ci];
+            class.upstream -= 1;
+            // (Not paused: HOLD would apply. Nothing is then counted on chip.)
+            debug_assert!(fd.flushed() && !class.hold_applies(true) && !class.pause);
+            ended |= class.upstream == 0 && pauses[ci].to_read == 0;
+            queue_flushed_direct(lim, ports, wheel, usize::from(fd.port()), now, fd, c);
+        }
+        for _ in 0..self.width {
+            if self.flush_inflight.front().is_none_or(|&(t, _)| t > c) || !self.line.has_room() {
+                break;
+            }
+            if let Some((_, fd)) = self.flush_inflight.pop_front() {
+                self.line.push(c, fd);
+            }
+        }
+        ended
+    }
 }
 
 /// When the DMA engine may next have work: `dma_from`, the first cycle (`u64::MAX`: none) in

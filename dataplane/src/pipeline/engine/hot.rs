@@ -11,6 +11,7 @@
 
 use std::num::NonZeroU64;
 
+use super::admission::Admission;
 use super::eligibility::{set_bit, Eligibility};
 use super::{Departure, PauseMode, Port, Queued, MAX_PORTS};
 use crate::pipeline::class::{Class, ClassPause, MAX_CLASSES};
@@ -38,6 +39,11 @@ pub(super) struct Limits {
     pub direct_transit: u64,
     /// `direct_transit` as a time.
     pub direct_transit_time: Picos,
+    /// Cycles from the QMI to the NTI on the direct path (`Pipeline::to_nti`).
+    pub to_nti: u64,
+    /// The push queue's capacity, and the ports in use.
+    pub qman_capacity: u64,
+    pub ports: usize,
     pub nclasses: usize,
     /// Every class always has traffic (no backlogs to count).
     pub saturated: bool,
@@ -201,6 +207,62 @@ impl Hot<'_> {
             let at = port.busy_until.max(arrived + Picos(1));
             self.wake_port(p, at, cycle);
         }
+    }
+
+    /// QMAN's pushes onto the direct path in cycle `c` with the QMI admission model on
+    /// (`admission.rs`): each FD is given the QMI cycle the model finds, and passes the NTI
+    /// `to_nti` cycles after it. QMAN stops, as at a full push queue, when the FDs pushed and
+    /// not yet in the QMI (with `queued` FDs in the push queue itself) would fill it.
+    /// `SMALL`: the steady loop's kernel case (saturated traffic of one frame length, up to 8
+    /// ports).
+    #[inline(always)]
+    pub fn push_admitted<const SMALL: bool>(
+        &mut self,
+        admit: &mut Admission,
+        c: u64,
+        queued: usize,
+    ) {
+        let lim = self.lim;
+        for _ in 0..lim.width {
+            let next = if SMALL {
+                self.elig.next_of_one(lim.nclasses)
+            } else {
+                self.elig.next(lim.nclasses)
+            };
+            let Some(ci) = next else { return };
+            let slot = admit.next(c, lim.to_qmi, lim.width as u64);
+            if !self.push_queue_has_room(slot.0, c, queued) {
+                return;
+            }
+            let (p, fd) = self.push::<true, SMALL>(ci);
+            let qmi = admit.give(slot, fd.buffer, c, lim.to_qmi);
+            self.queue_direct(p, qmi + lim.to_nti, fd, c);
+        }
+    }
+
+    /// Whether the push queue, counting the FDs on the direct path not yet in the QMI in
+    /// cycle `c` and the `queued` in the queue itself, has room for an FD that will enter the
+    /// QMI in cycle `qmi`. At most `width` of QMAN's FDs enter it per cycle, so it has if
+    /// (`qmi` − `c`) × width ≤ its capacity (the common answer); otherwise they are counted.
+    #[inline]
+    fn push_queue_has_room(&self, qmi: u64, c: u64, queued: usize) -> bool {
+        let capacity = self.lim.qman_capacity;
+        (qmi - c) * self.lim.width as u64 <= capacity
+            || ((self.direct_before_qmi(c) + queued) as u64) < capacity
+    }
+
+    /// FDs on the direct path that have not entered the QMI by cycle `c` (out of line: only
+    /// when flush reads hold many back).
+    #[inline(never)]
+    fn direct_before_qmi(&self, c: u64) -> usize {
+        let from = self.lim.cycle * (c + 1 + self.lim.to_nti);
+        let ports = &self.ports[..self.lim.ports.min(MAX_PORTS)];
+        ports.iter().map(|port| port.arriving_from(from).count()).sum()
+    }
+
+    /// See [`queue_flushed_direct`].
+    pub fn queue_flushed_direct(&mut self, p: usize, now: Picos, fd: Fd, cycle: u64) {
+        queue_flushed_direct(self.lim, self.ports, self.wheel, p, now, fd, cycle);
     }
 
     // ===== transmission selection =====
@@ -385,5 +447,37 @@ impl Hot<'_> {
         set_bit(&mut self.elig.room[ci / 64], ci % 64, class_room);
         debug_assert_eq!(self.elig.class_bit(ci), self.class_ok(ci));
         self.elig.set_open(ci / PRIORITIES, port_open);
+    }
+}
+
+/// A flushed FD passes the NTI on the direct path in cycle `cycle` (time `now`): into port
+/// `p`'s MAC queue in NTI order, behind the FDs that passed it before (and those flushed ones
+/// that passed it earlier in this cycle), ahead of the direct FDs that pass it in this cycle or
+/// later. It keeps its flushed mark in the queue, which tells those apart (nothing reads the
+/// mark there). (On the parts it needs: the steady loop's kernel calls it out of line without
+/// handing over the rest, whose places it then would have to read again.)
+pub(super) fn queue_flushed_direct(
+    lim: &Limits,
+    ports: &mut [Port; MAX_PORTS],
+    wheel: &mut WakeWheel,
+    p: usize,
+    now: Picos,
+    fd: Fd,
+    cycle: u64,
+) {
+    debug_assert!(fd.flushed());
+    let port = &mut ports[p % MAX_PORTS];
+    let mut k = port.queue.len();
+    while let Some(q) = k.checked_sub(1).and_then(|j| port.queue.get(j)) {
+        if q.arrived > now || q.arrived == now && !q.fd.flushed() {
+            k -= 1;
+        } else {
+            break;
+        }
+    }
+    port.queue.insert(k, Queued { arrived: now, fd });
+    if k == 0 {
+        // The MAC may be waiting for a head that passes the NTI later.
+        wheel.insert(cycle + 1, lim.cycle_at(port.busy_until), p);
     }
 }

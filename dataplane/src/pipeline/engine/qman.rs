@@ -38,23 +38,21 @@ impl Pipeline {
     /// unless flush reads hold FDs back (`MODEL`: the QMI admission model is on).
     #[inline(always)]
     pub(super) fn qman_push<const DIRECT: bool, const MODEL: bool>(&mut self) {
+        if DIRECT && MODEL {
+            let (cycle, queued) = (self.cycle, self.push_queue.len());
+            let (mut hot, admit) = self.hot_and_admission();
+            hot.push_admitted::<false>(admit, cycle, queued);
+            return;
+        }
         for _ in 0..self.lim.width {
             if !DIRECT && !self.push_queue.has_room() {
                 return;
             }
             let Some(ci) = self.elig.next(self.lim.nclasses) else { return };
-            let admit = if MODEL { self.admit_next() } else { (0, 0) };
-            if MODEL && !self.push_queue_has_room(admit.0) {
-                return;
-            }
             let (p, fd) = self.hot().push::<DIRECT, false>(ci);
             let cycle = self.cycle;
             if DIRECT {
-                let nti = if MODEL {
-                    self.admit(admit, fd.buffer)
-                } else {
-                    cycle + self.lim.direct_transit
-                };
+                let nti = cycle + self.lim.direct_transit;
                 self.hot().queue_direct(p, nti, fd, cycle);
             } else {
                 self.push_queue.push(cycle, fd);
