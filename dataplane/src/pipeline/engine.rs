@@ -30,7 +30,7 @@ use crate::time::Picos;
 use crate::wire::{MacAddr, PfcFrame, PRIORITIES};
 use admission::Admission;
 use eligibility::Eligibility;
-use hot::{DepartureLog, Hot, Limits};
+use hot::{DepartureLog, Hot, Limits, Reciprocal};
 
 /// A frame that started on the wire.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -207,6 +207,7 @@ impl Pipeline {
             mode: cfg.mode,
             cycle: cfg.cycle,
             cycle_ps,
+            recip: Reciprocal::of(cycle_ps),
             width: cfg.width,
             // Each class may have at most this many FDs in flight: a share of the port's
             // credit that also bounds its external FIFO and, in `fifo` mode, its on-chip FIFO.
