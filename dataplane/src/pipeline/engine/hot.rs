@@ -555,7 +555,7 @@ mod tests {
         let random_divisors: Vec<u64> = (0..200).map(|_| r.between(1, 1 << 40)).collect();
         for d in divisors.into_iter().chain(random_divisors) {
             let lim = limits(d);
-            let exact = |t: u64| t / d + u64::from(t % d != 0);
+            let exact = |t: u64| t.div_ceil(d);
             let below = lim.recip.below;
             let near = [0, 1, d - 1, d, d + 1, 2 * d.min(u64::MAX / 2), below.saturating_sub(1)];
             let far = [below, below.saturating_add(1), u64::MAX - 1, u64::MAX];
