@@ -388,9 +388,17 @@ impl Pipeline {
         self.hot_and_admission().0
     }
 
-    /// `hot`, and the QMI admission model beside it (the steady loop's kernel).
+    /// `hot`, and the QMI admission model beside it.
     #[inline(always)]
     fn hot_and_admission(&mut self) -> (Hot<'_>, &mut Admission) {
+        let (hot, admit, ..) = self.kernel_parts();
+        (hot, admit)
+    }
+
+    /// What the steady loop's kernel works on (`direct.rs`): `hot`, the QMI admission model,
+    /// the delay line and the flush reads on their way to the QMI.
+    #[inline(always)]
+    fn kernel_parts(&mut self) -> (Hot<'_>, &mut Admission, &mut Stage, &mut Ring<(u64, Fd)>) {
         let hot = Hot {
             lim: &self.lim,
             ports: &mut self.ports,
@@ -405,7 +413,7 @@ impl Pipeline {
             wire_time: &self.wire_time,
             generating: self.generating,
         };
-        (hot, &mut self.admit)
+        (hot, &mut self.admit, &mut self.nti, &mut self.flush_inflight)
     }
 
     // ===== one cycle =====

@@ -298,26 +298,8 @@ impl Pipeline {
             let from = self.cycle;
             let mut cycle = self.cycle;
             let width = self.cfg.width;
-            let mut stages = KernelStages {
-                line: &mut self.nti,
-                flush_inflight: &mut self.flush_inflight,
-                width,
-            };
-            let mut hot = Hot {
-                lim: &self.lim,
-                ports: &mut self.ports,
-                classes: &mut self.classes,
-                pauses: &mut self.pauses,
-                elig: &mut self.elig,
-                wheel: &mut self.wheel,
-                stats: &mut self.stats,
-                log: &mut self.log,
-                rng: &mut self.rng,
-                next_buffer: &mut self.next_buffer,
-                wire_time: &self.wire_time,
-                generating: self.generating,
-            };
-            let admit = &mut self.admit;
+            let (mut hot, admit, line, flush_inflight) = self.kernel_parts();
+            let mut stages = KernelStages { line, flush_inflight, width };
             let (h, a, st, c, r) = (&mut hot, admit, &mut stages, &mut cycle, read_ports);
             loop {
                 // The cycles before the stages' next work...
@@ -640,12 +622,7 @@ fn kernel_cycle<const SMALL: bool, const ADMIT: bool>(
     } else {
         let pushed_before = *hot.next_buffer;
         for _ in 0..lim.width {
-            let next = if SMALL {
-                hot.elig.next_of_one(lim.nclasses)
-            } else {
-                hot.elig.next(lim.nclasses)
-            };
-            let Some(ci) = next else { break };
+            let Some(ci) = hot.next_class::<SMALL>() else { break };
             let (p, fd) = hot.push::<true, SMALL>(ci);
             hot.queue_direct_at(p, now + lim.direct_transit_time, fd, c);
         }

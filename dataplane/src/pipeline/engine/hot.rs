@@ -182,6 +182,16 @@ impl Hot<'_> {
         (p, fd)
     }
 
+    /// The class QMAN pushes next, if any (`SMALL`: up to 8 ports, one bitmap word).
+    #[inline(always)]
+    pub fn next_class<const SMALL: bool>(&self) -> Option<usize> {
+        if SMALL {
+            self.elig.next_of_one(self.lim.nclasses)
+        } else {
+            self.elig.next(self.lim.nclasses)
+        }
+    }
+
     /// See [`qman_credit`].
     #[inline]
     pub fn qman_credit(&self, p: usize) -> u32 {
@@ -255,12 +265,7 @@ impl Hot<'_> {
     ) {
         let lim = self.lim;
         for _ in 0..lim.width {
-            let next = if SMALL {
-                self.elig.next_of_one(lim.nclasses)
-            } else {
-                self.elig.next(lim.nclasses)
-            };
-            let Some(ci) = next else { return };
+            let Some(ci) = self.next_class::<SMALL>() else { return };
             let slot = admit.next(c, lim.to_qmi, lim.width as u64);
             if !self.push_queue_has_room(slot.0, c, queued) {
                 return;
