@@ -190,8 +190,9 @@ impl Pipeline {
     /// `run_steady`; `ADMIT`: the QMI admission model may be on (without it, the loop ends
     /// when a flush read turns it on). What the loop does not look at in every cycle can
     /// only change when the DMA engine, the stages or an FSM works, or a pause starts or ends
-    /// at a MAC: whether an FSM has work, the DMA engine's next work, when the stages next
-    /// have work. The cycles in which none has are the kernel's (`steady_cycles`).
+    /// at a MAC: whether an FSM has work, the DMA engine's next work. The cycles in which
+    /// neither has are the kernel's (`run_kernel`), which also does the stages' work when it
+    /// is only flushed FDs passing the NTI to the MAC and flush reads entering the QMI.
     #[inline(always)]
     fn run_steady_of<const ADMIT: bool>(&mut self, end: u64) {
         let until = self.steady_until(end);
@@ -525,9 +526,10 @@ impl Pipeline {
 
 /// Steady cycles from `cycle` to `until` in which no pause starts or ends, no PFC frame
 /// arrives, no Pause FSM, DMA operation or stage has work and no traffic is offered: each is
-/// the MACs due, then QMAN's pushes onto the direct path, as `run_steady_of` would do them.
-/// `SMALL`: saturated traffic of one frame length, up to 8 ports, departures not recorded;
-/// `ADMIT`: the QMI admission model is on.
+/// the MACs due, then QMAN's pushes onto the direct path, as `run_steady_of` would do them
+/// (`kernel_cycle`). `SMALL`: saturated traffic of one frame length, up to 8 ports, departures
+/// not recorded; `ADMIT`: the QMI admission model is on. Returns `Next::Go` if it reached
+/// `until`, else why it stopped.
 ///
 /// Out of line, on the parts of the engine borrowed apart (`hot.rs`): inlined into `run`, the
 /// same work read the port table, the bitmaps and the credits from memory again after each
