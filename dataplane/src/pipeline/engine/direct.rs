@@ -75,7 +75,7 @@ impl Pipeline {
 
     /// Cycles from the QMI to the NTI on the direct path.
     pub(super) fn to_nti(&self) -> u64 {
-        self.nti.latency().max(1)
+        self.lim.to_nti
     }
 
     /// Whether the direct path may be taken at the start of this cycle (see the module
