@@ -48,14 +48,12 @@
 //! the FDs in the stages, and an FD's octets count MAC-side from its push.
 
 use super::admission::Admission;
-use super::hot::{queue_flushed_direct, Hot, Limits};
-use super::{PauseMode, Pipeline, Port, Queued, Stage, MAX_PORTS};
-use crate::pipeline::class::{Class, ClassPause};
-use crate::pipeline::class::{FsmState, MAX_CLASSES};
+use super::hot::Hot;
+use super::{PauseMode, Pipeline, Queued, Stage, MAX_PORTS};
+use crate::pipeline::class::{Class, FsmState, MAX_CLASSES};
 use crate::pipeline::config::{PipelineConfig, Traffic};
 use crate::pipeline::fd::Fd;
 use crate::pipeline::ring::Ring;
-use crate::pipeline::wheel::WakeWheel;
 use crate::time::Picos;
 use crate::wire::PRIORITIES;
 
@@ -141,12 +139,10 @@ impl Pipeline {
         self.next_pfc > self.now() && !self.direct_leave && self.push_queue.is_empty()
     }
 
-    /// The first cycle in which a flush read reaches the QMI or an FD passes the NTI
-    /// (`u64::MAX`: none is under way).
+    /// When the stages next have work (the free function `stages_wake`).
     #[inline]
     fn stages_wake(&self) -> u64 {
-        let flush = self.flush_inflight.front().map_or(u64::MAX, |&(t, _)| t);
-        flush.min(self.nti.head_ready().unwrap_or(u64::MAX))
+        stages_wake(&self.flush_inflight, &self.nti)
     }
 
     /// Whether `run_pause_fsms` would leave every FSM as it is: each class is paused after
@@ -569,9 +565,7 @@ fn staged_cycle<const SMALL: bool, const ADMIT: bool>(
     now: Picos,
     read_ports: u64,
 ) -> Next {
-    kernel_cycle::<SMALL, ADMIT>(hot, admit, c, now, read_ports, |hot| {
-        stages.run(hot.lim, hot.classes, hot.pauses, hot.ports, hot.wheel, c, now)
-    })
+    kernel_cycle::<SMALL, ADMIT>(hot, admit, c, now, read_ports, |hot| stages.run(hot, c, now))
 }
 
 /// What the steady loop's kernel does after a cycle (`kernel_cycle`).
@@ -645,6 +639,14 @@ fn kernel_cycle<const SMALL: bool, const ADMIT: bool>(
     }
 }
 
+/// The first cycle in which a flush read reaches the QMI or an FD passes the NTI
+/// (`u64::MAX`: none is under way).
+#[inline]
+fn stages_wake(flush_inflight: &Ring<(u64, Fd)>, line: &Stage) -> u64 {
+    let flush = flush_inflight.front().map_or(u64::MAX, |&(t, _)| t);
+    flush.min(line.head_ready().unwrap_or(u64::MAX))
+}
+
 /// What of the stages the steady loop's kernel works on: the delay line (QMI to NTI, the
 /// stages being fused on the direct path) and the flush reads on their way to the QMI.
 struct KernelStages<'a> {
@@ -654,12 +656,10 @@ struct KernelStages<'a> {
 }
 
 impl KernelStages<'_> {
-    /// The first cycle in which a flush read reaches the QMI or an FD passes the NTI
-    /// (`u64::MAX`: none is under way), as `Pipeline::stages_wake`.
+    /// The first cycle in which the stages have work (`stages_wake`).
     #[inline]
     fn next_work(&self) -> u64 {
-        let flush = self.flush_inflight.front().map_or(u64::MAX, |&(t, _)| t);
-        flush.min(self.line.head_ready().unwrap_or(u64::MAX))
+        stages_wake(self.flush_inflight, self.line)
     }
 
     /// Whether every FD passing the NTI in cycle `c` is a flushed one that goes on to the MAC
@@ -677,29 +677,19 @@ impl KernelStages<'_> {
     /// passes flushed FDs to their MAC queues, then the QMI takes the flush reads that have
     /// arrived (the push queue is empty). Returns whether a class's flush epoch has ended
     /// (nothing left to read, nothing upstream): its Pause FSM has work in the next cycle.
-    #[inline(never)]
-    #[allow(clippy::too_many_arguments)] // (the parts of `Hot` it needs: see `queue_flushed_direct`)
-    fn run(
-        &mut self,
-        lim: &Limits,
-        classes: &mut [Class; MAX_CLASSES],
-        pauses: &[ClassPause],
-        ports: &mut [Port; MAX_PORTS],
-        wheel: &mut WakeWheel,
-        c: u64,
-        now: Picos,
-    ) -> bool {
+    #[inline]
+    fn run(&mut self, hot: &mut Hot, c: u64, now: Picos) -> bool {
         let mut ended = false;
         for _ in 0..self.width {
             let Some(&fd) = self.line.peek_ready(c) else { break };
             self.line.pop();
             let ci = fd.class() % MAX_CLASSES;
-            let class = &mut classes[ci];
+            let class = &mut hot.classes[ci];
             class.upstream -= 1;
             // (Not paused: HOLD would apply. Nothing is then counted on chip.)
             debug_assert!(fd.flushed() && !class.hold_applies(true) && !class.pause);
-            ended |= class.upstream == 0 && pauses[ci].to_read == 0;
-            queue_flushed_direct(lim, ports, wheel, usize::from(fd.port()), now, fd, c);
+            ended |= class.upstream == 0 && hot.pauses[ci].to_read == 0;
+            hot.queue_flushed_direct(usize::from(fd.port()), now, fd, c);
         }
         for _ in 0..self.width {
             if self.flush_inflight.front().is_none_or(|&(t, _)| t > c) || !self.line.has_room() {

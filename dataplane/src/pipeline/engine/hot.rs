@@ -296,9 +296,28 @@ impl Hot<'_> {
         ports.iter().map(|port| port.arriving_from(from).count()).sum()
     }
 
-    /// See [`queue_flushed_direct`].
+    /// A flushed FD passes the NTI on the direct path in cycle `cycle` (time `now`): into
+    /// port `p`'s MAC queue in NTI order, behind the FDs that passed it before (and those
+    /// flushed ones that passed it earlier in this cycle), ahead of the direct FDs that pass
+    /// it in this cycle or later. It keeps its flushed mark in the queue, which tells those
+    /// apart (nothing reads the mark there).
     pub fn queue_flushed_direct(&mut self, p: usize, now: Picos, fd: Fd, cycle: u64) {
-        queue_flushed_direct(self.lim, self.ports, self.wheel, p, now, fd, cycle);
+        debug_assert!(fd.flushed());
+        let port = &mut self.ports[p % MAX_PORTS];
+        let mut k = port.queue.len();
+        while let Some(q) = k.checked_sub(1).and_then(|j| port.queue.get(j)) {
+            if q.arrived > now || q.arrived == now && !q.fd.flushed() {
+                k -= 1;
+            } else {
+                break;
+            }
+        }
+        port.queue.insert(k, Queued { arrived: now, fd });
+        if k == 0 {
+            // The MAC may be waiting for a head that passes the NTI later.
+            let at = port.busy_until;
+            self.wake_port(p, at, cycle);
+        }
     }
 
     // ===== transmission selection =====
@@ -483,38 +502,6 @@ impl Hot<'_> {
         set_bit(&mut self.elig.room[ci / 64], ci % 64, class_room);
         debug_assert_eq!(self.elig.class_bit(ci), self.class_ok(ci));
         self.elig.set_open(ci / PRIORITIES, port_open);
-    }
-}
-
-/// A flushed FD passes the NTI on the direct path in cycle `cycle` (time `now`): into port
-/// `p`'s MAC queue in NTI order, behind the FDs that passed it before (and those flushed ones
-/// that passed it earlier in this cycle), ahead of the direct FDs that pass it in this cycle or
-/// later. It keeps its flushed mark in the queue, which tells those apart (nothing reads the
-/// mark there). (On the parts it needs: the steady loop's kernel calls it out of line without
-/// handing over the rest, whose places it then would have to read again.)
-pub(super) fn queue_flushed_direct(
-    lim: &Limits,
-    ports: &mut [Port; MAX_PORTS],
-    wheel: &mut WakeWheel,
-    p: usize,
-    now: Picos,
-    fd: Fd,
-    cycle: u64,
-) {
-    debug_assert!(fd.flushed());
-    let port = &mut ports[p % MAX_PORTS];
-    let mut k = port.queue.len();
-    while let Some(q) = k.checked_sub(1).and_then(|j| port.queue.get(j)) {
-        if q.arrived > now || q.arrived == now && !q.fd.flushed() {
-            k -= 1;
-        } else {
-            break;
-        }
-    }
-    port.queue.insert(k, Queued { arrived: now, fd });
-    if k == 0 {
-        // The MAC may be waiting for a head that passes the NTI later.
-        wheel.insert(cycle + 1, lim.cycle_at(port.busy_until), p);
     }
 }
 
