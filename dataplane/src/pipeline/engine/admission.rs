@@ -192,14 +192,16 @@ impl Pipeline {
     pub(super) fn qman_push_admit(&mut self) {
         let (c, to_qmi) = (self.cycle, self.to_qmi());
         if !self.admit.prune(c, to_qmi) {
-            self.qman_push::<true, false>();
+            self.qman_push::<true>();
         } else if self.admit.unhindered(c, to_qmi) {
             let before = self.next_buffer;
-            self.qman_push::<true, false>();
+            self.qman_push::<true>();
             let pushed = self.next_buffer.wrapping_sub(before);
             self.admit.pushed_unhindered(c, to_qmi, pushed);
         } else {
-            self.qman_push::<true, true>();
+            let queued = self.push_queue.len();
+            let (mut hot, admit) = self.hot_and_admission();
+            hot.push_admitted::<false>(admit, c, queued);
         }
     }
 

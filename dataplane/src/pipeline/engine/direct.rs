@@ -262,11 +262,11 @@ impl Pipeline {
         debug_assert!(self.direct);
         if !ADMIT {
             debug_assert!(!self.admit.on);
-            self.qman_push::<true, false>();
+            self.qman_push::<true>();
         } else if self.admit.on {
             self.qman_push_admit();
         } else {
-            self.qman_push::<true, false>();
+            self.qman_push::<true>();
         }
     }
 

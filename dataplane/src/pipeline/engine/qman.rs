@@ -14,7 +14,7 @@ impl Pipeline {
     /// QMAN pushes up to `width` FDs through the push queue and the stages.
     #[inline(always)]
     pub(super) fn qman_push_staged(&mut self) {
-        self.qman_push::<false, false>();
+        self.qman_push::<false>();
     }
 
     /// QMAN pushes up to `width` FDs on the direct path (`direct.rs`).
@@ -23,7 +23,7 @@ impl Pipeline {
         if self.admit.on {
             self.qman_push_admitted();
         } else {
-            self.qman_push::<true, false>();
+            self.qman_push::<true>();
         }
     }
 
@@ -34,16 +34,10 @@ impl Pipeline {
     }
 
     /// QMAN pushes up to `width` FDs. `DIRECT`: the FDs go straight to their port's MAC queue
-    /// with the time they will pass the NTI (`direct.rs`); the push queue then cannot fill
-    /// unless flush reads hold FDs back (`MODEL`: the QMI admission model is on).
+    /// with the time they will pass the NTI (`direct.rs`), where the push queue cannot fill.
+    /// (While flush reads hold FDs back, `Hot::push_admitted` pushes instead.)
     #[inline(always)]
-    pub(super) fn qman_push<const DIRECT: bool, const MODEL: bool>(&mut self) {
-        if DIRECT && MODEL {
-            let (cycle, queued) = (self.cycle, self.push_queue.len());
-            let (mut hot, admit) = self.hot_and_admission();
-            hot.push_admitted::<false>(admit, cycle, queued);
-            return;
-        }
+    pub(super) fn qman_push<const DIRECT: bool>(&mut self) {
         for _ in 0..self.lim.width {
             if !DIRECT && !self.push_queue.has_room() {
                 return;
