@@ -1,12 +1,14 @@
 //! Where the server's CPU goes in bench.py's edit-config + commit, without SSH: the engine
 //! in-process, each stage timed on its own, then the whole dispatch path.
 //!
-//!   cargo run --release -p mgmt --example edit_cost -- [ENTRIES] [REPS] [update | update-only]   (512 20)
+//!   cargo run --release -p mgmt --example edit_cost -- [ENTRIES] [REPS] [update | update-only | dispatch-only | create-only]   (512 20)
 //!
 //! Prints the median time of each stage (ms) over REPS runs. With `update`, then times what
 //! bench.py's throughput part does: with ENTRIES interfaces present, one session changing the
 //! description of one of them + commit, REPS times. With `update-only`, only that (so that
-//! instruction counts of two REPS values differ by updates alone).
+//! instruction counts of two REPS values differ by updates alone). With `dispatch-only`, only
+//! the whole dispatch path (for profiles of it alone); with `create-only`, only the edit-config
+//! into an empty candidate (discarded after each).
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -17,6 +19,10 @@ use mgmt::engine::{Engine, EngineConfig, SessionCtx};
 use mgmt::rpc::{parse_request, ReplyBody};
 use mgmt::schema::{ModuleSpec, Schema};
 use mgmt::sessions::Registry;
+
+/// The server's allocator, so that the figures are the server's.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 const IF_NS: &str = "urn:ietf:params:xml:ns:yang:ietf-interfaces";
 const IANA_NS: &str = "urn:ietf:params:xml:ns:yang:iana-if-type";
@@ -80,6 +86,23 @@ fn main() {
         return;
     }
 
+    if std::env::args().any(|a| a == "create-only") {
+        let discard = format!("<rpc message-id=\"5\" xmlns=\"{NC}\"><discard-changes/></rpc>");
+        let mut e = Vec::new();
+        for _ in 0..reps {
+            let t = Instant::now();
+            run(&engine, &ctx, &msg);
+            e.push(t.elapsed().as_secs_f64() * 1e3);
+            run(&engine, &ctx, &discard);
+        }
+        println!("  {:<24} {:8.3}", "dispatch edit-config", median(e));
+        return;
+    }
+    if std::env::args().any(|a| a == "dispatch-only") {
+        dispatch_only(&engine, &ctx, &msg, reps);
+        return;
+    }
+
     // Stage by stage, as apply_edit does them.
     let mut stages: Vec<(&str, Vec<f64>)> = [
         "parse rpc",
@@ -139,24 +162,29 @@ fn main() {
     }
     println!("  {:<24} {sum:8.3}", "sum of stages");
 
-    // The whole path as a session runs it.
-    let (mut e, mut c) = (Vec::new(), Vec::new());
-    for _ in 0..reps {
-        let t = Instant::now();
-        run(&engine, &ctx, &msg);
-        e.push(t.elapsed().as_secs_f64() * 1e3);
-        let t = Instant::now();
-        run(&engine, &ctx, &commit());
-        c.push(t.elapsed().as_secs_f64() * 1e3);
-        run(&engine, &ctx, &remove_all());
-        run(&engine, &ctx, &commit());
-    }
-    println!("  {:<24} {:8.3}", "dispatch edit-config", median(e));
-    println!("  {:<24} {:8.3}", "dispatch commit", median(c));
+    dispatch_only(&engine, &ctx, &msg, reps);
 
     if std::env::args().any(|a| a == "update") {
         update(&engine, &ctx, &msg, reps);
     }
+}
+
+/// The whole path as a session runs it: edit-config of `msg` + commit, then remove all +
+/// commit, `reps` times; prints the medians of the first two.
+fn dispatch_only(engine: &Arc<Engine>, ctx: &SessionCtx, msg: &str, reps: usize) {
+    let (mut e, mut c) = (Vec::new(), Vec::new());
+    for _ in 0..reps {
+        let t = Instant::now();
+        run(engine, ctx, msg);
+        e.push(t.elapsed().as_secs_f64() * 1e3);
+        let t = Instant::now();
+        run(engine, ctx, &commit());
+        c.push(t.elapsed().as_secs_f64() * 1e3);
+        run(engine, ctx, &remove_all());
+        run(engine, ctx, &commit());
+    }
+    println!("  {:<24} {:8.3}", "dispatch edit-config", median(e));
+    println!("  {:<24} {:8.3}", "dispatch commit", median(c));
 }
 
 /// With `msg`'s entries present, one session changing the description of one of them +
