@@ -4,6 +4,7 @@
 //! backends and notifications), the difference between two trees, and merging.
 
 // foldhash, not SipHash: DECISIONS.md "Hash maps keyed by what a request names".
+use compact_str::CompactString;
 use foldhash::{HashMap, HashMapExt};
 use std::fmt::Write as _;
 use std::sync::Arc;
@@ -19,7 +20,7 @@ pub struct Key {
     /// Namespace, empty for none (shared with the element's).
     pub ns: Arc<str>,
     /// Local name.
-    pub name: String,
+    pub name: CompactString,
     /// List key values in key order, or the leaf-list value; empty otherwise.
     pub values: Vec<String>,
 }
@@ -280,7 +281,7 @@ fn diff_children<'a>(
             module: String::new(),
             prefix: "x".into(),
             ns: e.namespace.as_deref().unwrap_or_default().to_string(),
-            name: e.name.clone(),
+            name: e.name.to_string(),
             keys: Vec::new(),
             value: None,
         },

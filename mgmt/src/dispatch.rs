@@ -85,7 +85,7 @@ fn one(e: RpcError) -> Vec<RpcError> {
 fn unknown_param(e: &Element) -> RpcError {
     RpcError::new(ErrorTag::UnknownElement, ErrorType::Protocol)
         .with_message(format!("<{}> is not a parameter of this operation.", e.name))
-        .with_info(ErrorInfo::BadElement(e.name.clone()))
+        .with_info(ErrorInfo::BadElement(e.name.to_string()))
 }
 
 fn missing_param(name: &str) -> RpcError {
@@ -558,7 +558,9 @@ fn prune_depth(
             match s.as_deref() {
                 Some(s) if s.kind == crate::model::Kind::List => {
                     let keys: Vec<String> = s.keys.clone();
-                    c.children.retain(|n| matches!(n, Node::Element(k) if keys.contains(&k.name)));
+                    c.children.retain(
+                        |n| matches!(n, Node::Element(k) if keys.iter().any(|n| *n == k.name)),
+                    );
                 }
                 Some(s) if s.is_term() => {}
                 _ => c.children.clear(),
@@ -1320,7 +1322,7 @@ fn run(engine: &Arc<Engine>, ctx: &SessionCtx, subscribed: bool, op: &Element) -
             "The namespace '{ns}' of <{}> belongs to no module of this server.",
             op.name
         ))
-        .with_info(ErrorInfo::BadElement(op.name.clone()))
+        .with_info(ErrorInfo::BadElement(op.name.to_string()))
         .with_info(ErrorInfo::BadNamespace(ns.to_string()))]));
     }
     Outcome::Reply(ReplyBody::Errors(vec![RpcError::operation_not_supported(&op.name)]))

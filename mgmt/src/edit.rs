@@ -171,7 +171,7 @@ fn resolve_child<'m>(
                         "<{}> is state data, not configuration; it cannot be edited.",
                         c.name
                     ))
-                    .with_info(ErrorInfo::BadElement(c.name.clone())),
+                    .with_info(ErrorInfo::BadElement(c.name.to_string())),
                 &at.path().child(Step::named(s)),
             ))?;
             return Ok(None);
@@ -184,7 +184,7 @@ fn resolve_child<'m>(
                 "The namespace '{ns}' of <{}> belongs to no module this server implements.",
                 c.name
             ))
-            .with_info(ErrorInfo::BadElement(c.name.clone()))
+            .with_info(ErrorInfo::BadElement(c.name.to_string()))
             .with_info(ErrorInfo::BadNamespace(ns.to_string()))
     } else {
         let place = match at.name() {
@@ -196,7 +196,7 @@ fn resolve_child<'m>(
                 "The schema has no element <{}> in namespace '{ns}' {place}.",
                 c.name
             ))
-            .with_info(ErrorInfo::BadElement(c.name.clone()))
+            .with_info(ErrorInfo::BadElement(c.name.to_string()))
     };
     ctx.fail(with_path(e, &at.path()))?;
     Ok(None)
@@ -348,7 +348,7 @@ fn insert_position(
             RpcError::new(ErrorTag::BadAttribute, ErrorType::Application)
                 .with_message(msg)
                 .with_info(ErrorInfo::BadAttribute("insert".into()))
-                .with_info(ErrorInfo::BadElement(c.name.clone())),
+                .with_info(ErrorInfo::BadElement(c.name.to_string())),
             &at.path().child(Step::named(s)),
         )
     };
@@ -386,7 +386,7 @@ fn insert_position(
                 };
                 vec![v.to_string()]
             };
-            let key = Key { ns: s.namespace.as_str().into(), name: s.name.clone(), values };
+            let key = Key { ns: s.namespace.as_str().into(), name: s.name.as_str().into(), values };
             match sibs.index.get(&key) {
                 Some(&i) => Ok(Some(Some(if how == "before" { i } else { i + 1 }))),
                 None => {
@@ -521,7 +521,7 @@ fn edit_one<'m>(
                             "'{v}' is not an edit operation; use merge, replace, create, delete or remove."
                         ))
                         .with_info(ErrorInfo::BadAttribute("operation".into()))
-                        .with_info(ErrorInfo::BadElement(c.name.clone())),
+                        .with_info(ErrorInfo::BadElement(c.name.to_string())),
                     &at.path().child(Step::named(s)),
                 ));
             }
@@ -741,7 +741,7 @@ fn clean_leaf(c: &Element, scope: &Scope) -> Element {
         namespace: c.namespace.clone(),
         name: c.name.clone(),
         namespaces,
-        children: if text.is_empty() { Vec::new() } else { vec![Node::Text(text)] },
+        children: if text.is_empty() { Vec::new() } else { vec![Node::Text(text.into())] },
         ..Element::default()
     }
 }
@@ -766,7 +766,7 @@ fn build<'m>(
                 ctx.fail(with_path(
                     RpcError::new(ErrorTag::BadElement, ErrorType::Application)
                         .with_message(format!("<{}> takes a value, not child elements.", c.name))
-                        .with_info(ErrorInfo::BadElement(c.name.clone())),
+                        .with_info(ErrorInfo::BadElement(c.name.to_string())),
                     &at.path().child(Step::of(c, s)),
                 ))?;
                 return Ok(None);
@@ -811,7 +811,7 @@ fn build_children<'m>(
                         RpcError::new(ErrorTag::BadAttribute, ErrorType::Application)
                             .with_message(format!("'{v}' is not an edit operation."))
                             .with_info(ErrorInfo::BadAttribute("operation".into()))
-                            .with_info(ErrorInfo::BadElement(child.name.clone())),
+                            .with_info(ErrorInfo::BadElement(child.name.to_string())),
                         &at.path().child(Step::named(cs)),
                     ));
                 }
@@ -828,7 +828,7 @@ fn build_children<'m>(
                             "<{}> appears twice for the same instance; give each instance once.",
                             child.name
                         ))
-                        .with_info(ErrorInfo::BadElement(child.name.clone())),
+                        .with_info(ErrorInfo::BadElement(child.name.to_string())),
                     &at.path().child(Step::of(child, cs)),
                 ));
             }

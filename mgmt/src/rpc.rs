@@ -124,7 +124,7 @@ pub fn parse_request(bytes: &[u8]) -> Result<Request, Rejected> {
                         "The <rpc> holds more than one operation (<{}> after <{}>); send one operation per <rpc>.",
                         extra.name, operation.name
                     ))
-                    .with_info(ErrorInfo::BadElement(extra.name.clone())),
+                    .with_info(ErrorInfo::BadElement(extra.name.to_string())),
             ),
         });
     }

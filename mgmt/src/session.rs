@@ -401,7 +401,7 @@ where
                     .unwrap_or_else(|_| failed());
                     Handled::Done(
                         request.message_id,
-                        request.operation.name,
+                        request.operation.name.to_string(),
                         request.reply_attrs,
                         outcome,
                     )

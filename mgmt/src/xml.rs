@@ -3,6 +3,7 @@
 //! element, no text outside it, every prefix bound, no DTD, only the predefined and character
 //! entity references, and a bounded depth.
 
+use compact_str::CompactString;
 use std::sync::Arc;
 
 use quick_xml::events::{BytesStart, Event};
@@ -58,7 +59,7 @@ pub struct Attribute {
     /// The prefix as written.
     pub prefix: Option<String>,
     /// The local name.
-    pub name: String,
+    pub name: CompactString,
     /// The value, unescaped.
     pub value: String,
 }
@@ -69,7 +70,7 @@ pub enum Node {
     /// A child element.
     Element(Element),
     /// Character data (text and CDATA), unescaped.
-    Text(String),
+    Text(CompactString),
 }
 
 /// An element with its resolved namespace.
@@ -81,7 +82,7 @@ pub struct Element {
     /// The prefix as written.
     pub prefix: Option<String>,
     /// The local name.
-    pub name: String,
+    pub name: CompactString,
     /// Namespace declarations made on this element: (prefix, URI); `None` is the default
     /// namespace.
     pub namespaces: Vec<(Option<String>, String)>,
@@ -116,7 +117,7 @@ impl Element {
     pub fn text(&self) -> String {
         match self.children.as_slice() {
             // (The common case, copied at its size: collecting grew the string from empty.)
-            [Node::Text(t)] => t.clone(),
+            [Node::Text(t)] => t.to_string(),
             children => children
                 .iter()
                 .filter_map(|n| match n {
@@ -144,7 +145,7 @@ impl Element {
     pub fn qualified_name(&self) -> String {
         match &self.prefix {
             Some(p) => format!("{p}:{}", self.name),
-            None => self.name.clone(),
+            None => self.name.to_string(),
         }
     }
 }
@@ -152,11 +153,11 @@ impl Element {
 impl Element {
     /// An element `name` in namespace `ns`, without children.
     pub fn new(ns: &str, name: &str) -> Element {
-        Element { namespace: Some(ns.into()), name: name.to_string(), ..Element::default() }
+        Element { namespace: Some(ns.into()), name: name.into(), ..Element::default() }
     }
 
     /// An element holding only `text`.
-    pub fn leaf(ns: &str, name: &str, text: impl Into<String>) -> Element {
+    pub fn leaf(ns: &str, name: &str, text: impl Into<CompactString>) -> Element {
         let mut e = Element::new(ns, name);
         e.children.push(Node::Text(text.into()));
         e
@@ -437,9 +438,9 @@ fn interned_namespace(seen: &mut Vec<Arc<str>>, resolved: &ResolveResult<'_>) ->
     Some(new)
 }
 
-fn split_qname(qname: QName<'_>) -> (Option<String>, String) {
+fn split_qname(qname: QName<'_>) -> (Option<String>, CompactString) {
     let (local, prefix) = qname.decompose();
-    (prefix.map(|p| p.as_ref().to_string()), local.as_ref().to_string())
+    (prefix.map(|p| p.as_ref().to_string()), local.as_ref().into())
 }
 
 fn element_from(
@@ -497,7 +498,7 @@ fn push_text(stack: &mut [Element], text: &str) -> Result<(), XmlError> {
             if let Some(Node::Text(prev)) = parent.children.last_mut() {
                 prev.push_str(text);
             } else {
-                parent.children.push(Node::Text(text.to_string()));
+                parent.children.push(Node::Text(text.into()));
             }
             Ok(())
         }

@@ -73,7 +73,7 @@ impl Reader<'_> {
         let mut e = Element {
             namespace: Some(self.namespace(uri)),
             prefix: None,
-            name: schema.name().to_string(),
+            name: schema.name().into(),
             namespaces: Vec::new(),
             attributes: Vec::new(),
             children: Vec::new(),
@@ -112,7 +112,7 @@ impl Reader<'_> {
                     _ => node.value_canonical().filter(|v| prints_as_canonical(v))?,
                 };
                 if !text.is_empty() {
-                    e.children.push(Node::Text(text));
+                    e.children.push(Node::Text(text.into()));
                 }
             }
             _ => return None,

@@ -251,7 +251,8 @@ fn with_keys(e: &Element, s: &SNode, children: Vec<Element>) -> Element {
         out.children.extend(
             e.elements()
                 .filter(|c| {
-                    s.keys.contains(&c.name) && c.namespace.as_deref() == Some(&s.namespace)
+                    s.keys.iter().any(|k| *k == c.name)
+                        && c.namespace.as_deref() == Some(&s.namespace)
                 })
                 .map(|c| Node::Element(c.clone())),
         );
