@@ -379,10 +379,11 @@ pub fn root() -> Element {
 pub fn normalize(root: &mut Element) {
     // The root stands for `<data xmlns="...">` as `parse_data` wraps the text; its children
     // are written each with its own declaration.
-    root.prefix = None;
-    root.namespaces.retain(|(p, _)| p.is_some());
+    root.set_prefix(None);
+    root.retain_namespaces(|(p, _)| p.is_some());
     if let Some(ns) = root.namespace.as_deref() {
-        root.namespaces.insert(0, (None, ns.to_string()));
+        let ns = ns.to_string();
+        root.namespaces_mut().insert(0, (None, ns));
     }
     for c in root.elements_mut() {
         normalize_under(c, None);
@@ -391,11 +392,12 @@ pub fn normalize(root: &mut Element) {
 
 /// [`normalize`] for a subtree whose parent's namespace is `parent_ns` (`None` at the top).
 pub fn normalize_under(e: &mut Element, parent_ns: Option<&str>) {
-    e.prefix = None;
-    e.namespaces.retain(|(p, _)| p.is_some());
+    e.set_prefix(None);
+    e.retain_namespaces(|(p, _)| p.is_some());
     if let Some(ns) = e.namespace.as_deref() {
         if parent_ns != Some(ns) {
-            e.namespaces.insert(0, (None, ns.to_string()));
+            let ns = ns.to_string();
+            e.namespaces_mut().insert(0, (None, ns));
         }
     }
     let ns = e.namespace.clone();
@@ -409,7 +411,7 @@ pub fn normalize_under(e: &mut Element, parent_ns: Option<&str>) {
 /// with `xmlns=""`), text next to child elements, or empty or split text.
 pub fn is_plain(root: &Element) -> bool {
     fn plain(e: &Element) -> bool {
-        if !e.attributes.is_empty() || e.namespace.is_none() {
+        if !e.attributes().is_empty() || e.namespace.is_none() {
             return false;
         }
         if e.has_elements() {

@@ -270,13 +270,13 @@ fn parse_filter(engine: &Engine, op: &Element, ns: &str) -> Result<Filter, RpcEr
 /// Moves libyang's `default` attribute (in the ietf-netconf-with-defaults module namespace)
 /// to the namespace RFC 6243 §6 defines for it.
 fn fix_default_attr(e: &mut Element) {
-    for a in &mut e.attributes {
+    for a in e.attributes_mut() {
         if a.name == "default" && a.namespace.as_deref() == Some(WITH_DEFAULTS_NS) {
             a.namespace = Some(WD_ATTR_NS.to_string());
             a.prefix = Some("wd".to_string());
         }
     }
-    e.namespaces.retain(|(_, u)| u != WITH_DEFAULTS_NS);
+    e.retain_namespaces(|(_, u)| u != WITH_DEFAULTS_NS);
     for c in e.elements_mut() {
         fix_default_attr(c);
     }

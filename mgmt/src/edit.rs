@@ -737,13 +737,14 @@ fn clean_leaf(c: &Element, scope: &Scope) -> Element {
         }
         // Declarations on the leaf itself win over outer ones (scope already has them).
     }
-    Element {
-        namespace: c.namespace.clone(),
-        name: c.name.clone(),
-        namespaces,
-        children: if text.is_empty() { Vec::new() } else { vec![Node::Text(text.into())] },
-        ..Element::default()
+    let mut e = Element::named(c.namespace.clone(), c.name.clone());
+    if !text.is_empty() {
+        e.children = vec![Node::Text(text.into())];
     }
+    if !namespaces.is_empty() {
+        *e.namespaces_mut() = namespaces;
+    }
+    e
 }
 
 /// Whether `text` has `prefix` followed by a colon.
@@ -775,8 +776,8 @@ fn build<'m>(
         }
         Kind::AnyData => {
             let mut e = c.clone();
-            e.prefix = None;
-            e.attributes.retain(|a: &Attribute| {
+            e.set_prefix(None);
+            e.retain_attributes(|a: &Attribute| {
                 a.namespace.as_deref() != Some(NETCONF_BASE_NS) && a.name != "operation"
             });
             Ok(Some(e))

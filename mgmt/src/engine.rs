@@ -829,7 +829,7 @@ impl Engine {
         for c in changes {
             let (xpath, ns) = c.path.to_xpath();
             let mut target = Element::leaf(n, "target", xpath);
-            target.namespaces = ns.into_iter().map(|(p, u)| (Some(p), u)).collect();
+            *target.namespaces_mut() = ns.into_iter().map(|(p, u)| (Some(p), u)).collect();
             let op = match c.op {
                 ChangeOp::Create => "create",
                 ChangeOp::Delete => "delete",

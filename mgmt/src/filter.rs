@@ -16,8 +16,8 @@ fn is_content_match(f: &Element) -> bool {
 fn matches_name(f: &Element, d: &Element) -> bool {
     f.name == d.name
         && (f.namespace.is_none() || f.namespace == d.namespace)
-        && f.attributes.iter().all(|a| {
-            d.attributes
+        && f.attributes().iter().all(|a| {
+            d.attributes()
                 .iter()
                 .any(|b| b.name == a.name && b.namespace == a.namespace && b.value == a.value)
         })
@@ -26,7 +26,7 @@ fn matches_name(f: &Element, d: &Element) -> bool {
 /// Applies the subtree filter whose top-level nodes are `filter`'s children to the data
 /// root `root`; returns a root holding the selected data. An empty filter selects nothing.
 pub fn subtree(model: &Model, root: &Element, filter: &Element) -> Element {
-    let mut out = Element { children: Vec::new(), ..root.clone_shallow() };
+    let mut out = root.clone_shallow();
     if !filter.has_elements() {
         return out;
     }
@@ -144,14 +144,16 @@ fn merge_selected(into: &mut Element, from: Element) {
 impl Element {
     /// A copy without children.
     pub fn clone_shallow(&self) -> Element {
-        Element {
-            namespace: self.namespace.clone(),
-            prefix: self.prefix.clone(),
-            name: self.name.clone(),
-            namespaces: self.namespaces.clone(),
-            attributes: self.attributes.clone(),
-            children: Vec::new(),
+        let mut e = Element::named(self.namespace.clone(), self.name.clone());
+        if !(self.prefix().is_none()
+            && self.namespaces().is_empty()
+            && self.attributes().is_empty())
+        {
+            e.set_prefix(self.prefix().map(str::to_string));
+            *e.namespaces_mut() = self.namespaces().to_vec();
+            *e.attributes_mut() = self.attributes().to_vec();
         }
+        e
     }
 }
 

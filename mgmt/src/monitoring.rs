@@ -220,7 +220,7 @@ pub fn yang_library(schema: &Schema, content_id: &str) -> Element {
     let mut lib = Element::new(y, "yang-library").with(set).with(sch);
     for ds in ["running", "candidate", "startup", "operational"] {
         let mut name = leaf(y, "name", format!("ds:{ds}"));
-        name.namespaces.push((Some("ds".into()), DATASTORES_NS.into()));
+        name.namespaces_mut().push((Some("ds".into()), DATASTORES_NS.into()));
         lib.push(Element::new(y, "datastore").with(name).with(leaf(y, "schema", "complete")));
     }
     lib.push(leaf(y, "content-id", content_id));

@@ -211,7 +211,7 @@ fn parse_ops(s: &str) -> u8 {
 /// declarations on the `path` leaf, then module prefixes, then module names.
 fn parse_path(text: &str, leaf: &Element, model: &Model) -> Option<Vec<PathStep>> {
     let resolve = |p: &str| -> Option<String> {
-        if let Some((_, ns)) = leaf.namespaces.iter().find(|(q, _)| q.as_deref() == Some(p)) {
+        if let Some((_, ns)) = leaf.namespaces().iter().find(|(q, _)| q.as_deref() == Some(p)) {
             return Some(ns.clone());
         }
         if let Some(m) = model.modules().iter().find(|m| m.prefix == p && m.implemented) {

@@ -34,12 +34,12 @@ impl ReplyAttrs {
     /// default namespace declaration is left out: the reply declares its own.
     pub fn from_request(rpc: &Element) -> Self {
         let mut out = String::new();
-        for (prefix, uri) in &rpc.namespaces {
+        for (prefix, uri) in rpc.namespaces() {
             if let Some(p) = prefix {
                 let _ = write!(out, " xmlns:{p}=\"{}\"", escape_attr(uri));
             }
         }
-        for a in &rpc.attributes {
+        for a in rpc.attributes() {
             match &a.prefix {
                 Some(p) => {
                     let _ = write!(out, " {p}:{}=\"{}\"", a.name, escape_attr(&a.value));
@@ -100,7 +100,8 @@ pub fn parse_request(bytes: &[u8]) -> Result<Request, Rejected> {
     };
     // The operation is moved out of the parsed message, not copied (an edit's whole
     // configuration is in it).
-    let Element { namespaces: rpc_namespaces, children, .. } = root;
+    let rpc_namespaces = root.namespaces().to_vec();
+    let Element { children, .. } = root;
     let mut operations = children.into_iter().filter_map(|n| match n {
         Node::Element(e) => Some(e),
         Node::Text(_) => None,
@@ -129,9 +130,11 @@ pub fn parse_request(bytes: &[u8]) -> Result<Request, Rejected> {
         });
     }
     // Declarations made on <rpc> stay in scope for the operation (prefixes in values, XPath).
-    let mut namespaces = rpc_namespaces;
-    namespaces.append(&mut operation.namespaces);
-    operation.namespaces = namespaces;
+    if !rpc_namespaces.is_empty() {
+        let mut namespaces = rpc_namespaces;
+        namespaces.extend_from_slice(operation.namespaces());
+        *operation.namespaces_mut() = namespaces;
+    }
     operation.strip_blank_text();
     Ok(Request { message_id, reply_attrs, operation })
 }
@@ -184,9 +187,9 @@ mod tests {
 xmlns:ex=\"http://example.net/content/1.0\" message-id=\"101\" ex:user-id=\"fred\"><ok/></rpc-reply>"
         );
         let parsed = xml::parse(text.as_bytes()).expect("well-formed");
-        assert_eq!(parsed.attributes.len(), 2);
+        assert_eq!(parsed.attributes().len(), 2);
         assert_eq!(
-            parsed.attributes[1].namespace.as_deref(),
+            parsed.attributes()[1].namespace.as_deref(),
             Some("http://example.net/content/1.0")
         );
     }

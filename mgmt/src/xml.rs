@@ -74,22 +74,91 @@ pub enum Node {
 }
 
 /// An element with its resolved namespace.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct Element {
     /// The resolved namespace, if any (shared: a tree has few distinct namespaces, and an
     /// element's own copy cost an allocation per element in every parse and clone).
     pub namespace: Option<Arc<str>>,
-    /// The prefix as written.
-    pub prefix: Option<String>,
     /// The local name.
     pub name: CompactString,
-    /// Namespace declarations made on this element: (prefix, URI); `None` is the default
-    /// namespace.
-    pub namespaces: Vec<(Option<String>, String)>,
-    /// Attributes other than namespace declarations.
-    pub attributes: Vec<Attribute>,
+    /// The prefix as written, namespace declarations and attributes, which few elements have:
+    /// kept apart so that an element is small (a large configuration's tree is mostly leaves
+    /// without any of them, and it is built, copied and moved whole on every edit).
+    extra: Option<Box<Extra>>,
     /// Children in document order.
     pub children: Vec<Node>,
+}
+
+/// The rarely present parts of an [`Element`].
+#[derive(Debug, Clone, Default)]
+struct Extra {
+    prefix: Option<String>,
+    namespaces: Vec<(Option<String>, String)>,
+    attributes: Vec<Attribute>,
+}
+
+impl PartialEq for Element {
+    fn eq(&self, other: &Element) -> bool {
+        // (An element whose extra parts were emptied equals one that never had any.)
+        self.namespace == other.namespace
+            && self.name == other.name
+            && self.prefix() == other.prefix()
+            && self.namespaces() == other.namespaces()
+            && self.attributes() == other.attributes()
+            && self.children == other.children
+    }
+}
+
+impl Eq for Element {}
+
+impl Element {
+    /// The prefix as written.
+    pub fn prefix(&self) -> Option<&str> {
+        self.extra.as_ref()?.prefix.as_deref()
+    }
+
+    pub fn set_prefix(&mut self, prefix: Option<String>) {
+        if prefix.is_some() || self.extra.is_some() {
+            self.extra_mut().prefix = prefix;
+        }
+    }
+
+    /// Namespace declarations made on this element: (prefix, URI); `None` is the default
+    /// namespace.
+    pub fn namespaces(&self) -> &[(Option<String>, String)] {
+        self.extra.as_ref().map_or(&[], |x| &x.namespaces)
+    }
+
+    pub fn namespaces_mut(&mut self) -> &mut Vec<(Option<String>, String)> {
+        &mut self.extra_mut().namespaces
+    }
+
+    /// Keeps the namespace declarations for which `keep` holds.
+    pub fn retain_namespaces(&mut self, keep: impl FnMut(&(Option<String>, String)) -> bool) {
+        if let Some(x) = &mut self.extra {
+            x.namespaces.retain(keep);
+        }
+    }
+
+    /// Attributes other than namespace declarations.
+    pub fn attributes(&self) -> &[Attribute] {
+        self.extra.as_ref().map_or(&[], |x| &x.attributes)
+    }
+
+    pub fn attributes_mut(&mut self) -> &mut Vec<Attribute> {
+        &mut self.extra_mut().attributes
+    }
+
+    /// Keeps the attributes for which `keep` holds.
+    pub fn retain_attributes(&mut self, keep: impl FnMut(&Attribute) -> bool) {
+        if let Some(x) = &mut self.extra {
+            x.attributes.retain(keep);
+        }
+    }
+
+    fn extra_mut(&mut self) -> &mut Extra {
+        self.extra.get_or_insert_with(Box::default)
+    }
 }
 
 // ===== impl Element =====
@@ -135,7 +204,7 @@ impl Element {
 
     /// The value of the unqualified attribute `name`.
     pub fn attribute(&self, name: &str) -> Option<&str> {
-        self.attributes
+        self.attributes()
             .iter()
             .find(|a| a.namespace.is_none() && a.name == name)
             .map(|a| a.value.as_str())
@@ -143,7 +212,7 @@ impl Element {
 
     /// The name as written (`prefix:name` or `name`).
     pub fn qualified_name(&self) -> String {
-        match &self.prefix {
+        match self.prefix() {
             Some(p) => format!("{p}:{}", self.name),
             None => self.name.to_string(),
         }
@@ -153,7 +222,12 @@ impl Element {
 impl Element {
     /// An element `name` in namespace `ns`, without children.
     pub fn new(ns: &str, name: &str) -> Element {
-        Element { namespace: Some(ns.into()), name: name.into(), ..Element::default() }
+        Element::named(Some(ns.into()), name.into())
+    }
+
+    /// An element `name` in `namespace` (a shared one), without children.
+    pub fn named(namespace: Option<Arc<str>>, name: CompactString) -> Element {
+        Element { namespace, name, extra: None, children: Vec::new() }
     }
 
     /// An element holding only `text`.
@@ -189,7 +263,7 @@ impl Element {
 
     /// The attribute `name` in namespace `ns`.
     pub fn attribute_ns(&self, ns: &str, name: &str) -> Option<&str> {
-        self.attributes
+        self.attributes()
             .iter()
             .find(|a| a.namespace.as_deref() == Some(ns) && a.name == name)
             .map(|a| a.value.as_str())
@@ -229,24 +303,24 @@ impl Element {
             (None, Some(_)) => out.push_str(" xmlns=\"\""),
             _ => {}
         }
-        for (prefix, uri) in &self.namespaces {
+        for (prefix, uri) in self.namespaces() {
             if let Some(p) = prefix {
                 let _ = write!(out, " xmlns:{p}=\"{}\"", escape_attr(uri));
             }
         }
         let mut extra: Vec<(String, &str)> = Vec::new();
-        for (i, a) in self.attributes.iter().enumerate() {
+        for (i, a) in self.attributes().iter().enumerate() {
             match a.namespace.as_deref() {
                 None => {
                     let _ = write!(out, " {}=\"{}\"", a.name, escape_attr(&a.value));
                 }
                 Some(ns) => {
                     let declared = |p: &str| {
-                        self.namespaces.iter().any(|(q, u)| q.as_deref() == Some(p) && u == ns)
+                        self.namespaces().iter().any(|(q, u)| q.as_deref() == Some(p) && u == ns)
                             || extra.iter().any(|(q, u)| q == p && *u == ns)
                     };
                     let clash = |p: &str| {
-                        self.namespaces.iter().any(|(q, u)| q.as_deref() == Some(p) && u != ns)
+                        self.namespaces().iter().any(|(q, u)| q.as_deref() == Some(p) && u != ns)
                             || extra.iter().any(|(q, u)| q == p && *u != ns)
                     };
                     let prefix = match a.prefix.as_deref() {
@@ -307,7 +381,7 @@ impl Scope {
     /// Enters `element`: its declarations come into scope.
     pub fn enter(&mut self, element: &Element) {
         self.marks.push(self.decls.len());
-        self.decls.extend(element.namespaces.iter().cloned());
+        self.decls.extend(element.namespaces().iter().cloned());
     }
 
     /// Leaves the element last entered.
@@ -453,7 +527,8 @@ fn element_from(
     if unbound {
         return Err(XmlError::UnboundPrefix(format!("{}:{name}", prefix.unwrap_or_default())));
     }
-    let mut element = Element { namespace, prefix, name, ..Element::default() };
+    let mut element = Element::named(namespace, name);
+    element.set_prefix(prefix);
     for attr in start.attributes() {
         let position = reader.buffer_position();
         let attr = attr.map_err(|e| XmlError::Syntax { position, reason: e.to_string() })?;
@@ -467,7 +542,7 @@ fn element_from(
                 quick_xml::name::PrefixDeclaration::Default => None,
                 quick_xml::name::PrefixDeclaration::Named(p) => Some(p.to_string()),
             };
-            element.namespaces.push((prefix, value));
+            element.namespaces_mut().push((prefix, value));
             continue;
         }
         let (resolved, _) = reader.resolver().resolve_attribute(key);
@@ -475,7 +550,7 @@ fn element_from(
         if matches!(resolved, ResolveResult::Unknown(_)) {
             return Err(XmlError::UnboundPrefix(format!("{}:{name}", prefix.unwrap_or_default())));
         }
-        element.attributes.push(Attribute {
+        element.attributes_mut().push(Attribute {
             namespace: namespace_of(&resolved),
             prefix,
             name,
@@ -534,8 +609,8 @@ mod tests {
         let root = parse(doc).expect("well-formed");
         assert!(root.is(NETCONF_BASE_NS, "rpc"));
         assert_eq!(root.attribute("message-id"), Some("7"));
-        assert_eq!(root.attributes[1].namespace.as_deref(), Some("urn:ex"));
-        assert_eq!(root.namespaces.len(), 2);
+        assert_eq!(root.attributes()[1].namespace.as_deref(), Some("urn:ex"));
+        assert_eq!(root.namespaces().len(), 2);
         let gc = root.child(NETCONF_BASE_NS, "get-config").expect("child");
         assert!(gc.child(NETCONF_BASE_NS, "source").is_some());
         let x = root.child("urn:other", "x").expect("x");

@@ -84,7 +84,7 @@ async fn config_change_and_session_events_reach_subscribers() {
     let target = e.child(NC_NOTIFICATIONS_NS, "target").expect("target");
     assert_eq!(target.text(), "/if:interfaces");
     assert!(
-        target.namespaces.iter().any(|(p, u)| p.as_deref() == Some("if") && u == IF),
+        target.namespaces().iter().any(|(p, u)| p.as_deref() == Some("if") && u == IF),
         "the prefix is declared"
     );
     assert_eq!(

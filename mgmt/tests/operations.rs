@@ -498,7 +498,7 @@ async fn with_defaults_modes() {
         );
     }
     let label = settings.child(MT, "label").expect("label");
-    assert!(label.attributes.is_empty(), "{t}");
+    assert!(label.attributes().is_empty(), "{t}");
     expect_err(&c.rpc("6", &get("everything")).await, "invalid-value", "protocol");
     // <get> with report-all also fills in state defaults.
     let t = data(&c.rpc("7", &format!("<get><filter><settings xmlns=\"{MT}\"/></filter><with-defaults xmlns=\"urn:ietf:params:xml:ns:yang:ietf-netconf-with-defaults\">report-all</with-defaults></get>")).await);

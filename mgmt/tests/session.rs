@@ -144,7 +144,7 @@ async fn unsupported_operation_keeps_the_session_and_echoes_attributes() {
     let reply = mgmt::xml::parse(&c.recv().await.expect("reply")).expect("xml");
     assert_eq!(reply.attribute("message-id"), Some("9"));
     assert!(reply
-        .attributes
+        .attributes()
         .iter()
         .any(|a| a.name == "user" && a.namespace.as_deref() == Some("urn:ex")));
     assert_eq!(errors(&reply), vec![("operation-not-supported".into(), "protocol".into())]);

@@ -24,7 +24,7 @@ use crate::xml::{Element, Node, NETCONF_BASE_NS};
 /// nodes, `Schema::print_config`), or `None` (see the module comment).
 pub fn explicit_elements(ctx: &Context, tree: &DataTree<'_>) -> Option<Element> {
     let mut root = data::root();
-    root.namespaces.push((None, NETCONF_BASE_NS.to_string()));
+    root.namespaces_mut().push((None, NETCONF_BASE_NS.to_string()));
     let mut reader = Reader { ctx, namespaces: Vec::new() };
     if let Some(first) = tree.reference() {
         for node in first.inclusive_siblings() {
@@ -70,17 +70,10 @@ impl Reader<'_> {
         let schema = node.schema();
         let module = schema.module();
         let uri = module.namespace();
-        let mut e = Element {
-            namespace: Some(self.namespace(uri)),
-            prefix: None,
-            name: schema.name().into(),
-            namespaces: Vec::new(),
-            attributes: Vec::new(),
-            children: Vec::new(),
-        };
+        let mut e = Element::named(Some(self.namespace(uri)), schema.name().into());
         // (A default namespace declaration exactly where the namespace changes.)
         if parent_ns != Some(uri) {
-            e.namespaces.push((None, uri.to_string()));
+            e.namespaces_mut().push((None, uri.to_string()));
         }
         match schema.kind() {
             SchemaNodeKind::Container | SchemaNodeKind::List => {
@@ -104,7 +97,7 @@ impl Reader<'_> {
                             identity.to_string()
                         } else {
                             let prefix = of.prefix();
-                            e.namespaces
+                            e.namespaces_mut()
                                 .push((Some(prefix.to_string()), of.namespace().to_string()));
                             format!("{prefix}:{identity}")
                         }

@@ -23,7 +23,7 @@ use crate::xml::{Element, Node};
 /// or `None` when only its XML text says exactly what it is.
 pub fn json_text(model: &Model, root: &Element) -> Option<String> {
     let mut out = String::with_capacity(4096);
-    let mut scope: Vec<&[(Option<String>, String)]> = vec![&root.namespaces];
+    let mut scope: Vec<&[(Option<String>, String)]> = vec![root.namespaces()];
     write_members(model, None, root, &mut scope, &mut out)?;
     Some(out)
 }
@@ -68,10 +68,10 @@ fn write_members<'a>(
             if j > 0 {
                 out.push(',');
             }
-            if !c.attributes.is_empty() {
+            if !c.attributes().is_empty() {
                 return None;
             }
-            scope.push(&c.namespaces);
+            scope.push(c.namespaces());
             let written = match cs.kind {
                 Kind::Container | Kind::List => write_members(model, Some(cs), c, scope, out),
                 Kind::Leaf | Kind::LeafList => write_value(model, cs, c, scope, out),

@@ -239,14 +239,10 @@ fn walk<'m>(
 
 /// `e` with only its list keys, and `children` after them.
 fn with_keys(e: &Element, s: &SNode, children: Vec<Element>) -> Element {
-    let mut out = Element {
-        namespace: e.namespace.clone(),
-        prefix: None,
-        name: e.name.clone(),
-        namespaces: e.namespaces.clone(),
-        attributes: Vec::new(),
-        children: Vec::new(),
-    };
+    let mut out = Element::named(e.namespace.clone(), e.name.clone());
+    if !e.namespaces().is_empty() {
+        *out.namespaces_mut() = e.namespaces().to_vec();
+    }
     if s.kind == Kind::List {
         out.children.extend(
             e.elements()
