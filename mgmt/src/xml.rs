@@ -572,6 +572,9 @@ fn push_text(stack: &mut [Element], text: &str) -> Result<(), XmlError> {
         Some(parent) => {
             if let Some(Node::Text(prev)) = parent.children.last_mut() {
                 prev.push_str(text);
+            } else if parent.children.capacity() == 0 {
+                // Most text is a leaf's value, its only child: no room for more.
+                parent.children = vec![Node::Text(text.into())];
             } else {
                 parent.children.push(Node::Text(text.into()));
             }

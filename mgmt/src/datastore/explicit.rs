@@ -105,7 +105,7 @@ impl Reader<'_> {
                     _ => node.value_canonical().filter(|v| prints_as_canonical(v))?,
                 };
                 if !text.is_empty() {
-                    e.children.push(Node::Text(text.into()));
+                    e.children = vec![Node::Text(text.into())];
                 }
             }
             _ => return None,
