@@ -21,8 +21,9 @@ pub struct Key {
     pub ns: Arc<str>,
     /// Local name.
     pub name: CompactString,
-    /// List key values in key order, or the leaf-list value; empty otherwise.
-    pub values: Vec<String>,
+    /// List key values in key order, or the leaf-list value; empty otherwise (inline when
+    /// short, as element text is: a key is made for every list entry an edit names).
+    pub values: Vec<CompactString>,
 }
 
 /// The identity of `e` (described by `s`, if known).
@@ -35,13 +36,13 @@ pub fn key_of(e: &Element, s: Option<&SNode>) -> Key {
                     .map(|k| {
                         e.elements()
                             .find(|c| c.name == *k && c.namespace.as_deref() == Some(&s.namespace))
-                            .map(Element::text)
+                            .map(Element::text_compact)
                             .unwrap_or_default()
                     })
                     .collect()
             })
             .unwrap_or_default(),
-        Some(Kind::LeafList) => vec![e.text()],
+        Some(Kind::LeafList) => vec![e.text_compact()],
         _ => Vec::new(),
     };
     let ns = e.namespace.clone().unwrap_or_else(|| Arc::from(""));
@@ -81,7 +82,8 @@ impl Step {
         match s.kind {
             Kind::List => {
                 let key = key_of(e, Some(s));
-                step.keys = s.keys.iter().cloned().zip(key.values).collect();
+                step.keys =
+                    s.keys.iter().cloned().zip(key.values.into_iter().map(String::from)).collect();
             }
             Kind::LeafList => step.value = Some(e.text()),
             _ => {}

@@ -7,6 +7,7 @@
 //! mandatory nodes, leafrefs, must, unique...) is libyang's job afterwards.
 
 // foldhash, not SipHash: DECISIONS.md "Hash maps keyed by what a request names".
+use compact_str::CompactString;
 use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 use std::sync::Arc;
 
@@ -370,7 +371,7 @@ fn insert_position(
                     return Ok(None);
                 };
                 match parse_key_predicates(k, &s.keys) {
-                    Some(v) => v,
+                    Some(v) => v.into_iter().map(CompactString::from).collect(),
                     None => {
                         ctx.fail(bad(format!(
                             "The yang:key attribute '{k}' does not name every key of <{}>.",
@@ -384,7 +385,7 @@ fn insert_position(
                     ctx.fail(bad(format!("insert=\"{how}\" needs a yang:value attribute.")))?;
                     return Ok(None);
                 };
-                vec![v.to_string()]
+                vec![v.into()]
             };
             let key = Key { ns: s.namespace.as_str().into(), name: s.name.as_str().into(), values };
             match sibs.index.get(&key) {
@@ -673,7 +674,7 @@ fn edit_key(model: &Model, c: &Element, s: &SNode, scope: &mut Scope) -> Key {
                 };
                 scope.enter(kv);
                 if let Some(v) = stored_identity(model, value, &s.namespace, scope) {
-                    *value = v;
+                    *value = v.into();
                 }
                 scope.leave();
             }
@@ -681,7 +682,7 @@ fn edit_key(model: &Model, c: &Element, s: &SNode, scope: &mut Scope) -> Key {
         Kind::LeafList if s.identityref => {
             if let Some(value) = key.values.first_mut() {
                 if let Some(v) = stored_identity(model, value, &s.namespace, scope) {
-                    *value = v;
+                    *value = v.into();
                 }
             }
         }
@@ -727,7 +728,11 @@ fn skeleton(c: &Element, s: &SNode, scope: &mut Scope) -> Element {
 /// A copy of leaf `c` without prefix or attributes, declaring the in-scope prefixes its value
 /// uses (identityrefs, instance-identifiers).
 fn clean_leaf(c: &Element, scope: &Scope) -> Element {
-    let text = c.text();
+    // (A single text child, the usual value, is copied as it is: inline when short.)
+    let text = match c.children.as_slice() {
+        [Node::Text(t)] => t.clone(),
+        _ => c.text().into(),
+    };
     let mut namespaces = Vec::new();
     if text.contains(':') {
         for (p, uri) in scope.prefixed() {
@@ -739,7 +744,7 @@ fn clean_leaf(c: &Element, scope: &Scope) -> Element {
     }
     let mut e = Element::named(c.namespace.clone(), c.name.clone());
     if !text.is_empty() {
-        e.children = vec![Node::Text(text.into())];
+        e.children = vec![Node::Text(text)];
     }
     if !namespaces.is_empty() {
         *e.namespaces_mut() = namespaces;

@@ -197,6 +197,15 @@ impl Element {
         }
     }
 
+    /// [`Element::text`] as an inline string when short (a single text child is copied as
+    /// it is).
+    pub fn text_compact(&self) -> CompactString {
+        match self.children.as_slice() {
+            [Node::Text(t)] => t.clone(),
+            _ => self.text().into(),
+        }
+    }
+
     /// Whether any direct text child holds more than whitespace.
     pub fn has_text(&self) -> bool {
         self.children.iter().any(|n| matches!(n, Node::Text(t) if !t.trim().is_empty()))
