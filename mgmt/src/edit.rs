@@ -728,11 +728,7 @@ fn skeleton(c: &Element, s: &SNode, scope: &mut Scope) -> Element {
 /// A copy of leaf `c` without prefix or attributes, declaring the in-scope prefixes its value
 /// uses (identityrefs, instance-identifiers).
 fn clean_leaf(c: &Element, scope: &Scope) -> Element {
-    // (A single text child, the usual value, is copied as it is: inline when short.)
-    let text = match c.children.as_slice() {
-        [Node::Text(t)] => t.clone(),
-        _ => c.text().into(),
-    };
+    let text = c.text_compact();
     let mut namespaces = Vec::new();
     if text.contains(':') {
         for (p, uri) in scope.prefixed() {

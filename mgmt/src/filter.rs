@@ -141,22 +141,6 @@ fn merge_selected(into: &mut Element, from: Element) {
     }
 }
 
-impl Element {
-    /// A copy without children.
-    pub fn clone_shallow(&self) -> Element {
-        let mut e = Element::named(self.namespace.clone(), self.name.clone());
-        if !(self.prefix().is_none()
-            && self.namespaces().is_empty()
-            && self.attributes().is_empty())
-        {
-            e.set_prefix(self.prefix().map(str::to_string));
-            *e.namespaces_mut() = self.namespaces().to_vec();
-            *e.attributes_mut() = self.attributes().to_vec();
-        }
-        e
-    }
-}
-
 /// Why an XPath expression cannot be translated.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum XPathError {

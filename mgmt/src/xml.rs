@@ -117,6 +117,7 @@ impl Element {
         self.extra.as_ref()?.prefix.as_deref()
     }
 
+    /// Sets the prefix as written (`None` takes no room).
     pub fn set_prefix(&mut self, prefix: Option<String>) {
         if prefix.is_some() || self.extra.is_some() {
             self.extra_mut().prefix = prefix;
@@ -129,6 +130,7 @@ impl Element {
         self.extra.as_ref().map_or(&[], |x| &x.namespaces)
     }
 
+    /// The namespace declarations, to change (makes room for them).
     pub fn namespaces_mut(&mut self) -> &mut Vec<(Option<String>, String)> {
         &mut self.extra_mut().namespaces
     }
@@ -145,6 +147,7 @@ impl Element {
         self.extra.as_ref().map_or(&[], |x| &x.attributes)
     }
 
+    /// The attributes, to change (makes room for them).
     pub fn attributes_mut(&mut self) -> &mut Vec<Attribute> {
         &mut self.extra_mut().attributes
     }
@@ -244,6 +247,16 @@ impl Element {
         let mut e = Element::new(ns, name);
         e.children.push(Node::Text(text.into()));
         e
+    }
+
+    /// A copy without children.
+    pub fn clone_shallow(&self) -> Element {
+        Element {
+            namespace: self.namespace.clone(),
+            name: self.name.clone(),
+            extra: self.extra.clone(),
+            children: Vec::new(),
+        }
     }
 
     /// Appends a child element (builder style).
