@@ -9,6 +9,8 @@ mod json;
 pub mod live;
 pub mod store;
 
+use std::borrow::Cow;
+use std::cell::OnceCell;
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, RwLock};
@@ -87,6 +89,34 @@ struct Canonical {
     xml: String,
     read: Option<Element>,
     live: Option<LiveTree>,
+}
+
+/// A configuration to check: its text, or a normalized element tree, written as text only
+/// where libyang must read XML (the tree's own text is not needed when libyang's validated
+/// tree is read back: that is the canonical tree).
+enum Source<'a> {
+    Text(&'a str),
+    /// The tree, and its text once written.
+    Tree(&'a Element, OnceCell<String>),
+}
+
+impl<'a> Source<'a> {
+    fn text(&self) -> &str {
+        match self {
+            Source::Text(t) => t,
+            Source::Tree(root, written) => written.get_or_init(|| data::data_text(root)),
+        }
+    }
+
+    /// The text, written now if it was not yet.
+    fn into_text(self) -> Cow<'a, str> {
+        match self {
+            Source::Text(t) => Cow::Borrowed(t),
+            Source::Tree(root, written) => {
+                Cow::Owned(written.into_inner().unwrap_or_else(|| data::data_text(root)))
+            }
+        }
+    }
 }
 
 impl Canonical {
@@ -256,26 +286,24 @@ impl Datastores {
     /// Validates `xml` as a complete configuration (`full`: every YANG constraint; otherwise
     /// only what parsing checks) and returns it in canonical form with its tree.
     pub fn check(&self, xml: &str, full: bool) -> Result<Snapshot, SchemaError> {
-        self.canonical(xml, None, full)?.snapshot(full)
+        self.canonical(&Source::Text(xml), full)?.snapshot(full)
     }
 
-    /// libyang's canonical text of `text`, its element tree when read from libyang's tree
-    /// ([`explicit`]), and its validated tree when later edits can use it.
-    /// `tree`: the normalized element tree `text` was written from, if there is one (libyang
-    /// is then fed its JSON when that says the same, `json.rs`).
-    fn canonical(
-        &self,
-        text: &str,
-        tree: Option<&Element>,
-        full: bool,
-    ) -> Result<Canonical, SchemaError> {
+    /// libyang's canonical text of `source`, its element tree when read from libyang's tree
+    /// ([`explicit`]), and its validated tree when later edits can use it. Given a tree,
+    /// libyang is fed its JSON when that says the same (`json.rs`).
+    fn canonical(&self, source: &Source<'_>, full: bool) -> Result<Canonical, SchemaError> {
         let printed = |xml| Canonical { xml, read: None, live: None };
         if !full {
-            return Ok(printed(self.schema.canonical_config_unvalidated(text)?));
+            return Ok(printed(self.schema.canonical_config_unvalidated(source.text())?));
         }
         if !self.schema.model().edits_in_place() {
-            return Ok(printed(self.schema.canonical_config(text)?));
+            return Ok(printed(self.schema.canonical_config(source.text())?));
         }
+        let tree = match source {
+            Source::Tree(root, _) => Some(*root),
+            Source::Text(_) => None,
+        };
         let json = tree.and_then(|t| json::json_text(self.schema.model(), t));
         // A refusal is reported as the XML parse words it.
         let live = match json.map(|j| LiveTree::parse_json(&self.schema, &j)) {
@@ -283,12 +311,12 @@ impl Datastores {
                 #[cfg(debug_assertions)]
                 assert_eq!(
                     live.print().ok(),
-                    LiveTree::parse(&self.schema, text).and_then(|x| x.print()).ok(),
+                    LiveTree::parse(&self.schema, source.text()).and_then(|x| x.print()).ok(),
                     "the configuration's JSON parses to the tree its XML parses to"
                 );
                 live
             }
-            _ => LiveTree::parse(&self.schema, text)?,
+            _ => LiveTree::parse(&self.schema, source.text())?,
         };
         let Some(read) = live.explicit_elements() else {
             return Ok(Canonical { xml: live.print()?, read: None, live: Some(live) });
@@ -310,14 +338,19 @@ impl Datastores {
         Ok(Canonical { xml, read: Some(read), live: Some(live) })
     }
 
-    /// Like [`Datastores::check`] for an edited tree. When libyang's canonical text is the
-    /// text of the tree itself (an edit that changed values in place, as most small edits
-    /// do), the tree, put in the form parsing gives, is the canonical tree: it is not parsed
+    /// Like [`Datastores::check`] for an edited tree. The canonical tree is the one read
+    /// back from libyang's validated tree when there is one; otherwise, when libyang's
+    /// canonical text is the text of the tree itself (an edit that changed values in place,
+    /// as most small edits do), the tree, put in the form parsing gives: it is not parsed
     /// back from the text. Debug builds check that the two are the same.
     pub fn check_tree(&self, mut root: Element, full: bool) -> Result<Snapshot, SchemaError> {
         data::normalize(&mut root);
-        let text = data::data_text(&root);
-        let canonical = self.canonical(&text, Some(&root), full)?;
+        let source = Source::Tree(&root, OnceCell::new());
+        let canonical = self.canonical(&source, full)?;
+        if canonical.read.is_some() {
+            return canonical.snapshot(full);
+        }
+        let text = source.into_text();
         if canonical.xml != text || !data::is_plain(&root) {
             return canonical.snapshot(full);
         }
