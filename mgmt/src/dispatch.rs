@@ -270,10 +270,13 @@ fn parse_filter(engine: &Engine, op: &Element, ns: &str) -> Result<Filter, RpcEr
 /// Moves libyang's `default` attribute (in the ietf-netconf-with-defaults module namespace)
 /// to the namespace RFC 6243 §6 defines for it.
 fn fix_default_attr(e: &mut Element) {
-    for a in e.attributes_mut() {
-        if a.name == "default" && a.namespace.as_deref() == Some(WITH_DEFAULTS_NS) {
-            a.namespace = Some(WD_ATTR_NS.to_string());
-            a.prefix = Some("wd".to_string());
+    // (Only elements that have attributes: asking for them mutably makes room for them.)
+    if !e.attributes().is_empty() {
+        for a in e.attributes_mut() {
+            if a.name == "default" && a.namespace.as_deref() == Some(WITH_DEFAULTS_NS) {
+                a.namespace = Some(WD_ATTR_NS.to_string());
+                a.prefix = Some("wd".to_string());
+            }
         }
     }
     e.retain_namespaces(|(_, u)| u != WITH_DEFAULTS_NS);
@@ -559,7 +562,7 @@ fn prune_depth(
                 Some(s) if s.kind == crate::model::Kind::List => {
                     let keys: Vec<String> = s.keys.clone();
                     c.children.retain(
-                        |n| matches!(n, Node::Element(k) if keys.iter().any(|n| *n == k.name)),
+                        |n| matches!(n, Node::Element(k) if keys.iter().any(|key| *key == k.name)),
                     );
                 }
                 Some(s) if s.is_term() => {}
