@@ -446,7 +446,13 @@ fn edit_children<'m>(
 ) -> Result<(), Stop> {
     let mut sibs = Siblings::new(ctx.model, sparent, data, cfg.children.len());
     let result = edit_siblings(ctx, sparent, &mut sibs, cfg, parent_op, scope, at);
-    // Choice cases: a node created in one case removes the other cases' nodes.
+    // Choice cases: a node created in one case removes the other cases' nodes. (Looked for
+    // only where the schema has a choice: most lists and containers have none, and a large
+    // create would look up each of its nodes again.)
+    if !ctx.model.choices_among(sparent) {
+        sibs.finish(data);
+        return result;
+    }
     let created_cases: Vec<(u32, u32)> = sibs
         .created
         .iter()

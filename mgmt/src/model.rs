@@ -87,6 +87,8 @@ pub struct SNode {
     pub nacm: NacmDefault,
     /// Child data nodes by local name (several only when namespaces differ).
     children: HashMap<String, Vec<Arc<SNode>>>,
+    /// Some child data node sits in a choice (`Model::choices_among`).
+    choices: bool,
 }
 
 /// How a value of a leaf's type is written in RFC 7951 JSON (§6), as far as the XML text of
@@ -202,6 +204,8 @@ pub struct Model {
     notifications: HashMap<(String, String), Operation>,
     /// See [`Model::edits_in_place`].
     edits_in_place: bool,
+    /// Some top-level data node sits in a choice (`Model::choices_among`).
+    top_choices: bool,
 }
 
 /// RFC 8341 and the ietf-netconf-acm module: operations and data denied unless a rule
@@ -251,6 +255,7 @@ impl Model {
                 );
             }
             for n in top {
+                m.top_choices |= !n.cases.is_empty();
                 m.top.entry(n.name.clone()).or_default().push(n);
             }
             for rpc in module.rpcs() {
@@ -330,6 +335,15 @@ impl Model {
     /// The top-level data node `name` in namespace `ns`.
     pub fn top(&self, ns: &str, name: &str) -> Option<&Arc<SNode>> {
         self.top.get(name)?.iter().find(|c| c.namespace == ns)
+    }
+
+    /// Whether some child data node of `parent` (top level when `None`) sits in a choice:
+    /// if not, creating one of them never removes another (`edit.rs`).
+    pub fn choices_among(&self, parent: Option<&SNode>) -> bool {
+        match parent {
+            Some(p) => p.choices,
+            None => self.top_choices,
+        }
     }
 
     /// Every top-level data node.
@@ -428,6 +442,7 @@ fn collect(
             }
         }
     }
+    let choices = children.iter().any(|c| !c.cases.is_empty());
     let mut map: HashMap<String, Vec<Arc<SNode>>> = HashMap::new();
     for c in children {
         map.entry(c.name.clone()).or_default().push(c);
@@ -462,6 +477,7 @@ fn collect(
         cases: cases.to_vec(),
         nacm,
         children: map,
+        choices,
         kind,
         name,
     }));

@@ -13,6 +13,7 @@
 
 use std::sync::Arc;
 
+use compact_str::CompactString;
 use yang2::context::Context;
 use yang2::data::{DataNodeRef, DataTree};
 use yang2::schema::{DataValueType, SchemaNodeKind};
@@ -25,7 +26,7 @@ use crate::xml::{Element, Node, NETCONF_BASE_NS};
 pub fn explicit_elements(ctx: &Context, tree: &DataTree<'_>) -> Option<Element> {
     let mut root = data::root();
     root.namespaces_mut().push((None, NETCONF_BASE_NS.to_string()));
-    let mut reader = Reader { ctx, namespaces: Vec::new() };
+    let mut reader = Reader { ctx, namespaces: Vec::new(), modules: Vec::new() };
     if let Some(first) = tree.reference() {
         for node in first.inclusive_siblings() {
             if let Some(e) = reader.element(&node, None)? {
@@ -40,6 +41,10 @@ pub fn explicit_elements(ctx: &Context, tree: &DataTree<'_>) -> Option<Element> 
 struct Reader<'c> {
     ctx: &'c Context,
     namespaces: Vec<Arc<str>>,
+    /// Modules named by identityref values so far: (name, prefix, namespace). A large
+    /// configuration names the same few thousands of times, and the context looks a module
+    /// up by comparing names one module at a time.
+    modules: Vec<(String, String, String)>,
 }
 
 impl Reader<'_> {
@@ -50,6 +55,20 @@ impl Reader<'_> {
         let ns: Arc<str> = Arc::from(uri);
         self.namespaces.push(ns.clone());
         ns
+    }
+
+    /// The prefix and namespace of the latest revision of module `name`.
+    fn module(&mut self, name: &str) -> Option<(&str, &str)> {
+        let i = match self.modules.iter().position(|(n, ..)| n == name) {
+            Some(i) => i,
+            None => {
+                let of = self.ctx.get_module_latest(name)?;
+                let entry = (name.to_string(), of.prefix().to_string(), of.namespace().to_string());
+                self.modules.push(entry);
+                self.modules.len() - 1
+            }
+        };
+        self.modules.get(i).map(|(_, prefix, ns)| (prefix.as_str(), ns.as_str()))
     }
 
     /// `node` under a parent in namespace `parent_ns`: `Some(None)` when libyang does not
@@ -84,28 +103,30 @@ impl Reader<'_> {
                 }
             }
             SchemaNodeKind::Leaf | SchemaNodeKind::LeafList => {
-                let text = match schema.leaf_type()?.base_type() {
-                    DataValueType::Empty => String::new(),
+                let text: CompactString = match schema.leaf_type()?.base_type() {
+                    DataValueType::Empty => CompactString::default(),
                     DataValueType::IdentityRef => {
                         // Canonically `module:identity`; printed `prefix:identity` with the
                         // module's prefix declared on the element, or without a prefix when
                         // the module is the element's own (its default namespace).
                         let value = node.value_canonical()?;
                         let (name, identity) = value.split_once(':')?;
-                        let of = self.ctx.get_module_latest(name)?;
-                        if of.namespace() == uri {
-                            identity.to_string()
+                        let (prefix, ns) = self.module(name)?;
+                        if ns == uri {
+                            identity.into()
                         } else {
-                            let prefix = of.prefix();
-                            e.namespaces_mut()
-                                .push((Some(prefix.to_string()), of.namespace().to_string()));
-                            format!("{prefix}:{identity}")
+                            e.namespaces_mut().push((Some(prefix.to_string()), ns.to_string()));
+                            let mut text = CompactString::with_capacity(value.len());
+                            text.push_str(prefix);
+                            text.push(':');
+                            text.push_str(identity);
+                            text
                         }
                     }
-                    _ => node.value_canonical().filter(|v| prints_as_canonical(v))?,
+                    _ => node.value_canonical().filter(|v| prints_as_canonical(v))?.into(),
                 };
                 if !text.is_empty() {
-                    e.children = vec![Node::Text(text.into())];
+                    e.children = vec![Node::Text(text)];
                 }
             }
             _ => return None,
