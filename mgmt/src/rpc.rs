@@ -15,8 +15,6 @@
 //! The reply carries every attribute of the request unmodified (§4.2), so the request's
 //! attributes and prefixed namespace declarations are kept in [`ReplyAttrs`].
 
-use std::fmt::Write as _;
-
 use crate::error::{ErrorInfo, ErrorTag, ErrorType, RpcError};
 use crate::xml::{self, escape_attr, Element, Node, NETCONF_BASE_NS};
 
@@ -33,21 +31,26 @@ impl ReplyAttrs {
     /// The attributes and prefixed namespace declarations of `rpc`, as sent. The request's
     /// default namespace declaration is left out: the reply declares its own.
     pub fn from_request(rpc: &Element) -> Self {
-        let mut out = String::new();
+        // (Pieces pushed, not `write!`: formatting cost more than parsing a small request.)
+        let mut out = String::with_capacity(32);
+        let mut attribute = |prefix: Option<&str>, name: &str, value: &str| {
+            out.push(' ');
+            if let Some(p) = prefix {
+                out.push_str(p);
+                out.push(':');
+            }
+            out.push_str(name);
+            out.push_str("=\"");
+            out.push_str(&escape_attr(value));
+            out.push('"');
+        };
         for (prefix, uri) in rpc.namespaces() {
             if let Some(p) = prefix {
-                let _ = write!(out, " xmlns:{p}=\"{}\"", escape_attr(uri));
+                attribute(Some("xmlns"), p, uri);
             }
         }
         for a in rpc.attributes() {
-            match &a.prefix {
-                Some(p) => {
-                    let _ = write!(out, " {p}:{}=\"{}\"", a.name, escape_attr(&a.value));
-                }
-                None => {
-                    let _ = write!(out, " {}=\"{}\"", a.name, escape_attr(&a.value));
-                }
-            }
+            attribute(a.prefix.as_deref(), &a.name, &a.value);
         }
         ReplyAttrs(out)
     }
