@@ -12,6 +12,13 @@
 #   NC_BASELINE_DIR   run.sh's state (keys, logs)                          [/tmp/ncb-state]
 #   MGMT_PORT         mgmt-serve's port                                    [18830]
 #   OUT               results directory                                    [/tmp/nc-load-<time>]
+#   ROUNDS            rounds, alternating the two servers                  [1]
+#
+# With ROUNDS > 1 both servers run throughout, and each round runs the workload against
+# netconfd, then against mgmt-serve: a slow spell of the machine (this VM has spells in which
+# everything runs at two thirds of its speed for minutes) then falls on both, not on one. The
+# table gives, for each figure, the median over the rounds (rounds-*.tsv keep each round), and
+# the CPU ratio of each round is listed under it.
 #
 # Server CPU: netconfd alone (--server-pid) and netconfd + sshd with its per-session children
 # and netconf-subsystem (--ssh-pid); mgmt-serve does its own SSH, so one figure.
@@ -47,20 +54,15 @@ cleanup() {
 trap cleanup EXIT INT TERM
 
 TSV=$OUT/results.tsv
+ROUNDS=${ROUNDS:-1}
 : > "$TSV"
-echo "== $(date -u +%FT%TZ) $(nproc) cpus, load $(cut -d' ' -f1-3 /proc/loadavg); nc-load $*" | tee "$OUT/info.txt"
+echo "== $(date -u +%FT%TZ) $(nproc) cpus, load $(cut -d' ' -f1-3 /proc/loadavg); nc-load $*; rounds $ROUNDS" | tee "$OUT/info.txt"
 { dpkg-query -W -f="\${Package} \${Version}; " netconfd openssh-server 2>/dev/null; echo; } | tee -a "$OUT/info.txt"
 
-# ---- netconfd behind sshd
+# ---- both servers: netconfd behind sshd, mgmt-serve (release) in a fresh state directory
 "$NCB/run.sh" start
 NETCONFD=$(cat "$NC_BASELINE_DIR/run/netconfd.pid")
 SSHD=$(cat "$NC_BASELINE_DIR/run/sshd.pid.run")
-"$BIN/nc-load" --host 127.0.0.1 --port 8830 --user nctest --password nctest \
-    --server-pid "$NETCONFD" --ssh-pid "$SSHD" --label netconfd --tsv "$TSV" "$@" \
-    | tee "$OUT/netconfd.txt" || log "nc-load against netconfd reported failures"
-"$NCB/run.sh" stop
-
-# ---- mgmt-serve (release), fresh state directory
 STATE=$(mktemp -d /tmp/nc-load-mgmt.XXXXXX)
 printf 'bench password %s\n' "$(printf benchpw | "$BIN/examples/hash_password")" > "$STATE/users"
 chmod 600 "$STATE/users"
@@ -69,11 +71,59 @@ chmod 600 "$STATE/users"
 MGMT_PID=$!
 for _ in $(seq 100); do grep -q listening "$OUT/mgmt-serve.out" && break; sleep 0.1; done
 grep -q listening "$OUT/mgmt-serve.out" || { log "mgmt-serve did not start"; cat "$OUT/mgmt-serve.err" >&2; exit 1; }
-"$BIN/nc-load" --host 127.0.0.1 --port "$MGMT_PORT" --user bench --password benchpw \
-    --server-pid "$MGMT_PID" --label mgmt --tsv "$TSV" "$@" \
-    | tee "$OUT/mgmt.txt" || log "nc-load against mgmt-serve reported failures"
+
+for round in $(seq "$ROUNDS"); do
+    RT=$OUT/rounds-$round.tsv
+    : > "$RT"
+    [ "$ROUNDS" -gt 1 ] && log "round $round of $ROUNDS"
+    "$BIN/nc-load" --host 127.0.0.1 --port 8830 --user nctest --password nctest \
+        --server-pid "$NETCONFD" --ssh-pid "$SSHD" --label netconfd --tsv "$RT" "$@" \
+        | tee -a "$OUT/netconfd.txt" || log "nc-load against netconfd reported failures"
+    "$BIN/nc-load" --host 127.0.0.1 --port "$MGMT_PORT" --user bench --password benchpw \
+        --server-pid "$MGMT_PID" --label mgmt --tsv "$RT" "$@" \
+        | tee -a "$OUT/mgmt.txt" || log "nc-load against mgmt-serve reported failures"
+done
+"$NCB/run.sh" stop
 kill -INT "$MGMT_PID"; wait "$MGMT_PID" 2>/dev/null || true; MGMT_PID=
 rm -rf "$STATE"
+
+# ---- one row per server and measurement: the median of each column over the rounds (a single
+# round is copied as it is), and the CPU ratio of every round
+python3 - "$OUT" "$ROUNDS" "$TSV" <<'PY'
+import statistics, sys
+out, rounds, tsv = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+rows = {}   # (label, key) -> list of rows (lists of columns)
+order = []
+for r in range(1, rounds + 1):
+    for line in open(f"{out}/rounds-{r}.tsv"):
+        cols = line.rstrip("\n").split("\t")
+        if len(cols) < 13:
+            continue
+        k = (cols[0], cols[1])
+        if k not in rows:
+            rows[k] = []
+            order.append(k)
+        rows[k].append(cols)
+def med(values):
+    nums = [float(v) for v in values if v != ""]
+    return "" if not nums else f"{statistics.median(nums):.3f}"
+with open(tsv, "w") as f:
+    for k in order:
+        rs = rows[k]
+        cols = [k[0], k[1], rs[0][2]] + [med([r[i] for r in rs]) for i in range(3, 12)]
+        cols.append(str(sum(int(r[12] or 0) for r in rs)))
+        f.write("\t".join(cols) + "\n")
+if rounds > 1:
+    with open(f"{out}/round-ratios.txt", "w") as f:
+        for label, key in order:
+            if label != "mgmt" or ("netconfd", key) not in rows:
+                continue
+            pairs = zip(rows[("netconfd", key)], rows[("mgmt", key)])
+            ratios = [f"{float(n[7]) / float(m[7]):.1f}" for n, m in pairs
+                      if n[7] and m[7] and float(m[7]) > 0]
+            if ratios:
+                f.write(f"{key}: netconfd/mgmt CPU per round (alone): {' '.join(ratios)}\n")
+PY
 
 # ---- side by side (TSV columns: label key n p50 p99 min max cpu cpu+ssh ops/s cpu% cpu+ssh% errors)
 awk -F'\t' '
@@ -103,4 +153,5 @@ END {
       v(d["mgmt", key, 11], "%.0f"), r(d["netconfd", key, 10], d["mgmt", key, 10]),
       v(d["netconfd", key, 13], "%s"), v(d["mgmt", key, 13], "%s") }
 }' "$TSV" | tee "$OUT/table.md"
+[ -f "$OUT/round-ratios.txt" ] && tee -a "$OUT/table.md" < "$OUT/round-ratios.txt"
 log "results in $OUT"
