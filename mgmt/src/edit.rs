@@ -256,7 +256,9 @@ impl Siblings {
     }
 
     fn finish(self, data: &mut Element) {
-        data.children = self.elems.into_iter().flatten().map(Node::Element).collect();
+        // (`filter_map`, not `flatten`: the standard library then reuses the list's allocation, a
+        // `Node` being an `Option<Element>`'s size.)
+        data.children = self.elems.into_iter().filter_map(|e| e.map(Node::Element)).collect();
     }
 
     fn remove(&mut self, key: &Key) -> Option<(usize, Element)> {
