@@ -62,41 +62,16 @@ pub(super) fn parse(bytes: &[u8]) -> Result<Element, XmlError> {
                     scope.close();
                     attach(&mut stack, &mut root, element);
                 }
-                None => {
-                    return Err(XmlError::Syntax {
-                        position,
-                        reason: "end tag without start tag".into(),
-                    })
-                }
+                None => return Err(unmatched_end(position)),
             },
-            Event::Text(t) => push_text(&mut stack, &t.xml10_content())?,
-            Event::CData(c) => push_text(&mut stack, &c.xml10_content())?,
-            Event::GeneralRef(r) => {
-                let resolved = if r.is_char_ref() {
-                    r.resolve_char_ref()
-                        .map_err(syntax)?
-                        .map(String::from)
-                        .ok_or_else(|| XmlError::UnknownEntity(r.xml10_content().into_owned()))?
-                } else {
-                    let name = r.xml10_content();
-                    quick_xml::escape::resolve_predefined_entity(&name)
-                        .map(str::to_string)
-                        .ok_or_else(|| XmlError::UnknownEntity(name.into_owned()))?
-                };
-                push_text(&mut stack, &resolved)?;
+            other => {
+                if other_event(other, &mut stack, position)? {
+                    break;
+                }
             }
-            Event::DocType(_) => return Err(XmlError::DocType),
-            Event::Decl(_) | Event::PI(_) | Event::Comment(_) => {}
-            Event::Eof => break,
         }
     }
-    if !stack.is_empty() {
-        return Err(XmlError::Syntax {
-            position: reader.buffer_position(),
-            reason: "unclosed element at end of message".into(),
-        });
-    }
-    root.ok_or(XmlError::NoRoot)
+    finish(&stack, root, reader.buffer_position())
 }
 
 /// The namespace declarations in scope.
@@ -230,7 +205,64 @@ impl Scope {
     }
 }
 
-fn attach(stack: &mut [Element], root: &mut Option<Element>, element: Element) {
+/// An end tag with no element open.
+pub(super) fn unmatched_end(position: u64) -> XmlError {
+    XmlError::Syntax { position, reason: "end tag without start tag".into() }
+}
+
+/// The document's root once the input has ended at `position` (`stack`: the elements still
+/// open).
+pub(super) fn finish(
+    stack: &[Element],
+    root: Option<Element>,
+    position: u64,
+) -> Result<Element, XmlError> {
+    if !stack.is_empty() {
+        return Err(XmlError::Syntax {
+            position,
+            reason: "unclosed element at end of message".into(),
+        });
+    }
+    root.ok_or(XmlError::NoRoot)
+}
+
+/// An event other than a start or end tag (in both parsers, this one and the test reference):
+/// text, CDATA and references go to the open element, a document type declaration is refused,
+/// declarations, processing instructions and comments are skipped. Returns whether the
+/// document ended.
+pub(super) fn other_event(
+    event: Event<'_>,
+    stack: &mut [Element],
+    position: u64,
+) -> Result<bool, XmlError> {
+    let syntax = |e: quick_xml::Error| XmlError::Syntax { position, reason: e.to_string() };
+    match event {
+        Event::Text(t) => push_text(stack, &t.xml10_content())?,
+        Event::CData(c) => push_text(stack, &c.xml10_content())?,
+        Event::GeneralRef(r) => {
+            let resolved = if r.is_char_ref() {
+                r.resolve_char_ref()
+                    .map_err(syntax)?
+                    .map(String::from)
+                    .ok_or_else(|| XmlError::UnknownEntity(r.xml10_content().into_owned()))?
+            } else {
+                let name = r.xml10_content();
+                quick_xml::escape::resolve_predefined_entity(&name)
+                    .map(str::to_string)
+                    .ok_or_else(|| XmlError::UnknownEntity(name.into_owned()))?
+            };
+            push_text(stack, &resolved)?;
+        }
+        Event::DocType(_) => return Err(XmlError::DocType),
+        Event::Eof => return Ok(true),
+        // (Tags are the caller's.)
+        Event::Decl(_) | Event::PI(_) | Event::Comment(_) => {}
+        Event::Start(_) | Event::Empty(_) | Event::End(_) => {}
+    }
+    Ok(false)
+}
+
+pub(super) fn attach(stack: &mut [Element], root: &mut Option<Element>, element: Element) {
     match stack.last_mut() {
         Some(parent) => parent.children.push(Node::Element(element)),
         None => *root = Some(element),

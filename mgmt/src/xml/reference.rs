@@ -9,7 +9,8 @@ use quick_xml::events::{BytesStart, Event};
 use quick_xml::name::{QName, ResolveResult};
 use quick_xml::NsReader;
 
-use super::{Attribute, Element, Node, XmlError, MAX_DEPTH};
+use super::parse::{attach, finish, other_event, unmatched_end};
+use super::{Attribute, Element, XmlError, MAX_DEPTH};
 
 /// Parses one XML document into its root element.
 pub(super) fn parse(bytes: &[u8]) -> Result<Element, XmlError> {
@@ -49,41 +50,16 @@ pub(super) fn parse(bytes: &[u8]) -> Result<Element, XmlError> {
             }
             Event::End(_) => match stack.pop() {
                 Some(element) => attach(&mut stack, &mut root, element),
-                None => {
-                    return Err(XmlError::Syntax {
-                        position,
-                        reason: "end tag without start tag".into(),
-                    })
-                }
+                None => return Err(unmatched_end(position)),
             },
-            Event::Text(t) => push_text(&mut stack, &t.xml10_content())?,
-            Event::CData(c) => push_text(&mut stack, &c.xml10_content())?,
-            Event::GeneralRef(r) => {
-                let resolved = if r.is_char_ref() {
-                    r.resolve_char_ref()
-                        .map_err(syntax)?
-                        .map(String::from)
-                        .ok_or_else(|| XmlError::UnknownEntity(r.xml10_content().into_owned()))?
-                } else {
-                    let name = r.xml10_content();
-                    quick_xml::escape::resolve_predefined_entity(&name)
-                        .map(str::to_string)
-                        .ok_or_else(|| XmlError::UnknownEntity(name.into_owned()))?
-                };
-                push_text(&mut stack, &resolved)?;
+            other => {
+                if other_event(other, &mut stack, position)? {
+                    break;
+                }
             }
-            Event::DocType(_) => return Err(XmlError::DocType),
-            Event::Decl(_) | Event::PI(_) | Event::Comment(_) => {}
-            Event::Eof => break,
         }
     }
-    if !stack.is_empty() {
-        return Err(XmlError::Syntax {
-            position: reader.buffer_position(),
-            reason: "unclosed element at end of message".into(),
-        });
-    }
-    root.ok_or(XmlError::NoRoot)
+    finish(&stack, root, reader.buffer_position())
 }
 
 /// The namespace URI an element or attribute is in, if any.
@@ -157,32 +133,6 @@ fn element_from(
         });
     }
     Ok(element)
-}
-
-fn attach(stack: &mut [Element], root: &mut Option<Element>, element: Element) {
-    match stack.last_mut() {
-        Some(parent) => parent.children.push(Node::Element(element)),
-        None => *root = Some(element),
-    }
-}
-
-fn push_text(stack: &mut [Element], text: &str) -> Result<(), XmlError> {
-    match stack.last_mut() {
-        Some(parent) => {
-            if let Some(Node::Text(prev)) = parent.children.last_mut() {
-                prev.push_str(text);
-            } else if parent.children.capacity() == 0 {
-                // Most text is a leaf's value, its only child: no room for more.
-                parent.children = vec![Node::Text(text.into())];
-            } else {
-                parent.children.push(Node::Text(text.into()));
-            }
-            Ok(())
-        }
-        // Outside the root element only whitespace may appear.
-        None if text.trim().is_empty() => Ok(()),
-        None => Err(XmlError::TrailingContent),
-    }
 }
 
 #[cfg(test)]
