@@ -42,8 +42,8 @@ struct Reader<'c> {
     ctx: &'c Context,
     namespaces: Vec<Arc<str>>,
     /// Modules named by identityref values so far: (name, prefix, namespace). A large
-    /// configuration names the same few thousands of times, and the context looks a module
-    /// up by comparing names one module at a time.
+    /// configuration names the same few modules thousands of times, and the context looks a
+    /// module up by comparing names one module at a time.
     modules: Vec<(String, String, String)>,
 }
 
