@@ -20,6 +20,7 @@ use std::num::NonZeroU64;
 use super::class::{Class, ClassPause, FsmState, MAX_CLASSES};
 use super::config::{PauseMode, PipelineConfig, Traffic};
 use super::fd::Fd;
+use super::front_ring::FrontRing;
 use super::ring::Ring;
 use super::stage::Stage;
 use super::stats::PipelineStats;
@@ -64,8 +65,8 @@ const MAX_PORTS: usize = MAX_CLASSES / PRIORITIES;
 /// What the engine keeps per port's MAC, transmit side.
 struct Port {
     busy_until: Picos,
-    /// MAC transmit queue (`external`, `stall`).
-    queue: Ring<Queued>,
+    /// MAC transmit queue (`external`, `stall`), its head kept in the port.
+    queue: FrontRing<Queued>,
     inflight: u32,
     /// Priority_Paused as last applied.
     paused: u8,
@@ -173,7 +174,7 @@ impl Pipeline {
         let ports: Box<[Port; MAX_PORTS]> = (0..MAX_PORTS)
             .map(|p| Port {
                 busy_until: Picos::ZERO,
-                queue: Ring::with_capacity(if p < cfg.ports { cfg.port_credit } else { 1 }),
+                queue: FrontRing::with_capacity(if p < cfg.ports { cfg.port_credit } else { 1 }),
                 inflight: 0,
                 paused: 0,
                 next_resume: Picos::MAX,

@@ -12,6 +12,7 @@ mod class;
 mod config;
 mod engine;
 mod fd;
+mod front_ring;
 mod ring;
 mod stage;
 mod stats;
