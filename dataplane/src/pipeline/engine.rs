@@ -146,7 +146,10 @@ pub struct Pipeline {
     generating: bool,
     paused_classes: usize,
     onchip_paused_octets: u64,
-    next_buffer: u32,
+    /// FDs QMAN has pushed, ever: `stats.enqueued`, brought up to date at the end of `run` and
+    /// `drain` instead of on every push (a running total in the statistics was a chain of
+    /// stores and loads through one word); its low 32 bits number the next FD's buffer.
+    pushed: u64,
     /// See `Hot::wire_time`.
     wire_time: Box<[Picos; 1 << 16]>,
     stats: PipelineStats,
@@ -258,7 +261,7 @@ impl Pipeline {
             generating: true,
             paused_classes: 0,
             onchip_paused_octets: 0,
-            next_buffer: 0,
+            pushed: 0,
             wire_time,
             stats: PipelineStats::default(),
             log: DepartureLog::default(),
@@ -343,7 +346,7 @@ impl Pipeline {
 
     /// FDs that have entered the pipeline and not yet left on the wire.
     pub fn frames_in_system(&self) -> usize {
-        (self.stats.enqueued - self.stats.departed) as usize
+        (self.pushed - self.stats.departed) as usize
     }
 
     /// Runs `cycles` cycles.
@@ -357,6 +360,7 @@ impl Pipeline {
             }
         }
         self.stats.cycles = self.cycle;
+        self.stats.enqueued = self.pushed;
     }
 
     /// Stops offering new frames and runs until every frame has left (or `max_cycles` pass).
@@ -373,13 +377,14 @@ impl Pipeline {
             self.step();
         }
         self.stats.cycles = self.cycle;
+        self.stats.enqueued = self.pushed;
         self.frames_in_system() == 0
     }
 
     /// Whether every frame QMAN ever enqueued has left, once each and in order.
     pub fn delivered_everything_in_order(&self) -> bool {
         self.stats.order_violations == 0
-            && self.stats.departed == self.stats.enqueued
+            && self.stats.departed == self.pushed
             && self.classes[..self.nclasses].iter().all(|c| c.expected_seq == c.next_seq)
     }
 
@@ -410,7 +415,7 @@ impl Pipeline {
             stats: &mut self.stats,
             log: &mut self.log,
             rng: &mut self.rng,
-            next_buffer: &mut self.next_buffer,
+            pushed: &mut self.pushed,
             wire_time: &self.wire_time,
             generating: self.generating,
         };

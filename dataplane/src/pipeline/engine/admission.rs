@@ -194,10 +194,10 @@ impl Pipeline {
         if !self.admit.prune(c, to_qmi) {
             self.qman_push::<true>();
         } else if self.admit.unhindered(c, to_qmi) {
-            let before = self.next_buffer;
+            let before = self.pushed;
             self.qman_push::<true>();
-            let pushed = self.next_buffer.wrapping_sub(before);
-            self.admit.pushed_unhindered(c, to_qmi, pushed);
+            let pushed = self.pushed - before;
+            self.admit.pushed_unhindered(c, to_qmi, pushed as u32);
         } else {
             let queued = self.push_queue.len();
             let (mut hot, admit) = self.hot_and_admission();

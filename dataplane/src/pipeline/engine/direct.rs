@@ -470,7 +470,7 @@ impl Pipeline {
         self.steady_break = true;
         let (lq, lf) = (self.push_queue.latency(), self.nti.latency());
         let (to_qmi, to_nti) = (self.to_qmi(), self.to_nti());
-        let next = self.next_buffer;
+        let next = self.pushed as u32;
         // (QMI cycle, QMAN's, age, ready cycle, FD) and (age, ready cycle, FD)
         let mut line: Vec<(u64, bool, u32, u64, Fd)> = Vec::new();
         let mut queue: Vec<(u32, u64, Fd)> = Vec::with_capacity(transit.len());
@@ -616,15 +616,15 @@ fn kernel_cycle<const SMALL: bool, const ADMIT: bool>(
         // queue is empty in the steady state).
         hot.push_admitted::<SMALL>(admit, c, 0);
     } else {
-        let pushed_before = *hot.next_buffer;
+        let pushed_before = *hot.pushed;
         for _ in 0..lim.width {
             let Some(ci) = hot.next_class::<SMALL>() else { break };
             let (p, fd) = hot.push::<true, SMALL>(ci);
             hot.queue_direct_at(p, now + lim.direct_transit_time, fd, c);
         }
         if ADMIT {
-            let pushed = hot.next_buffer.wrapping_sub(pushed_before);
-            admit.pushed_unhindered(c, lim.to_qmi, pushed);
+            let pushed = *hot.pushed - pushed_before;
+            admit.pushed_unhindered(c, lim.to_qmi, pushed as u32);
         }
     }
     if ADMIT && read_ports != 0 && hot.reads_have_credit(read_ports) {

@@ -121,7 +121,8 @@ pub(super) struct Hot<'a> {
     pub stats: &'a mut PipelineStats,
     pub log: &'a mut DepartureLog,
     pub rng: &'a mut SimRng,
-    pub next_buffer: &'a mut u32,
+    /// FDs pushed, ever (the next FD's buffer number is its low 32 bits).
+    pub pushed: &'a mut u64,
     /// Wire time of a frame by its length (the division is too slow for the hot path), for
     /// every possible length so that no bounds check is needed.
     pub wire_time: &'a [Picos; 1 << 16],
@@ -149,8 +150,8 @@ impl Hot<'_> {
             self.rng.between(u64::from(lim.min_len), u64::from(lim.max_len)) as u16
         };
         let class = &mut self.classes[ci];
-        let fd = Fd::of_class(ci, len, class.next_seq, *self.next_buffer);
-        *self.next_buffer = self.next_buffer.wrapping_add(1);
+        let fd = Fd::of_class(ci, len, class.next_seq, *self.pushed as u32);
+        *self.pushed += 1;
         class.next_seq += 1;
         if !DIRECT {
             class.in_push_queue += 1;
@@ -177,7 +178,6 @@ impl Hot<'_> {
             // (The port was open: QMAN just chose one of its classes.)
             self.elig.set_open(p, false);
         }
-        self.stats.enqueued += 1;
         debug_assert_eq!(self.elig.class_bit(ci), self.class_ok(ci));
         (p, fd)
     }
