@@ -75,7 +75,11 @@ impl Pipeline {
             // Before its octets MAC-side are counted: those still on their way are not there.
             self.restage_class(ci);
         }
-        self.onchip_paused_octets += self.mac_octets(ci);
+        if self.cfg.mode != PauseMode::External {
+            // (In `external` mode the class's FDs in the MAC queue go back on the recycle path
+            // below, at once: none is held on chip, and the queue need not be counted.)
+            self.onchip_paused_octets += self.mac_octets(ci);
+        }
         let class = &mut self.classes[ci];
         class.pause = true;
         self.pauses[ci].ever_paused = true;
@@ -96,7 +100,12 @@ impl Pipeline {
 
     fn pause_deasserted(&mut self, p: usize, n: usize) {
         let ci = p * PRIORITIES + n;
-        self.onchip_paused_octets -= self.mac_octets(ci);
+        if self.cfg.mode == PauseMode::External {
+            // (No FD of a paused class reaches the MAC queue in this mode.)
+            debug_assert_eq!(self.mac_octets(ci), 0);
+        } else {
+            self.onchip_paused_octets -= self.mac_octets(ci);
+        }
         self.classes[ci].pause = false;
         self.paused_classes -= 1;
     }
@@ -119,13 +128,12 @@ impl Pipeline {
     fn return_from_mac(&mut self, p: usize, n: usize) {
         let staged = &mut self.pauses[p * PRIORITIES + n].staged;
         let staging = &mut self.recycle_staging;
-        let (stats, onchip) = (&mut self.stats, &mut self.onchip_paused_octets);
+        let stats = &mut self.stats;
         self.ports[p].queue.split_off_where(
             |q| usize::from(q.fd.priority()) != n,
             |q| {
                 stats.returned_by_mac += 1;
                 *staged += 1;
-                *onchip -= u64::from(q.fd.len);
                 staging.push_back(q.fd);
             },
         );
