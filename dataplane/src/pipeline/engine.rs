@@ -31,6 +31,7 @@ use crate::time::Picos;
 use crate::wire::{MacAddr, PfcFrame, PRIORITIES};
 use admission::Admission;
 use eligibility::Eligibility;
+use external::KernelReads;
 use hot::{DepartureLog, Hot, Limits, Reciprocal};
 
 /// A frame that started on the wire.
@@ -404,10 +405,20 @@ impl Pipeline {
         (hot, admit)
     }
 
-    /// What the steady loop's kernel works on (`direct.rs`): `hot`, the QMI admission model,
-    /// the delay line and the flush reads on their way to the QMI.
+    /// `kernel_parts`, and the parts of the DMA engine with which the kernel issues flush
+    /// reads (`external.rs`, `KernelReads`).
     #[inline(always)]
-    fn kernel_parts(&mut self) -> (Hot<'_>, &mut Admission, &mut Stage, &mut Ring<(u64, Fd)>) {
+    fn kernel_parts_with_reads(
+        &mut self,
+    ) -> (Hot<'_>, &mut Admission, &mut Stage, &mut Ring<(u64, Fd)>, KernelReads<'_>) {
+        let reads = KernelReads {
+            active: &self.active,
+            external_used: &mut self.external_used,
+            direct_leave: &mut self.direct_leave,
+            read_latency: self.cfg.external.read_latency,
+            ops_per_cycle: self.cfg.external.ops_per_cycle,
+            width: self.cfg.width as u64,
+        };
         let hot = Hot {
             lim: &self.lim,
             ports: &mut self.ports,
@@ -422,7 +433,15 @@ impl Pipeline {
             wire_time: &self.wire_time,
             generating: self.generating,
         };
-        (hot, &mut self.admit, &mut self.nti, &mut self.flush_inflight)
+        (hot, &mut self.admit, &mut self.nti, &mut self.flush_inflight, reads)
+    }
+
+    /// What the steady loop's kernel works on (`direct.rs`): `hot`, the QMI admission model,
+    /// the delay line and the flush reads on their way to the QMI.
+    #[inline(always)]
+    fn kernel_parts(&mut self) -> (Hot<'_>, &mut Admission, &mut Stage, &mut Ring<(u64, Fd)>) {
+        let (hot, admit, line, flush_inflight, _) = self.kernel_parts_with_reads();
+        (hot, admit, line, flush_inflight)
     }
 
     // ===== one cycle =====

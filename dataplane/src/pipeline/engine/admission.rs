@@ -112,6 +112,35 @@ impl Admission {
     }
 }
 
+impl Admission {
+    /// A flush read issued in cycle `cycle` (by the DMA engine, after QMAN) reaches the QMI in
+    /// cycle `arrival`, with the model on: schedules it behind the flush reads before it.
+    /// Returns whether the direct path is to be left (see `Pipeline::admit_flush_read`).
+    #[inline]
+    pub fn flush_read(&mut self, arrival: u64, cycle: u64, width: u64) -> bool {
+        debug_assert!(self.on);
+        // (Reaching the QMI in this cycle, it is taken in the next: the QMI has run.)
+        let arrival = arrival.max(cycle + 1);
+        let (at, before) = match self.flush_sched.back() {
+            Some(&(t, n)) if t >= arrival => {
+                if u64::from(n) < width {
+                    (t, u64::from(n))
+                } else {
+                    (t + 1, 0)
+                }
+            }
+            _ => (arrival, 0),
+        };
+        let leave = at < self.last || at == self.last && before + u64::from(self.used) >= width;
+        match self.flush_sched.back_mut() {
+            Some((t, n)) if *t == at => *n += 1,
+            _ => self.flush_sched.push_back((at, 1)),
+        }
+        self.flush_next = self.flush_next.min(at);
+        leave
+    }
+}
+
 impl Pipeline {
     /// Turns the QMI admission model off and forgets it (the direct path is taken or left).
     pub(super) fn admit_reset(&mut self) {
@@ -131,29 +160,9 @@ impl Pipeline {
         if !self.admit.on {
             self.admit_start();
         }
-        let width = self.cfg.width as u64;
-        // (Reaching the QMI in this cycle, it is taken in the next: the QMI has run.)
-        let arrival = arrival.max(self.cycle + 1);
-        let (at, before) = match self.admit.flush_sched.back() {
-            Some(&(t, n)) if t >= arrival => {
-                if u64::from(n) < width {
-                    (t, u64::from(n))
-                } else {
-                    (t + 1, 0)
-                }
-            }
-            _ => (arrival, 0),
-        };
-        if at < self.admit.last
-            || at == self.admit.last && before + u64::from(self.admit.used) >= width
-        {
+        if self.admit.flush_read(arrival, self.cycle, self.cfg.width as u64) {
             self.direct_leave = true;
         }
-        match self.admit.flush_sched.back_mut() {
-            Some((t, n)) if *t == at => *n += 1,
-            _ => self.admit.flush_sched.push_back((at, 1)),
-        }
-        self.admit.flush_next = self.admit.flush_next.min(at);
     }
 
     /// Turns the QMI admission model on at the end of cycle `cycle`: finds the last QMI cycle

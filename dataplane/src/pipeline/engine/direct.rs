@@ -48,6 +48,7 @@
 //! the FDs in the stages, and an FD's octets count MAC-side from its push.
 
 use super::admission::Admission;
+use super::external::waiting_read_ports;
 use super::hot::Hot;
 use super::{PauseMode, Pipeline, Queued, Stage, MAX_PORTS};
 use crate::pipeline::class::{Class, FsmState, MAX_CLASSES};
@@ -196,50 +197,50 @@ impl Pipeline {
         let mut fsm_work = !(self.active.is_empty() || self.fsms_blocked());
         self.steady_break = false;
         while self.cycle < until {
-            // The kernel runs the cycles it can; if it stops in the middle of one (the MACs and
-            // QMAN have run, and a waiting flush read's port now has credit), the DMA engine
-            // finishes it below.
-            let mut mid_cycle = false;
+            // The kernel runs the cycles it can.
             if !fsm_work && self.cycle < plan.kernel_until {
-                mid_cycle = self.run_kernel(until.min(plan.kernel_until), plan.read_ports);
-                if !mid_cycle && self.cycle >= until {
+                if self.run_kernel(until.min(plan.kernel_until), plan.read_ports) {
+                    // It issued flush reads: one may have made the direct path to be left, and
+                    // an epoch may have none left to read.
+                    if self.direct_leave {
+                        return;
+                    }
+                    plan = self.dma_plan();
+                }
+                if self.cycle >= until {
                     break;
                 }
                 // (The kernel stops after a cycle that ended a flush epoch's reads and passes:
                 // its FSM has work in the next.)
                 fsm_work = !(self.active.is_empty() || self.fsms_blocked());
             }
-            let mut staged = false;
-            if !mid_cycle {
-                if fsm_work {
-                    self.run_pause_fsms();
-                }
-                if self.wheel.any_due(self.cycle) {
-                    // (The steady path is only taken in `external` mode.)
-                    let now = self.now();
-                    self.mac_ports_of::<true>(now);
-                    if self.steady_break {
-                        // A pause started or ended: the FSMs are to be looked at again, and
-                        // the FDs of a class that started on their way are in the stages (if
-                        // that made the engine leave the direct path, at least the one held
-                        // back is).
-                        self.step_after_macs(now);
-                        return;
-                    }
-                }
-                // (As `step_after_macs` on the direct path: with the push queue empty, the
-                // stages have work exactly when `stages_wake` has come.)
-                staged = self.stages_wake() <= self.cycle;
-                if staged {
-                    let now = self.now();
-                    self.nti_stage(now);
-                    self.qmi_input();
-                }
-                self.steady_qman::<ADMIT>();
+            if fsm_work {
+                self.run_pause_fsms();
             }
+            if self.wheel.any_due(self.cycle) {
+                // (The steady path is only taken in `external` mode.)
+                let now = self.now();
+                self.mac_ports_of::<true>(now);
+                if self.steady_break {
+                    // A pause started or ended: the FSMs are to be looked at again, and
+                    // the FDs of a class that started on their way are in the stages (if
+                    // that made the engine leave the direct path, at least the one held
+                    // back is).
+                    self.step_after_macs(now);
+                    return;
+                }
+            }
+            // (As `step_after_macs` on the direct path: with the push queue empty, the
+            // stages have work exactly when `stages_wake` has come.)
+            let staged = self.stages_wake() <= self.cycle;
+            if staged {
+                let now = self.now();
+                self.nti_stage(now);
+                self.qmi_input();
+            }
+            self.steady_qman::<ADMIT>();
             // (The stages and the FSMs may have given the DMA engine work in this cycle.)
-            let dma = mid_cycle
-                || (self.cycle >= plan.dma_from || staged || fsm_work) && self.dma_has_work();
+            let dma = (self.cycle >= plan.dma_from || staged || fsm_work) && self.dma_has_work();
             debug_assert_eq!(dma, self.dma_has_work());
             if dma {
                 self.dma();
@@ -272,9 +273,9 @@ impl Pipeline {
 
     /// Runs steady cycles in `steady_cycles` until `until`, or until the first cycle in which a
     /// pause timer runs out or random traffic is offered, which the kernel leaves to
-    /// `run_steady_of` (so that it never has to leave the steady state itself). Returns
-    /// whether it stopped after the MACs and QMAN of a cycle because a flush read waiting on
-    /// one of `read_ports` (a bit per port) may now go.
+    /// `run_steady_of` (so that it never has to leave the steady state itself). In a cycle in
+    /// which a flush read waiting on one of `read_ports` (a bit per port) may go, the DMA
+    /// engine's reads finish the cycle (`KernelReads`). Returns whether it issued any.
     #[inline]
     fn run_kernel(&mut self, until: u64, read_ports: u64) -> bool {
         let mut until = until;
@@ -282,7 +283,7 @@ impl Pipeline {
             until = until.min(self.cycle.next_multiple_of(64));
         }
         until = until.min(self.cycle_at(self.next_resume));
-        let mut mid_cycle = false;
+        let mut read = false;
         if self.cycle < until {
             // The benchmark's case, with fewer questions per descriptor: saturated traffic of
             // one frame length, up to 8 ports, departures not recorded.
@@ -295,9 +296,10 @@ impl Pipeline {
             let from = self.cycle;
             let mut cycle = self.cycle;
             let width = self.cfg.width;
-            let (mut hot, admit, line, flush_inflight) = self.kernel_parts();
+            let (mut hot, admit, line, flush_inflight, mut dma) = self.kernel_parts_with_reads();
             let mut stages = KernelStages { line, flush_inflight, width };
-            let (h, a, st, c, r) = (&mut hot, admit, &mut stages, &mut cycle, read_ports);
+            let (h, a, st, c) = (&mut hot, admit, &mut stages, &mut cycle);
+            let mut r = read_ports;
             loop {
                 // The cycles before the stages' next work...
                 let bound = until.min(st.next_work());
@@ -312,46 +314,53 @@ impl Pipeline {
                         steady_cycles::<false, true>(h, a, c, bound, r)
                     };
                 }
+                let mid_cycle = matches!(next, Next::MidCycle { .. });
                 // (The loop without the model does not watch the reads' ports.)
-                if !matches!(next, Next::MidCycle) && !a.on && r == 0 {
+                if !mid_cycle && !a.on && r == 0 {
                     next = if small {
                         steady_cycles::<true, false>(h, a, c, bound, r)
                     } else {
                         steady_cycles::<false, false>(h, a, c, bound, r)
                     };
                 }
-                if matches!(next, Next::MidCycle) {
-                    mid_cycle = true;
-                    break;
+                if !mid_cycle {
+                    // ... then that cycle, if its stage work is all the kernel's (what decides
+                    // it, the classes' FSMs and PAUSE, does not change within the cycle), else
+                    // `run_steady_of` runs it. (Out of line: on every cycle, the question
+                    // whether the stages have work cost the loop more than the question.)
+                    if *c != bound
+                        || *c >= until
+                        || !a.on && r != 0
+                        || !st.kernel_may_run(h.classes, *c)
+                    {
+                        break;
+                    }
+                    let now = h.lim.cycle * *c;
+                    next = match (small, a.on) {
+                        (true, true) => staged_cycle::<true, true>(h, a, st, *c, now, r),
+                        (true, false) => staged_cycle::<true, false>(h, a, st, *c, now, r),
+                        (false, true) => staged_cycle::<false, true>(h, a, st, *c, now, r),
+                        (false, false) => staged_cycle::<false, false>(h, a, st, *c, now, r),
+                    };
                 }
-                // ... then that cycle, if its stage work is all the kernel's (what decides it,
-                // the classes' FSMs and PAUSE, does not change within the cycle), else
-                // `run_steady_of` runs it. (Out of line: on every cycle, the question whether
-                // the stages have work cost the loop more than the question.)
-                if *c != bound
-                    || *c >= until
-                    || !a.on && r != 0
-                    || !st.kernel_may_run(h.classes, *c)
-                {
-                    break;
-                }
-                let now = h.lim.cycle * *c;
-                next = match (small, a.on) {
-                    (true, true) => staged_cycle::<true, true>(h, a, st, *c, now, r),
-                    (true, false) => staged_cycle::<true, false>(h, a, st, *c, now, r),
-                    (false, true) => staged_cycle::<false, true>(h, a, st, *c, now, r),
-                    (false, false) => staged_cycle::<false, false>(h, a, st, *c, now, r),
-                };
                 match next {
                     Next::Go => *c += 1,
                     Next::Leave => break,
-                    Next::MidCycle => {
-                        mid_cycle = true;
-                        break;
-                    }
                     Next::LeaveAfter => {
                         *c += 1;
                         break;
+                    }
+                    Next::MidCycle { ended } => {
+                        // The DMA engine's part of the cycle: the flush reads whose ports have
+                        // credit (no write completes or is staged in a kernel cycle). The
+                        // next cycle's bound is found again: a read is now on its way.
+                        dma.issue_reads(h, a, st.flush_inflight, *c);
+                        read = true;
+                        *c += 1;
+                        if ended || *dma.direct_leave {
+                            break;
+                        }
+                        r = dma.read_ports(h);
                     }
                 }
             }
@@ -361,7 +370,7 @@ impl Pipeline {
                 self.kernel_cycles[usize::from(small)] += cycle - from;
             }
         }
-        mid_cycle
+        read
     }
 
     /// The steady loop runs until the end of the run or the next PFC frame, whichever comes
@@ -374,19 +383,8 @@ impl Pipeline {
     /// When the DMA engine may next have work (see `DmaPlan`).
     #[inline]
     fn dma_plan(&self) -> DmaPlan {
-        let (mut read_ports, mut far_reads) = (0u64, false);
-        for &ci in &self.active {
-            if self.classes[ci % MAX_CLASSES].fsm == FsmState::Flushing
-                && self.pauses[ci].to_read > 0
-            {
-                let p = ci / PRIORITIES;
-                if p < 64 {
-                    read_ports |= 1 << p;
-                } else {
-                    far_reads = true;
-                }
-            }
-        }
+        let fsm = |ci: usize| self.classes[ci % MAX_CLASSES].fsm;
+        let (read_ports, far_reads) = waiting_read_ports(&self.active, fsm, &self.pauses);
         let writes = self.writes_inflight.front().map_or(u64::MAX, |&(t, _)| t);
         let staged = !self.recycle_staging.is_empty();
         let now = self.cycle;
@@ -575,8 +573,9 @@ enum Next {
     /// The cycle is not the kernel's: `run_steady_of` runs it.
     Leave,
     /// The MACs and QMAN ran, and a flush read waiting for one of the watched ports' credit
-    /// may now go: the DMA engine finishes the cycle in `run_steady_of`.
-    MidCycle,
+    /// may now go: the DMA engine's reads finish the cycle (`ended`: it also ended a flush
+    /// epoch's reads and passes, as `LeaveAfter`).
+    MidCycle { ended: bool },
     /// The cycle ran and ended a flush epoch's reads and passes: its Pause FSM has work in
     /// the next, which `run_steady_of` runs.
     LeaveAfter,
@@ -628,9 +627,7 @@ fn kernel_cycle<const SMALL: bool, const ADMIT: bool>(
         }
     }
     if ADMIT && read_ports != 0 && hot.reads_have_credit(read_ports) {
-        // (If a flush epoch ended too, `run_steady_of` finds its FSM's work after the DMA
-        // engine's.)
-        return Next::MidCycle;
+        return Next::MidCycle { ended };
     }
     if ended {
         Next::LeaveAfter

@@ -1,9 +1,12 @@
 //! The Pause FSMs (SPEC §6) and the external memory: DMA writes of recycled FDs and flush
 //! reads back to the QMI.
 
-use super::Pipeline;
-use crate::pipeline::class::FsmState;
+use super::admission::Admission;
+use super::hot::Hot;
+use super::{Pipeline, MAX_PORTS};
+use crate::pipeline::class::{ClassPause, FsmState, MAX_CLASSES};
 use crate::pipeline::fd::Fd;
+use crate::pipeline::ring::Ring;
 use crate::wire::PRIORITIES;
 
 impl Pipeline {
@@ -108,22 +111,13 @@ impl Pipeline {
                 && self.pauses[ci].to_read > 0
                 && self.ports[p].inflight < self.lim.port_credit
             {
-                let Some(mut fd) = self.take_epoch_fd(ci) else { break };
-                self.pauses[ci].to_read -= 1;
-                if self.pauses[ci].to_read == 0 {
-                    self.set_flush_waiting(ci, false);
-                }
-                let class = &mut self.classes[ci];
-                class.upstream += 1;
-                class.inflight += 1;
-                self.ports[p].inflight += 1;
-                fd.set_flushed(true);
+                let Some(fd) = self.take_epoch_fd(ci) else { break };
+                let fd = self.hot().read_issued(ci, fd);
                 let arrival = self.cycle + self.cfg.external.read_latency;
                 if self.direct {
                     self.admit_flush_read(arrival);
                 }
                 self.flush_inflight.push_back((arrival, fd));
-                self.stats.flushed += 1;
                 ops -= 1;
             }
             if ops == 0 {
@@ -135,12 +129,7 @@ impl Pipeline {
     /// Marks whether class `ci`'s flush epoch has FDs left to read, which makes QMAN leave its
     /// port one credit (`qman_credit`).
     fn set_flush_waiting(&mut self, ci: usize, waiting: bool) {
-        let p = ci / PRIORITIES;
-        let bit = 1u8 << (ci % PRIORITIES);
-        let port = &mut self.ports[p];
-        port.flush_waiting =
-            if waiting { port.flush_waiting | bit } else { port.flush_waiting & !bit };
-        self.refresh_port_byte(p);
+        self.hot().set_flush_waiting(ci, waiting);
     }
 
     /// The next FD of a flush epoch in class order: the FIFO's head; once the FIFO is empty,
@@ -159,5 +148,118 @@ impl Pipeline {
         let fd = self.recycle_staging.remove(pos)?;
         pause.staged -= 1;
         Some(fd)
+    }
+}
+
+impl Hot<'_> {
+    /// Class `ci`'s flush epoch reads `fd` from its FIFO: the counts a read moves (the epoch's,
+    /// the class's and the port's), and the FD marked as on its way back.
+    #[inline]
+    pub fn read_issued(&mut self, ci: usize, mut fd: Fd) -> Fd {
+        let ci = ci % MAX_CLASSES;
+        let pause = &mut self.pauses[ci];
+        pause.to_read -= 1;
+        if pause.to_read == 0 {
+            self.set_flush_waiting(ci, false);
+        }
+        let class = &mut self.classes[ci];
+        class.upstream += 1;
+        class.inflight += 1;
+        self.ports[ci / PRIORITIES].inflight += 1;
+        fd.set_flushed(true);
+        self.stats.flushed += 1;
+        fd
+    }
+
+    /// Marks whether class `ci`'s flush epoch has FDs left to read, which makes QMAN leave its
+    /// port one credit (`qman_credit`), and refreshes the port's eligibility.
+    pub fn set_flush_waiting(&mut self, ci: usize, waiting: bool) {
+        let p = (ci / PRIORITIES) % MAX_PORTS;
+        let bit = 1u8 << (ci % PRIORITIES);
+        let port = &mut self.ports[p];
+        port.flush_waiting =
+            if waiting { port.flush_waiting | bit } else { port.flush_waiting & !bit };
+        let open = port.inflight < super::hot::qman_credit(self.lim, port);
+        self.elig.set_open(p, open);
+    }
+}
+
+/// The ports (a bit per port below 64) of the classes in `active` whose flush epoch has FDs
+/// left to read, and whether a port from 64 on has one.
+pub(super) fn waiting_read_ports(
+    active: &[usize],
+    classes_fsm: impl Fn(usize) -> FsmState,
+    pauses: &[ClassPause],
+) -> (u64, bool) {
+    let (mut ports, mut far) = (0u64, false);
+    for &ci in active {
+        if classes_fsm(ci) == FsmState::Flushing && pauses[ci].to_read > 0 {
+            let p = ci / PRIORITIES;
+            if p < 64 {
+                ports |= 1 << p;
+            } else {
+                far = true;
+            }
+        }
+    }
+    (ports, far)
+}
+
+/// What of the DMA engine the steady loop's kernel (`direct.rs`) uses to finish a cycle in
+/// which a flush read waiting for its port's credit may go, instead of leaving the kernel for
+/// `Pipeline::dma`.
+pub(super) struct KernelReads<'a> {
+    pub active: &'a [usize],
+    pub external_used: &'a mut usize,
+    pub direct_leave: &'a mut bool,
+    pub read_latency: u64,
+    pub ops_per_cycle: usize,
+    pub width: u64,
+}
+
+impl KernelReads<'_> {
+    /// The DMA engine's work in kernel cycle `c`, as `Pipeline::dma` does it: no write
+    /// completes or is staged in a kernel cycle, so it is the flush reads, in the order of
+    /// `active`, up to the operations per cycle, while their ports have credit. (With nothing
+    /// staged for a write, an epoch's FDs are all in its FIFO or mid-write.)
+    #[inline(never)]
+    pub fn issue_reads(
+        &mut self,
+        hot: &mut Hot,
+        admit: &mut Admission,
+        flush_inflight: &mut Ring<(u64, Fd)>,
+        c: u64,
+    ) {
+        let mut ops = self.ops_per_cycle;
+        for &ci in self.active {
+            let ci = ci % MAX_CLASSES;
+            let p = (ci / PRIORITIES) % MAX_PORTS;
+            while ops > 0
+                && hot.classes[ci].fsm == FsmState::Flushing
+                && hot.pauses[ci].to_read > 0
+                && hot.ports[p].inflight < hot.lim.port_credit
+            {
+                let pause = &mut hot.pauses[ci];
+                debug_assert_eq!(pause.staged, 0);
+                let Some(fd) = pause.external.pop_front() else { break };
+                *self.external_used -= 1;
+                let fd = hot.read_issued(ci, fd);
+                let arrival = c + self.read_latency;
+                if admit.flush_read(arrival, c, self.width) {
+                    *self.direct_leave = true;
+                }
+                flush_inflight.push_back((arrival, fd));
+                ops -= 1;
+            }
+            if ops == 0 {
+                break;
+            }
+        }
+    }
+
+    /// The ports whose flush reads the kernel watches (`DmaPlan::read_ports`), after reads.
+    pub fn read_ports(&self, hot: &Hot) -> u64 {
+        let fsm = |ci: usize| hot.classes[ci % MAX_CLASSES].fsm;
+        waiting_read_ports(self.active, fsm, hot.pauses).0
     }
 }
