@@ -154,6 +154,7 @@ pub struct Pipeline {
     /// `drain` instead of on every push (a running total in the statistics was a chain of
     /// stores and loads through one word); its low 32 bits number the next FD's buffer.
     pushed: u64,
+    restage_scratch: direct::RestageScratch,
     /// See `Hot::wire_time`.
     wire_time: Box<[Picos; 1 << 16]>,
     stats: PipelineStats,
@@ -266,6 +267,7 @@ impl Pipeline {
             paused_classes: 0,
             onchip_paused_octets: 0,
             pushed: 0,
+            restage_scratch: direct::RestageScratch::default(),
             wire_time,
             stats: PipelineStats::default(),
             log: DepartureLog::default(),
