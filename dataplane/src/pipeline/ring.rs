@@ -142,15 +142,20 @@ impl<T: Copy + Default> Ring<T> {
     /// Keeps the elements for which `keep` holds, in order, and hands the others to `out` in
     /// order.
     pub fn split_off_where(&mut self, mut keep: impl FnMut(&T) -> bool, mut out: impl FnMut(T)) {
-        for _ in 0..self.len() {
-            if let Some(value) = self.pop_front() {
-                if keep(&value) {
-                    self.push_back(value);
-                } else {
-                    out(value);
-                }
+        // In place: the kept elements move up behind each other (a pause splits a port's
+        // whole queue this way twice).
+        let mut kept = self.head;
+        for j in self.head..self.tail {
+            let value = self.buf[self.slot(j)];
+            if keep(&value) {
+                let to = self.slot(kept);
+                self.buf[to] = value;
+                kept += 1;
+            } else {
+                out(value);
             }
         }
+        self.tail = kept;
     }
 
     #[cold]
