@@ -70,11 +70,13 @@ impl<T: Copy + Default> FrontRing<T> {
         self.ring.iter()
     }
 
-    /// Puts `value` in at position `k` (at most `len`), the elements from `k` on moving one
-    /// place back.
-    pub fn insert(&mut self, k: usize, value: T) {
-        self.ring.insert(k, value);
-        self.refresh();
+    /// See [`Ring::insert_from_back`].
+    pub fn insert_from_back(&mut self, value: T, goes_after: impl FnMut(&T) -> bool) -> usize {
+        let k = self.ring.insert_from_back(value, goes_after);
+        if k == 0 {
+            self.front = value;
+        }
+        k
     }
 
     /// Keeps the elements for which `keep` holds, in order, and hands the others to `out` in
@@ -119,8 +121,10 @@ mod tests {
                 }
                 4 => assert_eq!(ring.pop_back(), model.pop_back()),
                 5 => {
-                    let k = r.below(model.len() as u64 + 1) as usize;
-                    ring.insert(k, step);
+                    // Ahead of the elements above a random bound, from the back.
+                    let bound = r.below(u64::from(step) + 1) as u32;
+                    let k = model.iter().rposition(|&v| v <= bound).map_or(0, |i| i + 1);
+                    assert_eq!(ring.insert_from_back(step, |&v| v > bound), k);
                     model.insert(k, step);
                 }
                 _ => {

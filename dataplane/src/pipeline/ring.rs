@@ -89,18 +89,28 @@ impl<T: Copy + Default> Ring<T> {
         }
     }
 
-    /// Puts `value` in at position `k` (at most `len`), the elements from `k` on moving one
-    /// place back (cold: a flushed FD passing the NTI on the direct path, ahead of FDs that
-    /// pass it later).
-    pub fn insert(&mut self, k: usize, value: T) {
-        let k = k.min(self.len());
-        self.push_back(value);
-        for j in (self.head + k + 1..self.tail).rev() {
-            let (to, from) = (self.slot(j), self.slot(j - 1));
-            self.buf[to] = self.buf[from];
+    /// Puts `value` in behind the newest element for which `goes_after` does not hold: the
+    /// elements behind that one move one place back, in one pass from the back. Returns the
+    /// position `value` took, from the front. (A flushed FD passing the NTI on the direct path
+    /// goes in ahead of the few FDs that pass it later.)
+    pub fn insert_from_back(&mut self, value: T, mut goes_after: impl FnMut(&T) -> bool) -> usize {
+        if self.len() > self.mask {
+            self.grow();
         }
-        let i = self.slot(self.head + k);
+        let mut j = self.tail;
+        while j > self.head {
+            let before = self.buf[self.slot(j - 1)];
+            if !goes_after(&before) {
+                break;
+            }
+            let to = self.slot(j);
+            self.buf[to] = before;
+            j -= 1;
+        }
+        let i = self.slot(j);
         self.buf[i] = value;
+        self.tail += 1;
+        j - self.head
     }
 
     pub fn clear(&mut self) {
@@ -206,10 +216,10 @@ mod tests {
         assert_eq!(out, vec![4]);
         assert_eq!(r.get(1), Some(&3));
         assert_eq!(r.get(2), None);
-        r.insert(1, 9);
-        r.insert(0, 8);
-        r.insert(4, 7);
-        assert_eq!(r.iter().copied().collect::<Vec<_>>(), vec![8, 1, 9, 3, 7]);
+        assert_eq!(r.insert_from_back(2, |&v| v > 2), 1);
+        assert_eq!(r.insert_from_back(0, |_| true), 0);
+        assert_eq!(r.insert_from_back(7, |_| false), 4);
+        assert_eq!(r.iter().copied().collect::<Vec<_>>(), vec![0, 1, 2, 3, 7]);
         if let Some(v) = r.back_mut() {
             *v = 6;
         }

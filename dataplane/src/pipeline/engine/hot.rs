@@ -304,15 +304,9 @@ impl Hot<'_> {
     pub fn queue_flushed_direct(&mut self, p: usize, now: Picos, fd: Fd, cycle: u64) {
         debug_assert!(fd.flushed());
         let port = &mut self.ports[p % MAX_PORTS];
-        let mut k = port.queue.len();
-        while let Some(q) = k.checked_sub(1).and_then(|j| port.queue.get(j)) {
-            if q.arrived > now || q.arrived == now && !q.fd.flushed() {
-                k -= 1;
-            } else {
-                break;
-            }
-        }
-        port.queue.insert(k, Queued { arrived: now, fd });
+        let k = port.queue.insert_from_back(Queued { arrived: now, fd }, |q| {
+            q.arrived > now || q.arrived == now && !q.fd.flushed()
+        });
         if k == 0 {
             // The MAC may be waiting for a head that passes the NTI later.
             let at = port.busy_until;
