@@ -793,7 +793,7 @@ fn apply_edit(
         return Err(errors);
     }
     let full = target == DatastoreName::Running || test != Test::Set;
-    let snap = match engine.ds.check_edit(&base, root, full) {
+    let snap = match engine.ds.check_edit(&base, root, full, config.element_count()) {
         Ok(s) => s,
         Err(e) => {
             errors.push(schema_error(&engine.schema, &e));

@@ -178,6 +178,11 @@ impl Element {
         })
     }
 
+    /// This element and all the elements under it.
+    pub fn element_count(&self) -> usize {
+        1 + self.elements().map(Element::element_count).sum::<usize>()
+    }
+
     /// The first child element `name` in namespace `ns`.
     pub fn child(&self, ns: &str, name: &str) -> Option<&Element> {
         self.elements().find(|e| e.is(ns, name))

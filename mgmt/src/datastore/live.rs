@@ -505,7 +505,7 @@ mod tests {
             // Refused by the edit itself (deleting what is not there...): nothing to check.
             return false;
         }
-        let in_place = ds.check_edit(&base, root.clone(), true);
+        let in_place = ds.check_edit(&base, root.clone(), true, 1);
         let fresh = ds.check_tree(root, true);
         match (in_place, fresh) {
             (Ok(a), Ok(b)) => {

@@ -173,6 +173,9 @@ fn slot(ds: DatastoreName) -> usize {
 
 // ===== impl Datastores =====
 
+/// The shortest text an element can have, `<a/>`, in octets.
+const SHORTEST_ELEMENT: usize = 4;
+
 impl Datastores {
     /// Opens the datastores in `dir`: startup (if saved) becomes running; otherwise running
     /// is kept, except that a confirmed commit left unconfirmed is undone. Candidate starts as
@@ -366,16 +369,26 @@ impl Datastores {
     /// Like [`Datastores::check_tree`] for `root`, an edited copy of `base`'s tree. When
     /// `base` still has its libyang tree, the edit is applied to that tree instead of the
     /// whole text being parsed again ([`live`]); the result is the same, which debug builds
-    /// check. `base` gives its tree away.
+    /// check. `base` gives its tree away. `edit_elements`, the elements in the edit's content,
+    /// tells a large edit of a small configuration without comparing the two trees.
     pub fn check_edit(
         &self,
         base: &Snapshot,
         mut root: Element,
         full: bool,
+        edit_elements: usize,
     ) -> Result<Snapshot, SchemaError> {
-        // An empty base: the whole edit is new, and the fresh parse costs no more.
-        let live =
-            if full && base.validated && !base.xml.is_empty() { base.live.take() } else { None };
+        // An empty base: the whole edit is new, and the fresh parse costs no more. Nor does it
+        // when the edit's elements alone, at the shortest text an element can have (`<a/>`),
+        // would make more than half the base's text: the pieces to merge would be as much to
+        // parse as the whole configuration, and `live::edit_in_place` would find that only
+        // after comparing the trees and writing the pieces out.
+        let small = edit_elements.saturating_mul(2 * SHORTEST_ELEMENT) <= base.xml.len();
+        let live = if full && small && base.validated && !base.xml.is_empty() {
+            base.live.take()
+        } else {
+            None
+        };
         let Some(mut live) = live else { return self.check_tree(root, full) };
         data::normalize(&mut root);
         #[cfg(debug_assertions)]
