@@ -462,6 +462,36 @@ pub fn escape_attr(s: &str) -> std::borrow::Cow<'_, str> {
 mod tests {
     use super::*;
 
+    /// Equality is by content: an element whose prefix, declarations and attributes were
+    /// all taken away equals one that never had any (the datastore compares edited trees,
+    /// whose leaves lose their operation attributes, with freshly parsed ones), and any one
+    /// of those parts still there makes them differ.
+    #[test]
+    fn an_emptied_element_equals_one_that_never_had_extras() {
+        let plain = Element::new("urn:ex", "leaf");
+        let mut emptied = Element::new("urn:ex", "leaf");
+        emptied.set_prefix(Some("ex".into()));
+        emptied.namespaces_mut().push((Some("ex".into()), "urn:ex".into()));
+        emptied.attributes_mut().push(Attribute {
+            namespace: Some(NETCONF_BASE_NS.into()),
+            prefix: None,
+            name: "operation".into(),
+            value: "merge".into(),
+        });
+        assert_ne!(emptied, plain);
+        let mut no_prefix = emptied.clone();
+        no_prefix.set_prefix(None);
+        assert_ne!(no_prefix, plain, "declarations and attributes are still there");
+        no_prefix.retain_namespaces(|_| false);
+        assert_ne!(no_prefix, plain, "the attribute is still there");
+        no_prefix.retain_attributes(|_| false);
+        assert_eq!(no_prefix, plain);
+        assert_eq!(plain, no_prefix);
+        let mut other = no_prefix.clone();
+        other.set_prefix(Some("x".into()));
+        assert_ne!(other, plain);
+    }
+
     #[test]
     fn prefixed_and_default_namespaces_resolve() {
         let doc = br#"<?xml version="1.0" encoding="UTF-8"?>
