@@ -153,21 +153,27 @@ impl Pipeline {
 
 impl Hot<'_> {
     /// Class `ci`'s flush epoch reads `fd` from its FIFO: the counts a read moves (the epoch's,
-    /// the class's and the port's), and the FD marked as on its way back.
+    /// the class's and the port's), and the FD marked as on its way back. The port's credit
+    /// is then looked at again with the read counted: the epoch's last read gives QMAN the
+    /// reserve back, and before, QMAN saw the port open with the read's credit as well and
+    /// pushed one FD beyond the port's credit.
     #[inline]
     pub fn read_issued(&mut self, ci: usize, mut fd: Fd) -> Fd {
         let ci = ci % MAX_CLASSES;
         let pause = &mut self.pauses[ci];
         pause.to_read -= 1;
-        if pause.to_read == 0 {
-            self.set_flush_waiting(ci, false);
-        }
+        let last = pause.to_read == 0;
         let class = &mut self.classes[ci];
         class.upstream += 1;
         class.inflight += 1;
         self.ports[ci / PRIORITIES].inflight += 1;
         fd.set_flushed(true);
         self.stats.flushed += 1;
+        if last {
+            self.set_flush_waiting(ci, false);
+        } else {
+            self.refresh_port(ci / PRIORITIES);
+        }
         fd
     }
 
@@ -179,6 +185,12 @@ impl Hot<'_> {
         let port = &mut self.ports[p];
         port.flush_waiting =
             if waiting { port.flush_waiting | bit } else { port.flush_waiting & !bit };
+        self.refresh_port(p);
+    }
+
+    /// Port `p`'s byte of QMAN's eligibility: whether it has credit for QMAN.
+    fn refresh_port(&mut self, p: usize) {
+        let port = &self.ports[p % MAX_PORTS];
         let open = port.inflight < super::hot::qman_credit(self.lim, port);
         self.elig.set_open(p, open);
     }

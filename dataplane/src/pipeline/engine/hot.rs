@@ -174,6 +174,7 @@ impl Hot<'_> {
         let limit = self.qman_credit(p);
         let port = &mut self.ports[p];
         port.inflight += 1;
+        debug_assert!(port.inflight <= lim.port_credit, "QMAN pushed beyond the port's credit");
         if port.inflight >= limit {
             // (The port was open: QMAN just chose one of its classes.)
             self.elig.set_open(p, false);
