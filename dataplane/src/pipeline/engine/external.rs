@@ -189,7 +189,7 @@ impl Hot<'_> {
     }
 
     /// Port `p`'s byte of QMAN's eligibility: whether it has credit for QMAN.
-    fn refresh_port(&mut self, p: usize) {
+    pub fn refresh_port(&mut self, p: usize) {
         let port = &self.ports[p % MAX_PORTS];
         let open = port.inflight < super::hot::qman_credit(self.lim, port);
         self.elig.set_open(p, open);

@@ -7,7 +7,7 @@
 //! credit from a halted class); its port's byte of `open` is as of the port's last refresh
 //! (flush reads take credit without one).
 
-use super::{hot, Pipeline, MAX_PORTS};
+use super::Pipeline;
 use crate::wire::PRIORITIES;
 
 impl Pipeline {
@@ -77,14 +77,7 @@ impl Pipeline {
     }
 
     pub(super) fn refresh_port_byte(&mut self, p: usize) {
-        let open = self.ports[p % MAX_PORTS].inflight < self.qman_credit(p);
-        self.elig.set_open(p, open);
-    }
-
-    /// See [`hot::qman_credit`].
-    #[inline]
-    pub(super) fn qman_credit(&self, p: usize) -> u32 {
-        hot::qman_credit(&self.lim, &self.ports[p % MAX_PORTS])
+        self.hot().refresh_port(p);
     }
 
     pub(super) fn refill(&mut self, load_percent: u64) {
