@@ -32,6 +32,9 @@ pub struct Config {
     pub idle_timeout: Option<Duration>,
     /// Every failed authentication takes at least this long. Default 1 s.
     pub auth_rejection_time: Duration,
+    /// How long a password that passed Argon2id is recognised without running Argon2id again
+    /// (see [`crate::ssh::login_cache`]). Default 300 s; `None` checks every login in full.
+    pub login_cache_ttl: Option<Duration>,
     /// Directories whose `*.yang` modules are all implemented (all features). Default none.
     pub yang_dirs: Vec<PathBuf>,
     /// Further modules to implement (embedded or found in `yang_dirs`). Default none.
@@ -54,6 +57,7 @@ impl Default for Config {
             hello_timeout: Duration::from_secs(60),
             idle_timeout: Some(Duration::from_secs(600)),
             auth_rejection_time: Duration::from_secs(1),
+            login_cache_ttl: Some(Duration::from_secs(300)),
             yang_dirs: Vec::new(),
             modules: Vec::new(),
             admin_user: None,

@@ -256,6 +256,31 @@ fn wrong_password_and_unknown_user_are_auth_errors() {
 }
 
 #[test]
+fn a_cached_login_lets_no_wrong_or_changed_password_in() {
+    let live = Live::start();
+    assert_eq!(live.server().cached_logins(), 0);
+    live.connect().close_session().expect("close");
+    assert_eq!(live.server().cached_logins(), 1, "alice's login is cached");
+    live.connect().close_session().expect("a second login, from the cache");
+    // A wrong password is still refused, and does not disturb the cached one.
+    let wrong = live.opts("alice", Auth::Password("looking-glass".into()));
+    assert!(matches!(Client::connect(&wrong), Err(Error::Auth { .. })));
+    live.connect().close_session().expect("the right password still works");
+    // A new password in the users file: at the reload the old one stops working at once.
+    let users = live.dir.path().join("users");
+    let text = std::fs::read_to_string(&users).expect("users file");
+    let alice = text.lines().find(|l| l.starts_with("alice ")).expect("alice's line").to_string();
+    let changed = text.replace(&alice, &format!("alice password {}", common::weak_hash("rabbit")));
+    std::fs::write(&users, changed).expect("users file");
+    live.server().reload_users().expect("reloaded");
+    assert_eq!(live.server().cached_logins(), 0, "the reload forgets every cached login");
+    assert!(matches!(Client::connect(&live.alice()), Err(Error::Auth { .. })), "old password");
+    let new = live.opts("alice", Auth::Password("rabbit".into()));
+    Client::connect(&new).expect("the new password").close_session().expect("close");
+    assert_eq!(live.server().cached_logins(), 1);
+}
+
+#[test]
 fn public_key_login_from_a_key_file() {
     let live = Live::start();
     let mut c = Client::connect(&live.opts("bob", Auth::KeyFile(live.key_file.clone())))

@@ -3,7 +3,7 @@
 //!
 //! ```text
 //! mgmt-serve STATE_DIR [PORT] [--yang DIR]... [--module NAME]... [--admin USER] [--idle SECS]
-//!            [--workers N] [--blocking N]
+//!            [--login-cache SECS] [--workers N] [--blocking N]
 //! ssh -p PORT -s alice@127.0.0.1 netconf
 //! ```
 //!
@@ -22,7 +22,7 @@ use std::time::Duration;
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 const USAGE: &str = "usage: mgmt-serve STATE_DIR [PORT] [--yang DIR]... [--module NAME]... \
-                     [--admin USER] [--idle SECS] [--workers N] [--blocking N]";
+                     [--admin USER] [--idle SECS] [--login-cache SECS] [--workers N] [--blocking N]";
 
 const HELP: &str = "\
 mgmt-serve: the NETCONF server over SSH (subsystem `netconf`) on 127.0.0.1, until Ctrl-C.
@@ -37,6 +37,10 @@ usage: mgmt-serve STATE_DIR [PORT] [options]
                    --module ietf-interfaces --module iana-if-type
   --admin USER     on first start, make USER a NACM administrator
   --idle SECS      close sessions idle this long; 0 never [600]
+  --login-cache SECS
+                   a password that passed Argon2id is recognised for this long without
+                   running Argon2id again (wrong passwords always run it); 0 checks every
+                   login in full [300]
   --workers N      async worker threads: SSH and light requests [1]
   --blocking N     most threads for heavy requests and password checks [twice the CPUs, >= 4]
   -h, --help       this text
@@ -126,6 +130,13 @@ fn run(args: Vec<String>) -> Result<(), Box<dyn std::error::Error>> {
                     .parse()
                     .map_err(|_| format!("--idle takes whole seconds (0: never), not {v:?}"))?;
                 config.idle_timeout = (secs > 0).then(|| Duration::from_secs(secs));
+            }
+            "--login-cache" => {
+                let v = value("--login-cache", &mut args)?;
+                let secs: u64 = v.parse().map_err(|_| {
+                    format!("--login-cache takes whole seconds (0: off), not {v:?}")
+                })?;
+                config.login_cache_ttl = (secs > 0).then(|| Duration::from_secs(secs));
             }
             "--workers" => workers = count("--workers", &mut args)?,
             "--blocking" => blocking = count("--blocking", &mut args)?,

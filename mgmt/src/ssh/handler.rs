@@ -15,6 +15,7 @@ use tracing::{debug, info, warn};
 
 use tokio::io::AsyncReadExt as _;
 
+use super::login_cache::LoginCache;
 use crate::engine::Engine;
 use crate::session::{self, SessionEnd, SessionSettings};
 use crate::sessions::Registry;
@@ -29,11 +30,21 @@ async fn drain<S: tokio::io::AsyncRead + Unpin>(stream: &mut S) {
     while matches!(stream.read(&mut buf).await, Ok(n) if n > 0) {}
 }
 
+/// The users file in force and the logins verified against it. A reload replaces both, so
+/// nothing verified against an older file outlives it.
+#[derive(Debug)]
+pub struct Accounts {
+    /// The users allowed in.
+    pub users: Users,
+    /// Passwords recently verified against `users`.
+    pub logins: LoginCache,
+}
+
 /// What every connection shares.
 #[derive(Debug)]
 pub struct Shared {
-    /// The users allowed in.
-    pub users: RwLock<Arc<Users>>,
+    /// The users allowed in, with their recent logins.
+    pub accounts: RwLock<Arc<Accounts>>,
     /// The session table.
     pub registry: Arc<Registry>,
     /// Session limits and capabilities.
@@ -43,8 +54,8 @@ pub struct Shared {
 }
 
 impl Shared {
-    fn users(&self) -> Arc<Users> {
-        self.users.read().unwrap_or_else(std::sync::PoisonError::into_inner).clone()
+    fn accounts(&self) -> Arc<Accounts> {
+        self.accounts.read().unwrap_or_else(std::sync::PoisonError::into_inner).clone()
     }
 }
 
@@ -73,12 +84,20 @@ impl russh::server::Handler for Handler {
     type Error = russh::Error;
 
     async fn auth_password(&mut self, user: &str, password: &str) -> Result<Auth, Self::Error> {
-        let users = self.shared.users();
-        let (u, p) = (user.to_string(), password.to_string());
-        // Argon2 is deliberately slow: keep it off the async workers.
-        let ok = tokio::task::spawn_blocking(move || users.verify_password(&u, &p))
+        let accounts = self.shared.accounts();
+        let ok = accounts.logins.recalls(user, password) || {
+            let (u, p) = (user.to_string(), password.to_string());
+            // Argon2 is deliberately slow: keep it off the async workers.
+            tokio::task::spawn_blocking(move || {
+                let ok = accounts.users.verify_password(&u, &p);
+                if ok {
+                    accounts.logins.remember(&u, &p);
+                }
+                ok
+            })
             .await
-            .unwrap_or(false);
+            .unwrap_or(false)
+        };
         if ok {
             info!(user, peer = ?self.peer, method = "password", "authenticated");
             self.user = Some(user.to_string());
@@ -94,7 +113,7 @@ impl russh::server::Handler for Handler {
         user: &str,
         offer: PublicKeyOffer<'_>,
     ) -> Result<Auth, Self::Error> {
-        Ok(if self.shared.users().has_key(user, offer.public_key) {
+        Ok(if self.shared.accounts().users.has_key(user, offer.public_key) {
             Auth::Accept
         } else {
             Auth::reject()
@@ -107,7 +126,7 @@ impl russh::server::Handler for Handler {
         key: VerifiedPublicKey<'_>,
     ) -> Result<Auth, Self::Error> {
         let public: &PublicKey = key.public_key;
-        if self.shared.users().has_key(user, public) {
+        if self.shared.accounts().users.has_key(user, public) {
             info!(user, peer = ?self.peer, method = "publickey", "authenticated");
             self.user = Some(user.to_string());
             Ok(Auth::Accept)

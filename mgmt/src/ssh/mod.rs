@@ -2,6 +2,7 @@
 
 pub mod handler;
 pub mod hostkey;
+pub mod login_cache;
 pub mod server;
 
 pub use server::{Server, StartError};

@@ -12,8 +12,9 @@ use tokio::sync::{watch, Semaphore};
 use tokio::task::JoinHandle;
 use tracing::{debug, info, warn};
 
-use super::handler::{Handler, Shared};
+use super::handler::{Accounts, Handler, Shared};
 use super::hostkey::{self, HostKeyError};
+use super::login_cache::LoginCache;
 use crate::backend::Backend;
 use crate::config::Config;
 use crate::engine::{Engine, EngineConfig, EngineError};
@@ -61,6 +62,7 @@ pub struct Server {
     local_addr: SocketAddr,
     shared: Arc<Shared>,
     users_path: std::path::PathBuf,
+    login_cache_ttl: Option<std::time::Duration>,
     stop: watch::Sender<bool>,
     task: JoinHandle<()>,
 }
@@ -114,7 +116,10 @@ impl Server {
             backends,
         )?;
         let shared = Arc::new(Shared {
-            users: RwLock::new(Arc::new(users)),
+            accounts: RwLock::new(Arc::new(Accounts {
+                users,
+                logins: LoginCache::new(config.login_cache_ttl),
+            })),
             registry,
             engine: engine.clone(),
             settings: SessionSettings {
@@ -142,7 +147,8 @@ impl Server {
             stopped,
             config.hello_timeout,
         ));
-        Ok(Server { local_addr, shared, users_path, stop, task })
+        let login_cache_ttl = config.login_cache_ttl;
+        Ok(Server { local_addr, shared, users_path, login_cache_ttl, stop, task })
     }
 
     /// The address actually bound (useful with port 0).
@@ -160,11 +166,18 @@ impl Server {
         &self.shared.engine
     }
 
-    /// Re-reads the users file; on error the previous users stay in force.
+    /// How many users have a password login cached (see [`super::login_cache`]).
+    pub fn cached_logins(&self) -> usize {
+        self.shared.accounts.read().unwrap_or_else(std::sync::PoisonError::into_inner).logins.len()
+    }
+
+    /// Re-reads the users file; on error the previous users stay in force. Logins verified
+    /// against the previous file are forgotten: a changed password takes effect at once.
     pub fn reload_users(&self) -> Result<(), UsersError> {
         let users = Users::load(&self.users_path)?;
-        *self.shared.users.write().unwrap_or_else(std::sync::PoisonError::into_inner) =
-            Arc::new(users);
+        let accounts = Accounts { users, logins: LoginCache::new(self.login_cache_ttl) };
+        *self.shared.accounts.write().unwrap_or_else(std::sync::PoisonError::into_inner) =
+            Arc::new(accounts);
         Ok(())
     }
 
