@@ -16,6 +16,7 @@
 pub mod backend;
 pub mod client;
 pub mod config;
+pub mod cross_refs;
 pub mod data;
 pub mod datastore;
 pub mod dispatch;

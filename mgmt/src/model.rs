@@ -206,6 +206,9 @@ pub struct Model {
     edits_in_place: bool,
     /// Some top-level data node sits in a choice (`Model::choices_among`).
     top_choices: bool,
+    /// Implemented modules whose configuration can depend on data outside its own subtree
+    /// (`cross_refs`); see [`Model::validation_scope`].
+    looking_outside: Vec<String>,
 }
 
 /// RFC 8341 and the ietf-netconf-acm module: operations and data denied unless a rule
@@ -247,6 +250,9 @@ impl Model {
             });
             if whens || walked.is_none() {
                 m.edits_in_place = false;
+            }
+            if crate::cross_refs::config_looks_outside(&module) {
+                m.looking_outside.push(module.name().to_string());
             }
             if walked.is_none() {
                 tracing::error!(
@@ -311,6 +317,17 @@ impl Model {
     /// return. Nor when part of a module's data could not be indexed.
     pub fn edits_in_place(&self) -> bool {
         self.edits_in_place
+    }
+
+    /// For an edit that changed the top-level data nodes of the modules `changed` (names,
+    /// repeats allowed): the one module whose data libyang needs to validate, or `None` when
+    /// the whole configuration must be validated. One module suffices when the edit changed
+    /// only that module and no other module's configuration can depend on data outside its
+    /// own subtree (`cross_refs`).
+    pub fn validation_scope<'a>(&self, changed: &[&'a str]) -> Option<&'a str> {
+        let (&first, rest) = changed.split_first()?;
+        let one = rest.iter().all(|&m| m == first);
+        (one && self.looking_outside.iter().all(|m| m == first)).then_some(first)
     }
 
     /// Every module, implemented or imported.

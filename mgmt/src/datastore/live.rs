@@ -137,6 +137,7 @@ pub fn edit_in_place(
     if piece_text.len() * 2 > old_len {
         return None;
     }
+    let scope = validation_scope(model, &piece_root, &deletes);
     live.0.with_dependent_mut(|schema, tree| {
         for path in &deletes {
             tree.remove(path).ok()?;
@@ -145,10 +146,30 @@ pub fn edit_in_place(
             let piece = schema.parse_unvalidated(&piece_text).ok()?;
             tree.merge(&piece).ok()?;
         }
-        tree.validate(DataValidationFlags::NO_STATE).ok()?;
+        match scope.and_then(|m| schema.context().get_module_implemented(m)) {
+            Some(module) => tree.validate_module(&module, DataValidationFlags::NO_STATE),
+            None => tree.validate(DataValidationFlags::NO_STATE),
+        }
+        .ok()?;
         // The root is never removed: whether it is left empty does not matter.
         splice(model, None, new, &visit, tree).map(|_| ())
     })
+}
+
+/// The one module whose data needs validating after merging `pieces` (top-level elements)
+/// and removing `deletes` (JSON paths, `/module:node/...`), or `None` for all
+/// ([`Model::validation_scope`]). Only the top-level nodes count: whatever is below one is
+/// validated with its module's data.
+fn validation_scope<'m>(model: &'m Model, pieces: &Element, deletes: &[String]) -> Option<&'m str> {
+    let mut changed: Vec<&str> = Vec::with_capacity(pieces.children.len() + deletes.len());
+    for piece in pieces.elements() {
+        changed.push(&model.module_by_namespace(piece.namespace.as_deref()?)?.name);
+    }
+    for path in deletes {
+        let name = path.strip_prefix('/')?.split(':').next()?;
+        changed.push(&model.module_by_name(name)?.name);
+    }
+    model.validation_scope(&changed)
 }
 
 /// Compares the children of `o` and `n` (same node; `sparent` its schema node): records in

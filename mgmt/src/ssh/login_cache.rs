@@ -44,9 +44,10 @@ pub struct LoginCache {
 }
 
 impl std::fmt::Debug for LoginCache {
-    // The key stays out of logs.
+    // The key and the digests stay out of logs; `try_lock`, so that formatting never waits.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("LoginCache").field("ttl", &self.ttl).field("cached", &self.len()).finish()
+        let cached = self.entries.try_lock().map(|e| e.len()).ok();
+        f.debug_struct("LoginCache").field("ttl", &self.ttl).field("cached", &cached).finish()
     }
 }
 

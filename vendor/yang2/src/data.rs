@@ -594,6 +594,29 @@ impl<'a> DataTree<'a> {
         Ok(())
     }
 
+    // pfcd: validate one module's data only (`lyd_validate_module`), for an edit that
+    // changed that module and nothing another module's constraints can see.
+    /// Validate the data of one module (its top-level nodes and everything below them).
+    pub fn validate_module(
+        &mut self,
+        module: &SchemaModule<'_>,
+        options: DataValidationFlags,
+    ) -> Result<()> {
+        let ret = unsafe {
+            ffi::lyd_validate_module(
+                &mut self.raw,
+                module.raw,
+                options.bits(),
+                std::ptr::null_mut(),
+            )
+        };
+        if ret != ffi::LY_ERR::LY_SUCCESS {
+            return Err(Error::new(self.context));
+        }
+
+        Ok(())
+    }
+
     /// Create a copy of the data tree.
     pub fn duplicate<'b>(&'b self) -> Result<DataTree<'a>> {
         let mut dup = std::ptr::null_mut();
