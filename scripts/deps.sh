@@ -12,11 +12,12 @@
 #   lldpd, lldpad                    LLDP/DCBX peers for interop tests
 #   libyang2-tools                   yanglint, to check our YANG modules independently
 #   iproute2, ethtool                veth pairs and network namespaces in tests
+#   strace                           shows that a commit is synced to disk before its reply
 set -euo pipefail
 
 packages=(cmake libpcre2-dev pkg-config tshark python3-scapy python3-ncclient
           lldpd lldpad libyang2-tools iproute2 ethtool libpcap-dev yangcli
-          libssl-dev)
+          libssl-dev strace)
 
 missing=()
 for p in "${packages[@]}"; do

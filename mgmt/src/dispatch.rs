@@ -780,10 +780,9 @@ fn apply_edit(
     error_option: ErrorOption,
     config: &Element,
 ) -> OpResult {
-    engine.check_unlocked(target, ctx.id).map_err(one)?;
     let acl = engine.acl(&ctx.user);
     let model = engine.schema.model();
-    let _w = engine.writer(ctx).map_err(one)?;
+    let _w = engine.writer_for(ctx, &[target]).map_err(one)?;
     let base = engine.ds.snapshot(target);
     let mut root = base.root.clone();
     let mut scope = Scope::new();
@@ -878,10 +877,9 @@ fn copy_config(engine: &Arc<Engine>, ctx: &SessionCtx, op: &Element) -> OpResult
         )));
     }
     with_defaults(op).map_err(one)?;
-    engine.check_unlocked(target, ctx.id).map_err(one)?;
     let acl = engine.acl(&ctx.user);
     let model = engine.schema.model();
-    let _w = engine.writer(ctx).map_err(one)?;
+    let _w = engine.writer_for(ctx, &[target]).map_err(one)?;
     let text = match source {
         DsParam::Datastore(DatastoreName::Startup) if !engine.ds.has_startup() => {
             return Err(one(RpcError::new(ErrorTag::DataMissing, ErrorType::Application)
@@ -932,10 +930,9 @@ fn delete_config(engine: &Engine, ctx: &SessionCtx, op: &Element) -> OpResult {
         )));
     }
     let ds = datastore(op, "target", &[DatastoreName::Startup]).map_err(one)?;
-    engine.check_unlocked(ds, ctx.id).map_err(one)?;
     let acl = engine.acl(&ctx.user);
     let model = engine.schema.model();
-    let _w = engine.writer(ctx).map_err(one)?;
+    let _w = engine.writer_for(ctx, &[ds]).map_err(one)?;
     let old = engine.ds.snapshot(ds);
     let empty = data::root();
     let changes = data::diff(model, &old.root, &empty);
@@ -1007,8 +1004,6 @@ fn commit(engine: &Arc<Engine>, ctx: &SessionCtx, op: &Element) -> OpResult {
             "<confirm-timeout> and <persist> only go with <confirmed/>.",
         )));
     }
-    engine.check_unlocked(DatastoreName::Running, ctx.id).map_err(one)?;
-    engine.check_unlocked(DatastoreName::Candidate, ctx.id).map_err(one)?;
     engine
         .commit(ctx, confirmed, Duration::from_secs(timeout), persist, persist_id)
         .map(|()| ReplyBody::Ok)
@@ -1276,8 +1271,7 @@ fn run(engine: &Arc<Engine>, ctx: &SessionCtx, subscribed: bool, op: &Element) -
             ),
             "commit" => Outcome::from(commit(engine, ctx, op)),
             "discard-changes" => Outcome::from(check_params(op, &[]).map_err(one).and_then(|()| {
-                engine.check_unlocked(DatastoreName::Candidate, ctx.id).map_err(one)?;
-                let _w = engine.writer(ctx).map_err(one)?;
+                let _w = engine.writer_for(ctx, &[DatastoreName::Candidate]).map_err(one)?;
                 engine.discard_locked().map(|()| ReplyBody::Ok).map_err(|e| {
                     one(RpcError::new(ErrorTag::OperationFailed, ErrorType::Application)
                         .with_message(format!("The candidate could not be reset ({e}).")))

@@ -500,6 +500,23 @@ impl Engine {
         !self.backends.is_empty()
     }
 
+    /// The writer mutex for a change by session `ctx` to `targets`, refused if another
+    /// session holds a lock on one of them (`in-use`) or the session has ended meanwhile.
+    /// The locks are looked at with the mutex held: `<lock>` is decided under the same mutex
+    /// (see [`Engine::lock`]), so a lock is never granted while a change it would forbid is
+    /// in progress, and no change starts under a lock granted to another session.
+    pub(crate) fn writer_for(
+        &self,
+        ctx: &SessionCtx,
+        targets: &[DatastoreName],
+    ) -> Result<WriteGuard<'_>, RpcError> {
+        let guard = self.writer(ctx)?;
+        for &ds in targets {
+            self.check_unlocked(&guard, ds, ctx.id)?;
+        }
+        Ok(guard)
+    }
+
     /// The writer mutex for a change by session `ctx`, refused if the session has ended
     /// meanwhile (killed while its request waited or ran: RFC 6241 §7.9 aborts it).
     pub(crate) fn writer(&self, ctx: &SessionCtx) -> Result<WriteGuard<'_>, RpcError> {
@@ -563,16 +580,25 @@ impl Engine {
             let Some(ctx) = st.live.remove(&id) else { return };
             let held_candidate = st.locks.get("candidate").is_some_and(|l| l.session == id);
             st.locks.retain(|_, l| l.session != id);
-            let rollback =
-                st.confirmed.as_ref().is_some_and(|c| c.session == id && c.persist.is_none());
+            let rollback = st
+                .confirmed
+                .as_ref()
+                .filter(|c| c.session == id && c.persist.is_none())
+                .map(|c| c.generation);
             (ctx, held_candidate, rollback)
         };
         if matches!(reason, EndReason::Dropped | EndReason::Timeout | EndReason::Other) {
             bump(&self.counters.dropped_sessions);
         }
-        if rollback {
-            info!(session = id, "the session that issued a confirmed commit ended: rolling back");
-            self.rollback_confirmed("cancel", Some(&ctx));
+        if let Some(generation) = rollback {
+            let w = self.lock_write();
+            if self.confirmed().is_some_and(|c| c.generation == generation) {
+                info!(
+                    session = id,
+                    "the session that issued a confirmed commit ended: rolling back"
+                );
+                self.rollback_confirmed(&w, "cancel", Some(&ctx));
+            }
         }
         if held_candidate {
             let _w = self.lock_write();
@@ -604,16 +630,30 @@ impl Engine {
         self.lock_state().locks.get(ds.as_str()).map(|l| l.session)
     }
 
-    /// Refuses a write to `ds` by session `me` if another session holds its lock.
-    pub(crate) fn check_unlocked(&self, ds: DatastoreName, me: u32) -> Result<(), RpcError> {
+    /// Refuses a write to `ds` by session `me` if another session holds its lock. Takes the
+    /// held writer mutex as proof that no lock can be granted meanwhile.
+    pub(crate) fn check_unlocked(
+        &self,
+        _writer: &WriteGuard<'_>,
+        ds: DatastoreName,
+        me: u32,
+    ) -> Result<(), RpcError> {
         match self.lock_holder(ds) {
             Some(h) if h != me => Err(in_use(ds, h)),
             _ => Ok(()),
         }
     }
 
-    /// `<lock>` (RFC 6241 §7.5).
+    /// `<lock>` (RFC 6241 §7.5), decided with the writer mutex held: every change checks
+    /// the locks under that mutex too, so a lock cannot be granted while a change of the
+    /// datastore by another session is in progress, nor a change begin under another
+    /// session's lock.
     pub fn lock(&self, ds: DatastoreName, me: u32) -> Result<(), RpcError> {
+        let _w = self.request_write().ok_or_else(|| {
+            RpcError::new(ErrorTag::OperationFailed, ErrorType::Application).with_message(
+                "The lock must wait for a change; it is run again off the session's task.",
+            )
+        })?;
         let mut st = self.lock_state();
         let denied = |holder: u32, why: String| {
             RpcError::new(ErrorTag::LockDenied, ErrorType::Protocol)
@@ -630,6 +670,18 @@ impl Engine {
                 l.session,
                 format!("The {} datastore is already locked by {who}.", ds.as_str()),
             ));
+        }
+        if ds == DatastoreName::Running {
+            if let Some(c) = st.confirmed.as_ref().filter(|c| c.session != me) {
+                return Err(denied(
+                    c.session,
+                    format!(
+                        "Session {} has a confirmed commit pending; running cannot be locked \
+                         until it is confirmed or rolled back (RFC 6241 §7.5).",
+                        c.session
+                    ),
+                ));
+            }
         }
         if ds == DatastoreName::Candidate {
             if let Some(&other) = st.dirty.iter().find(|&&s| s != me) {
@@ -649,14 +701,11 @@ impl Engine {
     pub fn unlock(self: &Arc<Self>, ds: DatastoreName, me: u32) -> Result<(), RpcError> {
         // The writer mutex first (for the candidate's discard), so that a request running
         // inline that cannot have it stops before releasing anything.
-        let _w = match ds {
-            DatastoreName::Candidate => Some(self.request_write().ok_or_else(|| {
-                RpcError::new(ErrorTag::OperationFailed, ErrorType::Application).with_message(
-                    "The unlock must wait for a change; it is run again off the session's task.",
-                )
-            })?),
-            _ => None,
-        };
+        let _w = self.request_write().ok_or_else(|| {
+            RpcError::new(ErrorTag::OperationFailed, ErrorType::Application).with_message(
+                "The unlock must wait for a change; it is run again off the session's task.",
+            )
+        })?;
         {
             let mut st = self.lock_state();
             match st.locks.get(ds.as_str()) {
@@ -894,7 +943,7 @@ impl Engine {
         persist_id: Option<String>,
     ) -> Result<(), RpcError> {
         let origin = ctx.origin();
-        let _w = self.writer(ctx)?;
+        let _w = self.writer_for(ctx, &[DatastoreName::Running, DatastoreName::Candidate])?;
         let pending = self.confirmed();
         match pending {
             Some(p) => {
@@ -978,10 +1027,14 @@ impl Engine {
                 tokio::time::sleep(timeout).await;
                 let Some(engine) = engine.upgrade() else { return };
                 let _ = tokio::task::spawn_blocking(move || {
+                    // Decided under the writer mutex: a commit that extends or confirms this
+                    // confirmed commit at the same moment either went first (new generation:
+                    // nothing is due) or waits for the rollback and then finds none pending.
+                    let w = engine.lock_write();
                     let due = engine.confirmed().is_some_and(|c| c.generation == generation);
                     if due {
                         info!("confirmed commit not confirmed in time: rolling back");
-                        engine.rollback_confirmed("timeout", None);
+                        engine.rollback_confirmed(&w, "timeout", None);
                     }
                 })
                 .await;
@@ -991,9 +1044,14 @@ impl Engine {
     }
 
     /// Restores running to its state before the pending confirmed commit (time-out, cancel,
-    /// session loss).
-    pub(crate) fn rollback_confirmed(&self, event: &str, by: Option<&SessionCtx>) -> bool {
-        let _w = self.lock_write();
+    /// session loss). The caller holds the writer mutex and has decided, under it, that
+    /// this confirmed commit is the one to roll back.
+    pub(crate) fn rollback_confirmed(
+        &self,
+        _writer: &WriteGuard<'_>,
+        event: &str,
+        by: Option<&SessionCtx>,
+    ) -> bool {
         let Some(pending) = self.lock_state().confirmed.take() else { return false };
         let origin = Origin { session_id: None, user: None };
         match self.set_running(
@@ -1013,12 +1071,14 @@ impl Engine {
         }
     }
 
-    /// `<cancel-commit>` (RFC 6241 §8.4.4.1).
+    /// `<cancel-commit>` (RFC 6241 §8.4.4.1), decided under the writer mutex so that the
+    /// confirmed commit checked is the one rolled back.
     pub fn cancel_commit(
         &self,
         ctx: &SessionCtx,
         persist_id: Option<String>,
     ) -> Result<(), RpcError> {
+        let w = self.writer(ctx)?;
         let Some(p) = self.confirmed() else {
             return Err(RpcError::new(ErrorTag::OperationFailed, ErrorType::Protocol)
                 .with_message("No confirmed commit is pending."));
@@ -1042,7 +1102,7 @@ impl Engine {
             }
             (None, None) => {}
         }
-        if self.rollback_confirmed("cancel", Some(ctx)) {
+        if self.rollback_confirmed(&w, "cancel", Some(ctx)) {
             Ok(())
         } else {
             Err(RpcError::new(ErrorTag::RollbackFailed, ErrorType::Application)

@@ -121,8 +121,8 @@ pub fn run_holding<T>(writer: WriteGuard<'_>, work: impl FnOnce() -> T) -> T {
 pub fn needs_writer(op: &Element) -> bool {
     let ns = op.namespace.as_deref().unwrap_or_default();
     match op.name.as_str() {
-        "edit-config" | "commit" | "discard-changes" => ns == NETCONF_BASE_NS,
-        "unlock" => ns == NETCONF_BASE_NS && source(op, "target") == Some(DatastoreName::Candidate),
+        // lock and unlock too: they are decided under the writer mutex (`Engine::lock`).
+        "edit-config" | "commit" | "discard-changes" | "lock" | "unlock" => ns == NETCONF_BASE_NS,
         "edit-data" => ns == NMDA_NS,
         _ => false,
     }

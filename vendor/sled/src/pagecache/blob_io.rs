@@ -90,12 +90,22 @@ pub(crate) fn write_blob<T: Serialize>(
     io_fail!(config, "write_blob write kind_byte");
     f.write_all(kind_buf)?;
     io_fail!(config, "write_blob write buf");
-    f.write_all(&data)
-        .map(|r| {
-            trace!("successfully wrote blob at {:?}", path);
-            r
-        })
-        .map_err(|e| e.into())
+    f.write_all(&data)?;
+    // pfcd: the log entry that points at this blob is made durable later; the blob must be
+    // durable first, file and directory entry (vendor/sled/PATCHED.md).
+    if !config.temporary {
+        f.sync_all()?;
+        sync_dir(path.parent().expect("a blob path has a parent"))?;
+    }
+    trace!("successfully wrote blob at {:?}", path);
+    Ok(())
+}
+
+/// pfcd: fsyncs a directory, so that a file created, renamed or removed in it stays so after
+/// a power cut.
+pub(crate) fn sync_dir(dir: &std::path::Path) -> Result<()> {
+    std::fs::File::open(dir)?.sync_all()?;
+    Ok(())
 }
 
 pub(crate) fn gc_blobs(config: &Config, stable_lsn: Lsn) -> Result<()> {

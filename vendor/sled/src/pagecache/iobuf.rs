@@ -729,31 +729,11 @@ impl IoBufs {
             let f = &self.config.file;
             pwrite_all(f, data, log_offset)?;
             if !self.config.temporary {
-                #[cfg(target_os = "linux")]
-                {
-                    use std::os::unix::io::AsRawFd;
-                    let ret = unsafe {
-                        libc::sync_file_range(
-                            f.as_raw_fd(),
-                            i64::try_from(log_offset).unwrap(),
-                            i64::try_from(total_len).unwrap(),
-                            libc::SYNC_FILE_RANGE_WAIT_BEFORE
-                                | libc::SYNC_FILE_RANGE_WRITE
-                                | libc::SYNC_FILE_RANGE_WAIT_AFTER,
-                        )
-                    };
-                    if ret < 0 {
-                        let err = std::io::Error::last_os_error();
-                        if let Some(libc::ENOSYS) = err.raw_os_error() {
-                            f.sync_all()?;
-                        } else {
-                            return Err(err.into());
-                        }
-                    }
-                }
-
-                #[cfg(not(target_os = "linux"))]
-                f.sync_all()?;
+                // pfcd: fdatasync, not sync_file_range. sync_file_range only starts and waits
+                // for the writeback of these pages: it neither flushes the device's volatile
+                // cache nor persists the file's size when the write grew the file, so an
+                // acknowledged write could be gone after a power cut (vendor/sled/PATCHED.md).
+                f.sync_data()?;
             }
         }
         io_fail!(self, "buffer write post");

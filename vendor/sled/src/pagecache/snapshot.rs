@@ -559,6 +559,9 @@ fn write_snapshot(config: &RunningConfig, snapshot: &Snapshot) -> Result<()> {
 
     io_fail!(config, "snap write mv");
     std::fs::rename(&path_1, &path_2)?;
+    // pfcd: the rename must be durable before the older snapshots are removed
+    // (vendor/sled/PATCHED.md).
+    super::blob_io::sync_dir(parent)?;
     io_fail!(config, "snap write mv post");
 
     trace!("renamed snapshot to {}", path_2.to_string_lossy());
