@@ -19,6 +19,7 @@ use std::time::{Duration, SystemTime};
 use thiserror::Error;
 use tracing::{error, info, warn};
 
+use crate::admin_access;
 use crate::backend::{Backend, BackendError, Origin, Transaction};
 use crate::data::{self, ChangeOp, DataPath};
 use crate::datastore::{
@@ -63,6 +64,9 @@ pub enum EngineError {
         /// Its reason.
         message: String,
     },
+    /// The administrator's access could not be restored at start (`--admin`).
+    #[error("restoring the administrator's access failed: {0}")]
+    Recovery(String),
 }
 
 /// One session as the engine knows it.
@@ -352,6 +356,8 @@ impl Engine {
         }
         if opened.first_start {
             engine.first_start(config.admin_user.as_deref())?;
+        } else if let Some(user) = config.admin_user.as_deref() {
+            admin_access::restore_admin(&engine, user)?;
         }
         Ok(engine)
     }
@@ -828,6 +834,16 @@ impl Engine {
         if changes.is_empty() && how == RunningWrite::Running && extra.is_empty() {
             return Ok(());
         }
+        if let (RunningWrite::Commit, Some(user)) = (how, origin.user.as_deref()) {
+            // A shared candidate may hold other users' changes: what running gets is checked
+            // as the committing user's own write (DECISIONS.md, "Nobody locks the
+            // administrator out").
+            if let Err(e) = self.acl(user).check_write(self.schema.model(), &changes) {
+                bump(&self.counters.denied_data_writes);
+                return Err(e);
+            }
+        }
+        admin_access::check_keeps_own_access(self, origin, &new.root, &changes)?;
         // A candidate without uncommitted changes follows running.
         let sync_candidate = how == RunningWrite::Commit || self.lock_state().dirty.is_empty();
         self.run_transaction(&old.root, &new.root, &changes, origin, || {

@@ -13,6 +13,7 @@
 //! (operations), [`nacm`] (access control), [`notify`] (the event stream), [`monitoring`]
 //! (capabilities, ietf-netconf-monitoring, yang-library) and [`backend`].
 
+mod admin_access;
 pub mod backend;
 pub mod client;
 pub mod config;

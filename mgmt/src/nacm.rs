@@ -333,6 +333,11 @@ impl UserAcl {
         }
     }
 
+    /// Whether the user may run every operation (NACM off, or a permit-all rule first).
+    pub fn executes_everything(&self) -> bool {
+        !self.nacm.enabled || self.exec_all
+    }
+
     /// Whether the user may read everything (nothing to filter).
     pub fn reads_everything(&self) -> bool {
         !self.nacm.enabled || self.read_all

@@ -189,13 +189,21 @@ fn edit_config_commit_and_read_back() {
     let candidate = c.get_config(Datastore::Candidate, Some(&filter)).expect("candidate");
     assert!(candidate.data().is_some_and(|d| d.contains("one") && !d.contains("changed")));
 
-    // default-operation replace on the candidate, committed: only ge9 is left.
+    // default-operation replace of the whole candidate with only the interfaces would delete
+    // /nacm and lock the administrator out: the commit is refused, naming /nacm.
     c.edit_config(
         Datastore::Candidate,
         &ifs(&iface("ge9", "nine")),
         Some(DefaultOperation::Replace),
     )
     .expect("replace");
+    let refused = c.commit().expect_err("a commit that drops /nacm is refused");
+    assert!(format!("{refused:?}").contains("/nacm:nacm"), "{refused:?}");
+    c.discard_changes().expect("discard");
+    // Replacing the interfaces subtree alone, committed: only ge9 is left.
+    let replace = ifs(&iface("ge9", "nine"))
+        .replacen("<interfaces ", "<interfaces xmlns:nc=\"urn:ietf:params:xml:ns:netconf:base:1.0\" nc:operation=\"replace\" ", 1);
+    c.edit_config(Datastore::Candidate, &replace, None).expect("replace");
     c.commit().expect("commit");
     let data = live.running_via_russh();
     assert_eq!(interface_description(&data, "ge9").as_deref(), Some("nine"));

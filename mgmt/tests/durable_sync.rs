@@ -7,8 +7,7 @@
 
 mod common;
 
-use std::io::BufRead;
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use common::fixture::MT;
@@ -82,29 +81,15 @@ fn spawn_traced(
     state: &std::path::Path,
     trace: &std::path::Path,
 ) -> (Child, std::net::SocketAddr) {
-    let mut child = Command::new(strace)
+    let mut command = Command::new(strace);
+    command
         .args(["-f", "-ttt", "-T", "-y", "-qq", "-o"])
         .arg(trace)
         .args(["-e", "trace=pwrite64,pwritev,write,fdatasync,fsync,sync_file_range"])
         .arg(env!("CARGO_BIN_EXE_mgmt-serve"))
         .arg(state)
-        .arg("0")
-        .args(["--yang", &common::test_yang_dir().display().to_string()])
-        .args(["--module", "ietf-interfaces", "--module", "iana-if-type", "--admin", "alice"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("start mgmt-serve under strace");
-    let stdout = child.stdout.take().expect("stdout");
-    let mut line = String::new();
-    std::io::BufReader::new(stdout).read_line(&mut line).expect("read");
-    let addr = line
-        .trim()
-        .strip_prefix("listening on ")
-        .unwrap_or_else(|| panic!("unexpected output {line:?}"))
-        .parse()
-        .expect("address");
-    (child, addr)
+        .args(common::serve_args("alice"));
+    common::spawn_serve(command)
 }
 
 /// Whether a write to `file` starts in `window` and a sync of the same file starts after it

@@ -5,8 +5,7 @@
 
 mod common;
 
-use std::io::BufRead;
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
@@ -20,25 +19,9 @@ use tokio::io::AsyncWriteExt;
 const ROUNDS: usize = 20;
 
 fn spawn(state: &std::path::Path) -> (Child, std::net::SocketAddr) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_mgmt-serve"))
-        .arg(state)
-        .arg("0")
-        .args(["--yang", &common::test_yang_dir().display().to_string()])
-        .args(["--module", "ietf-interfaces", "--module", "iana-if-type", "--admin", "alice"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("start mgmt-serve");
-    let stdout = child.stdout.take().expect("stdout");
-    let mut line = String::new();
-    std::io::BufReader::new(stdout).read_line(&mut line).expect("read");
-    let addr = line
-        .trim()
-        .strip_prefix("listening on ")
-        .unwrap_or_else(|| panic!("unexpected output {line:?}"))
-        .parse()
-        .expect("address");
-    (child, addr)
+    let mut command = Command::new(env!("CARGO_BIN_EXE_mgmt-serve"));
+    command.arg(state).args(common::serve_args("alice"));
+    common::spawn_serve(command)
 }
 
 type Client = NcClient<russh::ChannelStream<russh::client::Msg>>;

@@ -160,3 +160,29 @@ async fn first_start_makes_the_administrator_and_rules_are_enforced() {
         None
     );
 }
+
+/// RFC 8341 §3.2.5: a shared candidate may hold another user's changes; committing them is
+/// checked as the committing user's write, so bob cannot commit a description he may not
+/// write, and the candidate keeps it for the administrator to commit.
+#[tokio::test]
+async fn a_commit_is_checked_as_the_committing_users_write() {
+    let fx = Fx::new();
+    let mut admin = fx.open("admin").await;
+    ok(&admin.rpc("1", &edit("running", &format!("{}{}", rules(), ifs(&iface("e0", ""))))).await);
+    let mut bob = fx.open("bob").await;
+    // The administrator stages a description in the shared candidate.
+    ok(&admin
+        .rpc("2", &edit("candidate", &ifs(&iface("e0", "<description>staged</description>"))))
+        .await);
+    let r = bob.rpc("3", "<commit/>").await;
+    assert_eq!(tag(&r).as_deref(), Some("access-denied"), "{}", r.to_xml());
+    let e = err(&r);
+    assert!(e.path.as_deref().is_some_and(|p| p.contains("description")), "{:?}", e.path);
+    assert!(!get_config(&mut admin, "running", "").await.contains("staged"));
+    // bob's own change to what he may write commits once the administrator's is in.
+    ok(&admin.rpc("4", "<commit/>").await);
+    ok(&bob.rpc("5", &edit("candidate", &ifs(&iface("e1", "")))).await);
+    ok(&bob.rpc("6", "<commit/>").await);
+    let running = get_config(&mut admin, "running", "").await;
+    assert!(running.contains("staged") && running.contains("<name>e1</name>"), "{running}");
+}

@@ -308,17 +308,19 @@ async fn default_operation_test_option_and_error_option() {
     expect_err(&r, "data-missing", "application");
     assert!(get_config(&mut c, "running", "").await.contains("<name>e</name>"));
 
-    // replace: the whole datastore becomes the config.
-    ok(&c
-        .rpc(
-            "11",
-            &edit_with(
-                "running",
-                "<default-operation>replace</default-operation>",
-                &ifs(&iface("only", "")),
-            ),
-        )
-        .await);
+    // replace: the whole datastore becomes the config. Without /nacm it would take the
+    // administrator's own access away: refused, naming /nacm.
+    let replace =
+        |body: &str| edit_with("running", "<default-operation>replace</default-operation>", body);
+    let e = expect_err(
+        &c.rpc("11", &replace(&ifs(&iface("only", "")))).await,
+        "operation-failed",
+        "application",
+    );
+    assert_eq!(e.path.as_deref(), Some("/nacm:nacm"));
+    assert!(get_config(&mut c, "running", "").await.contains("<name>a</name>"));
+    let with_rules = format!("{}{}", ifs(&iface("only", "")), mgmt::nacm::admin_config("admin"));
+    ok(&c.rpc("12", &replace(&with_rules)).await);
     let running =
         get_config(&mut c, "running", &format!("<filter><interfaces xmlns='{IF}'/></filter>"))
             .await;

@@ -35,7 +35,9 @@ usage: mgmt-serve STATE_DIR [PORT] [options]
   --yang DIR       also load YANG modules from DIR (repeatable)
   --module NAME    implement module NAME with all its features (repeatable), e.g.
                    --module ietf-interfaces --module iana-if-type
-  --admin USER     on first start, make USER a NACM administrator
+  --admin USER     on first start, make USER a NACM administrator; on every later start,
+                   give USER full access back (NACM group and rule-list 'admin-recovery',
+                   first) if the stored rules have taken it away, with a warning in the log
   --idle SECS      close sessions idle this long; 0 never [600]
   --login-cache SECS
                    a password that passed Argon2id is recognised for this long without

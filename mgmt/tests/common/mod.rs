@@ -332,3 +332,36 @@ pub async fn seed_interface(addr: std::net::SocketAddr, name: &str, description:
     assert_eq!(errors(&reply), vec![], "seeding edit-config: {}", reply.to_xml());
     let _ = c.rpc("2", "<close-session/>").await;
 }
+
+/// Starts `command` (an `mgmt-serve`, perhaps under another program) with its standard output
+/// piped, and reads the address from its first line, "listening on ADDR".
+pub fn spawn_serve(
+    mut command: std::process::Command,
+) -> (std::process::Child, std::net::SocketAddr) {
+    use std::io::BufRead;
+    let mut child = command
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("start mgmt-serve");
+    let stdout = child.stdout.take().expect("stdout");
+    let mut line = String::new();
+    std::io::BufReader::new(stdout).read_line(&mut line).expect("read");
+    let addr = line
+        .trim()
+        .strip_prefix("listening on ")
+        .unwrap_or_else(|| panic!("unexpected output {line:?}"))
+        .parse()
+        .expect("address");
+    (child, addr)
+}
+
+/// The arguments after STATE_DIR for `mgmt-serve` with the test modules on an ephemeral
+/// port, `admin` the NACM administrator.
+pub fn serve_args(admin: &str) -> Vec<String> {
+    ["0", "--yang", &test_yang_dir().display().to_string()]
+        .into_iter()
+        .chain(["--module", "ietf-interfaces", "--module", "iana-if-type", "--admin", admin])
+        .map(String::from)
+        .collect()
+}

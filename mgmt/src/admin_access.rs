@@ -1,0 +1,119 @@
+//! Keeping the administrator in (RFC 8341 §3.4.1, §3.2.5): a change that would take away
+//! the full access of the user who makes it is refused, and `--admin USER` gives that user
+//! full access back at every start if the configuration has taken it away (the recovery
+//! session's job, done once at start, logged).
+//!
+//! An administrator who replaces the whole datastore with only the interfaces (what Ansible's
+//! `default_operation: replace` sends) would otherwise delete `/nacm`: with NACM enabled and
+//! no rules, every write is denied to everyone, for good.
+
+use std::sync::Arc;
+
+use tracing::warn;
+
+use crate::backend::Origin;
+use crate::data;
+use crate::datastore::DatastoreName;
+use crate::edit::{self, ErrorOption, Op, YANG_NS};
+use crate::engine::{Engine, EngineError, RunningWrite, WriteGuard};
+use crate::error::{ErrorTag, ErrorType, RpcError};
+use crate::nacm::{Nacm, NACM_NS};
+use crate::xml::{self, Element, Scope, NETCONF_BASE_NS};
+
+/// The group and rule-list `--admin` restores; a name of its own, so that restoring never
+/// merges into rules an administrator wrote.
+pub const RECOVERY: &str = "admin-recovery";
+
+/// Whether `acl` may read, write and execute everything (NACM off, or a permit-all rule
+/// first).
+fn full_access(acl: &crate::nacm::UserAcl) -> bool {
+    !acl.checks_writes() && acl.reads_everything() && acl.executes_everything()
+}
+
+/// Refuses a change of running that takes full access away from the user who makes it. Only
+/// users who have full access are protected (a change an administrator makes to their own
+/// partial rights is theirs to make); the server's own changes (start-up, rollback) have no
+/// user.
+pub(crate) fn check_keeps_own_access(
+    engine: &Engine,
+    origin: &Origin,
+    new: &Element,
+    changes: &[data::Change<'_>],
+) -> Result<(), RpcError> {
+    let Some(user) = origin.user.as_deref() else { return Ok(()) };
+    if !changes.iter().any(|c| c.namespaces().contains(&NACM_NS)) {
+        return Ok(());
+    }
+    if !full_access(&engine.acl(user)) {
+        return Ok(());
+    }
+    let after = Arc::new(Nacm::from_config(engine.schema.model(), new)).for_user(user);
+    if full_access(&after) {
+        return Ok(());
+    }
+    Err(RpcError::new(ErrorTag::OperationFailed, ErrorType::Application)
+        .with_path("/nacm:nacm", vec![("nacm".into(), NACM_NS.into())])
+        .with_message(format!(
+            "This change would take full access away from user '{user}', who makes it: the \
+             /nacm rules of the new configuration no longer permit them everything (a replace \
+             of the whole configuration without /nacm removes every rule). Keep /nacm in the \
+             configuration (merge instead of replace, or include it), or have another \
+             administrator make this change."
+        )))
+}
+
+/// Gives `user` full access back if the stored configuration has taken it away: a group and
+/// a rule-list named [`RECOVERY`] with one permit-all rule, put first. Logged as a warning;
+/// nothing happens when the user already has full access.
+pub(crate) fn restore_admin(engine: &Engine, user: &str) -> Result<(), EngineError> {
+    if full_access(&engine.acl(user)) {
+        return Ok(());
+    }
+    let writer: WriteGuard<'_> = engine.lock_write();
+    let running = engine.datastores().snapshot(DatastoreName::Running);
+    let mut root = running.root.clone();
+    let model = engine.schema.model();
+    let user_text = xml::escape_text(user);
+    // Remove an earlier recovery's entries first, so that the rule-list is created anew
+    // in first place even if it was moved or changed since.
+    let remove = format!(
+        "<config xmlns:nc=\"{NETCONF_BASE_NS}\"><nacm xmlns=\"{NACM_NS}\"><groups>\
+         <group nc:operation=\"remove\"><name>{RECOVERY}</name></group></groups>\
+         <rule-list nc:operation=\"remove\"><name>{RECOVERY}</name></rule-list></nacm></config>"
+    );
+    let add = format!(
+        "<config xmlns:yang=\"{YANG_NS}\"><nacm xmlns=\"{NACM_NS}\"><groups><group><name>{RECOVERY}</name>\
+         <user-name>{user_text}</user-name></group></groups>\
+         <rule-list yang:insert=\"first\"><name>{RECOVERY}</name><group>{RECOVERY}</group>\
+         <rule><name>permit-all</name><module-name>*</module-name>\
+         <access-operations>*</access-operations><action>permit</action>\
+         <comment>Restored at start for the administrator named by --admin.</comment>\
+         </rule></rule-list></nacm></config>"
+    );
+    for text in [remove, add] {
+        let config =
+            xml::parse(text.as_bytes()).map_err(|e| EngineError::Recovery(e.to_string()))?;
+        let mut scope = Scope::new();
+        scope.enter(&config);
+        let errors =
+            edit::apply(model, &mut root, &config, &scope, Op::Merge, ErrorOption::StopOnError);
+        if let Some(e) = errors.first() {
+            return Err(EngineError::Recovery(e.to_string()));
+        }
+    }
+    let snap = engine
+        .datastores()
+        .check(&data::data_text(&root), true)
+        .map_err(|e| EngineError::Recovery(e.to_string()))?;
+    let origin = Origin { session_id: None, user: None };
+    engine
+        .set_running(snap, &origin, RunningWrite::Running, &[])
+        .map_err(|e| EngineError::Recovery(e.to_string()))?;
+    drop(writer);
+    warn!(
+        user,
+        "the stored access rules denied the administrator named by --admin: restored full \
+         access with NACM group and rule-list '{RECOVERY}' (first rule-list)"
+    );
+    Ok(())
+}
