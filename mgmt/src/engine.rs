@@ -67,6 +67,9 @@ pub enum EngineError {
     /// The administrator's access could not be restored at start (`--admin`).
     #[error("restoring the administrator's access failed: {0}")]
     Recovery(String),
+    /// The thread that opened the engine stopped (a backend panicked at start).
+    #[error("the start-up thread failed: {0}")]
+    StartThread(String),
 }
 
 /// One session as the engine knows it.

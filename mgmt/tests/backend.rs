@@ -468,3 +468,64 @@ fn an_inline_request_that_would_wait_changes_nothing() {
     assert_eq!(inline(edit("candidate", &ifs(&iface("b0", "")))), Some("ok"));
     assert_eq!(inline("<unlock><target><candidate/></target></unlock>".into()), Some("ok"));
 }
+
+/// A backend that waits for another task of the server's runtime in `apply`, as a daemon's
+/// backend does when it hands a change to a port task and waits for its answer: that is
+/// only possible on a blocking thread (on an async worker `block_on` panics).
+struct WaitsForATask {
+    applied: Arc<std::sync::atomic::AtomicUsize>,
+}
+
+impl Backend for WaitsForATask {
+    fn name(&self) -> &str {
+        "waits"
+    }
+
+    fn modules(&self) -> Vec<String> {
+        vec!["mgmt-test".into()]
+    }
+
+    fn apply(&self, _tx: &Transaction<'_>) {
+        let rt = tokio::runtime::Handle::current();
+        let answer = rt.block_on(async { tokio::spawn(async { 7 }).await.expect("task") });
+        assert_eq!(answer, 7);
+        self.applied.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 1)]
+async fn start_up_hands_the_stored_configuration_to_backends_on_a_blocking_thread() {
+    // Some mgmt-test configuration stored by a first server (its own process, so that its
+    // database lock is gone when it is killed).
+    let dir = tempfile::tempdir().expect("tempdir");
+    let state = dir.path().join("state");
+    std::fs::create_dir_all(&state).expect("state dir");
+    let users = format!("alice password {}\n", common::weak_hash("wonderland"));
+    std::fs::write(state.join("users"), &users).expect("users");
+    std::fs::write(dir.path().join("users"), &users).expect("users");
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_mgmt-serve"));
+    command.arg(&state).args(common::serve_args("alice"));
+    let (mut first, addr) = common::spawn_serve(command);
+    let ssh = common::ssh_login(addr, common::Login::Password("alice", "wonderland"))
+        .await
+        .expect("login");
+    let ch = common::open_subsystem(&ssh, "netconf").await.expect("subsystem");
+    let mut c = common::NcClient::connect(ch.into_stream(), &common::both_bases()).await;
+    let label = format!("<settings xmlns=\"{MT}\"><label>kept</label></settings>");
+    ok(&c.rpc("1", &edit("running", &label)).await);
+    first.kill().expect("kill");
+    let _ = first.wait();
+
+    let applied = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let backend = Arc::new(WaitsForATask { applied: applied.clone() });
+    let server =
+        mgmt::ssh::Server::start_with_backends(common::live_config(dir.path()), vec![backend])
+            .await
+            .expect("the server starts with a backend that waits in apply");
+    assert_eq!(
+        applied.load(std::sync::atomic::Ordering::SeqCst),
+        1,
+        "the stored configuration was applied"
+    );
+    server.shutdown().await;
+}

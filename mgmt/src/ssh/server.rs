@@ -108,13 +108,21 @@ impl Server {
                 .map_err(|e| SchemaError::Context(e.to_string()))??
         };
         let registry = Registry::new(config.max_sessions);
-        let engine = Engine::open(
-            &config.datastores_path(),
-            Arc::new(schema),
-            registry.clone(),
-            EngineConfig { admin_user: config.admin_user.clone(), replay_log: config.replay_log },
-            backends,
-        )?;
+        // On a blocking thread: opening sled may wait for its lock, and the backends'
+        // prepare and apply of the stored configuration are promised a blocking thread.
+        let engine = {
+            let dir = config.datastores_path();
+            let engine_config = EngineConfig {
+                admin_user: config.admin_user.clone(),
+                replay_log: config.replay_log,
+            };
+            let registry = registry.clone();
+            tokio::task::spawn_blocking(move || {
+                Engine::open(&dir, Arc::new(schema), registry, engine_config, backends)
+            })
+            .await
+            .map_err(|e| EngineError::StartThread(e.to_string()))??
+        };
         let shared = Arc::new(Shared {
             accounts: RwLock::new(Arc::new(Accounts {
                 users,
