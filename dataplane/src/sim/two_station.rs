@@ -61,7 +61,8 @@ pub struct TwoStationConfig {
     /// alignments of frames in progress.
     pub seed: u64,
     /// B's buffer allocation in octets; `None` allocates twice the headroom rounded up to 1 KiB
-    /// (SPEC §4.5). XOFF stays one headroom below the allocation (at 0 if it is smaller).
+    /// (SPEC §4.5). XOFF stays one headroom and one frame less an octet below the allocation (at
+    /// 0 if it is smaller).
     pub allocation_octets: Option<u64>,
     /// Records a [`Sample`] every this often, for plots.
     pub record_every: Option<Picos>,
@@ -199,10 +200,7 @@ impl TwoStation {
         let enable = 1u8 << cfg.priority;
         let headroom_octets = cfg.headroom_bits.div_ceil(8);
         let frame = u64::from(cfg.frame_len);
-        let b_buffer = match cfg.allocation_octets {
-            Some(allocation) => IngressBuffer::new(allocation, headroom_octets, frame),
-            None => IngressBuffer::from_headroom(headroom_octets, frame),
-        };
+        let b_buffer = IngressBuffer::from_headroom(headroom_octets, frame, cfg.allocation_octets);
         TwoStation {
             events: EventQueue::new(),
             a_to_b: SimLink::new(cfg.speed, one_way),
