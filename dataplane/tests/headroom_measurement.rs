@@ -300,3 +300,42 @@ fn a_result_below_the_minimum_is_raised_to_it() {
     let b = r.b.round_trip_quanta.expect("B's estimate");
     assert!((184..=186).contains(&b), "{b}");
 }
+
+#[test]
+fn macsec_on_the_measured_path_gives_the_calculated_allowance() {
+    // User data MACsec protected, PFC frames not (path code 1): requests go unprotected, responses
+    // through A's transmit SecY and B's receive SecY, each the 36.4.1 bound (19 360 bit times at
+    // 10 Gb/s, 1.936 us held in time above). B's allowance by measurement must be the calculated
+    // one for the same link within the measurement error, never a SecY delay more.
+    use dataplane::headroom::{calculate, measured_headroom, secy_delay, Macsec, WorstCase};
+    for (speed, metres) in [(LinkSpeed::G10, 100), (LinkSpeed::G100, 2_000), (LinkSpeed::G400, 1)] {
+        let mut stations = TwoStationConfig::annex_n(0, 1);
+        stations.speed = speed;
+        stations.link_metres = metres;
+        stations.medium = Medium::Fibre;
+        let inputs = dataplane::headroom::HeadroomInputs {
+            macsec: Macsec { user_data: true, pfc_frames: false },
+            ..stations.headroom_inputs().expect("valid")
+        };
+        let calculated = calculate(&inputs).expect("valid").bits;
+        let secy = secy_delay(speed, inputs.max_frame_octets, None).bits as u64;
+        let mut cfg = MeasurePairConfig::for_stations(&stations, 7);
+        cfg.path = PathCode::DataProtected;
+        cfg.secy_delay = speed.bits_time(secy);
+        cfg.wire_wait_max = speed.quanta(100);
+        cfg.response_wait_max = speed.quanta(100);
+        let r = run(cfg);
+        let quanta = r.b.round_trip_quanta.expect("B measured");
+        let wd = WorstCase { max_frame_octets: inputs.max_frame_octets };
+        let measured = measured_headroom(speed, u64::from(quanta), &wd).expect("valid").bits;
+        let config = AllowanceConfig::new(0);
+        let results = CalculatedResults { measurement_bits: Some(measured), ..Default::default() };
+        let allowance = allowance::select(&config, AutomaticCalculation::Measurement, &results)
+            .expect("valid")
+            .bits;
+        let what = format!("{speed} {metres} m: measured {allowance}, calculated {calculated}");
+        assert!(allowance >= calculated, "{what}");
+        assert!(allowance - calculated <= 8 * 512, "{what}");
+        assert!(allowance < calculated + secy, "{what}: a SecY counted twice");
+    }
+}

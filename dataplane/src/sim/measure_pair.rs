@@ -109,6 +109,10 @@ pub struct MeasurePairConfig {
     pub response_wait_max: Picos,
     /// Fixed time from an HMPDU's last bit to its processing, known to both stations.
     pub receive_fixed: Picos,
+    /// One SecY's delay, transmit or receive: an HMPDU sent through a SecY's Controlled Port
+    /// passes the sender's transmit SecY and the receiver's receive SecY, so it arrives twice
+    /// this later. Zero models no MACsec.
+    pub secy_delay: Picos,
     pub seed: u64,
     /// The run stops at this time, or earlier when nothing is left to happen.
     pub duration: Picos,
@@ -128,6 +132,7 @@ impl MeasurePairConfig {
             wire_wait_max: Picos::ZERO,
             response_wait_max: Picos::ZERO,
             receive_fixed: Picos::ZERO,
+            secy_delay: Picos::ZERO,
             seed,
             duration: Picos::from_ms(1_000),
         }
@@ -474,6 +479,7 @@ impl MeasurePair {
 
     fn arrive(&mut self, now: Picos, s: Station) {
         let fixed = self.cfg.receive_fixed;
+        let secy = self.cfg.secy_delay * 2;
         let from = self.side(s.peer());
         let mut delivered = Vec::new();
         while let Some((_, frame)) = from.link.receive(now) {
@@ -483,7 +489,8 @@ impl MeasurePair {
             }
         }
         for (via, bytes) in delivered {
-            self.events.schedule(now + fixed, Event::Deliver(s, via, bytes));
+            let through_secy = if via == Interface::Secy { secy } else { Picos::ZERO };
+            self.events.schedule(now + fixed + through_secy, Event::Deliver(s, via, bytes));
         }
     }
 

@@ -2,6 +2,7 @@
 //! simulated point-to-point links, ingress buffer accounting, and the two-station scenario that
 //! wires two PFC stations back to back, and two headroom measurement participants on a link.
 
+mod calculated;
 mod credit_pair;
 mod events;
 mod ingress;

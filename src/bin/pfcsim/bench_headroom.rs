@@ -192,7 +192,7 @@ fn buffers() -> Result<(), String> {
     for metres in BUFFER_LENGTHS {
         let cfg = congested(metres, 1);
         let quanta = measure(&cfg).map_err(|e| e.to_string())?;
-        let wd = WorstCase { max_frame_octets: max_frame_octets(&cfg), ..WorstCase::default() };
+        let wd = WorstCase { max_frame_octets: max_frame_octets(&cfg) };
         let measured =
             measured_headroom(cfg.speed, u64::from(quanta), &wd).map_err(|e| e.to_string())?.bits;
         let ceiling = |bits: u64| (bits.div_ceil(8) * 4).max(256 * 1024);
