@@ -107,7 +107,7 @@ impl Participant {
                 return;
             }
         }
-        self.process(now, request, response, pdu.reserved, len);
+        self.process(now, request, response, len);
     }
 
     /// Common path: the previous HMPDU's response, or a request it prompted, is still to be sent.
@@ -122,7 +122,7 @@ impl Participant {
         }
         if let Some(held) = self.held.take() {
             let (request, response) = self.decode(&held.pdu);
-            self.process(held.at, request, response, held.pdu.reserved, held.len);
+            self.process(held.at, request, response, held.len);
         }
     }
 
@@ -147,7 +147,6 @@ impl Participant {
         at: Picos,
         request: Option<HmpduTuple>,
         response: Option<HmpduTuple>,
-        reserved: u8,
         len: u64,
     ) {
         self.counters.hmpdus_processed += 1;
@@ -155,15 +154,15 @@ impl Participant {
             self.process_response(at, response, len);
         }
         if let Some(request) = request {
-            self.process_request(at, request, reserved);
+            self.process_request(at, request);
         }
     }
 
     /// QP: a response shall be sent for every request received (36.9.6). Two requests with no
     /// response between them mean our last request was lost: prompt a new one (36.9.7).
-    fn process_request(&mut self, at: Picos, request: HmpduTuple, reserved: u8) {
+    fn process_request(&mut self, at: Picos, request: HmpduTuple) {
         self.counters.requests_received += 1;
-        self.tx_response = Some(PendingResponse { request, reserved, received_at: at });
+        self.tx_response = Some(PendingResponse { request, received_at: at });
         self.requests_since_response += 1;
         if self.requests_since_response >= 2 && self.measure {
             self.requests_since_response = 0;

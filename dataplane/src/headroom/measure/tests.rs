@@ -272,3 +272,22 @@ fn configurations_the_protocol_cannot_run_with_are_refused() {
     // 25 ms at 100 Gb/s is 4 882 812.5 quanta, rounded up.
     assert_eq!(base.maximum_quanta, 4_882_813);
 }
+
+#[test]
+fn a_response_reflects_the_path_and_sends_bits_2_1_as_zero() {
+    // 36.9.5: bits 2-1 are transmitted as zero and ignored on receipt; 36.9.6 would reflect bits
+    // 4-1. We reflect the path (bits 4-3, which must be ours anyway) and send bits 2-1 as zero.
+    let mut b = up(B, |c| c.path = PathCode::Protected);
+    b.poll_transmit(Picos::ZERO, Interface::Secy, Picos::ZERO);
+    let mut request =
+        Hmpdu::new(A, PathCode::Protected, Some(HmpduTuple::request(9, 0)), None).to_vec();
+    request[15] |= 0b11; // Format Identifier, the octet after Version/Subtype
+    let parsed = Hmpdu::parse(&request).expect("parses");
+    assert_eq!((parsed.reserved, parsed.path), (0b11, PathCode::Protected));
+    b.receive(Picos::ZERO, Interface::Secy, &request);
+    assert_eq!(b.counters().requests_received, 1, "bits 2-1 are ignored on receipt");
+    let response = b.poll_transmit(Picos::ZERO, Interface::Secy, Picos::ZERO).expect("response");
+    assert_eq!(response.tuple1.map(|t| t.request_timestamp), Some(9));
+    let bytes = response.to_vec();
+    assert_eq!(bytes[15] & 0b1111, 0b1000, "path 2 reflected, bits 2-1 zero");
+}
