@@ -6,7 +6,7 @@
 use dataplane::headroom::allowance::{
     self, AllowanceConfig, AllowanceSource, AutomaticCalculation, CalculatedResults,
 };
-use dataplane::headroom::measure::MeasureConfig;
+use dataplane::headroom::measure::{Discard, MeasureConfig};
 use dataplane::sim::{
     Faults, MeasurePair, MeasurePairConfig, MeasurePairReport, Medium, Station, StationSetup,
     TwoStationConfig,
@@ -276,16 +276,75 @@ fn reordered_hmpdus_do_not_disturb_the_estimate() {
 }
 
 #[test]
-fn a_result_above_the_maximum_is_lowered_to_it() {
-    // 9.39 us is 183.4 quanta at 10 Gb/s; with the maximum at 150 every result becomes 150.
+fn a_result_above_the_maximum_is_discarded_and_counted() {
+    // 9.39 us is 183.4 quanta at 10 Gb/s; with the maximum at 150 no result can be this link's
+    // round trip: each is counted and left out, and A has no estimate (its allowance stays at
+    // its initial or link-delay value).
     let mut cfg = annex_n();
     cfg.a.configure = |c| c.maximum_quanta = 150;
     let r = run(cfg);
-    assert_eq!(r.a.results.len(), 3);
-    assert!(r.a.results.iter().all(|m| m.quanta == 150 && m.raw_quanta > 150));
-    assert_eq!(r.a.counters.results_clamped_to_maximum, 3);
-    assert_eq!(r.a.round_trip_quanta, Some(150));
-    assert_eq!(r.b.counters.results_clamped_to_maximum, 0);
+    assert!(r.a.results.len() >= 2, "{:?}", r.a);
+    assert!(r.a.results.iter().all(|m| m.discarded == Some(Discard::AboveMaximum)));
+    assert!(r.a.results.iter().all(|m| m.raw_quanta > 150));
+    assert_eq!(r.a.counters.results_discarded_above_maximum, r.a.results.len() as u64);
+    assert_eq!(r.a.round_trip_quanta, None);
+    assert_eq!(r.b.counters.results_discarded_above_maximum, 0);
+}
+
+#[test]
+fn one_response_held_for_the_maximum_round_trip_spoils_nothing() {
+    // A holds its second response for B's maximum acceptable round trip (the one B derives
+    // from the link): B counts it (above the maximum, an outlier, or overtaken by a later
+    // answer) and B's estimate stays within 8 quanta of the truth. With a mean of the results
+    // clamped to a 25 ms maximum, one such response set a 1 m link's estimate to thousands of
+    // quanta.
+    for (speed, metres) in [(LinkSpeed::G10, 1), (LinkSpeed::G100, 2_000), (LinkSpeed::G400, 60_000)]
+    {
+        for seed in 0..4 {
+            let mut cfg = annex_n();
+            cfg.speed = speed;
+            cfg.link_metres = metres;
+            cfg.medium = Medium::Fibre;
+            cfg.seed = seed;
+            cfg.wire_wait_max = speed.quanta(50);
+            cfg.response_wait_max = speed.quanta(50);
+            let eight: fn(&mut MeasureConfig) = |c| c.results_wanted = 8;
+            cfg.a.configure = eight;
+            cfg.b.configure = eight;
+            let maximum = MeasureConfig::for_link(speed, Default::default(), metres).maximum_quanta;
+            cfg.a.hold_response = Some((2, speed.quanta(u64::from(maximum))));
+            let r = run(cfg);
+            let what = format!("{speed} {metres} m seed {seed}: {:?}", r.b);
+            assert_eq!(r.a.held_responses, 1, "{what}");
+            let c = r.b.counters;
+            let set_aside = c.results_discarded_above_maximum
+                + c.results_discarded_outlier
+                + c.responses_out_of_order;
+            assert_eq!(set_aside, 1, "{what}");
+            let error = r.error(Station::B).expect("an estimate");
+            assert!(error.abs() <= 8 * r.quantum.as_ps() as i64, "{what}: off by {error} ps");
+        }
+    }
+}
+
+#[test]
+fn losing_both_first_hmpdus_costs_one_interval_derived_from_the_link() {
+    // Neither station hears the other's first HMPDU, so neither sees two requests without a
+    // response: only the repeat after the maximum acceptable round trip restarts the exchange.
+    // That interval comes from the link (20.012 us for 1 m: 391 quanta at 10 Gb/s), not 25 ms.
+    let mut cfg = annex_n();
+    cfg.link_metres = 1;
+    cfg.medium = Medium::Fibre;
+    cfg.a.lose_first = 1;
+    cfg.b.lose_first = 1;
+    let r = run(cfg);
+    let interval = LinkSpeed::G10.quanta(391);
+    for s in [Station::A, Station::B] {
+        let o = r.station(s);
+        assert_eq!(o.counters.requests_repeated, 1, "{s:?}");
+        let second = o.result_at(2).expect("two results");
+        assert!(second < interval + r.link_round_trip * 4, "{s:?}: {second}");
+    }
 }
 
 #[test]

@@ -8,7 +8,7 @@
 //! outlive it; what HR's buffering rules wait for is what they leave behind: txResponse not yet
 //! sent, and a prompt stimulated by reception not yet sent.
 
-use super::estimate::{clamp, Measurement};
+use super::estimate::{raise, Discard, Measurement};
 use super::participant::{Held, Participant, PendingResponse, Prompt};
 use super::paths::Interface;
 use crate::headroom::allowance::Clamp;
@@ -172,8 +172,9 @@ impl Participant {
         }
     }
 
-    /// RP: round trip = ResponseDelay + Request Adjustment + Response Adjustment (36.9.4),
-    /// clamped (36.9.6), into the estimate; while measuring, prompt the next request.
+    /// RP: round trip = ResponseDelay + Request Adjustment + Response Adjustment (36.9.4), raised
+    /// to the minimum (36.9.6), offered to the estimate, which discards what cannot be the link's
+    /// round trip; while measuring, prompt the next request.
     fn process_response(&mut self, at: Picos, response: HmpduTuple, len: u64) {
         self.requests_since_response = 0;
         let Some(i) =
@@ -191,14 +192,17 @@ impl Participant {
         }
         self.newest_answered = Some(ts);
         let raw = self.round_trip(at, &response, len);
-        let (quanta, how) = clamp(raw, self.cfg.minimum_quanta, self.cfg.maximum_quanta);
-        match how {
-            Clamp::RaisedToMinimum => self.counters.results_clamped_to_minimum += 1,
-            Clamp::LoweredToMaximum => self.counters.results_clamped_to_maximum += 1,
-            Clamp::None => {}
+        let (quanta, clamp) = raise(raw, self.cfg.minimum_quanta);
+        if clamp == Clamp::RaisedToMinimum {
+            self.counters.results_clamped_to_minimum += 1;
         }
-        self.estimate.push(quanta);
-        self.results.push(Measurement { at, raw_quanta: raw, quanta, clamp: how });
+        let discarded = self.estimate.offer(quanta, self.cfg.maximum_quanta);
+        match discarded {
+            Some(Discard::AboveMaximum) => self.counters.results_discarded_above_maximum += 1,
+            Some(Discard::Outlier) => self.counters.results_discarded_outlier += 1,
+            None => {}
+        }
+        self.results.push(Measurement { at, raw_quanta: raw, quanta, clamp, discarded });
         self.counters.responses_received += 1;
         self.responses_since_up += 1;
         if self.responses_since_up >= self.cfg.results_wanted {
