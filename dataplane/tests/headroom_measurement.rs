@@ -298,7 +298,8 @@ fn one_response_held_for_the_maximum_round_trip_spoils_nothing() {
     // answer) and B's estimate stays within 8 quanta of the truth. With a mean of the results
     // clamped to a 25 ms maximum, one such response set a 1 m link's estimate to thousands of
     // quanta.
-    for (speed, metres) in [(LinkSpeed::G10, 1), (LinkSpeed::G100, 2_000), (LinkSpeed::G400, 60_000)]
+    for (speed, metres) in
+        [(LinkSpeed::G10, 1), (LinkSpeed::G100, 2_000), (LinkSpeed::G400, 60_000)]
     {
         for seed in 0..4 {
             let mut cfg = annex_n();

@@ -57,8 +57,7 @@ pub fn headroom_for(
         HeadroomMethod::Calculated => (calculate(&inputs_for(stations)?)?.bits, None),
         HeadroomMethod::Measured => {
             let quanta = measure(stations)?;
-            let wd =
-                WorstCase { max_frame_octets: max_frame_octets(stations) };
+            let wd = WorstCase { max_frame_octets: max_frame_octets(stations) };
             (measured_headroom(stations.speed, u64::from(quanta), &wd)?.bits, Some(quanta))
         }
         HeadroomMethod::Fixed => (fixed_bits.ok_or(ScenarioError::FixedWithoutBits)?, None),

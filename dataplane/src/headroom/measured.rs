@@ -99,7 +99,8 @@ mod tests {
         .bits;
         assert_eq!(calculated, 164_944);
         let round_trip = (calculated - 2 * 16_160).div_ceil(512);
-        let h = measured_headroom(LinkSpeed::G10, round_trip, &WorstCase::default()).expect("valid");
+        let h =
+            measured_headroom(LinkSpeed::G10, round_trip, &WorstCase::default()).expect("valid");
         assert!(h.bits >= calculated && h.bits - calculated < 512, "{} vs {calculated}", h.bits);
         assert!(!h.breakdown.to_string().contains("SecY receive"));
     }

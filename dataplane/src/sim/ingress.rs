@@ -131,7 +131,10 @@ mod tests {
         assert_eq!(b.xoff_threshold(), 31 * 1024 - 15_778 - 1_999);
         assert_eq!(b.xon_threshold(), 31 * 1024 - 15_778 - 1_999 - 2000);
         let small = IngressBuffer::from_headroom(15_778, 2000, Some(10_000));
-        assert_eq!((small.allocation(), small.xoff_threshold(), small.xon_threshold()), (10_000, 0, 0));
+        assert_eq!(
+            (small.allocation(), small.xoff_threshold(), small.xon_threshold()),
+            (10_000, 0, 0)
+        );
     }
 
     #[test]
