@@ -6,6 +6,7 @@ mod calculated;
 mod credit_pair;
 mod events;
 mod ingress;
+mod least_buffer;
 mod link;
 mod measure_pair;
 mod rng;
@@ -14,6 +15,7 @@ mod two_station;
 pub use credit_pair::{CreditPair, CreditPairConfig, CreditPairReport};
 pub use events::EventQueue;
 pub use ingress::{BufferVerdict, IngressBuffer, IngressCounters};
+pub use least_buffer::{least_buffer_above_xoff, run_with_reserve, LeastBuffer};
 pub use link::{DataFrame, LinkFrame, Medium, SimLink};
 pub use measure_pair::{
     Fate, Faults, MeasurePair, MeasurePairConfig, MeasurePairReport, Sent, Station, StationOutcome,

@@ -65,6 +65,9 @@ pub struct TwoStationConfig {
     /// Randomises start offsets and the drain's phase so different seeds hit different
     /// alignments of frames in progress.
     pub seed: u64,
+    /// When A starts sending, B starts sending its own frames, and B's drain starts, instead of
+    /// the seed's random offsets within a frame time: lets a search sweep the alignments.
+    pub start_offsets: Option<[Picos; 3]>,
     /// B's buffer allocation in octets; `None` allocates twice the headroom rounded up to 1 KiB
     /// (SPEC §4.5). XOFF stays one headroom and one frame less an octet below the allocation (at
     /// 0 if it is smaller).
@@ -123,6 +126,7 @@ impl TwoStationConfig {
             drain_percent: 20,
             duration: Picos::from_ms(5),
             seed,
+            start_offsets: None,
             allocation_octets: None,
             record_every: None,
             measure_from: Picos::ZERO,
@@ -242,9 +246,12 @@ impl TwoStation {
     pub fn run(mut self) -> TwoStationReport {
         let jitter = |rng: &mut SimRng, span: Picos| Picos(rng.below(span.as_ps().max(1)));
         let frame_time = self.cfg.speed.frame_time(u64::from(self.cfg.frame_len));
-        let a_start = jitter(&mut self.rng, frame_time);
-        let b_start = jitter(&mut self.rng, frame_time);
-        let drain_start = jitter(&mut self.rng, frame_time);
+        let mut a_start = jitter(&mut self.rng, frame_time);
+        let mut b_start = jitter(&mut self.rng, frame_time);
+        let mut drain_start = jitter(&mut self.rng, frame_time);
+        if let Some([a, b, drain]) = self.cfg.start_offsets {
+            (a_start, b_start, drain_start) = (a, b, drain);
+        }
         self.events.schedule(a_start, Event::ATxFree);
         self.events.schedule(b_start, Event::BTxFree);
         if self.cfg.drain_percent > 0 {
