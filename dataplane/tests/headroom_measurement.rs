@@ -295,9 +295,7 @@ fn a_result_above_the_maximum_is_discarded_and_counted() {
 fn one_response_held_for_the_maximum_round_trip_spoils_nothing() {
     // A holds its second response for B's maximum acceptable round trip (the one B derives
     // from the link): B counts it (above the maximum, an outlier, or overtaken by a later
-    // answer) and B's estimate stays within 8 quanta of the truth. With a mean of the results
-    // clamped to a 25 ms maximum, one such response set a 1 m link's estimate to thousands of
-    // quanta.
+    // answer) and B's estimate stays within 8 quanta of the truth.
     for (speed, metres) in
         [(LinkSpeed::G10, 1), (LinkSpeed::G100, 2_000), (LinkSpeed::G400, 60_000)]
     {
@@ -332,7 +330,7 @@ fn one_response_held_for_the_maximum_round_trip_spoils_nothing() {
 fn losing_both_first_hmpdus_costs_one_interval_derived_from_the_link() {
     // Neither station hears the other's first HMPDU, so neither sees two requests without a
     // response: only the repeat after the maximum acceptable round trip restarts the exchange.
-    // That interval comes from the link (20.012 us for 1 m: 391 quanta at 10 Gb/s), not 25 ms.
+    // That interval comes from the link: 20.012 us for 1 m, 391 quanta at 10 Gb/s.
     let mut cfg = annex_n();
     cfg.link_metres = 1;
     cfg.medium = Medium::Fibre;

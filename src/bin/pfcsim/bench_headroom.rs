@@ -177,7 +177,7 @@ fn buffers() -> Result<(), String> {
     println!(
         "     after start-up, for seeds 1 and 2; smallest whole KiB found by bisection over the"
     );
-    println!("     simulation. PFC: XOFF one headroom below the buffer's end. Fixed default: the");
+    println!("     simulation. PFC: XOFF a headroom and a frame below the end. Fixed default: the");
     println!("     link-delay headroom of 10 km. Credit: 64-octet blocks, 2048-block window.");
     println!();
     let ten_km = calculate(&inputs_for(&congested(10_000, 1)).map_err(|e| e.to_string())?)

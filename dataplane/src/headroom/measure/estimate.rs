@@ -12,8 +12,8 @@
 //! upper bound of the true round trip (the counter difference is taken as its upper bound and
 //! every adjustment is rounded up), so any order statistic is too; the median is the one that
 //! one wrong result, high or low, can move by no more than one rank — between neighbouring
-//! results, which lie within a quantum or two of each other. A mean moved by a single response
-//! held for 25 ms by thousands of quanta.
+//! results, which lie within a quantum or two of each other. A mean moves by an eighth of any
+//! one result's error, without bound.
 
 use super::config::ESTIMATE_WINDOW;
 use crate::headroom::allowance::Clamp;
