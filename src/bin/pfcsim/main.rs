@@ -56,10 +56,10 @@ enum Command {
     /// 100 m, 10 km and 60 km.
     BenchBuffer {
         /// Alignments of B's frames against A's searched per drain and frame mix.
-        #[arg(long, default_value_t = 256)]
+        #[arg(long, default_value_t = 4096)]
         alignments: u32,
         /// The same from 10 km on, where a frame more or less weighs little.
-        #[arg(long, default_value_t = 64)]
+        #[arg(long, default_value_t = 256)]
         long_alignments: u32,
     },
     /// Headroom: measurement accuracy and time to two results per link length and speed, and
