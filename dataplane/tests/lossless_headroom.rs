@@ -79,7 +79,7 @@ fn speeds() -> impl Strategy<Value = LinkSpeed> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 1500, failure_persistence: None, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 3000, failure_persistence: None, ..ProptestConfig::default() })]
 
     /// Links up to 2 km, where the frames in progress and the interfaces weigh most.
     #[test]
@@ -97,7 +97,7 @@ proptest! {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 60, failure_persistence: None, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 100, failure_persistence: None, ..ProptestConfig::default() })]
 
     /// 10 km to 1000 km, where the link is most of the headroom (fewer cases: a 1000 km case is
     /// 10 ms of line-rate traffic).
