@@ -81,18 +81,22 @@ fn speeds() -> impl Strategy<Value = LinkSpeed> {
 proptest! {
     #![proptest_config(ProptestConfig { cases: 3000, failure_persistence: None, ..ProptestConfig::default() })]
 
-    /// Links up to 2 km, where the frames in progress and the interfaces weigh most.
+    /// Links up to 2 km, where the frames in progress and the interfaces weigh most, with the
+    /// headroom as calculated or measured, or 5 % or 50 % more.
     #[test]
     fn short_links_are_lossless_at_the_calculated_and_measured_headroom(
         speed in speeds(),
         metres in prop::sample::select(vec![1u64, 3, 10, 30, 100, 300, 1_000, 2_000]),
         drain in prop::sample::select(DRAINS.to_vec()),
         mix in prop::sample::select(MIXES.to_vec()),
+        percent in prop::sample::select(vec![100u64, 105, 150]),
         seed in any::<u64>(),
     ) {
+        // More headroom than calculated never loses frames either: where XOFF falls relative
+        // to whole frames must not matter.
         let cfg = stations(speed, metres, drain, mix, seed);
-        check_lossless(&cfg, "calculated", calculated_bits(&cfg));
-        check_lossless(&cfg, "measured", measured_bits(&cfg));
+        check_lossless(&cfg, "calculated", calculated_bits(&cfg) * percent / 100);
+        check_lossless(&cfg, "measured", measured_bits(&cfg) * percent / 100);
     }
 }
 
@@ -125,7 +129,9 @@ proptest! {
 /// of every 2024 octets on the wire), by whole frames (the last frame A starts before the pause
 /// takes effect is whole, not a fraction), and by up to a frame at each of items d) and i) and
 /// at the trigger when a run's alignment is not the worst. 10 % of the headroom has to exceed
-/// all of that: about 67 kB, reached from a few hundred metres at 100 Gb/s and a few km at 10.
+/// all of that: about 67 kB of headroom, which 400 Gb/s has even over 1 m, 200 Gb/s from 100 m,
+/// 100 Gb/s from 300 m, 40 and 50 Gb/s from 1 km, 25 Gb/s from 2 km and 10 Gb/s from 5 km. On
+/// shorter links 0.9 × may or may not lose frames, depending on the alignment.
 fn tight(cfg: &TwoStationConfig, headroom_bits: u64) -> bool {
     let octets = headroom_bits / 8;
     let frame_on_wire = cfg.max_frame_octets() + 24;
@@ -152,6 +158,6 @@ fn nine_tenths_of_the_headroom_loses_frames_where_the_bound_is_tight() {
             }
         }
     }
-    // 10 km and 60 km at every speed, and 2 km from 25 Gb/s up, are tight.
-    assert!(tight_cases >= 2 * 3 * (2 * 7 + 6), "{tight_cases}");
+    // 10 km and 60 km at every speed, 2 km from 25 Gb/s up, 100 m from 200 and 1 m at 400.
+    assert_eq!(tight_cases, 2 * 3 * (2 * 7 + 6 + 2 + 1), "{tight_cases}");
 }
