@@ -366,19 +366,22 @@ fn macsec_on_the_measured_path_gives_the_calculated_allowance() {
     // 10 Gb/s, 1.936 us held in time above). B's allowance by measurement must be the calculated
     // one for the same link within the measurement error, never a SecY delay more.
     use dataplane::headroom::{calculate, measured_headroom, secy_delay, Macsec, WorstCase};
-    for (speed, metres) in [(LinkSpeed::G10, 100), (LinkSpeed::G100, 2_000), (LinkSpeed::G400, 1)] {
+    // With PFC frames protected too (path code 2), requests cross the other two SecYs.
+    let links = [(LinkSpeed::G10, 100), (LinkSpeed::G100, 2_000), (LinkSpeed::G400, 1)];
+    let paths = [PathCode::DataProtected, PathCode::Protected];
+    for ((speed, metres), path) in links.into_iter().flat_map(|l| paths.map(|p| (l, p))) {
         let mut stations = TwoStationConfig::annex_n(0, 1);
         stations.speed = speed;
         stations.link_metres = metres;
         stations.medium = Medium::Fibre;
         let inputs = dataplane::headroom::HeadroomInputs {
-            macsec: Macsec { user_data: true, pfc_frames: false },
+            macsec: Macsec::from(path),
             ..stations.headroom_inputs().expect("valid")
         };
         let calculated = calculate(&inputs).expect("valid").bits;
         let secy = secy_delay(speed, inputs.max_frame_octets, None).bits as u64;
         let mut cfg = MeasurePairConfig::for_stations(&stations, 7);
-        cfg.path = PathCode::DataProtected;
+        cfg.path = path;
         cfg.secy_delay = speed.bits_time(secy);
         cfg.wire_wait_max = speed.quanta(100);
         cfg.response_wait_max = speed.quanta(100);
@@ -391,7 +394,8 @@ fn macsec_on_the_measured_path_gives_the_calculated_allowance() {
         let allowance = allowance::select(&config, AutomaticCalculation::Measurement, &results)
             .expect("valid")
             .bits;
-        let what = format!("{speed} {metres} m: measured {allowance}, calculated {calculated}");
+        let what =
+            format!("{speed} {metres} m {path:?}: measured {allowance}, calculated {calculated}");
         assert!(allowance >= calculated, "{what}");
         assert!(allowance - calculated <= 8 * 512, "{what}");
         assert!(allowance < calculated + secy, "{what}: a SecY counted twice");
