@@ -2,8 +2,8 @@
 //! receive delays at one end of the link), and the stack a port is assumed to have at each speed
 //! when nothing is configured.
 //!
-//! The 10 Gb/s figures are Table N-1's (P802.1Qdt Annex N, from IEEE Std 802.3-2018), checked
-//! against the draft. The figures above 10 Gb/s are from IEEE Std 802.3-2022's delay-constraint
+//! The 10 Gb/s figures are Table N-1's (P802.1Qdt Annex N, from IEEE Std 802.3-2018, whose
+//! Clause 44.3 collects the 10 Gb/s sublayers' constraints), checked against the draft. The figures above 10 Gb/s are from IEEE Std 802.3-2022's delay-constraint
 //! tables as we know them (each cited by clause below); those tables could not be consulted
 //! where this was written, so where we were unsure the larger figure was taken, and the
 //! 200/400 Gb/s PCS figures are derived (see [`Sublayer::Pcs200GBaseR`]). DECISIONS.md, "Interface
