@@ -41,6 +41,7 @@ fn every_shipped_scenario_is_tested() {
         names,
         [
             "annex-n-10g-100m.toml",
+            "calculated-10g-1m-drain-1pct.toml",
             "credit-100g-100m.toml",
             "fixed-10km-default-on-60km.toml",
             "measured-100g-10km.toml"
@@ -61,6 +62,29 @@ fn annex_n_scenario_is_lossless() {
     let plot = svg(&r).expect("plot");
     assert!(plot.contains("priority 3 paused") && plot.contains("XOFF"));
     assert!(plot.contains("<rect x="), "the pauses of priority 3 are drawn");
+}
+
+#[test]
+fn a_receiver_draining_at_1_percent_loses_nothing_with_the_calculated_headroom() {
+    let r = run("calculated-10g-1m-drain-1pct.toml");
+    assert_eq!(r.headroom.method, HeadroomMethod::Calculated);
+    let xoff = r.xoff_octets.expect("PFC");
+    // XOFF keeps the headroom and the crossing frame's 1999 octets free.
+    assert_eq!(r.buffer_octets - xoff, r.headroom.bits.div_ceil(8) + 1_999);
+    for s in &r.runs {
+        assert_eq!(s.frames_dropped, 0, "{s:?}");
+        assert!(s.stops >= 2 && s.flow_control_frames >= 2, "congested: {s:?}");
+    }
+    // The same run with XOFF one headroom below the end, as Annex N N.6 places it (the
+    // headroom less the crossing frame, in the plan's terms) loses frames.
+    let file =
+        std::fs::read_to_string(scenario("calculated-10g-1m-drain-1pct.toml")).expect("read");
+    let mut old = parse("old", &file).expect("parses");
+    old.headroom.method = HeadroomMethod::Fixed;
+    old.headroom.bits = Some(r.headroom.bits - 8 * 1_999);
+    old.flow_control.buffer_octets = Some(r.buffer_octets);
+    let lost = pfcd::scenario::run(&old).expect("runs");
+    assert!(lost.total_dropped() > 0, "{:?}", lost.runs);
 }
 
 #[test]

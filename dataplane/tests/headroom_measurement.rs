@@ -6,7 +6,7 @@
 use dataplane::headroom::allowance::{
     self, AllowanceConfig, AllowanceSource, AutomaticCalculation, CalculatedResults,
 };
-use dataplane::headroom::measure::MeasureConfig;
+use dataplane::headroom::measure::{Discard, MeasureConfig};
 use dataplane::sim::{
     Faults, MeasurePair, MeasurePairConfig, MeasurePairReport, Medium, Station, StationSetup,
     TwoStationConfig,
@@ -276,16 +276,74 @@ fn reordered_hmpdus_do_not_disturb_the_estimate() {
 }
 
 #[test]
-fn a_result_above_the_maximum_is_lowered_to_it() {
-    // 9.39 us is 183.4 quanta at 10 Gb/s; with the maximum at 150 every result becomes 150.
+fn a_result_above_the_maximum_is_discarded_and_counted() {
+    // 9.39 us is 183.4 quanta at 10 Gb/s; with the maximum at 150 no result can be this link's
+    // round trip: each is counted and left out, and A has no estimate (its allowance stays at
+    // its initial or link-delay value).
     let mut cfg = annex_n();
     cfg.a.configure = |c| c.maximum_quanta = 150;
     let r = run(cfg);
-    assert_eq!(r.a.results.len(), 3);
-    assert!(r.a.results.iter().all(|m| m.quanta == 150 && m.raw_quanta > 150));
-    assert_eq!(r.a.counters.results_clamped_to_maximum, 3);
-    assert_eq!(r.a.round_trip_quanta, Some(150));
-    assert_eq!(r.b.counters.results_clamped_to_maximum, 0);
+    assert!(r.a.results.len() >= 2, "{:?}", r.a);
+    assert!(r.a.results.iter().all(|m| m.discarded == Some(Discard::AboveMaximum)));
+    assert!(r.a.results.iter().all(|m| m.raw_quanta > 150));
+    assert_eq!(r.a.counters.results_discarded_above_maximum, r.a.results.len() as u64);
+    assert_eq!(r.a.round_trip_quanta, None);
+    assert_eq!(r.b.counters.results_discarded_above_maximum, 0);
+}
+
+#[test]
+fn one_response_held_for_the_maximum_round_trip_spoils_nothing() {
+    // A holds its second response for B's maximum acceptable round trip (the one B derives
+    // from the link): B counts it (above the maximum, an outlier, or overtaken by a later
+    // answer) and B's estimate stays within 8 quanta of the truth.
+    for (speed, metres) in
+        [(LinkSpeed::G10, 1), (LinkSpeed::G100, 2_000), (LinkSpeed::G400, 60_000)]
+    {
+        for seed in 0..4 {
+            let mut cfg = annex_n();
+            cfg.speed = speed;
+            cfg.link_metres = metres;
+            cfg.medium = Medium::Fibre;
+            cfg.seed = seed;
+            cfg.wire_wait_max = speed.quanta(50);
+            cfg.response_wait_max = speed.quanta(50);
+            let eight: fn(&mut MeasureConfig) = |c| c.results_wanted = 8;
+            cfg.a.configure = eight;
+            cfg.b.configure = eight;
+            let maximum = MeasureConfig::for_link(speed, Default::default(), metres).maximum_quanta;
+            cfg.a.hold_response = Some((2, speed.quanta(u64::from(maximum))));
+            let r = run(cfg);
+            let what = format!("{speed} {metres} m seed {seed}: {:?}", r.b);
+            assert_eq!(r.a.held_responses, 1, "{what}");
+            let c = r.b.counters;
+            let set_aside = c.results_discarded_above_maximum
+                + c.results_discarded_outlier
+                + c.responses_out_of_order;
+            assert_eq!(set_aside, 1, "{what}");
+            let error = r.error(Station::B).expect("an estimate");
+            assert!(error.abs() <= 8 * r.quantum.as_ps() as i64, "{what}: off by {error} ps");
+        }
+    }
+}
+
+#[test]
+fn losing_both_first_hmpdus_costs_one_interval_derived_from_the_link() {
+    // Neither station hears the other's first HMPDU, so neither sees two requests without a
+    // response: only the repeat after the maximum acceptable round trip restarts the exchange.
+    // That interval comes from the link: 20.012 us for 1 m, 391 quanta at 10 Gb/s.
+    let mut cfg = annex_n();
+    cfg.link_metres = 1;
+    cfg.medium = Medium::Fibre;
+    cfg.a.lose_first = 1;
+    cfg.b.lose_first = 1;
+    let r = run(cfg);
+    let interval = LinkSpeed::G10.quanta(391);
+    for s in [Station::A, Station::B] {
+        let o = r.station(s);
+        assert_eq!(o.counters.requests_repeated, 1, "{s:?}");
+        let second = o.result_at(2).expect("two results");
+        assert!(second < interval + r.link_round_trip * 4, "{s:?}: {second}");
+    }
 }
 
 #[test]
@@ -299,4 +357,47 @@ fn a_result_below_the_minimum_is_raised_to_it() {
     // Unclamped at B: 183.4 quanta true, measured 184 to 186.
     let b = r.b.round_trip_quanta.expect("B's estimate");
     assert!((184..=186).contains(&b), "{b}");
+}
+
+#[test]
+fn macsec_on_the_measured_path_gives_the_calculated_allowance() {
+    // User data MACsec protected, PFC frames not (path code 1): requests go unprotected, responses
+    // through A's transmit SecY and B's receive SecY, each the 36.4.1 bound (19 360 bit times at
+    // 10 Gb/s, 1.936 us held in time above). B's allowance by measurement must be the calculated
+    // one for the same link within the measurement error, never a SecY delay more.
+    use dataplane::headroom::{calculate, measured_headroom, secy_delay, Macsec, WorstCase};
+    // With PFC frames protected too (path code 2), requests cross the other two SecYs.
+    let links = [(LinkSpeed::G10, 100), (LinkSpeed::G100, 2_000), (LinkSpeed::G400, 1)];
+    let paths = [PathCode::DataProtected, PathCode::Protected];
+    for ((speed, metres), path) in links.into_iter().flat_map(|l| paths.map(|p| (l, p))) {
+        let mut stations = TwoStationConfig::annex_n(0, 1);
+        stations.speed = speed;
+        stations.link_metres = metres;
+        stations.medium = Medium::Fibre;
+        let inputs = dataplane::headroom::HeadroomInputs {
+            macsec: Macsec::from(path),
+            ..stations.headroom_inputs().expect("valid")
+        };
+        let calculated = calculate(&inputs).expect("valid").bits;
+        let secy = secy_delay(speed, inputs.max_frame_octets, None).bits as u64;
+        let mut cfg = MeasurePairConfig::for_stations(&stations, 7);
+        cfg.path = path;
+        cfg.secy_delay = speed.bits_time(secy);
+        cfg.wire_wait_max = speed.quanta(100);
+        cfg.response_wait_max = speed.quanta(100);
+        let r = run(cfg);
+        let quanta = r.b.round_trip_quanta.expect("B measured");
+        let wd = WorstCase { max_frame_octets: inputs.max_frame_octets };
+        let measured = measured_headroom(speed, u64::from(quanta), &wd).expect("valid").bits;
+        let config = AllowanceConfig::new(0);
+        let results = CalculatedResults { measurement_bits: Some(measured), ..Default::default() };
+        let allowance = allowance::select(&config, AutomaticCalculation::Measurement, &results)
+            .expect("valid")
+            .bits;
+        let what =
+            format!("{speed} {metres} m {path:?}: measured {allowance}, calculated {calculated}");
+        assert!(allowance >= calculated, "{what}");
+        assert!(allowance - calculated <= 8 * 512, "{what}");
+        assert!(allowance < calculated + secy, "{what}: a SecY counted twice");
+    }
 }

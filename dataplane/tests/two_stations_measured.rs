@@ -38,7 +38,7 @@ fn measure(cfg: &TwoStationConfig) -> u32 {
 /// The headroom from the measurement: round trip × 512 + two maximum frames. TwoStation's
 /// 2000-octet frames exclude the FCS, so WD counts 2004-octet frames.
 fn measured_bits(cfg: &TwoStationConfig, quanta: u32) -> u64 {
-    let wd = WorstCase { max_frame_octets: u64::from(cfg.frame_len) + 4, ..WorstCase::default() };
+    let wd = WorstCase { max_frame_octets: u64::from(cfg.frame_len) + 4 };
     measured_headroom(cfg.speed, u64::from(quanta), &wd).expect("valid").bits
 }
 

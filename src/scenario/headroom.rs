@@ -3,11 +3,8 @@
 //! methods are compared on equal terms.
 
 use dataplane::headroom::measure::MeasureConfig;
-use dataplane::headroom::{
-    calculate, measured_headroom, HeadroomInputs, LinkDelay, LocalDelays, Medium as CableMedium,
-    PeerDelay, WorstCase,
-};
-use dataplane::sim::{MeasurePair, MeasurePairConfig, Medium, Station, TwoStationConfig};
+use dataplane::headroom::{calculate, measured_headroom, HeadroomInputs, WorstCase};
+use dataplane::sim::{MeasurePair, MeasurePairConfig, Station, TwoStationConfig};
 use serde::Serialize;
 
 use super::file::HeadroomMethod;
@@ -25,34 +22,15 @@ pub struct HeadroomChoice {
 /// The link-delay calculator's inputs for the simulated stations: cable, both stations' interface
 /// round trips and PFC generation, the peer's pause entry, the frames A and B send (FCS added).
 pub fn inputs_for(stations: &TwoStationConfig) -> Result<HeadroomInputs, ScenarioError> {
-    let metres = u32::try_from(stations.link_metres)
-        .map_err(|_| ScenarioError::TooLong(stations.link_metres))?;
-    let medium = match stations.medium {
-        Medium::Fibre => CableMedium::Fibre,
-        Medium::Copper => CableMedium::Cat6,
-    };
-    let d = stations.delays;
-    let rtt = d.tx_interface_bits + d.rx_interface_bits;
-    Ok(HeadroomInputs {
-        speed: stations.speed,
-        link_delay: LinkDelay::Cable { metres, medium },
-        local: LocalDelays {
-            pfc_generation_bits: d.pfc_generation_bits,
-            interface_rtt_bits: rtt,
-            ..LocalDelays::default()
-        },
-        peer: PeerDelay::Configured {
-            interface_rtt_bits: rtt,
-            pause_entry: stations.speed.bits_time(d.pause_entry_bits),
-        },
-        max_frame_octets: max_frame_octets(stations),
-        ..HeadroomInputs::default()
-    })
+    if u32::try_from(stations.link_metres).is_err() {
+        return Err(ScenarioError::TooLong(stations.link_metres));
+    }
+    Ok(stations.headroom_inputs()?)
 }
 
 /// The largest frame either station sends, FCS included (the simulation's lengths exclude it).
 pub fn max_frame_octets(stations: &TwoStationConfig) -> u64 {
-    u64::from(stations.frame_len.max(stations.reverse_frame_len.unwrap_or(0))) + 4
+    stations.max_frame_octets() + 4
 }
 
 /// Station B's round trip measured by the protocol over the stations' link, both stations
@@ -79,8 +57,7 @@ pub fn headroom_for(
         HeadroomMethod::Calculated => (calculate(&inputs_for(stations)?)?.bits, None),
         HeadroomMethod::Measured => {
             let quanta = measure(stations)?;
-            let wd =
-                WorstCase { max_frame_octets: max_frame_octets(stations), ..WorstCase::default() };
+            let wd = WorstCase { max_frame_octets: max_frame_octets(stations) };
             (measured_headroom(stations.speed, u64::from(quanta), &wd)?.bits, Some(quanta))
         }
         HeadroomMethod::Fixed => (fixed_bits.ok_or(ScenarioError::FixedWithoutBits)?, None),

@@ -3,7 +3,9 @@
 
 use dataplane::credit::BLOCK_OCTETS;
 use dataplane::headroom::{BufferConfig, BufferPlan};
-use dataplane::sim::{CreditPair, CreditPairConfig, Medium, Sample, TwoStation, TwoStationConfig};
+use dataplane::sim::{
+    CreditPair, CreditPairConfig, Medium, Sample, StationDelays, TwoStation, TwoStationConfig,
+};
 use dataplane::time::{LinkSpeed, Picos};
 use serde::Serialize;
 
@@ -76,6 +78,8 @@ pub fn stations(file: &ScenarioFile, seed: u64) -> Result<TwoStationConfig, Scen
         MediumSpec::Fibre => Medium::Fibre,
         MediumSpec::Copper => Medium::Copper,
     };
+    // The calculator's default stations for the speed (10GBASE-T, Annex N's, over copper at 10G).
+    cfg.delays = StationDelays::for_link(speed, cfg.medium);
     cfg.priority = t.priority;
     cfg.frame_len = t.frame_len.max(60);
     cfg.reverse_frame_len = t.reverse_frame_len;

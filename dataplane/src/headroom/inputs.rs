@@ -6,56 +6,11 @@
 //! times (interface delays, frame sizes), picoseconds where it is a time (the 614.4 ns reaction
 //! bound, an IEEE 1588 link delay), and an IEEE 1588 TimeInterval where the peer advertises it.
 
+use super::interfaces::Sublayer;
 use super::link_delay::{LinkDelay, Medium};
 use super::units::{bits_to_time_interval, picos_to_bits};
 use crate::time::{LinkSpeed, Picos, PFC_REACTION_BOUND};
 use crate::wire::PathCode;
-
-/// Sublayers of an IEEE 802.3 interface stack and their maximum round-trip delays (Table N-1,
-/// from IEEE Std 802.3-2018), so that an interface delay can be written as the stack it is.
-/// These are the 10 Gb/s sublayers Annex N lists; for other speeds configure the round trip.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Sublayer {
-    /// 10G MAC Control, MAC and RS: 8192 bit times (802.3 46.1.4).
-    MacControlMacRs10G,
-    /// XGXS and XAUI: 2048 (48.5). A XAUI has an XGXS at each end, so list it twice.
-    XgxsXaui,
-    /// 10GBASE-X PCS: 2048 (49.2.15).
-    Pcs10GBaseX,
-    /// 10GBASE-R PCS: 3584 (50.3.7).
-    Pcs10GBaseR,
-    /// LX4 PMD: 512 (53.2).
-    PmdLx4,
-    /// CX4 PMD: 512 (54.3).
-    PmdCx4,
-    /// Serial PMA and PMD: 512 (52.2).
-    SerialPmaPmd,
-    /// 10GBASE-T: 25 600 (55.11).
-    TenGBaseT,
-}
-
-impl Sublayer {
-    /// The Annex N N.6 stack: XGMII MAC/RS, XAUI (two XGXS) and a 10GBASE-T PHY, 37 888 bit
-    /// times round trip.
-    pub const ANNEX_N_10GBASE_T: [Sublayer; 4] =
-        [Sublayer::MacControlMacRs10G, Sublayer::XgxsXaui, Sublayer::XgxsXaui, Sublayer::TenGBaseT];
-
-    /// Maximum round-trip delay in bit times (Table N-1).
-    pub const fn rtt_bits(self) -> u64 {
-        match self {
-            Sublayer::MacControlMacRs10G => 8_192,
-            Sublayer::XgxsXaui | Sublayer::Pcs10GBaseX => 2_048,
-            Sublayer::Pcs10GBaseR => 3_584,
-            Sublayer::PmdLx4 | Sublayer::PmdCx4 | Sublayer::SerialPmaPmd => 512,
-            Sublayer::TenGBaseT => 25_600,
-        }
-    }
-
-    /// The round trip through a whole stack: the sum of its sublayers'.
-    pub fn stack_rtt_bits(stack: &[Sublayer]) -> u64 {
-        stack.iter().map(|s| s.rtt_bits()).sum()
-    }
-}
 
 /// Splits an interface round trip into its transmit and receive halves. Table N-1 gives only
 /// round trips and Annex N halves them; an odd round trip gives the extra bit to the transmit
@@ -102,6 +57,16 @@ impl Default for LocalDelays {
 }
 
 impl LocalDelays {
+    /// Our delays when nothing is configured, for a port at `speed` over `medium`: Annex N's
+    /// figures, with the interface round trip of the speed's default stack
+    /// ([`Sublayer::default_stack`]) — so the PFC Local Delay TLV we advertise follows the speed.
+    pub fn for_link(speed: LinkSpeed, medium: Medium) -> Self {
+        LocalDelays {
+            interface_rtt_bits: Sublayer::default_rtt_bits(speed, medium),
+            ..LocalDelays::default()
+        }
+    }
+
     /// The Delay to advertise in our PFC Local Delay TLV (D.2.19), as an IEEE 1588 TimeInterval
     /// (ns × 2^16, rounded up): our delays as a PFC Receiver, items g), h) and the interface part
     /// of i) — receive interface, halting transmission selection, transmit interface. The
@@ -133,6 +98,17 @@ impl Default for PeerDelay {
     fn default() -> Self {
         PeerDelay::Configured {
             interface_rtt_bits: Sublayer::stack_rtt_bits(&Sublayer::ANNEX_N_10GBASE_T),
+            pause_entry: PFC_REACTION_BOUND,
+        }
+    }
+}
+
+impl PeerDelay {
+    /// The peer's delays when it advertises none and nothing is configured: the same stack as
+    /// ours at this speed and medium (Annex N's ID_s1 = ID_s2), pausing within 614.4 ns.
+    pub fn for_link(speed: LinkSpeed, medium: Medium) -> Self {
+        PeerDelay::Configured {
+            interface_rtt_bits: Sublayer::default_rtt_bits(speed, medium),
             pause_entry: PFC_REACTION_BOUND,
         }
     }
@@ -202,13 +178,32 @@ impl Default for HeadroomInputs {
     }
 }
 
+impl HeadroomInputs {
+    /// The inputs for a port at `speed` whose link delay is `link_delay`, everything else at its
+    /// default, with both stations' interface delays those of the speed's default stack. A
+    /// link given as a time says nothing of its medium: at 10 Gb/s 10GBASE-T, the slower, is
+    /// assumed.
+    pub fn for_link(speed: LinkSpeed, link_delay: LinkDelay) -> Self {
+        let medium = match link_delay {
+            LinkDelay::Cable { medium, .. } => medium,
+            LinkDelay::OneWay(_) => Medium::Cat6,
+        };
+        HeadroomInputs {
+            speed,
+            link_delay,
+            local: LocalDelays::for_link(speed, medium),
+            peer: PeerDelay::for_link(speed, medium),
+            ..HeadroomInputs::default()
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn annex_n_interface_round_trip() {
-        assert_eq!(Sublayer::stack_rtt_bits(&Sublayer::ANNEX_N_10GBASE_T), 37_888);
         assert_eq!(split_rtt(37_888), (18_944, 18_944));
         assert_eq!(split_rtt(3_585), (1_793, 1_792));
     }
@@ -217,6 +212,32 @@ mod tests {
     fn advertised_local_delay_covers_g_h_and_the_interface_part_of_i() {
         // 37 888 + 6144 = 44 032 bit times = 4403.2 ns = 288 568 115.2 TimeInterval, rounded up.
         assert_eq!(LocalDelays::default().local_delay_tlv(LinkSpeed::G10), 288_568_116);
+    }
+
+    #[test]
+    fn the_advertised_local_delay_follows_the_speed() {
+        // 400GBASE-R: 199 680 + 245 760 (614.4 ns) = 445 440 bit times = 1113.6 ns, where the
+        // 10GBASE-T figures gave 709 ns.
+        let tlv =
+            LocalDelays::for_link(LinkSpeed::G400, Medium::Fibre).local_delay_tlv(LinkSpeed::G400);
+        assert_eq!(tlv, 72_980_890);
+        let old = LocalDelays::default().local_delay_tlv(LinkSpeed::G400);
+        assert_eq!(old / 65_536, 709, "709.1 ns");
+        // 10G over twisted pair is still Annex N's 10GBASE-T station.
+        assert_eq!(LocalDelays::for_link(LinkSpeed::G10, Medium::Cat6), LocalDelays::default());
+    }
+
+    #[test]
+    fn inputs_for_a_link_use_the_speed_stack_at_both_ends() {
+        let cable = LinkDelay::Cable { metres: 100, medium: Medium::Cat6 };
+        assert_eq!(HeadroomInputs::for_link(LinkSpeed::G10, cable), HeadroomInputs::default());
+        let fibre = LinkDelay::Cable { metres: 100, medium: Medium::Fibre };
+        let i = HeadroomInputs::for_link(LinkSpeed::G100, fibre);
+        assert_eq!(i.local.interface_rtt_bits, 95_744);
+        assert_eq!(
+            i.peer,
+            PeerDelay::Configured { interface_rtt_bits: 95_744, pause_entry: PFC_REACTION_BOUND }
+        );
     }
 
     #[test]

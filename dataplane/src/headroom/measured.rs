@@ -2,32 +2,34 @@
 //! measures the internal and link delays, ID + LD, in pause quanta; Annex N: "ID + LD is
 //! obtained by running the protocol. Then by adding WD, the total delay is got." WD, the
 //! worst-case delay, is the two maximum frames in progress — one at each station, items d) and
-//! i) — plus, with user data MACsec protected, one SecY delay (Annex N's WD1 increment; the other
-//! SecY, Annex N's ID4, lies on the measured path and is in the round trip already).
+//! i) — and nothing else.
+//!
+//! MACsec is counted once, by the measurement: a request follows the PFC frames' path and its
+//! response the user data's (36.9.5, 36.9.7), so every SecY the PFC frames and the paused data
+//! pass through — the peer's transmit SecY (Annex N ID4) and our receive SecY (Annex N's WD1
+//! increment) when user data is protected, the PFC frames' SecYs when they are — lies on the
+//! measured path and is in the round trip already. Adding a SecY delay here as well would count
+//! it twice: 19 360 bits per priority at 10 Gb/s, 774 400 at 400 Gb/s (DECISIONS.md, "Measured
+//! headroom's worst-case delay").
 
 use super::breakdown::{Item, Items};
 use super::calculate::{check_frame, Headroom, Lines};
-use super::secy::{describe, secy_delay};
 use super::units::frame_bits;
 use super::HeadroomError;
 use crate::time::{LinkSpeed, QUANTUM_BITS};
 
-/// The worst-case delay (WD) the measurement cannot see.
+/// The worst-case delay (WD) the measurement cannot see: the frames in progress, whose size
+/// depends on traffic rather than on the path.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct WorstCase {
     /// The largest frame either station may have in progress, octets including FCS.
     pub max_frame_octets: u64,
-    /// User data frames are MACsec protected.
-    pub macsec_user_data: bool,
-    /// One SecY delay in bit times when known; `None` uses the 36.4.1 bound
-    /// ([`super::secy_delay`]).
-    pub secy_delay_bits: Option<u64>,
 }
 
 impl Default for WorstCase {
-    /// 2000-octet envelope frames, no MACsec (Annex N N.6).
+    /// 2000-octet envelope frames (Annex N N.6).
     fn default() -> Self {
-        WorstCase { max_frame_octets: 2_000, macsec_user_data: false, secy_delay_bits: None }
+        WorstCase { max_frame_octets: 2_000 }
     }
 }
 
@@ -45,7 +47,7 @@ pub fn measured_headroom(
         Items::span(Item::A, Item::K),
         format!(
             "round trip ID + LD measured by the headroom measurement protocol, {round_trip_quanta} \
-             pause quanta (every item but the frames in progress)"
+             pause quanta (every item but the frames in progress, SecY delays included)"
         ),
         round_trip_quanta as i128 * QUANTUM_BITS as i128,
         "measured round trip",
@@ -63,24 +65,13 @@ pub fn measured_headroom(
         max_frame,
         "maximum frame",
     )?;
-    if wd.macsec_user_data {
-        let secy = secy_delay(speed, wd.max_frame_octets, wd.secy_delay_bits);
-        lines.one(
-            Item::K,
-            format!(
-                "B: SecY receive, worst case (user data MACsec protected; {}; Annex N adds it to WD1)",
-                describe(&secy)
-            ),
-            secy.bits,
-            "SecY",
-        )?;
-    }
     lines.finish(speed)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::headroom::{calculate, HeadroomInputs, Macsec};
 
     #[test]
     fn annex_n_round_trip_measured_to_the_next_quantum() {
@@ -95,14 +86,23 @@ mod tests {
     }
 
     #[test]
-    fn macsec_on_user_data_adds_one_secy_delay_to_wd() {
-        // The measured path includes A's SecY transmit (ID4): (93 904 + 19 360) / 512 = 221.2,
-        // rounded up to 222 quanta; WD adds two frames and B's SecY receive (WD1).
-        let wd = WorstCase { macsec_user_data: true, ..WorstCase::default() };
-        let h = measured_headroom(LinkSpeed::G10, 222, &wd).expect("valid");
-        assert_eq!(h.bits, 222 * 512 + 2 * 16_160 + 19_360);
-        assert_eq!(h.bits, 165_344);
-        assert!(h.bits >= 164_944 && h.bits - 164_944 <= 8 * 512);
+    fn macsec_on_user_data_is_in_the_measured_round_trip_only() {
+        // With user data protected, the response crosses A's SecY transmit (ID4) and B's SecY
+        // receive (WD1's increment): (93 904 + 2 × 19 360) / 512 = 259.03, so the protocol
+        // reports 260 quanta at best. Adding WD's two frames gives the calculated 164 944 within
+        // one quantum; another SecY on top would be 19 360 bits too many.
+        let calculated = calculate(&HeadroomInputs {
+            macsec: Macsec { user_data: true, pfc_frames: false },
+            ..HeadroomInputs::default()
+        })
+        .expect("valid")
+        .bits;
+        assert_eq!(calculated, 164_944);
+        let round_trip = (calculated - 2 * 16_160).div_ceil(512);
+        let h =
+            measured_headroom(LinkSpeed::G10, round_trip, &WorstCase::default()).expect("valid");
+        assert!(h.bits >= calculated && h.bits - calculated < 512, "{} vs {calculated}", h.bits);
+        assert!(!h.breakdown.to_string().contains("SecY receive"));
     }
 
     #[test]
@@ -116,7 +116,7 @@ mod tests {
 
     #[test]
     fn a_frame_below_the_minimum_is_refused() {
-        let wd = WorstCase { max_frame_octets: 10, ..WorstCase::default() };
+        let wd = WorstCase { max_frame_octets: 10 };
         assert!(matches!(
             measured_headroom(LinkSpeed::G10, 1, &wd),
             Err(HeadroomError::FrameTooSmall { .. })

@@ -1,5 +1,8 @@
 //! Receive-buffer accounting for one (port, priority), SPEC §4.5: an allocation, an XOFF
-//! threshold one headroom below it, an XON threshold one maximum frame below that.
+//! threshold one headroom and one maximum frame less one octet below it (the frame that crosses
+//! XOFF must still leave the whole headroom free), an XON threshold one maximum frame below that.
+
+use crate::headroom::{BufferConfig, BufferPlan};
 
 /// Whether a frame found room.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -32,21 +35,36 @@ pub struct IngressBuffer {
 }
 
 impl IngressBuffer {
-    /// Sizes the buffer from a headroom (octets) as SPEC §4.5 does by default: allocation =
-    /// 2 × headroom rounded up to 1 KiB, XOFF = allocation − headroom, XON = XOFF − max frame.
-    pub fn from_headroom(headroom_octets: u64, max_frame_octets: u64) -> Self {
-        let allocation = (2 * headroom_octets).div_ceil(1024) * 1024;
-        Self::new(allocation, headroom_octets, max_frame_octets)
+    /// Sizes the buffer from a headroom (octets) by the [`BufferPlan`] rule: allocation as given
+    /// or 2 × headroom rounded up to 1 KiB, XOFF = allocation − headroom − (max frame − 1),
+    /// XON = XOFF − max frame. An allocation too small for that pauses at once (XOFF 0) and
+    /// resumes only when empty, so a simulation can still show what it loses.
+    pub fn from_headroom(
+        headroom_octets: u64,
+        max_frame_octets: u64,
+        allocation: Option<u64>,
+    ) -> Self {
+        let config = BufferConfig {
+            max_frame_octets,
+            allocation_octets: allocation,
+            xon_hysteresis_octets: None,
+        };
+        match BufferPlan::new(headroom_octets.saturating_mul(8), &config) {
+            Ok(plan) => Self::from_plan(&plan),
+            Err(_) => Self::new(allocation.unwrap_or(0), 0, 0),
+        }
     }
 
-    /// An explicit allocation with one headroom reserved above the XOFF threshold and XON one
-    /// `xon_gap` below it.
-    pub fn new(allocation: u64, headroom_octets: u64, xon_gap: u64) -> Self {
-        let xoff_threshold = allocation.saturating_sub(headroom_octets);
+    pub fn from_plan(plan: &BufferPlan) -> Self {
+        Self::new(plan.allocation_octets, plan.xoff_octets, plan.xon_octets)
+    }
+
+    /// Explicit thresholds, octets of occupancy.
+    pub fn new(allocation: u64, xoff_threshold: u64, xon_threshold: u64) -> Self {
         IngressBuffer {
             allocation,
             xoff_threshold,
-            xon_threshold: xoff_threshold.saturating_sub(xon_gap),
+            xon_threshold,
             occupancy: 0,
             xoff: false,
             counters: IngressCounters::default(),
@@ -106,16 +124,41 @@ mod tests {
 
     #[test]
     fn annex_n_buffer_plan() {
-        // N.6: headroom 126 224 bits = 15 778 octets; allocation 2 x headroom rounded to 1 KiB.
-        let b = IngressBuffer::from_headroom(15_778, 2000);
+        // N.6: headroom 126 224 bits = 15 778 octets; allocation 2 x headroom rounded to 1 KiB;
+        // the frame that crosses XOFF may bring up to 1999 octets more.
+        let b = IngressBuffer::from_headroom(15_778, 2000, None);
         assert_eq!(b.allocation(), 31 * 1024);
-        assert_eq!(b.xoff_threshold(), 31 * 1024 - 15_778);
-        assert_eq!(b.xon_threshold(), 31 * 1024 - 15_778 - 2000);
+        assert_eq!(b.xoff_threshold(), 31 * 1024 - 15_778 - 1_999);
+        assert_eq!(b.xon_threshold(), 31 * 1024 - 15_778 - 1_999 - 2000);
+        let small = IngressBuffer::from_headroom(15_778, 2000, Some(10_000));
+        assert_eq!(
+            (small.allocation(), small.xoff_threshold(), small.xon_threshold()),
+            (10_000, 0, 0)
+        );
+    }
+
+    #[test]
+    fn the_frame_that_crosses_xoff_still_leaves_the_headroom_free() {
+        // Headroom 3000 octets, 1000-octet frames: XOFF at 10 000 − 3000 − 999 = 6001. The
+        // worst crossing is from 6000 to 7000: 3000 octets are still free, and they all fit.
+        let mut b = IngressBuffer::from_headroom(3_000, 1_000, Some(10_000));
+        assert_eq!(b.xoff_threshold(), 6_001);
+        for _ in 0..6 {
+            b.arrive(1_000);
+        }
+        assert!(!b.xoff(), "6000 is below XOFF");
+        b.arrive(1_000);
+        assert!(b.xoff());
+        assert_eq!(b.allocation() - b.occupancy(), 3_000);
+        for _ in 0..3 {
+            assert_eq!(b.arrive(1_000), BufferVerdict::Accepted);
+        }
+        assert_eq!(b.counters.frames_dropped, 0);
     }
 
     #[test]
     fn xoff_at_threshold_xon_below_and_drop_when_full() {
-        let mut b = IngressBuffer::new(10_000, 4_000, 1_000);
+        let mut b = IngressBuffer::new(10_000, 6_000, 5_000);
         for _ in 0..5 {
             assert_eq!(b.arrive(1_000), BufferVerdict::Accepted);
         }

@@ -77,6 +77,10 @@ pub struct StationSetup {
     pub faults: Faults,
     /// Changes to its protocol configuration (combining, omission, limits, results wanted).
     pub configure: fn(&mut MeasureConfig),
+    /// Its `n`th HMPDU carrying a response (1-based) is held this long after it was handed over
+    /// before it goes on the wire, without its Response Adjustment knowing: a response stuck
+    /// somewhere. Other HMPDUs are not held up behind it.
+    pub hold_response: Option<(u32, Picos)>,
 }
 
 impl Default for StationSetup {
@@ -87,6 +91,7 @@ impl Default for StationSetup {
             silent: false,
             faults: Faults::default(),
             configure: |_| {},
+            hold_response: None,
         }
     }
 }
@@ -109,6 +114,10 @@ pub struct MeasurePairConfig {
     pub response_wait_max: Picos,
     /// Fixed time from an HMPDU's last bit to its processing, known to both stations.
     pub receive_fixed: Picos,
+    /// One SecY's delay, transmit or receive: an HMPDU sent through a SecY's Controlled Port
+    /// passes the sender's transmit SecY and the receiver's receive SecY, so it arrives twice
+    /// this later. Zero models no MACsec.
+    pub secy_delay: Picos,
     pub seed: u64,
     /// The run stops at this time, or earlier when nothing is left to happen.
     pub duration: Picos,
@@ -128,6 +137,7 @@ impl MeasurePairConfig {
             wire_wait_max: Picos::ZERO,
             response_wait_max: Picos::ZERO,
             receive_fixed: Picos::ZERO,
+            secy_delay: Picos::ZERO,
             seed,
             duration: Picos::from_ms(1_000),
         }
@@ -149,7 +159,9 @@ impl MeasurePairConfig {
     }
 
     fn participant(&self, station: Station) -> Result<Participant, MeasureError> {
-        let mut cfg = MeasureConfig::new(self.speed, station.address());
+        // The longest link each station is configured for is the simulated one: results above
+        // its round trip are discarded and a lost request is repeated after it.
+        let mut cfg = MeasureConfig::for_link(self.speed, station.address(), self.link_metres);
         cfg.path = self.path;
         cfg.timing.pfc_transmit = self.speed.bits_time(self.delays.pfc_generation_bits);
         cfg.timing.pause_entry = self.speed.bits_time(self.delays.pause_entry_bits);
@@ -198,6 +210,8 @@ pub struct StationOutcome {
     pub first_request_at: Option<Picos>,
     pub duplicated: u64,
     pub reordered: u64,
+    /// HMPDUs held by `hold_response`.
+    pub held_responses: u64,
 }
 
 impl StationOutcome {
@@ -258,6 +272,7 @@ enum Event {
     Arrive(Station),
     Deliver(Station, Interface, Vec<u8>),
     Flush(Station),
+    Late(Station, Interface, Vec<u8>),
 }
 
 struct Side {
@@ -274,6 +289,8 @@ struct Side {
     first_request_at: Option<Picos>,
     duplicated: u64,
     reordered: u64,
+    responses_handed_over: u32,
+    held_responses: u64,
 }
 
 /// Runs two participants over a simulated link; build with [`MeasurePair::new`] and call
@@ -304,6 +321,8 @@ impl MeasurePair {
                 first_request_at: None,
                 duplicated: 0,
                 reordered: 0,
+                responses_handed_over: 0,
+                held_responses: 0,
             })
         };
         Ok(MeasurePair {
@@ -355,6 +374,11 @@ impl MeasurePair {
                     }
                     s
                 }
+                Event::Late(s, via, bytes) => {
+                    let start = now.max(self.side(s).link.idle_at());
+                    self.transmit(start, s, via, bytes);
+                    s
+                }
             };
             self.kick(now, station);
         }
@@ -366,6 +390,7 @@ impl MeasurePair {
             first_request_at: side.first_request_at,
             duplicated: side.duplicated,
             reordered: side.reordered,
+            held_responses: side.held_responses,
         };
         let link_round_trip = (self.cfg.stations().one_way() + self.hmpdu_time()) * 2;
         MeasurePairReport {
@@ -444,6 +469,17 @@ impl MeasurePair {
         if fate == Fate::Lost {
             return;
         }
+        if response {
+            let side = self.side(s);
+            side.responses_handed_over += 1;
+            if let Some((n, hold)) = side.setup.hold_response {
+                if n == side.responses_handed_over {
+                    side.held_responses += 1;
+                    self.events.schedule(start + hold, Event::Late(s, via, bytes));
+                    return;
+                }
+            }
+        }
         if self.rng.chance_ppm(faults.duplicate_ppm) {
             self.side(s).duplicated += 1;
             self.transmit(start, s, via, bytes.clone());
@@ -474,6 +510,7 @@ impl MeasurePair {
 
     fn arrive(&mut self, now: Picos, s: Station) {
         let fixed = self.cfg.receive_fixed;
+        let secy = self.cfg.secy_delay * 2;
         let from = self.side(s.peer());
         let mut delivered = Vec::new();
         while let Some((_, frame)) = from.link.receive(now) {
@@ -483,7 +520,8 @@ impl MeasurePair {
             }
         }
         for (via, bytes) in delivered {
-            self.events.schedule(now + fixed, Event::Deliver(s, via, bytes));
+            let through_secy = if via == Interface::Secy { secy } else { Picos::ZERO };
+            self.events.schedule(now + fixed + through_secy, Event::Deliver(s, via, bytes));
         }
     }
 

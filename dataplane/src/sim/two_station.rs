@@ -48,20 +48,29 @@ pub struct TwoStationConfig {
     pub delays: StationDelays,
     /// The lossless priority A sends on (PFC enabled on it at both ends).
     pub priority: u8,
-    /// Octets per frame A sends (FCS excluded): Annex N's maximum envelope frame is 2000.
+    /// Octets per frame A sends (FCS excluded): Annex N's maximum envelope frame is 2000. With
+    /// `mixed_frames_percent` it is the largest of A's frames.
     pub frame_len: u32,
+    /// This share of A's frames, in percent, have a length drawn uniformly from 60 to
+    /// `frame_len`; the rest are `frame_len`. 0 sends only `frame_len`.
+    pub mixed_frames_percent: u8,
     /// B sends frames of this size back to A on priority 0 without pause (item d), if set.
     pub reverse_frame_len: Option<u32>,
     /// B's receive buffer for the priority is sized from this headroom, in bits.
     pub headroom_bits: u64,
-    /// B drains the buffer at this share of the line rate, in percent (below 100 congests).
+    /// B drains the buffer at this share of the line rate, in percent (below 100 congests; 0
+    /// never drains: the buffer only fills, and PFC must hold A for good).
     pub drain_percent: u64,
     pub duration: Picos,
     /// Randomises start offsets and the drain's phase so different seeds hit different
     /// alignments of frames in progress.
     pub seed: u64,
+    /// When A starts sending, B starts sending its own frames, and B's drain starts, instead of
+    /// the seed's random offsets within a frame time: lets a search sweep the alignments.
+    pub start_offsets: Option<[Picos; 3]>,
     /// B's buffer allocation in octets; `None` allocates twice the headroom rounded up to 1 KiB
-    /// (SPEC §4.5). XOFF stays one headroom below the allocation (at 0 if it is smaller).
+    /// (SPEC §4.5). XOFF stays one headroom and one frame less an octet below the allocation (at
+    /// 0 if it is smaller).
     pub allocation_octets: Option<u64>,
     /// Records a [`Sample`] every this often, for plots.
     pub record_every: Option<Picos>,
@@ -96,6 +105,12 @@ impl TwoStationConfig {
             + bits(self.delays.pause_entry_bits)
     }
 
+    /// The largest frame A or B sends, octets without FCS: the frame in progress of items d) and
+    /// i), and the most a frame can bring B's buffer past XOFF.
+    pub fn max_frame_octets(&self) -> u64 {
+        u64::from(self.frame_len.max(self.reverse_frame_len.unwrap_or(0)))
+    }
+
     /// The acceptance scenario: 10 Gb/s, 100 m of Cat6, Annex N delays, 2000-octet frames.
     pub fn annex_n(headroom_bits: u64, seed: u64) -> Self {
         TwoStationConfig {
@@ -105,11 +120,13 @@ impl TwoStationConfig {
             delays: StationDelays::default(),
             priority: 3,
             frame_len: 2000,
+            mixed_frames_percent: 0,
             reverse_frame_len: Some(2000),
             headroom_bits,
             drain_percent: 20,
             duration: Picos::from_ms(5),
             seed,
+            start_offsets: None,
             allocation_octets: None,
             record_every: None,
             measure_from: Picos::ZERO,
@@ -198,11 +215,9 @@ impl TwoStation {
         let one_way = cfg.one_way();
         let enable = 1u8 << cfg.priority;
         let headroom_octets = cfg.headroom_bits.div_ceil(8);
+        // Only A's frames fill the buffer: the largest of them is the most one can overshoot.
         let frame = u64::from(cfg.frame_len);
-        let b_buffer = match cfg.allocation_octets {
-            Some(allocation) => IngressBuffer::new(allocation, headroom_octets, frame),
-            None => IngressBuffer::from_headroom(headroom_octets, frame),
-        };
+        let b_buffer = IngressBuffer::from_headroom(headroom_octets, frame, cfg.allocation_octets);
         TwoStation {
             events: EventQueue::new(),
             a_to_b: SimLink::new(cfg.speed, one_way),
@@ -231,12 +246,17 @@ impl TwoStation {
     pub fn run(mut self) -> TwoStationReport {
         let jitter = |rng: &mut SimRng, span: Picos| Picos(rng.below(span.as_ps().max(1)));
         let frame_time = self.cfg.speed.frame_time(u64::from(self.cfg.frame_len));
-        let a_start = jitter(&mut self.rng, frame_time);
-        let b_start = jitter(&mut self.rng, frame_time);
-        let drain_start = jitter(&mut self.rng, frame_time);
+        let mut a_start = jitter(&mut self.rng, frame_time);
+        let mut b_start = jitter(&mut self.rng, frame_time);
+        let mut drain_start = jitter(&mut self.rng, frame_time);
+        if let Some([a, b, drain]) = self.cfg.start_offsets {
+            (a_start, b_start, drain_start) = (a, b, drain);
+        }
         self.events.schedule(a_start, Event::ATxFree);
         self.events.schedule(b_start, Event::BTxFree);
-        self.events.schedule(drain_start, Event::BDrain);
+        if self.cfg.drain_percent > 0 {
+            self.events.schedule(drain_start, Event::BDrain);
+        }
 
         while let Some((now, event)) = self.events.pop() {
             if now > self.cfg.duration {
@@ -323,8 +343,8 @@ impl TwoStation {
             self.events.schedule(wake, Event::ATxFree);
             return;
         }
-        let frame =
-            DataFrame { priority: self.cfg.priority, len: self.cfg.frame_len, seq: self.next_seq };
+        let len = self.next_frame_len();
+        let frame = DataFrame { priority: self.cfg.priority, len, seq: self.next_seq };
         self.next_seq += 1;
         self.report.frames_sent += 1;
         let lost_before = self.a_to_b.frames_lost;
@@ -334,6 +354,20 @@ impl TwoStation {
             (self.a_to_b.last_arrival(), lost_before == self.a_to_b.frames_lost)
         {
             self.events.schedule(at, Event::ArrivesAtB);
+        }
+    }
+
+    /// The length of A's next frame (the random source is only drawn on with a mix, so runs
+    /// without one stay as they were).
+    fn next_frame_len(&mut self) -> u32 {
+        let max = self.cfg.frame_len;
+        let mixed = u32::from(self.cfg.mixed_frames_percent.min(100)) * 10_000;
+        if mixed > 0 && self.rng.chance_ppm(mixed) {
+            // Lengths from 60 to max: the u64 draw fits back in u32 below max.
+            let min = 60.min(max);
+            min + u32::try_from(self.rng.below(u64::from(max - min) + 1)).unwrap_or(0)
+        } else {
+            max
         }
     }
 

@@ -160,7 +160,9 @@ pub struct Hmpdu {
     /// Octet-3 Version (0 in this version; any version is processed as 0 but kept for display).
     pub version: u8,
     pub path: PathCode,
-    /// Format Identifier bits 2-1: sent as 0, ignored, but reflected in a response.
+    /// Format Identifier bits 2-1: ignored on receipt (36.9.5) and kept only so that logs can
+    /// show what a peer sent; [`Hmpdu::new`] sets 0, which is what the protocol sends, requests
+    /// and responses alike (DECISIONS.md, "HMPDU Format Identifier bits 2-1").
     pub reserved: u8,
     pub tuple1: Option<HmpduTuple>,
     pub tuple2: Option<HmpduTuple>,

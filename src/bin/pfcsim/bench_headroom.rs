@@ -10,8 +10,8 @@ use dataplane::credit::BLOCK_OCTETS;
 use dataplane::headroom::measure::MeasureConfig;
 use dataplane::headroom::{calculate, measured_headroom, WorstCase};
 use dataplane::sim::{
-    CreditPair, CreditPairConfig, MeasurePair, MeasurePairConfig, Medium, Station, TwoStation,
-    TwoStationConfig,
+    CreditPair, CreditPairConfig, MeasurePair, MeasurePairConfig, Medium, Station, StationDelays,
+    TwoStation, TwoStationConfig,
 };
 use dataplane::time::{LinkSpeed, Picos};
 use pfcd::scenario::{group, inputs_for, max_frame_octets, measure};
@@ -97,12 +97,14 @@ fn length(metres: u64) -> String {
     }
 }
 
-/// A congested 100 Gb/s run over `metres` of fibre: B drains at half the line rate.
+/// A congested 100 Gb/s run over `metres` of fibre: B drains at half the line rate; both
+/// stations have the calculator's default delays at 100 Gb/s.
 fn congested(metres: u64, seed: u64) -> TwoStationConfig {
     let mut cfg = TwoStationConfig::annex_n(0, seed);
     cfg.speed = LinkSpeed::G100;
     cfg.link_metres = metres;
     cfg.medium = Medium::Fibre;
+    cfg.delays = StationDelays::for_link(LinkSpeed::G100, Medium::Fibre);
     cfg.drain_percent = 50;
     cfg.duration = Picos::from_ms(3).max(cfg.round_trip() * 15);
     cfg.measure_from = cfg.round_trip() * 4;
@@ -177,8 +179,9 @@ fn buffers() -> Result<(), String> {
     println!(
         "     after start-up, for seeds 1 and 2; smallest whole KiB found by bisection over the"
     );
-    println!("     simulation. PFC: XOFF one headroom below the buffer's end. Fixed default: the");
+    println!("     simulation. PFC: XOFF a headroom and a frame below the end. Fixed default: the");
     println!("     link-delay headroom of 10 km. Credit: 64-octet blocks, 2048-block window.");
+    println!("     Both stations: the calculator's default delays at 100 Gb/s.");
     println!();
     let ten_km = calculate(&inputs_for(&congested(10_000, 1)).map_err(|e| e.to_string())?)
         .map_err(|e| e.to_string())?
@@ -192,7 +195,7 @@ fn buffers() -> Result<(), String> {
     for metres in BUFFER_LENGTHS {
         let cfg = congested(metres, 1);
         let quanta = measure(&cfg).map_err(|e| e.to_string())?;
-        let wd = WorstCase { max_frame_octets: max_frame_octets(&cfg), ..WorstCase::default() };
+        let wd = WorstCase { max_frame_octets: max_frame_octets(&cfg) };
         let measured =
             measured_headroom(cfg.speed, u64::from(quanta), &wd).map_err(|e| e.to_string())?.bits;
         let ceiling = |bits: u64| (bits.div_ceil(8) * 4).max(256 * 1024);

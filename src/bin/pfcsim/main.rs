@@ -1,5 +1,6 @@
 //! pfcsim: runs pfcd's data-plane simulations and benchmarks from the command line.
 
+mod bench_buffer;
 mod bench_headroom;
 mod bench_pipeline;
 mod scenario;
@@ -50,6 +51,17 @@ enum Command {
         #[arg(long)]
         plot: Option<PathBuf>,
     },
+    /// The buffer above XOFF each headroom scheme (calculated, measured) keeps per lossless
+    /// priority, against the least that loses nothing in simulation, at every speed over 1 m,
+    /// 100 m, 10 km and 60 km.
+    BenchBuffer {
+        /// Alignments of B's frames against A's searched per drain and frame mix.
+        #[arg(long, default_value_t = 4096)]
+        alignments: u32,
+        /// The same from 10 km on, where a frame more or less weighs little.
+        #[arg(long, default_value_t = 256)]
+        long_alignments: u32,
+    },
     /// Headroom: measurement accuracy and time to two results per link length and speed, and
     /// the buffer PFC (measured or fixed headroom) and credit flow control need at 100 Gb/s.
     BenchHeadroom {
@@ -68,6 +80,9 @@ fn main() -> ExitCode {
             bench_pipeline::run(micros, runs.max(1), ports, speed, frame_len)
         }
         Command::Scenario { file, json, plot } => scenario::run(&file, json, plot),
+        Command::BenchBuffer { alignments, long_alignments } => {
+            bench_buffer::run(alignments.max(1), long_alignments.max(1))
+        }
         Command::BenchHeadroom { seeds, accuracy_only } => {
             bench_headroom::run(seeds, accuracy_only)
         }

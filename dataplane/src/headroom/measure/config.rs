@@ -8,8 +8,22 @@ use crate::wire::{MacAddr, PathCode};
 /// Adjustment need not be added if its value would be 4 or less").
 pub const MAX_OMITTED_RESPONSE_ADJUSTMENT: u16 = 4;
 
-/// How many results the estimate averages (SPEC §4.3).
+/// How many recent results the estimate is the median of.
 pub const ESTIMATE_WINDOW: usize = 8;
+
+/// The longest link a port is assumed to have when nothing is configured: 100 km, beyond the
+/// 60 km of distributed data centres (36.2.2). It bounds acceptable results and paces repeated
+/// requests, so it is a port's configured figure wherever one is known.
+pub const DEFAULT_LONGEST_LINK_METRES: u64 = 100_000;
+
+/// A round trip through the slowest medium we know, per metre of link: Cat6 at 0.6 c is 5.56 ns
+/// per metre each way (fibre 5 ns), so 12 ns there and back.
+const ROUND_TRIP_PER_METRE: Picos = Picos::from_ns(12);
+
+/// The most everything but the cable adds to a round trip: both stations' interfaces (the
+/// slowest, 10GBASE-T with XAUI, is 3.8 us each), four SecYs at the 36.4.1 bound (7.7 us), PFC
+/// generation, pause entry (0.6 us) and the HMPDU itself, with room to spare.
+const STATION_DELAYS_MAX: Picos = Picos::from_us(20);
 
 /// The delays this station knows about itself, as times. They are what makes a measured round
 /// trip the round trip of PFC, not of HMPDUs.
@@ -56,8 +70,10 @@ pub struct MeasureConfig {
     /// The system-dependent minimum round trip, pause quanta (36.11): lower results are raised to
     /// it.
     pub minimum_quanta: u32,
-    /// The maximum acceptable round trip, pause quanta (36.11): higher results are lowered to it,
-    /// and requests are not repeated at shorter intervals (36.9.6).
+    /// The maximum acceptable round trip, pause quanta (36.11): higher results cannot be this
+    /// link's and are discarded (counted), and requests are not repeated at shorter intervals
+    /// (36.9.6), so it is also what a lost request costs. Derived from the longest link the port
+    /// may have ([`MeasureConfig::for_link`]).
     pub maximum_quanta: u32,
     /// Responses processed after hmOperUp before `measure` goes FALSE: the system is satisfied.
     /// At least 2 (36.10).
@@ -74,23 +90,37 @@ pub struct MeasureConfig {
 }
 
 impl MeasureConfig {
-    /// Defaults for `speed`: unprotected path, minimum 0, maximum the round trip of 2500 km of
-    /// fibre (25 ms) — beyond any link PFC is run on —, two results, requests combined with
-    /// responses, every non-zero Response Adjustment sent.
+    /// Defaults for `speed` with no link length known: [`MeasureConfig::for_link`] with
+    /// [`DEFAULT_LONGEST_LINK_METRES`].
     pub fn new(speed: LinkSpeed, address: MacAddr) -> Self {
-        let max = Picos::from_ms(25).as_ps().div_ceil(speed.quantum().as_ps());
+        Self::for_link(speed, address, DEFAULT_LONGEST_LINK_METRES)
+    }
+
+    /// Defaults for a port whose link is at most `longest_metres` long: unprotected path,
+    /// minimum 0, maximum the round trip such a link can have ([`maximum_round_trip`]), two
+    /// results, requests combined with responses, every non-zero Response Adjustment sent.
+    ///
+    /// [`maximum_round_trip`]: MeasureConfig::maximum_round_trip
+    pub fn for_link(speed: LinkSpeed, address: MacAddr, longest_metres: u64) -> Self {
         MeasureConfig {
             speed,
             address,
             path: PathCode::Unprotected,
             minimum_quanta: 0,
-            maximum_quanta: u32::try_from(max).unwrap_or(u32::MAX),
+            maximum_quanta: Self::maximum_round_trip(speed, longest_metres),
             results_wanted: 2,
             combine: true,
             omit_response_adjustment_up_to: 0,
             timestamp_origin: 0,
             timing: LocalTiming::default(),
         }
+    }
+
+    /// The longest round trip a link of `metres` can have, in quanta rounded up: the slowest
+    /// medium both ways plus the most the stations' own delays can add.
+    pub fn maximum_round_trip(speed: LinkSpeed, metres: u64) -> u32 {
+        let time = ROUND_TRIP_PER_METRE * metres + STATION_DELAYS_MAX;
+        u32::try_from(speed.quanta_in_ceil(time)).unwrap_or(u32::MAX)
     }
 
     /// Refuses limits the protocol cannot run with.
@@ -130,7 +160,7 @@ pub enum MeasureError {
     MinimumAboveMaximum { minimum: u32, maximum: u32 },
     #[error(
         "a maximum acceptable round trip of 0 quanta would repeat requests without pause and \
-         clamp every result to 0: configure the longest round trip the link can have"
+         discard every result: configure the longest round trip the link can have"
     )]
     ZeroMaximum,
     #[error(

@@ -31,7 +31,8 @@ pub struct MeasureCounters {
     pub hmpdus_delayed: u64,
     /// Requests processed (a response was generated for each).
     pub requests_received: u64,
-    /// Responses processed that matched an outstanding request: one result each.
+    /// Responses processed that matched an outstanding request: one result each (taken into the
+    /// estimate or discarded).
     pub responses_received: u64,
     /// Responses whose timestamp matched no outstanding request (duplicated, very late, or not
     /// ours): ignored.
@@ -41,8 +42,12 @@ pub struct MeasureCounters {
     pub responses_out_of_order: u64,
     /// Results below the minimum, raised to it.
     pub results_clamped_to_minimum: u64,
-    /// Results above the maximum, lowered to it.
-    pub results_clamped_to_maximum: u64,
+    /// Results above the maximum acceptable round trip: no link this port may have is that long
+    /// (a response held somewhere). Left out of the estimate.
+    pub results_discarded_above_maximum: u64,
+    /// Results far above the estimate when the previous one was not: isolated outliers, left out
+    /// of the estimate.
+    pub results_discarded_outlier: u64,
 
     /// Frames that are not well-formed HMPDUs (truncated, wrong EtherType): ignored.
     pub malformed: u64,

@@ -12,8 +12,10 @@
 //!                  − fixed local delays − the response's own transmission    upper bound)
 //! ```
 //!
-//! Each result is clamped to [minimum, maximum] and the estimate is the mean of the last eight,
-//! rounded up (SPEC §4.3). [`Participant::headroom`] adds the worst-case delay WD.
+//! Each result is raised to the minimum; one above the maximum (the round trip of the longest
+//! link the port may have) or an isolated one far above the rest is discarded and counted; the
+//! estimate is the lower median of the last eight taken (`estimate.rs`). [`Participant::headroom`]
+//! adds the worst-case delay WD.
 //!
 //! # Our reading of Figures 36-16 to 36-19
 //!
@@ -42,7 +44,7 @@
 //!   (`responses_unmatched`) and ignored, so duplicated, stale or foreign responses cannot
 //!   poison the estimate; so is one answering a request older than one already answered
 //!   (`responses_out_of_order`): it was held up somewhere on the way and would overstate the
-//!   round trip. Otherwise: a result, clamped, into the estimate; while still measuring, prompt
+//!   round trip. Otherwise: a result, offered to the estimate; while still measuring, prompt
 //!   the next request (pacing by the link, 36.9.6).
 //! - **CT** (requestPath == responsePath): on a transmit opportunity, txResponse first; a request
 //!   rides in the same HMPDU whenever one is prompted or due, and — with `combine` (examples 2
@@ -53,8 +55,9 @@
 //! - **Request / Response Path Transmission** (distinct paths): requests alone on the request
 //!   path, responses alone on the response path. CT is unused and vice versa.
 //! - **Repeats.** Unprompted requests are not sent more often than the maximum acceptable round
-//!   trip (the same 36.11 maximum that bounds results): a peer that never answers gets one
-//!   request per interval, for as long as `measure` stays TRUE.
+//!   trip (the same 36.11 maximum that bounds results, derived from the longest link the port
+//!   may have): a lost first request costs one such interval, and a peer that never answers gets
+//!   one request per interval, for as long as `measure` stays TRUE.
 //!
 //! The adjustments are worked out in `transmit.rs`; the result in `reception.rs`.
 
@@ -70,9 +73,10 @@ mod transmit;
 mod tests;
 
 pub use config::{
-    LocalTiming, MeasureConfig, MeasureError, ESTIMATE_WINDOW, MAX_OMITTED_RESPONSE_ADJUSTMENT,
+    LocalTiming, MeasureConfig, MeasureError, DEFAULT_LONGEST_LINK_METRES, ESTIMATE_WINDOW,
+    MAX_OMITTED_RESPONSE_ADJUSTMENT,
 };
 pub use counters::MeasureCounters;
-pub use estimate::{Estimate, Measurement};
+pub use estimate::{Discard, Estimate, Measurement, OUTLIER_MARGIN_QUANTA};
 pub use participant::{Participant, Prompt};
 pub use paths::{Interface, Paths};

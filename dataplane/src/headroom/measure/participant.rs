@@ -40,8 +40,6 @@ impl Prompt {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) struct PendingResponse {
     pub request: HmpduTuple,
-    /// Format Identifier bits 2-1 of the request, reflected in the response.
-    pub reserved: u8,
     /// When the request arrived: the Response Adjustment counts from here.
     pub received_at: Picos,
 }

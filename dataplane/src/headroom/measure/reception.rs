@@ -8,7 +8,7 @@
 //! outlive it; what HR's buffering rules wait for is what they leave behind: txResponse not yet
 //! sent, and a prompt stimulated by reception not yet sent.
 
-use super::estimate::{clamp, Measurement};
+use super::estimate::{raise, Discard, Measurement};
 use super::participant::{Held, Participant, PendingResponse, Prompt};
 use super::paths::Interface;
 use crate::headroom::allowance::Clamp;
@@ -107,7 +107,7 @@ impl Participant {
                 return;
             }
         }
-        self.process(now, request, response, pdu.reserved, len);
+        self.process(now, request, response, len);
     }
 
     /// Common path: the previous HMPDU's response, or a request it prompted, is still to be sent.
@@ -122,7 +122,7 @@ impl Participant {
         }
         if let Some(held) = self.held.take() {
             let (request, response) = self.decode(&held.pdu);
-            self.process(held.at, request, response, held.pdu.reserved, held.len);
+            self.process(held.at, request, response, held.len);
         }
     }
 
@@ -147,7 +147,6 @@ impl Participant {
         at: Picos,
         request: Option<HmpduTuple>,
         response: Option<HmpduTuple>,
-        reserved: u8,
         len: u64,
     ) {
         self.counters.hmpdus_processed += 1;
@@ -155,15 +154,15 @@ impl Participant {
             self.process_response(at, response, len);
         }
         if let Some(request) = request {
-            self.process_request(at, request, reserved);
+            self.process_request(at, request);
         }
     }
 
     /// QP: a response shall be sent for every request received (36.9.6). Two requests with no
     /// response between them mean our last request was lost: prompt a new one (36.9.7).
-    fn process_request(&mut self, at: Picos, request: HmpduTuple, reserved: u8) {
+    fn process_request(&mut self, at: Picos, request: HmpduTuple) {
         self.counters.requests_received += 1;
-        self.tx_response = Some(PendingResponse { request, reserved, received_at: at });
+        self.tx_response = Some(PendingResponse { request, received_at: at });
         self.requests_since_response += 1;
         if self.requests_since_response >= 2 && self.measure {
             self.requests_since_response = 0;
@@ -173,8 +172,9 @@ impl Participant {
         }
     }
 
-    /// RP: round trip = ResponseDelay + Request Adjustment + Response Adjustment (36.9.4),
-    /// clamped (36.9.6), into the estimate; while measuring, prompt the next request.
+    /// RP: round trip = ResponseDelay + Request Adjustment + Response Adjustment (36.9.4), raised
+    /// to the minimum (36.9.6), offered to the estimate, which discards what cannot be the link's
+    /// round trip; while measuring, prompt the next request.
     fn process_response(&mut self, at: Picos, response: HmpduTuple, len: u64) {
         self.requests_since_response = 0;
         let Some(i) =
@@ -192,14 +192,17 @@ impl Participant {
         }
         self.newest_answered = Some(ts);
         let raw = self.round_trip(at, &response, len);
-        let (quanta, how) = clamp(raw, self.cfg.minimum_quanta, self.cfg.maximum_quanta);
-        match how {
-            Clamp::RaisedToMinimum => self.counters.results_clamped_to_minimum += 1,
-            Clamp::LoweredToMaximum => self.counters.results_clamped_to_maximum += 1,
-            Clamp::None => {}
+        let (quanta, clamp) = raise(raw, self.cfg.minimum_quanta);
+        if clamp == Clamp::RaisedToMinimum {
+            self.counters.results_clamped_to_minimum += 1;
         }
-        self.estimate.push(quanta);
-        self.results.push(Measurement { at, raw_quanta: raw, quanta, clamp: how });
+        let discarded = self.estimate.offer(quanta, self.cfg.maximum_quanta);
+        match discarded {
+            Some(Discard::AboveMaximum) => self.counters.results_discarded_above_maximum += 1,
+            Some(Discard::Outlier) => self.counters.results_discarded_outlier += 1,
+            None => {}
+        }
+        self.results.push(Measurement { at, raw_quanta: raw, quanta, clamp, discarded });
         self.counters.responses_received += 1;
         self.responses_since_up += 1;
         if self.responses_since_up >= self.cfg.results_wanted {

@@ -40,7 +40,13 @@ fn one_exchange_gives_the_round_trip_worked_out_by_hand() {
     let results = a.take_results();
     assert_eq!(
         results,
-        [Measurement { at: Picos::from_us(10), raw_quanta: 196, quanta: 196, clamp: Clamp::None }]
+        [Measurement {
+            at: Picos::from_us(10),
+            raw_quanta: 196,
+            quanta: 196,
+            clamp: Clamp::None,
+            discarded: None
+        }]
     );
     assert_eq!(a.round_trip_quanta(), Some(196));
     // The true figure: 10 us − 67.2 ns + 20 ns = 9 952.8 ns = 194.4 quanta; within 2.
@@ -218,13 +224,15 @@ fn measurement_stops_after_the_results_wanted_and_repeats_wait_for_the_maximum()
         a.poll_transmit(Picos::from_us(at), U, Picos::ZERO);
     }
     assert_eq!(a.counters().requests_sent, 3);
-    // The first answer waited 60 us: above the maximum of 1000 quanta (51.2 us), lowered to it.
+    // The first answer waited 60 us: above the maximum of 1000 quanta (51.2 us), it cannot be
+    // the link's round trip and is left out; the second, 10 us after its request, is taken.
     let results = a.take_results();
     assert_eq!(
-        results.iter().map(|m| m.clamp).collect::<Vec<_>>(),
-        [Clamp::LoweredToMaximum, Clamp::None]
+        results.iter().map(|m| m.discarded).collect::<Vec<_>>(),
+        [Some(Discard::AboveMaximum), None]
     );
-    assert_eq!(a.counters().results_clamped_to_maximum, 1);
+    assert_eq!(a.counters().results_discarded_above_maximum, 1);
+    assert_eq!(a.estimate().count, 1);
     assert!(!a.measuring());
     assert_eq!(a.next_deadline(), None);
     assert!(!a.wants_transmit(Picos::from_ms(1), U));
@@ -266,9 +274,31 @@ fn configurations_the_protocol_cannot_run_with_are_refused() {
     assert_eq!(with(|c| c.maximum_quanta = 0), Err(MeasureError::ZeroMaximum));
     assert_eq!(
         with(|c| c.minimum_quanta = c.maximum_quanta + 1),
-        Err(MeasureError::MinimumAboveMaximum { minimum: 4_882_814, maximum: 4_882_813 })
+        Err(MeasureError::MinimumAboveMaximum { minimum: 238_283, maximum: 238_282 })
     );
     assert_eq!(with(|c| c.omit_response_adjustment_up_to = 5), Err(MeasureError::OmitTooLarge(5)));
-    // 25 ms at 100 Gb/s is 4 882 812.5 quanta, rounded up.
-    assert_eq!(base.maximum_quanta, 4_882_813);
+    // 100 km unless configured: 12 ns a metre there and back, plus 20 us for the stations,
+    // 1.22 ms = 238 281.25 quanta of 5.12 ns at 100 Gb/s, rounded up.
+    assert_eq!(base.maximum_quanta, 238_282);
+    // A 1 m link: 20.012 us, 391 quanta at 10 Gb/s — what a lost first request costs.
+    assert_eq!(MeasureConfig::for_link(LinkSpeed::G10, A, 1).maximum_quanta, 391);
+}
+
+#[test]
+fn a_response_reflects_the_path_and_sends_bits_2_1_as_zero() {
+    // 36.9.5: bits 2-1 are transmitted as zero and ignored on receipt; 36.9.6 would reflect bits
+    // 4-1. We reflect the path (bits 4-3, which must be ours anyway) and send bits 2-1 as zero.
+    let mut b = up(B, |c| c.path = PathCode::Protected);
+    b.poll_transmit(Picos::ZERO, Interface::Secy, Picos::ZERO);
+    let mut request =
+        Hmpdu::new(A, PathCode::Protected, Some(HmpduTuple::request(9, 0)), None).to_vec();
+    request[15] |= 0b11; // Format Identifier, the octet after Version/Subtype
+    let parsed = Hmpdu::parse(&request).expect("parses");
+    assert_eq!((parsed.reserved, parsed.path), (0b11, PathCode::Protected));
+    b.receive(Picos::ZERO, Interface::Secy, &request);
+    assert_eq!(b.counters().requests_received, 1, "bits 2-1 are ignored on receipt");
+    let response = b.poll_transmit(Picos::ZERO, Interface::Secy, Picos::ZERO).expect("response");
+    assert_eq!(response.tuple1.map(|t| t.request_timestamp), Some(9));
+    let bytes = response.to_vec();
+    assert_eq!(bytes[15] & 0b1111, 0b1000, "path 2 reflected, bits 2-1 zero");
 }

@@ -81,12 +81,10 @@ impl Participant {
         };
         let response = pending.map(|p| self.make_response(now, wire_delay, p));
         let request = send_request.then(|| self.make_request(now, wire_delay, with_response));
-        let (first, reserved) = match response {
-            Some((tuple, reserved)) => (Some(tuple), reserved),
-            None => (request, 0),
-        };
-        let second = if response.is_some() { request } else { None };
-        first.map(|_| self.hmpdu(first, second, reserved))
+        match response {
+            Some(response) => Some(self.hmpdu(Some(response), request)),
+            None => request.map(|request| self.hmpdu(Some(request), None)),
+        }
     }
 
     /// Whether a request may ride with a response unprompted: only while fewer than two of our
@@ -104,20 +102,21 @@ impl Participant {
             return None;
         }
         let request = self.make_request(now, wire_delay, false);
-        Some(self.hmpdu(Some(request), None, 0))
+        Some(self.hmpdu(Some(request), None))
     }
 
     /// Response Path Transmission: responses alone.
     fn response_path(&mut self, now: Picos, wire_delay: Picos) -> Option<Hmpdu> {
         let pending = self.tx_response.take()?;
-        let (response, reserved) = self.make_response(now, wire_delay, pending);
-        Some(self.hmpdu(Some(response), None, reserved))
+        let response = self.make_response(now, wire_delay, pending);
+        Some(self.hmpdu(Some(response), None))
     }
 
-    fn hmpdu(&self, tuple1: Option<HmpduTuple>, tuple2: Option<HmpduTuple>, reserved: u8) -> Hmpdu {
-        let mut pdu = Hmpdu::new(self.cfg.address, self.cfg.path, tuple1, tuple2);
-        pdu.reserved = reserved;
-        pdu
+    /// Format Identifier bits 4-3 name our path, which is the request's (HR discards an HMPDU
+    /// naming another), so a response reflects them; bits 2-1 go as zero in requests and
+    /// responses alike (36.9.5; DECISIONS.md, "HMPDU Format Identifier bits 2-1").
+    fn hmpdu(&self, tuple1: Option<HmpduTuple>, tuple2: Option<HmpduTuple>) -> Hmpdu {
+        Hmpdu::new(self.cfg.address, self.cfg.path, tuple1, tuple2)
     }
 
     fn make_request(&mut self, now: Picos, wire_delay: Picos, with_response: bool) -> HmpduTuple {
@@ -148,7 +147,7 @@ impl Participant {
         now: Picos,
         wire_delay: Picos,
         pending: PendingResponse,
-    ) -> (HmpduTuple, u8) {
+    ) -> HmpduTuple {
         let taken = (now - pending.received_at) + wire_delay;
         let mut adjustment = self.adjustment(self.cfg.timing.pause_entry, taken);
         if adjustment != 0 && adjustment.unsigned_abs() <= self.cfg.omit_response_adjustment_up_to {
@@ -156,7 +155,7 @@ impl Participant {
             self.counters.response_adjustments_omitted += 1;
         }
         self.counters.responses_sent += 1;
-        (pending.request.respond(adjustment), pending.reserved)
+        pending.request.respond(adjustment)
     }
 
     /// (allowed − actual) in quanta, rounded up, saturated to 16 bits.
