@@ -7,6 +7,7 @@
 #   - pyang (PyPI, pinned, in a virtual environment this script makes): `pyang --ieee` on the
 #     IEEE-namespace modules (ieee802-*), `pyang --lint` on pfcd's own (pfcd-*), which must also
 #     be named pfcd-* and live under urn:pfcd:yang:.
+#   - yangcli (Debian, yuma123) parses them, as it will when it fetches them by get-schema.
 # The venv lives in $PFCD_YANG_VENV (default target/yang-venv) and is reused while its pyang is
 # the pinned version. Usage: scripts/yang-check.sh
 set -euo pipefail
@@ -69,6 +70,24 @@ for f in yang/tests/invalid/*.xml; do
     fail "$f was refused, but not with '$expect':"$'\n'"$out"
   fi
 done
+
+# yangcli (yuma123, the NETCONF client users run) must parse them too: it loads a server's
+# modules by get-schema. It also warns about status mismatches inside the published
+# ietf-routing and ieee802-dot1q-types, which are not ours, so only diagnostics that name one of
+# our files count (each names "FILE.yang:LINE.COL:").
+if command -v yangcli >/dev/null; then
+  ycli_home=$(mktemp -d)
+  ycli_args=(--modpath="$PWD/yang:$PWD/$std" --batch-mode --run-command=quit --log-level=warn)
+  for f in "${ordered[@]}"; do ycli_args+=(--module="$(basename "$f" .yang)"); done
+  if ! out=$(HOME=$ycli_home yangcli "${ycli_args[@]}" </dev/null 2>&1); then
+    fail "yangcli failed:"$'\n'"$out"
+  fi
+  ours=$(printf '%s\n' "${ordered[@]}" | xargs -n1 basename | sed 's/[.]/[.]/g' | paste -sd'|')
+  if grep -E "(^|[[:space:]/])($ours):[0-9]" <<<"$out"; then
+    fail "yangcli reports the diagnostics above in our modules"
+  fi
+  rm -rf "$ycli_home"
+fi
 
 # pyang in a virtual environment (not packaged in Debian).
 if [ "$("$venv/bin/pyang" --version 2>/dev/null)" != "pyang $PYANG_VERSION" ]; then
