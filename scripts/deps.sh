@@ -11,13 +11,15 @@
 #   libssl-dev                       OpenSSL headers for libssh2-sys (netconf-rs, mgmt interop test)
 #   lldpd, lldpad                    LLDP/DCBX peers for interop tests
 #   libyang2-tools                   yanglint, to check our YANG modules independently
+#   python3-venv                     a virtual environment for pyang (PyPI only), which checks
+#                                    our YANG modules (scripts/yang-check.sh)
 #   iproute2, ethtool                veth pairs and network namespaces in tests
 #   strace                           shows that a commit is synced to disk before its reply
 set -euo pipefail
 
 packages=(cmake libpcre2-dev pkg-config tshark python3-scapy python3-ncclient
           lldpd lldpad libyang2-tools iproute2 ethtool libpcap-dev yangcli
-          libssl-dev strace)
+          libssl-dev strace python3-venv)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite, exactly as CI runs it: installs what is missing, then checks formatting,
-# lints, builds and runs every test (unit, property, interop with tshark/scapy/lldpd/lldpad,
-# namespace tests as root). Usage: scripts/test.sh
+# lints, checks the YANG modules (yanglint, pyang), builds and runs every test (unit, property,
+# interop with tshark/scapy/lldpd/lldpad, namespace tests as root). Usage: scripts/test.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -15,6 +15,9 @@ cargo clippy --workspace --all-targets --quiet -- -D warnings
 
 echo "== fuzz targets compile"
 cargo check --quiet --manifest-path fuzz/Cargo.toml --bins
+
+echo "== YANG modules"
+bash scripts/yang-check.sh
 
 echo "== cargo test"
 cargo test --workspace

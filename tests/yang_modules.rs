@@ -1,0 +1,118 @@
+//! pfcd's YANG modules (`yang/*.yang`) load in mgmt's schema, i.e. with the libyang that
+//! libyang2-sys bundles (scripts/yang-check.sh checks them with Debian's yanglint, pyang and
+//! yangcli): the example configuration validates, every example refusal is refused with the
+//! message it names, and the RPCs and notifications parse.
+
+use std::path::{Path, PathBuf};
+
+use mgmt::schema::Schema;
+
+const OURS: [&str; 5] = [
+    "ieee802-dot1q-pfc",
+    "ieee802-dot1q-pfc-bridge",
+    "ieee802-dot1q-lldp-pfc-tlv",
+    "pfcd-pipeline",
+    "pfcd-lab",
+];
+
+fn yang() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("yang")
+}
+
+/// Our modules and the standard ones, all implemented with every feature.
+fn schema() -> Schema {
+    Schema::new(&[yang(), yang().join("standard")], &[]).expect("the modules load")
+}
+
+#[test]
+fn the_modules_load_implemented_with_the_pfc_feature() {
+    let schema = schema();
+    let modules = schema.modules();
+    for name in OURS {
+        let m = modules.iter().find(|m| m.name == name).expect("loaded");
+        assert!(m.implemented, "{name} is implemented");
+        assert_eq!(m.revision.as_deref(), Some("2026-11-26"), "{name}");
+    }
+    let names: Vec<String> = std::fs::read_dir(yang())
+        .expect("yang/ exists")
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .filter_map(|n| n.strip_suffix(".yang").map(str::to_string))
+        .collect();
+    assert_eq!(names.len(), OURS.len(), "every module in yang/ is checked here: {names:?}");
+    assert!(schema.feature_enabled("ieee802-dot1q-pfc-bridge", "priority-flow-control"));
+}
+
+#[test]
+fn the_example_configuration_validates() {
+    let xml = std::fs::read_to_string(yang().join("tests/valid/pfc-config.xml")).expect("read");
+    let canonical = schema().canonical_config(&xml).expect("valid");
+    assert!(canonical.contains("<pfc-enable>p3 p4</pfc-enable>"), "{canonical}");
+}
+
+#[test]
+fn every_example_refusal_is_refused_with_its_message() {
+    let schema = schema();
+    let mut checked = 0;
+    for entry in std::fs::read_dir(yang().join("tests/invalid")).expect("tests/invalid exists") {
+        let path = entry.expect("entry").path();
+        let xml = std::fs::read_to_string(&path).expect("read");
+        let expect = xml
+            .lines()
+            .next()
+            .and_then(|l| l.strip_prefix("<!-- expect: "))
+            .and_then(|l| l.strip_suffix(" -->"))
+            .unwrap_or_else(|| panic!("{}: first line names the message", path.display()));
+        let err = schema
+            .canonical_config(&xml)
+            .expect_err(&format!("{} must be refused", path.display()));
+        assert!(err.to_string().contains(expect), "{}: {err}", path.display());
+        checked += 1;
+    }
+    assert!(checked >= 10, "{checked} refusals");
+}
+
+#[test]
+fn the_rpcs_and_notifications_parse() {
+    let schema = schema();
+    let bridge = "urn:ieee:std:802.1Q:yang:ieee802-dot1q-pfc-bridge";
+    let pfc = "urn:ieee:std:802.1Q:yang:ieee802-dot1q-pfc";
+    let tlv = "urn:ieee:std:802.1Q:yang:ieee802-dot1q-lldp-pfc-tlv";
+    schema
+        .validate_rpc(&format!(
+            r#"<measure-headroom xmlns="{bridge}"><interface>lab0</interface></measure-headroom>"#
+        ))
+        .expect("measure-headroom");
+    schema
+        .validate_rpc(&format!(r#"<clear-pfc-counters xmlns="{bridge}"/>"#))
+        .expect("clear-pfc-counters");
+    schema
+        .validate_notification(&format!(
+            r#"<headroom-allowance-changed xmlns="{bridge}" xmlns:pfc="{pfc}">
+                 <interface>lab0</interface>
+                 <old-allowance>126224</old-allowance><old-source>pfc:manual</old-source>
+                 <new-allowance>164352</new-allowance><new-source>pfc:measured</new-source>
+                 <clamp>none</clamp>
+               </headroom-allowance-changed>"#
+        ))
+        .expect("headroom-allowance-changed");
+    schema
+        .validate_notification(&format!(
+            r#"<receive-buffer-drop xmlns="{bridge}" xmlns:pfc="{pfc}">
+                 <interface>lab0</interface><priority>3</priority>
+                 <frames-dropped>12</frames-dropped><allowance-in-force>20000</allowance-in-force>
+                 <allowance-source>pfc:manual</allowance-source>
+               </receive-buffer-drop>"#
+        ))
+        .expect("receive-buffer-drop");
+    schema
+        .validate_notification(&format!(
+            r#"<pfc-dcbx-misconfiguration xmlns="{tlv}">
+                 <name>lab0</name><dest-mac-address>01-80-C2-00-00-0E</dest-mac-address>
+                 <misconfigured>true</misconfigured><misconfiguration>enable-mismatch</misconfiguration>
+                 <local-pfc-enable>p3 p4</local-pfc-enable><peer-pfc-enable>p3</peer-pfc-enable>
+               </pfc-dcbx-misconfiguration>"#
+        ))
+        .expect("pfc-dcbx-misconfiguration");
+    let measure = schema.model().rpc(bridge, "measure-headroom").expect("in the model");
+    assert_eq!(measure.mandatory_input, ["interface"], "mgmt refuses it without a port");
+}
