@@ -393,11 +393,13 @@ fn insert_position(
             match sibs.index.get(&key) {
                 Some(&i) => Ok(Some(Some(if how == "before" { i } else { i + 1 }))),
                 None => {
+                    // RFC 7950 §15.7: bad-attribute, error-app-tag missing-instance.
                     let mut e = bad(format!(
-                        "The entry named by the insert attribute does not exist in <{}>.",
-                        s.name
+                        "The entry named by the insert attribute does not exist in <{}>; name \
+                         an existing entry in yang:{} or use insert=\"first\" or \"last\".",
+                        s.name,
+                        if s.kind == Kind::List { "key" } else { "value" }
                     ));
-                    e.tag = ErrorTag::DataMissing;
                     e.app_tag = Some("missing-instance".into());
                     ctx.fail(e)?;
                     Ok(None)
@@ -516,7 +518,23 @@ fn edit_one<'m>(
 ) -> Result<(), Stop> {
     let Some(s) = resolve_child(ctx, sparent, c, at)? else { return Ok(()) };
     if s.is_key && sparent.is_some_and(|p| p.kind == Kind::List) {
-        // Keys identify their entry; they are not edited.
+        // Keys identify their entry; they are not edited. An operation that would change a
+        // key on its own (delete it, create or replace it) cannot be done: say so rather than
+        // answer <ok/> and change nothing.
+        if let Some(v) = op_attr(c).filter(|v| !matches!(*v, "merge" | "none")) {
+            let list = sparent.map(|p| p.name.as_str()).unwrap_or_default();
+            return ctx.fail(with_path(
+                RpcError::new(ErrorTag::BadAttribute, ErrorType::Application)
+                    .with_message(format!(
+                        "operation=\"{v}\" cannot be put on key leaf <{}>: a key only names its \
+                         entry; put the operation on the <{list}> entry instead.",
+                        c.name
+                    ))
+                    .with_info(ErrorInfo::BadAttribute("operation".into()))
+                    .with_info(ErrorInfo::BadElement(c.name.to_string())),
+                &at.path().child(Step::named(s)),
+            ));
+        }
         return Ok(());
     }
     let op = match op_attr(c) {
@@ -569,7 +587,9 @@ fn edit_one<'m>(
             let built = build(ctx, s, c, scope, at)?;
             let Some(built) = built else { return Ok(()) };
             let old = sibs.remove(&key);
-            let pos = pos.or(old.map(|(i, _)| i));
+            // An existing entry keeps its place unless `insert` names one (RFC 7950 §7.8.6:
+            // with replace, insert also moves the entry; "last" is the end).
+            let pos = if moves(c, s) { pos } else { pos.or(old.map(|(i, _)| i)) };
             sibs.insert(ctx.model, sparent, key, built, pos);
         }
         Op::Merge => {
@@ -585,23 +605,16 @@ fn edit_one<'m>(
                     sibs.insert(ctx.model, sparent, key, node, pos);
                 }
             } else if s.is_term() || s.kind == Kind::AnyData {
-                if s.kind == Kind::LeafList && c.attribute_ns(YANG_NS, "insert").is_some() {
-                    // Moving an existing entry.
-                    let Some(pos) = insert_position(ctx, sibs, c, s, at)? else { return Ok(()) };
-                    if let (Some(pos), Some((_, e))) = (pos, sibs.remove(&key)) {
-                        sibs.insert(ctx.model, sparent, key, e, Some(pos));
-                    }
+                if s.kind == Kind::LeafList && moves(c, s) {
+                    move_existing(ctx, sibs, sparent, key, c, s, at)?;
                 } else if let Some(built) = build(ctx, s, c, scope, at)? {
                     if let Some(d) = sibs.get_mut(&key) {
                         *d = built;
                     }
                 }
             } else {
-                if s.kind == Kind::List && c.attribute_ns(YANG_NS, "insert").is_some() {
-                    let Some(pos) = insert_position(ctx, sibs, c, s, at)? else { return Ok(()) };
-                    if let (Some(pos), Some((_, e))) = (pos, sibs.remove(&key)) {
-                        sibs.insert(ctx.model, sparent, key.clone(), e, Some(pos));
-                    }
+                if s.kind == Kind::List && moves(c, s) {
+                    move_existing(ctx, sibs, sparent, key.clone(), c, s, at)?;
                 }
                 if let Some(d) = sibs.get_mut(&key) {
                     edit_children(ctx, Some(s), d, c, Op::Merge, scope, &here)?;
@@ -633,6 +646,42 @@ fn edit_one<'m>(
         }
     }
     Ok(())
+}
+
+/// Whether request element `c` for an entry of `s` asks to be put somewhere: an `insert`
+/// attribute on an ordered-by user list or leaf-list.
+fn moves(c: &Element, s: &SNode) -> bool {
+    s.user_ordered && c.attribute_ns(YANG_NS, "insert").is_some()
+}
+
+/// Moves the existing entry `key` where `c`'s `insert` attribute says (RFC 7950 §7.8.6,
+/// §7.7.9: insert moves an entry that exists; "last" is the end). The entry's old place is
+/// a hole while the new one is found, so "before"/"after" positions count as they are seen;
+/// an anchor that does not exist leaves the entry where it was.
+fn move_existing(
+    ctx: &mut Ctx<'_>,
+    sibs: &mut Siblings,
+    sparent: Option<&SNode>,
+    key: Key,
+    c: &Element,
+    s: &SNode,
+    at: &At<'_>,
+) -> Result<(), Stop> {
+    let Some((old, e)) = sibs.remove(&key) else { return Ok(()) };
+    match insert_position(ctx, sibs, c, s, at) {
+        Ok(Some(pos)) => {
+            sibs.insert(ctx.model, sparent, key, e, pos);
+            Ok(())
+        }
+        Ok(None) => {
+            sibs.insert(ctx.model, sparent, key, e, Some(old));
+            Ok(())
+        }
+        Err(stop) => {
+            sibs.insert(ctx.model, sparent, key, e, Some(old));
+            Err(stop)
+        }
+    }
 }
 
 /// Whether an element below `c` asks to merge, replace or create (so its ancestors must

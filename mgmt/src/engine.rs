@@ -834,7 +834,13 @@ impl Engine {
         let new: Arc<Snapshot> = new.into();
         let old = self.ds.snapshot(DatastoreName::Running);
         let changes = data::diff(self.schema.model(), &old.root, &new.root);
-        if changes.is_empty() && how == RunningWrite::Running && extra.is_empty() {
+        // The difference ignores order, so an ordered-by user entry that only moved has no
+        // change: the texts tell.
+        if changes.is_empty()
+            && how == RunningWrite::Running
+            && extra.is_empty()
+            && old.xml == new.xml
+        {
             return Ok(());
         }
         if let (RunningWrite::Commit, Some(user)) = (how, origin.user.as_deref()) {

@@ -356,7 +356,9 @@ async fn user_ordered_lists_and_choices() {
             &edit("running", &rule("e", " yang:insert=\"before\" yang:key=\"[mt:name='zz']\"")),
         )
         .await;
-    expect_err(&r, "data-missing", "application");
+    // RFC 7950 §15.7: a missing anchor is bad-attribute with error-app-tag missing-instance.
+    let e = expect_err(&r, "bad-attribute", "application");
+    assert_eq!(e.app_tag.as_deref(), Some("missing-instance"));
 
     // A node of one case removes the other case's nodes.
     let s = |body: &str| format!("<settings xmlns=\"{MT}\">{body}</settings>");
@@ -365,6 +367,88 @@ async fn user_ordered_lists_and_choices() {
     let text =
         get_config(&mut c, "running", &format!("<filter><settings xmlns='{MT}'/></filter>")).await;
     assert!(text.contains("<udp-port>53</udp-port>") && !text.contains("tcp-port"), "{text}");
+}
+
+/// The first letter of each `<element>` of running as `filter` selects it, in order.
+async fn first_letters(c: &mut Client, filter: &str, element: &str) -> Vec<String> {
+    let text = get_config(c, "running", filter).await;
+    text.split(&format!("<{element}>")).skip(1).map(|s| s[..1].to_string()).collect()
+}
+
+/// RFC 7950 §7.8.6 (lists) and §7.7.9 (leaf-lists): `insert` on an entry that already exists
+/// moves it, with operation merge and replace, for first, last, before and after.
+#[tokio::test]
+async fn insert_moves_existing_entries_rfc7950_7_8_6_and_7_7_9() {
+    let fx = Fx::new();
+    let mut c = fx.open("admin").await;
+    let y = "xmlns:yang=\"urn:ietf:params:xml:ns:yang:1\" xmlns:nc=\"urn:ietf:params:xml:ns:netconf:base:1.0\"";
+    let rule = |n: &str, attrs: &str| {
+        format!("<rule xmlns=\"{MT}\" {y}{attrs}><name>{n}</name><action>permit</action></rule>")
+    };
+    let all: String = ["a", "b", "c", "d"].iter().map(|n| rule(n, "")).collect();
+    ok(&c.rpc("1", &edit("running", &all)).await);
+    let moves = [
+        (" yang:insert=\"last\"", "a", ["b", "c", "d", "a"]),
+        (" yang:insert=\"first\"", "d", ["d", "b", "c", "a"]),
+        (" yang:insert=\"before\" yang:key=\"[mt:name='d']\"", "a", ["a", "d", "b", "c"]),
+        (" yang:insert=\"after\" yang:key=\"[mt:name='c']\"", "a", ["d", "b", "c", "a"]),
+        (" yang:insert=\"after\" yang:key=\"[mt:name='d']\"", "c", ["d", "c", "b", "a"]),
+        // With replace, the entry moves and is replaced.
+        (" nc:operation=\"replace\" yang:insert=\"last\"", "d", ["c", "b", "a", "d"]),
+        (
+            " nc:operation=\"replace\" yang:insert=\"before\" yang:key=\"[mt:name='b']\"",
+            "a",
+            ["c", "a", "b", "d"],
+        ),
+    ];
+    for (i, (attrs, name, want)) in moves.iter().enumerate() {
+        ok(&c.rpc(&format!("m{i}"), &edit("running", &rule(name, attrs))).await);
+        let f = format!("<filter><rule xmlns='{MT}'><name/></rule></filter>");
+        assert_eq!(first_letters(&mut c, &f, "name").await, want, "moving {name} with{attrs}");
+    }
+    // Leaf-lists.
+    let tags = |body: &str| format!("<settings xmlns=\"{MT}\" {y}>{body}</settings>");
+    let tag = |v: &str, attrs: &str| format!("<tag{attrs}>{v}</tag>");
+    ok(&c
+        .rpc(
+            "t",
+            &edit("running", &tags(&format!("{}{}{}", tag("x", ""), tag("y", ""), tag("z", "")))),
+        )
+        .await);
+    let moves = [
+        (" yang:insert=\"last\"", "x", ["y", "z", "x"]),
+        (" yang:insert=\"first\"", "z", ["z", "y", "x"]),
+        (" yang:insert=\"after\" yang:value=\"y\"", "z", ["y", "z", "x"]),
+        (" nc:operation=\"replace\" yang:insert=\"before\" yang:value=\"y\"", "x", ["x", "y", "z"]),
+    ];
+    for (i, (attrs, v, want)) in moves.iter().enumerate() {
+        ok(&c.rpc(&format!("l{i}"), &edit("running", &tags(&tag(v, attrs)))).await);
+        let f = format!("<filter><settings xmlns='{MT}'><tag/></settings></filter>");
+        assert_eq!(first_letters(&mut c, &f, "tag").await, want, "moving {v} with{attrs}");
+    }
+}
+
+/// An operation that would delete, create or replace a list's key leaf on its own is refused
+/// (bad-attribute naming the key), not answered <ok/> with nothing changed.
+#[tokio::test]
+async fn an_operation_on_a_key_leaf_alone_is_refused() {
+    let fx = Fx::new();
+    let mut c = fx.open("admin").await;
+    ok(&c.rpc("1", &edit("running", &ifs(&iface("eth0", "")))).await);
+    for (i, op) in ["delete", "remove", "create", "replace"].iter().enumerate() {
+        let body = ifs(&format!("<interface><name nc:operation=\"{op}\">eth0</name></interface>"));
+        let e = expect_err(
+            &c.rpc(&i.to_string(), &edit("running", &body)).await,
+            "bad-attribute",
+            "application",
+        );
+        assert!(e.message.contains("key"), "{}", e.message);
+        assert!(e.path.as_deref().is_some_and(|p| p.ends_with("if:name")), "{:?}", e.path);
+    }
+    assert!(get_config(&mut c, "running", "").await.contains("<name>eth0</name>"));
+    // merge on a key is what every client sends implicitly: fine.
+    let body = ifs("<interface><name nc:operation=\"merge\">eth0</name></interface>");
+    ok(&c.rpc("m", &edit("running", &body)).await);
 }
 
 #[tokio::test]
