@@ -30,7 +30,7 @@ pub fn subtree(model: &Model, root: &Element, filter: &Element) -> Element {
     if !filter.has_elements() {
         return out;
     }
-    if let Some(children) = select_children(model, None, root, filter) {
+    if let Some(children) = select_children(model, None, root, filter, true) {
         out.children = children;
     }
     out
@@ -43,6 +43,7 @@ fn select_children(
     sdata: Option<&SNode>,
     data: &Element,
     filter: &Element,
+    top: bool,
 ) -> Option<Vec<Node>> {
     let fchildren: Vec<&Element> = filter.elements().collect();
     let content: Vec<&Element> =
@@ -57,8 +58,10 @@ fn select_children(
     }
     let others: Vec<&Element> =
         fchildren.iter().copied().filter(|f| !is_content_match(f)).collect();
-    if others.is_empty() {
-        // Only content match nodes, all true: the whole node.
+    if others.is_empty() && !top {
+        // Only content match nodes, all true: the whole node. At the top there is no node
+        // whose content they test, only the datastore: they select the top-level nodes they
+        // match and nothing else (RFC 6241 §6.2.5), never every module's data.
         return Some(data.children.clone());
     }
     // (index in data, filtered copy)
@@ -83,7 +86,7 @@ fn select_children(
                 continue;
             }
             let sd = model.child_of(sdata, d.namespace.as_deref().unwrap_or_default(), &d.name);
-            if let Some(children) = select_children(model, sd.map(Arc::as_ref), d, f) {
+            if let Some(children) = select_children(model, sd.map(Arc::as_ref), d, f, false) {
                 let mut copy = d.clone_shallow();
                 copy.children = children;
                 if let Some(s) = sd {

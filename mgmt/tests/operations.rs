@@ -451,6 +451,28 @@ async fn an_operation_on_a_key_leaf_alone_is_refused() {
     ok(&c.rpc("m", &edit("running", &body)).await);
 }
 
+/// RFC 6241 §6.2.5: a subtree filter whose only top-level node is a content match selects
+/// that top-level node if it matches, and nothing else (not every module's data, not /nacm).
+#[tokio::test]
+async fn a_top_level_content_match_selects_only_that_node() {
+    let fx = Fx::new();
+    let mut c = fx.open("admin").await;
+    let body = format!("<banner xmlns=\"{MT}\">Test</banner>{}", ifs(&iface("eth0", "")));
+    ok(&c.rpc("1", &edit("running", &body)).await);
+    let sub = |f: &str| format!("<filter type=\"subtree\">{f}</filter>");
+    let t =
+        get_config(&mut c, "running", &sub(&format!("<banner xmlns='{MT}'>Test</banner>"))).await;
+    assert_eq!(t, format!("<banner xmlns=\"{MT}\">Test</banner>"));
+    let t =
+        get_config(&mut c, "running", &sub(&format!("<banner xmlns='{MT}'>Other</banner>"))).await;
+    assert_eq!(t, "");
+    let r = c
+        .rpc("2", &format!("<get>{}</get>", sub(&format!("<banner xmlns='{MT}'>Test</banner>"))))
+        .await;
+    let t = data(&r);
+    assert!(!t.contains("nacm") && !t.contains("eth0") && t.contains("Test"), "{t}");
+}
+
 #[tokio::test]
 async fn subtree_and_xpath_filters() {
     let fx = Fx::new();
