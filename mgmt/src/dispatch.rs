@@ -794,6 +794,22 @@ fn apply_edit(
     let full = target == DatastoreName::Running || test != Test::Set;
     let snap = match engine.ds.check_edit(&base, root, full, config.element_count()) {
         Ok(s) => s,
+        // RFC 7950 §8.3.3: the candidate need not satisfy its constraints (must, leafref,
+        // mandatory, min/max-elements, unique, when) until <validate> or <commit>, so that a
+        // configuration can be built in steps. The full check is tried first, so that a valid
+        // candidate keeps its validated tree for the commit; what fails it is stored if it
+        // parses (types, keys, structure), unvalidated, and the commit validates it.
+        Err(_) if target == DatastoreName::Candidate && test == Test::ThenSet => {
+            let mut root = base.root.clone();
+            edit::apply(model, &mut root, config, &scope, default_op, error_option);
+            match engine.ds.check_tree(root, false) {
+                Ok(s) => s,
+                Err(e) => {
+                    errors.push(schema_error(&engine.schema, &e));
+                    return Err(errors);
+                }
+            }
+        }
         Err(e) => {
             errors.push(schema_error(&engine.schema, &e));
             return Err(errors);

@@ -451,6 +451,52 @@ async fn an_operation_on_a_key_leaf_alone_is_refused() {
     ok(&c.rpc("m", &edit("running", &body)).await);
 }
 
+/// RFC 7950 §8.3.3: the candidate may be built in steps; a leafref whose target comes in a
+/// later edit, a `must` not yet true and a missing mandatory leaf are refused at <validate>
+/// and <commit>, not at edit-config. Type errors are still refused at once.
+#[tokio::test]
+async fn the_candidate_is_built_in_steps_and_checked_at_commit_rfc7950_8_3_3() {
+    let fx = Fx::new();
+    let mut c = fx.open("admin").await;
+    let s = |body: &str| format!("<settings xmlns=\"{MT}\">{body}</settings>");
+    // A leafref to an interface that comes later.
+    ok(&c.rpc("1", &edit("candidate", &s("<uplink>eth7</uplink>"))).await);
+    let e = expect_err(&c.rpc("2", "<commit/>").await, "data-missing", "application");
+    assert!(e.path.as_deref().is_some_and(|p| p.contains("uplink")), "{:?}", e.path);
+    let e = expect_err(
+        &c.rpc("3", "<validate><source><candidate/></source></validate>").await,
+        "data-missing",
+        "application",
+    );
+    assert!(e.path.as_deref().is_some_and(|p| p.contains("uplink")), "{:?}", e.path);
+    assert!(!get_config(&mut c, "running", "").await.contains("uplink"), "running unchanged");
+    assert!(get_config(&mut c, "candidate", "").await.contains("<uplink>eth7</uplink>"));
+    ok(&c.rpc("4", &edit("candidate", &ifs(&iface("eth7", "")))).await);
+    ok(&c.rpc("5", "<commit/>").await);
+    assert!(get_config(&mut c, "running", "").await.contains("<uplink>eth7</uplink>"));
+    // A must not yet true, and a mandatory leaf that comes in the next edit.
+    let rule = |body: &str| format!("<rule xmlns=\"{MT}\"><name>r1</name>{body}</rule>");
+    ok(&c.rpc("6", &edit("candidate", &rule("<priority>250</priority>"))).await);
+    expect_err(&c.rpc("7", "<commit/>").await, "operation-failed", "application");
+    ok(&c.rpc("8", &edit("candidate", &rule("<priority>20</priority>"))).await);
+    let e = expect_err(&c.rpc("9", "<commit/>").await, "missing-element", "application");
+    assert!(e.message.contains("action"), "{}", e.message);
+    ok(&c.rpc("10", &edit("candidate", &rule("<action>permit</action>"))).await);
+    ok(&c.rpc("11", "<commit/>").await);
+    // A value of the wrong type is refused at once.
+    expect_err(
+        &c.rpc("12", &edit("candidate", &s("<mtu>big</mtu>"))).await,
+        "invalid-value",
+        "application",
+    );
+    // Running is still checked at once.
+    expect_err(
+        &c.rpc("13", &edit("running", &s("<uplink>eth9</uplink>"))).await,
+        "data-missing",
+        "application",
+    );
+}
+
 /// RFC 6241 §6.2.5: a subtree filter whose only top-level node is a content match selects
 /// that top-level node if it matches, and nothing else (not every module's data, not /nacm).
 #[tokio::test]
