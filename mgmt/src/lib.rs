@@ -26,6 +26,7 @@ pub mod engine;
 pub mod error;
 pub mod filter;
 pub mod framing;
+pub mod fuzzing;
 pub mod hello;
 pub mod inline;
 pub mod model;
