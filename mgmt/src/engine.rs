@@ -222,11 +222,16 @@ pub fn schema_error(schema: &Schema, e: &SchemaError) -> RpcError {
         }
         _ => ErrorTag::InvalidValue,
     };
-    let mut err = RpcError::new(tag, ErrorType::Application)
-        .with_message(format!("{message}; correct the configuration and send it again."));
+    let path = path.as_deref().and_then(|p| DataPath::parse_json(model, p)).map(|p| p.to_xpath());
+    // The message names the node too: many clients (Ansible among them) show only the
+    // message, and "invalid identityref" says nothing of which of fifty interfaces it is.
+    let at = path.as_ref().map(|(xpath, _)| format!(" (at {xpath})")).unwrap_or_default();
+    let mut err = RpcError::new(tag, ErrorType::Application).with_message(format!(
+        "{}{at}; correct the configuration and send it again.",
+        message.trim_end().trim_end_matches('.')
+    ));
     err.app_tag = app_tag.clone();
-    if let Some(p) = path.as_deref().and_then(|p| DataPath::parse_json(model, p)) {
-        let (xpath, ns) = p.to_xpath();
+    if let Some((xpath, ns)) = path {
         err = err.with_path(xpath, ns);
     }
     err

@@ -497,6 +497,23 @@ async fn the_candidate_is_built_in_steps_and_checked_at_commit_rfc7950_8_3_3() {
     );
 }
 
+/// What clients that show only an rpc-error's message (Ansible) need: the message names the
+/// node, and reads as one sentence (no stray ".;").
+#[tokio::test]
+async fn a_validation_message_names_its_node() {
+    let fx = Fx::new();
+    let mut c = fx.open("admin").await;
+    let bad = format!(
+        "{}{}",
+        iface("eth1", ""),
+        "<interface><name>eth3</name><type xmlns:ianaift=\"urn:ietf:params:xml:ns:yang:iana-if-type\">ianaift:noSuchType</type></interface>"
+    );
+    let e =
+        expect_err(&c.rpc("1", &edit("running", &ifs(&bad))).await, "invalid-value", "application");
+    assert!(e.message.contains("eth3"), "{}", e.message);
+    assert!(!e.message.contains(".;"), "{}", e.message);
+}
+
 /// RFC 6241 §6.2.5: a subtree filter whose only top-level node is a content match selects
 /// that top-level node if it matches, and nothing else (not every module's data, not /nacm).
 #[tokio::test]
