@@ -15,6 +15,8 @@ use tracing::{debug, info, warn};
 
 use tokio::io::AsyncReadExt as _;
 
+use super::admission::{AuthenticatedSlot, Stage, Ticket};
+use super::auth_pool::AuthPool;
 use super::login_cache::LoginCache;
 use crate::engine::Engine;
 use crate::session::{self, SessionEnd, SessionSettings};
@@ -51,6 +53,8 @@ pub struct Shared {
     pub settings: SessionSettings,
     /// The NETCONF engine.
     pub engine: Arc<Engine>,
+    /// The threads that check passwords.
+    pub auth_pool: AuthPool,
 }
 
 impl Shared {
@@ -70,38 +74,87 @@ pub struct Handler {
     has_session: bool,
     /// Set when the session starts (the connection guard watches it).
     started: Arc<AtomicBool>,
+    /// The connection's place among unauthenticated connections, until it authenticates.
+    ticket: Option<Ticket>,
+    /// Its place among authenticated connections, after.
+    _slot: Option<AuthenticatedSlot>,
 }
 
 impl Handler {
-    /// A handler for a new connection from `peer`; `started` is set when its NETCONF
-    /// session starts.
-    pub fn new(shared: Arc<Shared>, peer: Option<SocketAddr>, started: Arc<AtomicBool>) -> Self {
-        Handler { shared, peer, user: None, channels: HashMap::new(), has_session: false, started }
+    /// A handler for a new connection from `peer` holding `ticket`; `started` is set when its
+    /// NETCONF session starts.
+    pub fn new(
+        shared: Arc<Shared>,
+        peer: Option<SocketAddr>,
+        started: Arc<AtomicBool>,
+        ticket: Ticket,
+    ) -> Self {
+        Handler {
+            shared,
+            peer,
+            user: None,
+            channels: HashMap::new(),
+            has_session: false,
+            started,
+            ticket: Some(ticket),
+            _slot: None,
+        }
+    }
+
+    /// `user` has proven who they are: trades the connection's unauthenticated place for an
+    /// authenticated one. If it has none left (displaced or cut while the check ran) or every
+    /// authenticated place is taken, the connection is ended: an error from the handler makes
+    /// russh drop it.
+    fn authenticated(&mut self, user: &str, method: &str) -> Result<Auth, russh::Error> {
+        let Some(ticket) = self.ticket.take() else { return Err(russh::Error::Inconsistent) };
+        match ticket.promote() {
+            Ok(slot) => {
+                info!(user, peer = ?self.peer, method, "authenticated");
+                self._slot = Some(slot);
+                self.user = Some(user.to_string());
+                Ok(Auth::Accept)
+            }
+            Err(refused) => {
+                warn!(user, peer = ?self.peer, method, "closing an authenticated connection: {refused}");
+                Err(russh::Error::Disconnect)
+            }
+        }
     }
 }
 
 impl russh::server::Handler for Handler {
     type Error = russh::Error;
 
+    /// Called when the client asks for authentication, i.e. once the key exchange is done:
+    /// a connection this far is displaced only after those that are not (admission.rs).
+    async fn authentication_banner(&mut self) -> Result<Option<String>, Self::Error> {
+        if let Some(ticket) = &self.ticket {
+            ticket.reached(Stage::Authenticating);
+        }
+        Ok(None)
+    }
+
     async fn auth_password(&mut self, user: &str, password: &str) -> Result<Auth, Self::Error> {
         let accounts = self.shared.accounts();
         let ok = accounts.logins.recalls(user, password) || {
             let (u, p) = (user.to_string(), password.to_string());
-            // Argon2 is deliberately slow: keep it off the async workers.
-            tokio::task::spawn_blocking(move || {
-                let ok = accounts.users.verify_password(&u, &p);
-                if ok {
-                    accounts.logins.remember(&u, &p);
-                }
-                ok
-            })
-            .await
-            .unwrap_or(false)
+            // Argon2 is deliberately slow: keep it off the async workers, and off the blocking
+            // pool that runs other users' requests (auth_pool.rs).
+            let check = accounts.clone();
+            self.shared
+                .auth_pool
+                .run(move || {
+                    let ok = check.users.verify_password(&u, &p);
+                    if ok {
+                        check.logins.remember(&u, &p);
+                    }
+                    ok
+                })
+                .await
+                .unwrap_or(false)
         };
         if ok {
-            info!(user, peer = ?self.peer, method = "password", "authenticated");
-            self.user = Some(user.to_string());
-            Ok(Auth::Accept)
+            self.authenticated(user, "password")
         } else {
             warn!(user, peer = ?self.peer, method = "password", "authentication failed");
             Ok(Auth::reject())
@@ -127,9 +180,7 @@ impl russh::server::Handler for Handler {
     ) -> Result<Auth, Self::Error> {
         let public: &PublicKey = key.public_key;
         if self.shared.accounts().users.has_key(user, public) {
-            info!(user, peer = ?self.peer, method = "publickey", "authenticated");
-            self.user = Some(user.to_string());
-            Ok(Auth::Accept)
+            self.authenticated(user, "publickey")
         } else {
             warn!(user, peer = ?self.peer, method = "publickey", "authentication failed");
             Ok(Auth::reject())
