@@ -101,8 +101,13 @@ pub async fn serve(
             }
         },
         () = watch.displaced() => return,
-        () = tokio::time::sleep_until(login_deadline) => {
-            if watch.expire() {
+        // Settled with the table before the branches are dropped: dropping russh's future drops
+        // the handler and with it the connection's place.
+        expired = async {
+            tokio::time::sleep_until(login_deadline).await;
+            watch.expire()
+        } => {
+            if expired {
                 info!(%peer, "closing a connection that sent no SSH version line in time");
             }
             return;
