@@ -33,12 +33,16 @@ impl AuthPool {
         let queue = Arc::new(Mutex::new(queue));
         for _ in 0..threads {
             let queue = queue.clone();
-            std::thread::Builder::new().name("mgmt-auth".into()).spawn(move || loop {
-                let job = queue.lock().unwrap_or_else(std::sync::PoisonError::into_inner).recv();
-                match job {
-                    // A panic fails that one check (its caller sees `None`), not the thread.
-                    Ok(job) => drop(std::panic::catch_unwind(AssertUnwindSafe(job))),
-                    Err(mpsc::RecvError) => break,
+            std::thread::Builder::new().name("mgmt-auth".into()).spawn(move || {
+                lower_priority();
+                loop {
+                    let job =
+                        queue.lock().unwrap_or_else(std::sync::PoisonError::into_inner).recv();
+                    match job {
+                        // A panic fails that one check (its caller sees `None`), not the thread.
+                        Ok(job) => drop(std::panic::catch_unwind(AssertUnwindSafe(job))),
+                        Err(mpsc::RecvError) => break,
+                    }
                 }
             })?;
         }
@@ -65,6 +69,21 @@ impl AuthPool {
         });
         self.jobs.send(job).ok()?;
         rx.await.ok()
+    }
+}
+
+/// The nice value of the password-check threads.
+pub const NICE: i32 = 10;
+
+/// Gives the calling thread a lower CPU priority (nice [`NICE`]): when the CPUs are busy,
+/// password checks get about a tenth of a CPU's time against a request's thread (the
+/// scheduler's weights for nice 10 and 0 are 110 and 1024), so guessing delays other users'
+/// requests little; on an idle machine they run at full speed. On Linux the nice value
+/// belongs to the thread (setpriority(2), "BUGS"), so the rest of the process keeps its own.
+fn lower_priority() {
+    #[cfg(target_os = "linux")]
+    if let Err(e) = rustix::process::setpriority_process(None, NICE) {
+        tracing::warn!("cannot lower the password-check thread's priority: {e}");
     }
 }
 
