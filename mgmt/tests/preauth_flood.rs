@@ -24,14 +24,18 @@ const SLACK: Duration = Duration::from_millis(2500);
 
 /// The tests hold over a thousand sockets at once (both ends are in this process).
 fn raise_fd_limit() {
-    use nix::sys::resource::{getrlimit, setrlimit, Resource};
-    let (soft, hard) = getrlimit(Resource::RLIMIT_NOFILE).expect("getrlimit");
-    let want = 8192.max(soft);
-    // Root may raise the hard limit too; anyone may raise the soft one up to it.
-    if setrlimit(Resource::RLIMIT_NOFILE, want, want.max(hard)).is_err() {
-        let _ = setrlimit(Resource::RLIMIT_NOFILE, hard.min(want), hard);
+    use rustix::process::{getrlimit, setrlimit, Resource, Rlimit};
+    let want = 8192;
+    let limit = getrlimit(Resource::Nofile);
+    if limit.current.is_some_and(|soft| soft < want) {
+        // Root may raise the hard limit too; anyone may raise the soft one up to it.
+        let raised = Rlimit { current: Some(want), maximum: limit.maximum.map(|h| h.max(want)) };
+        if setrlimit(Resource::Nofile, raised).is_err() {
+            let capped = limit.maximum.map(|h| h.min(want));
+            let _ = setrlimit(Resource::Nofile, Rlimit { current: capped, maximum: limit.maximum });
+        }
     }
-    let (soft, _) = getrlimit(Resource::RLIMIT_NOFILE).expect("getrlimit");
+    let soft = getrlimit(Resource::Nofile).current.unwrap_or(u64::MAX);
     assert!(soft >= 4096, "RLIMIT_NOFILE is {soft}: the flood needs about 2 × {}", SILENT + SLOW);
 }
 
