@@ -526,7 +526,7 @@ mod tests {
         let (t2, _w2) = a.admit(peer("10.0.0.2:1"));
         let (_t3, _w3) = a.admit(peer("10.0.0.3:1"));
         assert_eq!((a.stats().unauthenticated_now, a.stats().authenticated_now), (2, 1));
-        assert_eq!(t2.promote().unwrap_err(), Refused::Full);
+        assert_eq!(t2.promote().expect_err("full"), Refused::Full);
         assert_eq!(a.stats().refused_full, 1);
         drop(slot);
         let (t4, _w4) = a.admit(peer("10.0.0.4:1"));
@@ -539,7 +539,7 @@ mod tests {
         let a = Admission::new(limits(4, 4, 4));
         let (t, w) = a.admit(peer("10.0.0.1:1"));
         assert!(w.expire(), "not authenticated: cut");
-        assert_eq!(t.promote().unwrap_err(), Refused::Gone, "too late to authenticate");
+        assert_eq!(t.promote().expect_err("expired"), Refused::Gone, "too late to authenticate");
         let (t, w) = a.admit(peer("10.0.0.1:2"));
         let _slot = t.promote().expect("in time");
         assert!(!w.expire(), "authenticated: stays");
@@ -552,7 +552,7 @@ mod tests {
         let a = Admission::new(limits(1, 1, 4));
         let (t1, _w1) = a.admit(peer("10.0.0.1:1"));
         let (t2, _w2) = a.admit(peer("10.0.0.2:1"));
-        assert_eq!(t1.promote().unwrap_err(), Refused::Gone);
+        assert_eq!(t1.promote().expect_err("displaced"), Refused::Gone);
         drop(t2);
         assert_eq!(a.stats().unauthenticated_now, 0);
     }
