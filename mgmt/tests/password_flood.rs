@@ -177,7 +177,7 @@ fn password_guessing_does_not_hold_up_other_users_commits() {
         "1-entry edit-config + commit, {ROUNDS} × {COMMITS} each: idle p50 {idle50:.2} ms p99 {idle99:.2} ms; \
          {GUESSERS} guessers ({rate:.0} guesses/s answered) p50 {flood50:.2} ms p99 {flood99:.2} ms"
     );
-    assert!(rate >= 10.0, "the guessers kept the password checks busy ({rate:.0}/s)");
+    assert!(rate >= 5.0, "the guessers kept the password checks busy ({rate:.0}/s)");
     // The issue's bound is 2×; a millisecond more absorbs scheduler noise on 2 shared cores
     // when the idle p99 is itself under a millisecond.
     assert!(
