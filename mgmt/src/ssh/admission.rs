@@ -317,6 +317,14 @@ impl Ticket {
         }
     }
 
+    /// A test, cheap and callable from any thread, of whether the connection has lost its
+    /// place (displaced or cut at the deadline): a password check still queued for it can be
+    /// skipped, since its result could no longer let it in.
+    pub fn gone_check(&self) -> impl Fn() -> bool + Send + 'static {
+        let (admission, id) = (self.admission.clone(), self.id);
+        move || id.is_none_or(|id| !admission.table().waiting.contains_key(&id))
+    }
+
     /// The connection has authenticated: trades its unauthenticated place for an
     /// authenticated one.
     pub fn promote(mut self) -> Result<AuthenticatedSlot, Refused> {
@@ -551,7 +559,10 @@ mod tests {
     fn a_displaced_connection_cannot_authenticate_and_a_dropped_ticket_frees_its_place() {
         let a = Admission::new(limits(1, 1, 4));
         let (t1, _w1) = a.admit(peer("10.0.0.1:1"));
+        let gone = t1.gone_check();
+        assert!(!gone());
         let (t2, _w2) = a.admit(peer("10.0.0.2:1"));
+        assert!(gone(), "displaced");
         assert_eq!(t1.promote().expect_err("displaced"), Refused::Gone);
         drop(t2);
         assert_eq!(a.stats().unauthenticated_now, 0);

@@ -141,9 +141,14 @@ impl russh::server::Handler for Handler {
             // Argon2 is deliberately slow: keep it off the async workers, and off the blocking
             // pool that runs other users' requests (auth_pool.rs).
             let check = accounts.clone();
+            let gone = self.ticket.as_ref().map(Ticket::gone_check);
             self.shared
                 .auth_pool
                 .run(move || {
+                    // Displaced or cut while queued: it could not get in whatever the answer.
+                    if gone.is_some_and(|gone| gone()) {
+                        return false;
+                    }
                     let ok = check.users.verify_password(&u, &p);
                     if ok {
                         check.logins.remember(&u, &p);
