@@ -26,11 +26,11 @@ pub struct Config {
     /// of their own (`max_unauthenticated`) and can never take these. Default 128.
     pub max_connections: usize,
     /// Most connections waiting to authenticate, from all sources. A new connection that
-    /// finds them all taken displaces the oldest one of the source holding the most
-    /// ([`crate::ssh::admission`]). Default 64.
+    /// finds them all taken displaces one: the least advanced, of the source holding the most,
+    /// the oldest ([`crate::ssh::admission`]). Default 64.
     pub max_unauthenticated: usize,
     /// Most connections waiting to authenticate from one source (an IPv4 address or an IPv6
-    /// /64); a new one displaces that source's oldest. Default 16.
+    /// /64); a new one displaces one of that source's, chosen alike. Default 16.
     pub max_unauthenticated_per_source: usize,
     /// How long a connection has, from its accept, to send its SSH version line, finish the
     /// key exchange and authenticate (OpenSSH's LoginGraceTime). Default 30 s.

@@ -50,9 +50,10 @@ usage: mgmt-serve STATE_DIR [PORT] [options]
                    a connection has this long from its TCP connect to send its SSH version
                    line, finish the key exchange and authenticate, or it is closed [30]
   --max-startups N most connections waiting to authenticate; a new one that finds them all
-                   taken displaces the oldest of the source (address) holding the most [64]
+                   taken displaces one: the least advanced (no version line yet, then in
+                   key exchange), of the source holding the most, the oldest [64]
   --per-source N   most connections waiting to authenticate from one IPv4 address or IPv6
-                   /64; a new one displaces that source's oldest [16]
+                   /64; a new one displaces one of that source's, chosen alike [16]
   --max-connections N
                    most authenticated connections; kept apart, so connections waiting to
                    authenticate can never take them [128]
