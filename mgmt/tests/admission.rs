@@ -143,3 +143,46 @@ async fn strangers_cannot_take_an_authenticated_place() {
     drop(strangers);
     server.shutdown().await;
 }
+
+/// A client that never closes its connection after its session is over (libssh2 reads the
+/// server's disconnect only when asked to, and this one never asks): the server closes it
+/// itself and the authenticated place is freed.
+#[test]
+fn a_client_that_ignores_the_disconnect_loses_its_place() {
+    use std::io::{Read, Write};
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let (server, _dir) = rt.block_on(start(|_| {}));
+    let tcp = std::net::TcpStream::connect(server.local_addr()).expect("connect");
+    let mut ssh = ssh2::Session::new().expect("libssh2 session");
+    ssh.set_tcp_stream(tcp);
+    ssh.set_timeout(20_000);
+    ssh.handshake().expect("handshake");
+    ssh.userauth_password("alice", "wonderland").expect("password accepted");
+    let mut channel = ssh.channel_session().expect("channel");
+    channel.subsystem("netconf").expect("netconf subsystem");
+    let hello = format!(
+        "<hello xmlns=\"{NETCONF_BASE_NS}\"><capabilities><capability>\
+         urn:ietf:params:netconf:base:1.0</capability></capabilities></hello>]]>]]>\
+         <rpc message-id=\"1\" xmlns=\"{NETCONF_BASE_NS}\"><close-session/></rpc>]]>]]>"
+    );
+    channel.write_all(hello.as_bytes()).expect("hello and close-session");
+    let (mut seen, mut buf) = (String::new(), [0u8; 4096]);
+    while !seen.contains("<ok/>") {
+        let n = channel.read(&mut buf).expect("read");
+        assert!(n > 0, "closed before the reply: {seen}");
+        seen.push_str(&String::from_utf8_lossy(&buf[..n]));
+    }
+    assert_eq!(server.admission().authenticated_now, 1);
+    // Now silence: the server waits for the client to close, then closes the connection.
+    let t0 = std::time::Instant::now();
+    while server.admission().authenticated_now > 0 {
+        assert!(t0.elapsed() < Duration::from_secs(20), "the place was never freed");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    drop((channel, ssh));
+    rt.block_on(server.shutdown());
+}

@@ -1,6 +1,6 @@
 //! One accepted TCP connection, from its first byte to its end: runs it through russh and cuts
-//! it when it is displaced, misses the login deadline, starts no NETCONF session in time, or
-//! the server stops.
+//! it when it is displaced, misses the login deadline, starts no NETCONF session in time, is
+//! not closed by the client once its session is over, or the server stops.
 //!
 //! The login deadline runs from the accept, so it covers the client's version line, the key
 //! exchange and authentication alike. Cutting does not rely on russh: its session task reads
@@ -11,7 +11,7 @@
 
 use std::net::{Shutdown, SocketAddr};
 use std::os::fd::AsFd as _;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -21,7 +21,7 @@ use tokio::time::Instant;
 use tracing::{debug, info, warn};
 
 use super::admission::{Stage, TicketWatch};
-use super::handler::Handler;
+use super::handler::{Handler, Progress};
 
 /// How long a cut connection is given to end after the disconnect message before its socket
 /// is shut down.
@@ -45,6 +45,8 @@ enum Cut {
     Displaced,
     LoginTimeout,
     NoSession,
+    /// The session is over and the client was asked to disconnect: it is slow to close.
+    SessionOver,
     Shutdown,
 }
 
@@ -54,21 +56,21 @@ impl Cut {
             Cut::Displaced => "too many unauthenticated connections",
             Cut::LoginTimeout => "authentication not done in time",
             Cut::NoSession => "no NETCONF session started in time",
+            Cut::SessionOver => "NETCONF session ended",
             Cut::Shutdown => "server shutting down",
         }
     }
 }
 
-/// Runs the connection until it ends. `started` is set by the handler when the NETCONF
-/// session starts; `watch` says whether the connection was displaced and settles the login
-/// deadline with the admission table.
+/// Runs the connection until it ends. `progress` is the handler's report; `watch` says whether
+/// the connection was displaced and settles the login deadline with the admission table.
 #[allow(clippy::too_many_arguments)]
 pub async fn serve(
     socket: TcpStream,
     peer: SocketAddr,
     ssh: Arc<russh::server::Config>,
     handler: Handler,
-    started: Arc<AtomicBool>,
+    progress: Arc<Progress>,
     watch: TicketWatch,
     deadlines: Deadlines,
     mut stopped: watch::Receiver<bool>,
@@ -126,7 +128,7 @@ pub async fn serve(
     };
     let start_guard = async {
         tokio::time::sleep_until(start_deadline).await;
-        if started.load(Ordering::Relaxed) {
+        if progress.started.load(Ordering::Relaxed) {
             std::future::pending::<()>().await;
         }
     };
@@ -140,6 +142,7 @@ pub async fn serve(
         () = watch.displaced() => Cut::Displaced,
         () = login_guard => Cut::LoginTimeout,
         () = start_guard => Cut::NoSession,
+        () = progress.finished.notified() => Cut::SessionOver,
         _ = stopped.changed() => Cut::Shutdown,
     };
     match cut {
@@ -147,15 +150,17 @@ pub async fn serve(
         Cut::NoSession => {
             warn!(%peer, "closing a connection that started no NETCONF session in time")
         }
-        Cut::Displaced | Cut::Shutdown => {}
+        Cut::Displaced | Cut::SessionOver | Cut::Shutdown => {}
     }
-    // A client past its key exchange gets a disconnect message saying why; then the socket is
-    // shut down whatever the client does.
-    let _ = tokio::time::timeout(
-        DISCONNECT_GRACE,
-        handle.disconnect(russh::Disconnect::ByApplication, cut.text().into(), "en".into()),
-    )
-    .await;
+    // A client past its key exchange gets a disconnect message saying why (after a session, the
+    // handler has sent it); then the socket is shut down whatever the client does.
+    if !matches!(cut, Cut::SessionOver) {
+        let _ = tokio::time::timeout(
+            DISCONNECT_GRACE,
+            handle.disconnect(russh::Disconnect::ByApplication, cut.text().into(), "en".into()),
+        )
+        .await;
+    }
     if tokio::time::timeout(DISCONNECT_GRACE, &mut session).await.is_ok() {
         return;
     }

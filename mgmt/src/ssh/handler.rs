@@ -63,6 +63,17 @@ impl Shared {
     }
 }
 
+/// What the connection's task (`connection.rs`) learns from the handler.
+#[derive(Debug, Default)]
+pub struct Progress {
+    /// Set when the NETCONF session starts.
+    pub started: AtomicBool,
+    /// Notified when the session is over and the client has been asked to disconnect: from
+    /// then on the connection is the client's to close, and the task closes it if the client
+    /// does not.
+    pub finished: tokio::sync::Notify,
+}
+
 /// One SSH connection.
 pub struct Handler {
     shared: Arc<Shared>,
@@ -72,8 +83,8 @@ pub struct Handler {
     channels: HashMap<ChannelId, Channel<Msg>>,
     /// Whether this connection already runs its NETCONF session (one per connection).
     has_session: bool,
-    /// Set when the session starts (the connection guard watches it).
-    started: Arc<AtomicBool>,
+    /// How far the connection has got (the connection's task watches it).
+    progress: Arc<Progress>,
     /// The connection's place among unauthenticated connections, until it authenticates.
     ticket: Option<Ticket>,
     /// Its place among authenticated connections, after.
@@ -81,12 +92,11 @@ pub struct Handler {
 }
 
 impl Handler {
-    /// A handler for a new connection from `peer` holding `ticket`; `started` is set when its
-    /// NETCONF session starts.
+    /// A handler for a new connection from `peer` holding `ticket`, reporting to `progress`.
     pub fn new(
         shared: Arc<Shared>,
         peer: Option<SocketAddr>,
-        started: Arc<AtomicBool>,
+        progress: Arc<Progress>,
         ticket: Ticket,
     ) -> Self {
         Handler {
@@ -95,7 +105,7 @@ impl Handler {
             user: None,
             channels: HashMap::new(),
             has_session: false,
-            started,
+            progress,
             ticket: Some(ticket),
             _slot: None,
         }
@@ -233,9 +243,10 @@ impl russh::server::Handler for Handler {
         };
         session.channel_success(id)?;
         self.has_session = true;
-        self.started.store(true, Ordering::Relaxed);
+        self.progress.started.store(true, Ordering::Relaxed);
         info!(session = handle.id(), user, peer = ?self.peer, "NETCONF session started");
         let shared = self.shared.clone();
+        let progress = self.progress.clone();
         let connection = session.handle();
         tokio::spawn(async move {
             let mut stream = channel.into_stream();
@@ -256,6 +267,7 @@ impl russh::server::Handler for Handler {
                 tokio::time::sleep(CLIENT_CLOSE_GRACE).await;
             }
             let _ = connection.disconnect(Disconnect::ByApplication, reason, "en".into()).await;
+            progress.finished.notify_one();
         });
         Ok(())
     }

@@ -2,7 +2,6 @@
 //! place (`admission.rs`) and runs it (`connection.rs`) through russh with the [`Handler`].
 
 use std::net::SocketAddr;
-use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, RwLock};
 
 use russh::{MethodKind, MethodSet};
@@ -15,7 +14,7 @@ use tracing::{info, warn};
 use super::admission::{Admission, AdmissionStats, Limits};
 use super::auth_pool::AuthPool;
 use super::connection::{self, Deadlines};
-use super::handler::{Accounts, Handler, Shared};
+use super::handler::{Accounts, Handler, Progress, Shared};
 use super::hostkey::{self, HostKeyError};
 use super::login_cache::LoginCache;
 use crate::backend::Backend;
@@ -233,14 +232,14 @@ async fn accept_loop(
         };
         // Every connection gets in; a full table makes room by displacing another.
         let (ticket, watch) = admission.admit(peer);
-        let started = Arc::new(AtomicBool::new(false));
-        let handler = Handler::new(shared.clone(), Some(peer), started.clone(), ticket);
+        let progress = Arc::new(Progress::default());
+        let handler = Handler::new(shared.clone(), Some(peer), progress.clone(), ticket);
         tokio::spawn(connection::serve(
             socket,
             peer,
             ssh.clone(),
             handler,
-            started,
+            progress,
             watch,
             deadlines,
             stopped.clone(),
