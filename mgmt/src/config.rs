@@ -22,11 +22,26 @@ pub struct Config {
     pub users_file: Option<PathBuf>,
     /// Most NETCONF sessions open at once. Default 64.
     pub max_sessions: usize,
-    /// Most TCP connections open at once, authenticated or not. Default 128.
+    /// Most authenticated connections open at once. Unauthenticated connections have places
+    /// of their own (`max_unauthenticated`) and can never take these. Default 128.
     pub max_connections: usize,
+    /// Most connections waiting to authenticate, from all sources. A new connection that
+    /// finds them all taken displaces one: the least advanced, of the source holding the most,
+    /// the oldest ([`crate::ssh::admission`]). Default 64.
+    pub max_unauthenticated: usize,
+    /// Most connections waiting to authenticate from one source (an IPv4 address or an IPv6
+    /// /64); a new one displaces one of that source's, chosen alike. Default 16.
+    pub max_unauthenticated_per_source: usize,
+    /// How long a connection has, from its accept, to send its SSH version line, finish the
+    /// key exchange and authenticate (OpenSSH's LoginGraceTime). Default 30 s.
+    pub login_grace_time: Duration,
+    /// Threads that check passwords (Argon2id), apart from those that run requests.
+    /// Default 1.
+    pub auth_threads: usize,
     /// Largest message accepted, in bytes. Default 64 MiB.
     pub max_message_size: usize,
-    /// How long a client has to send its hello. Default 60 s.
+    /// How long a connection has, from its accept, to start a NETCONF session; and a session,
+    /// from its start, to send its hello. Default 60 s.
     pub hello_timeout: Duration,
     /// A session without any message for this long is closed. Default 600 s; `None` never.
     pub idle_timeout: Option<Duration>,
@@ -53,6 +68,10 @@ impl Default for Config {
             users_file: None,
             max_sessions: 64,
             max_connections: 128,
+            max_unauthenticated: 64,
+            max_unauthenticated_per_source: 16,
+            login_grace_time: Duration::from_secs(30),
+            auth_threads: 1,
             max_message_size: 64 * 1024 * 1024,
             hello_timeout: Duration::from_secs(60),
             idle_timeout: Some(Duration::from_secs(600)),

@@ -23,7 +23,20 @@ fn help_lists_every_option_and_how_to_write_the_users_file() {
     assert!(o.status.success(), "--help exits 0");
     assert_eq!(std::fs::read_dir(cwd.path()).expect("list").count(), 0, "--help writes nothing");
     let text = String::from_utf8_lossy(&o.stdout);
-    for option in ["--yang", "--module", "--admin", "--idle", "--workers", "--blocking", "PORT"] {
+    for option in [
+        "--yang",
+        "--module",
+        "--admin",
+        "--idle",
+        "--login-grace",
+        "--max-startups",
+        "--per-source",
+        "--max-connections",
+        "--auth-threads",
+        "--workers",
+        "--blocking",
+        "PORT",
+    ] {
         assert!(text.contains(option), "help mentions {option}:\n{text}");
     }
     assert!(text.contains("hash_password"), "help says how to make a password hash:\n{text}");

@@ -3,7 +3,8 @@
 //!
 //! ```text
 //! mgmt-serve STATE_DIR [PORT] [--yang DIR]... [--module NAME]... [--admin USER] [--idle SECS]
-//!            [--login-cache SECS] [--workers N] [--blocking N]
+//!            [--login-cache SECS] [--login-grace SECS] [--max-startups N] [--per-source N]
+//!            [--max-connections N] [--auth-threads N] [--workers N] [--blocking N]
 //! ssh -p PORT -s alice@127.0.0.1 netconf
 //! ```
 //!
@@ -11,7 +12,9 @@
 //! are kept there. PORT 0 picks a free port; the line `listening on ADDR` on stdout says which.
 //! `--workers` sets the async worker threads (SSH and light requests; default 1, see
 //! DECISIONS.md "Where operations run"); `--blocking` the most threads that run heavy requests
-//! and password checks (default twice the CPUs, at least 4). `mgmt-serve --help` lists it all.
+//! (default twice the CPUs, at least 4); `--auth-threads` those that check passwords (default
+//! 1). The limits on connections before authentication are in `--help` and DECISIONS.md
+//! ("Connections before authentication"). `mgmt-serve --help` lists it all.
 
 use std::io::Write as _;
 use std::path::PathBuf;
@@ -22,7 +25,9 @@ use std::time::Duration;
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 const USAGE: &str = "usage: mgmt-serve STATE_DIR [PORT] [--yang DIR]... [--module NAME]... \
-                     [--admin USER] [--idle SECS] [--login-cache SECS] [--workers N] [--blocking N]";
+                     [--admin USER] [--idle SECS] [--login-cache SECS] [--login-grace SECS] \
+                     [--max-startups N] [--per-source N] [--max-connections N] [--auth-threads N] \
+                     [--workers N] [--blocking N]";
 
 const HELP: &str = "\
 mgmt-serve: the NETCONF server over SSH (subsystem `netconf`) on 127.0.0.1, until Ctrl-C.
@@ -43,8 +48,21 @@ usage: mgmt-serve STATE_DIR [PORT] [options]
                    a password that passed Argon2id is recognised for this long without
                    running Argon2id again (wrong passwords always run it); 0 checks every
                    login in full [300]
+  --login-grace SECS
+                   a connection has this long from its TCP connect to send its SSH version
+                   line, finish the key exchange and authenticate, or it is closed [30]
+  --max-startups N most connections waiting to authenticate; a new one that finds them all
+                   taken displaces one: the least advanced (no version line yet, then in
+                   key exchange), of the source holding the most, the oldest [64]
+  --per-source N   most connections waiting to authenticate from one IPv4 address or IPv6
+                   /64; a new one displaces one of that source's, chosen alike [16]
+  --max-connections N
+                   most authenticated connections; kept apart, so connections waiting to
+                   authenticate can never take them [128]
+  --auth-threads N threads that check passwords (Argon2id), apart from those that run
+                   requests, so password guessing cannot hold up other users' commits [1]
   --workers N      async worker threads: SSH and light requests [1]
-  --blocking N     most threads for heavy requests and password checks [twice the CPUs, >= 4]
+  --blocking N     most threads for heavy requests [twice the CPUs, >= 4]
   -h, --help       this text
 
 The users file: one line per password or key, e.g.
@@ -59,7 +77,7 @@ Then: ssh -p PORT -s alice@127.0.0.1 netconf";
 /// (BENCHMARKS.md).
 const DEFAULT_WORKERS: usize = 1;
 
-/// Threads for heavy requests and password checks unless `--blocking` says otherwise: twice
+/// Threads for heavy requests unless `--blocking` says otherwise: twice
 /// the CPUs, at least 4. Heavy requests are CPU work; with tokio's default (512) every busy
 /// session got a thread of its own, each with its allocator heap: with 50 sessions editing,
 /// 60 threads and ≈ 210 MB resident against 14 and ≈ 100 MB with 4, and more operations per
@@ -140,6 +158,16 @@ fn run(args: Vec<String>) -> Result<(), Box<dyn std::error::Error>> {
                 })?;
                 config.login_cache_ttl = (secs > 0).then(|| Duration::from_secs(secs));
             }
+            "--login-grace" => {
+                let secs = count("--login-grace", &mut args)?;
+                config.login_grace_time = Duration::from_secs(secs as u64);
+            }
+            "--max-startups" => config.max_unauthenticated = count("--max-startups", &mut args)?,
+            "--per-source" => {
+                config.max_unauthenticated_per_source = count("--per-source", &mut args)?
+            }
+            "--max-connections" => config.max_connections = count("--max-connections", &mut args)?,
+            "--auth-threads" => config.auth_threads = count("--auth-threads", &mut args)?,
             "--workers" => workers = count("--workers", &mut args)?,
             "--blocking" => blocking = count("--blocking", &mut args)?,
             p if !p.starts_with('-') => {

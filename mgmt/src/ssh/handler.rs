@@ -15,6 +15,8 @@ use tracing::{debug, info, warn};
 
 use tokio::io::AsyncReadExt as _;
 
+use super::admission::{AuthenticatedSlot, Stage, Ticket};
+use super::auth_pool::AuthPool;
 use super::login_cache::LoginCache;
 use crate::engine::Engine;
 use crate::session::{self, SessionEnd, SessionSettings};
@@ -51,12 +53,25 @@ pub struct Shared {
     pub settings: SessionSettings,
     /// The NETCONF engine.
     pub engine: Arc<Engine>,
+    /// The threads that check passwords.
+    pub auth_pool: AuthPool,
 }
 
 impl Shared {
     fn accounts(&self) -> Arc<Accounts> {
         self.accounts.read().unwrap_or_else(std::sync::PoisonError::into_inner).clone()
     }
+}
+
+/// What the connection's task (`connection.rs`) learns from the handler.
+#[derive(Debug, Default)]
+pub struct Progress {
+    /// Set when the NETCONF session starts.
+    pub started: AtomicBool,
+    /// Notified when the session is over and the client has been asked to disconnect: from
+    /// then on the connection is the client's to close, and the task closes it if the client
+    /// does not.
+    pub finished: tokio::sync::Notify,
 }
 
 /// One SSH connection.
@@ -68,40 +83,93 @@ pub struct Handler {
     channels: HashMap<ChannelId, Channel<Msg>>,
     /// Whether this connection already runs its NETCONF session (one per connection).
     has_session: bool,
-    /// Set when the session starts (the connection guard watches it).
-    started: Arc<AtomicBool>,
+    /// How far the connection has got (the connection's task watches it).
+    progress: Arc<Progress>,
+    /// The connection's place among unauthenticated connections, until it authenticates.
+    ticket: Option<Ticket>,
+    /// Its place among authenticated connections, after.
+    _slot: Option<AuthenticatedSlot>,
 }
 
 impl Handler {
-    /// A handler for a new connection from `peer`; `started` is set when its NETCONF
-    /// session starts.
-    pub fn new(shared: Arc<Shared>, peer: Option<SocketAddr>, started: Arc<AtomicBool>) -> Self {
-        Handler { shared, peer, user: None, channels: HashMap::new(), has_session: false, started }
+    /// A handler for a new connection from `peer` holding `ticket`, reporting to `progress`.
+    pub fn new(
+        shared: Arc<Shared>,
+        peer: Option<SocketAddr>,
+        progress: Arc<Progress>,
+        ticket: Ticket,
+    ) -> Self {
+        Handler {
+            shared,
+            peer,
+            user: None,
+            channels: HashMap::new(),
+            has_session: false,
+            progress,
+            ticket: Some(ticket),
+            _slot: None,
+        }
+    }
+
+    /// `user` has proven who they are: trades the connection's unauthenticated place for an
+    /// authenticated one. If it has none left (displaced or cut while the check ran) or every
+    /// authenticated place is taken, the connection is ended: an error from the handler makes
+    /// russh drop it.
+    fn authenticated(&mut self, user: &str, method: &str) -> Result<Auth, russh::Error> {
+        let Some(ticket) = self.ticket.take() else { return Err(russh::Error::Inconsistent) };
+        match ticket.promote() {
+            Ok(slot) => {
+                info!(user, peer = ?self.peer, method, "authenticated");
+                self._slot = Some(slot);
+                self.user = Some(user.to_string());
+                Ok(Auth::Accept)
+            }
+            Err(refused) => {
+                warn!(user, peer = ?self.peer, method, "closing an authenticated connection: {refused}");
+                Err(russh::Error::Disconnect)
+            }
+        }
     }
 }
 
 impl russh::server::Handler for Handler {
     type Error = russh::Error;
 
+    /// Called when the client asks for authentication, i.e. once the key exchange is done:
+    /// a connection this far is displaced only after those that are not (admission.rs).
+    async fn authentication_banner(&mut self) -> Result<Option<String>, Self::Error> {
+        if let Some(ticket) = &self.ticket {
+            ticket.reached(Stage::Authenticating);
+        }
+        Ok(None)
+    }
+
     async fn auth_password(&mut self, user: &str, password: &str) -> Result<Auth, Self::Error> {
         let accounts = self.shared.accounts();
         let ok = accounts.logins.recalls(user, password) || {
             let (u, p) = (user.to_string(), password.to_string());
-            // Argon2 is deliberately slow: keep it off the async workers.
-            tokio::task::spawn_blocking(move || {
-                let ok = accounts.users.verify_password(&u, &p);
-                if ok {
-                    accounts.logins.remember(&u, &p);
-                }
-                ok
-            })
-            .await
-            .unwrap_or(false)
+            // Argon2 is deliberately slow: keep it off the async workers, and off the blocking
+            // pool that runs other users' requests (auth_pool.rs).
+            let check = accounts.clone();
+            let gone = self.ticket.as_ref().map(Ticket::gone_check);
+            self.shared
+                .auth_pool
+                .run(move || {
+                    // Displaced or cut while queued: it could not get in whatever the answer.
+                    if gone.is_some_and(|gone| gone()) {
+                        return false;
+                    }
+                    let ok = check.users.verify_password(&u, &p);
+                    if ok {
+                        check.logins.remember(&u, &p);
+                    }
+                    ok
+                })
+                .await
+                .unwrap_or(false)
         };
         if ok {
-            info!(user, peer = ?self.peer, method = "password", "authenticated");
-            self.user = Some(user.to_string());
-            Ok(Auth::Accept)
+            self.authenticated(user, "password")
         } else {
             warn!(user, peer = ?self.peer, method = "password", "authentication failed");
             Ok(Auth::reject())
@@ -127,9 +195,7 @@ impl russh::server::Handler for Handler {
     ) -> Result<Auth, Self::Error> {
         let public: &PublicKey = key.public_key;
         if self.shared.accounts().users.has_key(user, public) {
-            info!(user, peer = ?self.peer, method = "publickey", "authenticated");
-            self.user = Some(user.to_string());
-            Ok(Auth::Accept)
+            self.authenticated(user, "publickey")
         } else {
             warn!(user, peer = ?self.peer, method = "publickey", "authentication failed");
             Ok(Auth::reject())
@@ -177,9 +243,10 @@ impl russh::server::Handler for Handler {
         };
         session.channel_success(id)?;
         self.has_session = true;
-        self.started.store(true, Ordering::Relaxed);
+        self.progress.started.store(true, Ordering::Relaxed);
         info!(session = handle.id(), user, peer = ?self.peer, "NETCONF session started");
         let shared = self.shared.clone();
+        let progress = self.progress.clone();
         let connection = session.handle();
         tokio::spawn(async move {
             let mut stream = channel.into_stream();
@@ -200,6 +267,7 @@ impl russh::server::Handler for Handler {
                 tokio::time::sleep(CLIENT_CLOSE_GRACE).await;
             }
             let _ = connection.disconnect(Disconnect::ByApplication, reason, "en".into()).await;
+            progress.finished.notify_one();
         });
         Ok(())
     }

@@ -1,8 +1,12 @@
 //! NETCONF over SSH (RFC 6242): the server, its host key and the per-connection handler.
 
+pub mod admission;
+pub mod auth_pool;
+mod connection;
 pub mod handler;
 pub mod hostkey;
 pub mod login_cache;
 pub mod server;
 
+pub use admission::AdmissionStats;
 pub use server::{Server, StartError};

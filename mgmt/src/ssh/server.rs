@@ -1,18 +1,20 @@
-//! The listening NETCONF-over-SSH server: binds the port, accepts connections up to the
-//! connection limit, and runs each through russh with the [`Handler`].
+//! The listening NETCONF-over-SSH server: binds the port, gives each accepted connection a
+//! place (`admission.rs`) and runs it (`connection.rs`) through russh with the [`Handler`].
 
 use std::net::SocketAddr;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, RwLock};
 
 use russh::{MethodKind, MethodSet};
 use thiserror::Error;
 use tokio::net::TcpListener;
-use tokio::sync::{watch, Semaphore};
+use tokio::sync::watch;
 use tokio::task::JoinHandle;
-use tracing::{debug, info, warn};
+use tracing::{info, warn};
 
-use super::handler::{Accounts, Handler, Shared};
+use super::admission::{Admission, AdmissionStats, Limits};
+use super::auth_pool::AuthPool;
+use super::connection::{self, Deadlines};
+use super::handler::{Accounts, Handler, Progress, Shared};
 use super::hostkey::{self, HostKeyError};
 use super::login_cache::LoginCache;
 use crate::backend::Backend;
@@ -46,6 +48,9 @@ pub enum StartError {
     /// The datastores cannot be opened, or a backend refused the stored configuration.
     #[error(transparent)]
     Engine(#[from] EngineError),
+    /// The password-check threads cannot be started.
+    #[error("cannot start the password-check threads: {0}")]
+    AuthPool(std::io::Error),
     /// The address cannot be bound.
     #[error("cannot listen on {addr}: {source}")]
     Bind {
@@ -61,6 +66,7 @@ pub enum StartError {
 pub struct Server {
     local_addr: SocketAddr,
     shared: Arc<Shared>,
+    admission: Arc<Admission>,
     users_path: std::path::PathBuf,
     login_cache_ttl: Option<std::time::Duration>,
     stop: watch::Sender<bool>,
@@ -94,8 +100,8 @@ impl Server {
             auth_rejection_time_initial: Some(std::time::Duration::ZERO),
             keys: vec![host_key],
             // No connection-level inactivity limit: a subscribed session may stay quiet for
-            // hours (RFC 5277). Sessions enforce their own idle time-out; connections that
-            // never start a session are cut by the guard in `accept_loop`.
+            // hours (RFC 5277). Sessions enforce their own idle time-out; connections that do
+            // not authenticate or start a session in time are cut by `connection::serve`.
             inactivity_timeout: None,
             max_auth_attempts: 6,
             nodelay: true,
@@ -136,6 +142,12 @@ impl Server {
                 hello_timeout: config.hello_timeout,
                 idle_timeout: config.idle_timeout,
             },
+            auth_pool: AuthPool::new(config.auth_threads).map_err(StartError::AuthPool)?,
+        });
+        let admission = Admission::new(Limits {
+            unauthenticated: config.max_unauthenticated,
+            per_source: config.max_unauthenticated_per_source,
+            authenticated: config.max_connections,
         });
 
         let listener = TcpListener::bind(config.listen)
@@ -147,16 +159,18 @@ impl Server {
         info!(%local_addr, "NETCONF server listening");
 
         let (stop, stopped) = watch::channel(false);
+        let deadlines =
+            Deadlines { login: config.login_grace_time, session_start: config.hello_timeout };
         let task = tokio::spawn(accept_loop(
             listener,
             Arc::new(ssh),
             shared.clone(),
-            Arc::new(Semaphore::new(config.max_connections)),
+            admission.clone(),
             stopped,
-            config.hello_timeout,
+            deadlines,
         ));
         let login_cache_ttl = config.login_cache_ttl;
-        Ok(Server { local_addr, shared, users_path, login_cache_ttl, stop, task })
+        Ok(Server { local_addr, shared, admission, users_path, login_cache_ttl, stop, task })
     }
 
     /// The address actually bound (useful with port 0).
@@ -172,6 +186,12 @@ impl Server {
     /// The NETCONF engine (datastores, notifications).
     pub fn engine(&self) -> &Arc<Engine> {
         &self.shared.engine
+    }
+
+    /// Connections accepted, displaced, cut at the login deadline and authenticated, and how
+    /// many hold a place now.
+    pub fn admission(&self) -> AdmissionStats {
+        self.admission.stats()
     }
 
     /// How many users have a password login cached (see [`super::login_cache`]).
@@ -201,9 +221,9 @@ async fn accept_loop(
     listener: TcpListener,
     ssh: Arc<russh::server::Config>,
     shared: Arc<Shared>,
-    connections: Arc<Semaphore>,
+    admission: Arc<Admission>,
     mut stopped: watch::Receiver<bool>,
-    start_timeout: std::time::Duration,
+    deadlines: Deadlines,
 ) {
     loop {
         let (socket, peer) = tokio::select! {
@@ -218,52 +238,19 @@ async fn accept_loop(
             },
             _ = stopped.changed() => break,
         };
-        let Ok(permit) = connections.clone().try_acquire_owned() else {
-            warn!(%peer, "refusing a connection: too many connections");
-            drop(socket);
-            continue;
-        };
-        let _ = socket.set_nodelay(true);
-        let started = Arc::new(AtomicBool::new(false));
-        let handler = Handler::new(shared.clone(), Some(peer), started.clone());
-        let ssh = ssh.clone();
-        let mut stopped = stopped.clone();
-        tokio::spawn(async move {
-            let _permit = permit;
-            // russh reads a packet's length and then its body: two reads per packet unless
-            // something buffers below it.
-            let stream = tokio::io::BufReader::with_capacity(16 * 1024, socket);
-            match russh::server::run_stream(ssh, stream, handler).await {
-                Ok(session) => {
-                    let handle = session.handle();
-                    // Authentication, the subsystem and the hello must be done in time.
-                    let guard = async {
-                        tokio::time::sleep(start_timeout).await;
-                        if started.load(Ordering::Relaxed) {
-                            std::future::pending::<()>().await;
-                        }
-                    };
-                    tokio::select! {
-                        result = session => {
-                            if let Err(e) = result {
-                                debug!(%peer, "SSH connection ended with an error: {e}");
-                            }
-                        }
-                        _ = stopped.changed() => {
-                            let _ = handle
-                                .disconnect(russh::Disconnect::ByApplication, "server shutting down".into(), "en".into())
-                                .await;
-                        }
-                        () = guard => {
-                            warn!(%peer, "closing a connection that started no NETCONF session in time");
-                            let _ = handle
-                                .disconnect(russh::Disconnect::ByApplication, "no NETCONF session started in time".into(), "en".into())
-                                .await;
-                        }
-                    }
-                }
-                Err(e) => debug!(%peer, "SSH handshake failed: {e}"),
-            }
-        });
+        // Every connection gets in; a full table makes room by displacing another.
+        let (ticket, watch) = admission.admit(peer);
+        let progress = Arc::new(Progress::default());
+        let handler = Handler::new(shared.clone(), Some(peer), progress.clone(), ticket);
+        tokio::spawn(connection::serve(
+            socket,
+            peer,
+            ssh.clone(),
+            handler,
+            progress,
+            watch,
+            deadlines,
+            stopped.clone(),
+        ));
     }
 }
