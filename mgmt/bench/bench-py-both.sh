@@ -1,5 +1,5 @@
 #!/bin/bash
-# The ncclient workload (shared/bench/netconfd-baseline/bench.py, unmodified) against
+# The ncclient workload (bench/netconfd-baseline/bench.py, unmodified) against
 # yuma123 netconfd (behind the baseline's private sshd) and against mgmt-serve, one after the
 # other in one invocation (BENCHMARKS.md, "ncclient").
 #
@@ -7,7 +7,7 @@
 #
 # Needs root and what run.sh installs. Environment:
 #   CARGO_TARGET_DIR  where the release binaries are (built if missing)   [<workspace>/target]
-#   NCB               a writable copy of shared/bench/netconfd-baseline   [/tmp/ncb]
+#   NCB               a writable copy of bench/netconfd-baseline   [/tmp/ncb]
 #   MGMT_PORT         mgmt-serve's port                                    [18830]
 #   OUT               results directory                                    [/tmp/bench-py-<time>]
 set -u
@@ -23,7 +23,7 @@ if [ ! -x "$BIN/mgmt-serve" ] || [ ! -x "$BIN/examples/hash_password" ]; then
     (cd "$WS" && cargo build --release -p mgmt --bin mgmt-serve --example hash_password) || exit 1
 fi
 if [ ! -x "$NCB/run.sh" ]; then
-    cp -r "$WS/../shared/bench/netconfd-baseline" "$NCB" && chmod -R u+w "$NCB"
+    cp -r "$WS/bench/netconfd-baseline" "$NCB" && chmod -R u+w "$NCB"
 fi
 echo "== $(date -u +%FT%TZ) $(nproc) cpus; load: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "== versions: $(dpkg-query -W -f='${Package} ${Version}; ' netconfd openssh-server python3-ncclient python3-paramiko)"

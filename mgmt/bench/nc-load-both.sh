@@ -8,7 +8,7 @@
 # Needs root (run.sh creates user nctest and starts sshd on 127.0.0.1:8830) and the Debian
 # packages run.sh installs (netconfd, openssh-server). Environment:
 #   CARGO_TARGET_DIR  where the release binaries are (built if missing)   [<workspace>/target]
-#   NCB               a writable copy of shared/bench/netconfd-baseline   [/tmp/ncb]
+#   NCB               a writable copy of bench/netconfd-baseline   [/tmp/ncb]
 #   NC_BASELINE_DIR   run.sh's state (keys, logs)                          [/tmp/ncb-state]
 #   MGMT_PORT         mgmt-serve's port                                    [18830]
 #   OUT               results directory                                    [/tmp/nc-load-<time>]
@@ -41,7 +41,7 @@ if [ ! -x "$BIN/nc-load" ] || [ ! -x "$BIN/mgmt-serve" ] || [ ! -x "$BIN/example
 fi
 if [ ! -x "$NCB/run.sh" ]; then
     log "copying the netconfd baseline to $NCB (the shared directory is read-only)"
-    cp -r "$WS/../shared/bench/netconfd-baseline" "$NCB" && chmod -R u+w "$NCB"
+    cp -r "$WS/bench/netconfd-baseline" "$NCB" && chmod -R u+w "$NCB"
 fi
 
 MGMT_PID=

@@ -9,7 +9,7 @@ use mgmt::client::load::{self, Settings};
 use mgmt::client::{Auth, ConnectOptions};
 
 const HELP: &str = "\
-nc-load: NETCONF load generator (the workload of shared/bench/netconfd-baseline/bench.py)
+nc-load: NETCONF load generator (the workload of bench/netconfd-baseline/bench.py)
 
 usage: nc-load [options]
 
