@@ -58,6 +58,9 @@ pub struct Config {
     pub admin_user: Option<String>,
     /// Notifications kept for replay. Default 1024.
     pub replay_log: usize,
+    /// Replies indented, an element a line (`crate::xml::indent`), so that line diffs of
+    /// configurations are readable; costs a second pass over each reply. Default off.
+    pub indent_replies: bool,
 }
 
 impl Default for Config {
@@ -77,6 +80,7 @@ impl Default for Config {
             idle_timeout: Some(Duration::from_secs(600)),
             auth_rejection_time: Duration::from_secs(1),
             login_cache_ttl: Some(Duration::from_secs(300)),
+            indent_replies: false,
             yang_dirs: Vec::new(),
             modules: Vec::new(),
             admin_user: None,

@@ -31,6 +31,8 @@ pub struct SessionSettings {
     pub hello_timeout: Duration,
     /// How long a session may go without a complete message before it is closed.
     pub idle_timeout: Option<Duration>,
+    /// Whether replies are indented (`crate::xml::indent`).
+    pub indent_replies: bool,
 }
 
 /// Why a session ended.
@@ -500,7 +502,9 @@ where
             engine.count_error_reply();
             SessionCounters::bump(&counters.out_rpc_errors);
         }
-        if let Err(end) = conn.send(&rpc::reply(&attrs, &body)).await {
+        let text = rpc::reply(&attrs, &body);
+        let text = if settings.indent_replies { crate::xml::indent(&text) } else { text };
+        if let Err(end) = conn.send(&text).await {
             return end;
         }
         if close {

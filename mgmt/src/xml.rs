@@ -437,7 +437,9 @@ impl Scope {
 
 // ===== parsing =====
 
+mod indent;
 mod parse;
+pub use indent::indent;
 #[cfg(test)]
 mod reference;
 

@@ -20,6 +20,7 @@ fn settings() -> SessionSettings {
         max_message_size: 4096,
         hello_timeout: Duration::from_secs(10),
         idle_timeout: Some(Duration::from_secs(10)),
+        indent_replies: false,
     }
 }
 

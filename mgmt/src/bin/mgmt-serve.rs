@@ -25,7 +25,7 @@ use std::time::Duration;
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 const USAGE: &str = "usage: mgmt-serve STATE_DIR [PORT] [--yang DIR]... [--module NAME]... \
-                     [--admin USER] [--idle SECS] [--login-cache SECS] [--login-grace SECS] \
+                     [--admin USER] [--idle SECS] [--indent] [--login-cache SECS] [--login-grace SECS] \
                      [--max-startups N] [--per-source N] [--max-connections N] [--auth-threads N] \
                      [--workers N] [--blocking N]";
 
@@ -44,6 +44,8 @@ usage: mgmt-serve STATE_DIR [PORT] [options]
                    give USER full access back (NACM group and rule-list 'admin-recovery',
                    first) if the stored rules have taken it away, with a warning in the log
   --idle SECS      close sessions idle this long; 0 never [600]
+  --indent         indent replies, an element a line (readable line diffs, e.g. Ansible's
+                   --diff), at the cost of a second pass over each reply
   --login-cache SECS
                    a password that passed Argon2id is recognised for this long without
                    running Argon2id again (wrong passwords always run it); 0 checks every
@@ -144,6 +146,7 @@ fn run(args: Vec<String>) -> Result<(), Box<dyn std::error::Error>> {
                 .modules
                 .push(mgmt::schema::ModuleSpec::new(&value("--module", &mut args)?, &["*"])),
             "--admin" => config.admin_user = Some(value("--admin", &mut args)?),
+            "--indent" => config.indent_replies = true,
             "--idle" => {
                 let v = value("--idle", &mut args)?;
                 let secs: u64 = v

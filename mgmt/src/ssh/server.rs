@@ -141,6 +141,7 @@ impl Server {
                 max_message_size: config.max_message_size,
                 hello_timeout: config.hello_timeout,
                 idle_timeout: config.idle_timeout,
+                indent_replies: config.indent_replies,
             },
             auth_pool: AuthPool::new(config.auth_threads).map_err(StartError::AuthPool)?,
         });

@@ -44,6 +44,7 @@ impl Fx {
             max_message_size: 1 << 22,
             hello_timeout: Duration::from_secs(10),
             idle_timeout: self.idle,
+            indent_replies: false,
         }
     }
 
