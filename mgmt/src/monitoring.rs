@@ -64,7 +64,17 @@ pub fn capabilities(schema: &Schema, content_id: &str) -> Vec<String> {
     caps.push(format!(
         "urn:ietf:params:netconf:capability:yang-library:1.1?revision=2019-01-04&content-id={content_id}"
     ));
-    for m in schema.model().modules().iter().filter(|m| m.implemented) {
+    // RFC 7950 §5.6.4: only YANG 1.0 modules are listed as module capabilities; a YANG 1.1
+    // module is announced by the yang-library capability alone (RFC 8526 clients read it).
+    let yang_1_0 = |name: &str, revision: Option<&str>| {
+        schema.module_source(name, revision).map_or(true, |text| !declares_yang_1_1(text))
+    };
+    for m in schema
+        .model()
+        .modules()
+        .iter()
+        .filter(|m| m.implemented && yang_1_0(&m.name, m.revision.as_deref()))
+    {
         let mut cap = format!("{}?module={}", m.namespace, m.name);
         if let Some(r) = &m.revision {
             cap.push_str(&format!("&revision={r}"));
@@ -76,6 +86,14 @@ pub fn capabilities(schema: &Schema, content_id: &str) -> Vec<String> {
         caps.push(cap);
     }
     caps
+}
+
+/// Whether YANG source `text` says `yang-version 1.1;` (quoted or not).
+fn declares_yang_1_1(text: &str) -> bool {
+    text.split("yang-version").skip(1).any(|rest| {
+        let v = rest.trim_start().trim_start_matches(['"', '\'']);
+        v.starts_with("1.1")
+    })
 }
 
 /// A lock as monitoring shows it.
