@@ -118,7 +118,10 @@ fn hello_negotiates_chunked_or_end_of_message_framing() {
     assert!(both.session_id() > 0);
     assert!(both.server_capabilities().iter().any(|c| c == BASE_1_1));
     assert!(both.has_capability("urn:ietf:params:netconf:capability:candidate:1.0"));
-    assert!(both.has_capability(&format!("{IF_NS}?")), "ietf-interfaces is advertised");
+    // ietf-interfaces is YANG 1.1: yang-library announces it, not a module capability
+    // (RFC 7950 §5.6.4).
+    assert!(!both.has_capability(&format!("{IF_NS}?")), "ietf-interfaces is not a capability");
+    assert!(both.has_capability("urn:ietf:params:netconf:capability:yang-library:1.1?"));
     // A real exchange in chunked framing, with a reply big enough for several reads.
     let reply = both.get(None).expect("get");
     assert!(reply.data().is_some_and(|d| d.contains("netconf-state")), "{}", reply.raw());
