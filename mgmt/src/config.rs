@@ -43,6 +43,9 @@ pub struct Config {
     pub admin_user: Option<String>,
     /// Notifications kept for replay. Default 1024.
     pub replay_log: usize,
+    /// Configuration (top-level data nodes as XML) added to running at the first start. Default
+    /// none.
+    pub initial_config: Option<String>,
 }
 
 impl Default for Config {
@@ -62,6 +65,7 @@ impl Default for Config {
             modules: Vec::new(),
             admin_user: None,
             replay_log: 1024,
+            initial_config: None,
         }
     }
 }
