@@ -207,7 +207,7 @@ pub struct TwoStation {
     interval_peak: u64,
     /// The time of the last event run (or the last `advance_to`).
     now: Picos,
-    /// B runs PFC on the lossless priority (see [`TwoStation::set_lossless`]).
+    /// B runs PFC on the lossless priority (see [`TwoStation::set_pfc_enable`]).
     lossless: bool,
 }
 
@@ -361,10 +361,20 @@ impl TwoStation {
         self.xoff_changed(now);
     }
 
-    /// Whether B runs PFC on the lossless priority (A's receiver, the peer, follows B's
-    /// enable). Without it B's buffer still fills and drops, but B asks for no pause.
-    pub fn set_lossless(&mut self, lossless: bool) {
-        self.lossless = lossless;
+    /// B's PFC receiver (its counters are B's PFCIndications, its pause state B's
+    /// Priority_Paused: with `reverse_paused`, A holds B's priority 0).
+    pub fn b_receiver(&self) -> &PfcReceiver {
+        &self.b_rx
+    }
+
+    /// Sets the priorities with PFC enabled at both ends while running (B's choice; A, the
+    /// peer, adopts it as a willing DCBX peer would). Without the lossless priority in it B's
+    /// buffer still fills and drops, but B asks for no pause.
+    pub fn set_pfc_enable(&mut self, enable: u8) {
+        self.lossless = enable & (1 << self.cfg.priority) != 0;
+        self.b_tx.set_pfc_enable(enable);
+        self.b_rx.set_pfc_enable(enable);
+        self.a_rx.set_pfc_enable(enable);
         let now = self.now;
         self.xoff_changed(now);
     }
