@@ -209,6 +209,10 @@ pub struct TwoStation {
     now: Picos,
     /// B runs PFC on the lossless priority (see [`TwoStation::set_pfc_enable`]).
     lossless: bool,
+    /// The times of B's pending wake-ups for the end of its pause and for a refresh, so that
+    /// each is scheduled once.
+    b_unpause_wake: Option<Picos>,
+    b_refresh_wake: Option<Picos>,
 }
 
 const A_ADDR: MacAddr = MacAddr([0x02, 0, 0, 0, 0, 0x0a]);
@@ -245,6 +249,8 @@ impl TwoStation {
             interval_peak: 0,
             now: Picos::ZERO,
             lossless: true,
+            b_unpause_wake: None,
+            b_refresh_wake: None,
             cfg,
         }
     }
@@ -470,7 +476,14 @@ impl TwoStation {
                 // Transmission selection never starts a paused priority; PFC frames above
                 // bypassed this check.
                 Some(_) if self.b_rx.priority_paused(now, 0) => {
-                    self.events.schedule(self.b_rx.paused_until(0), Event::BTxFree);
+                    // One wake-up per time: every wake-up of a paused B used to schedule two
+                    // more, doubling the queue at each of A's refreshes (harmless in a 5 ms run,
+                    // fatal in the daemon's lab, which runs for hours).
+                    let until = self.b_rx.paused_until(0);
+                    if self.b_unpause_wake != Some(until) {
+                        self.b_unpause_wake = Some(until);
+                        self.events.schedule(until, Event::BTxFree);
+                    }
                     self.wake_for_refresh(now);
                     return;
                 }
@@ -499,7 +512,11 @@ impl TwoStation {
     fn wake_for_refresh(&mut self, now: Picos) {
         if let Some(t) = self.b_tx.next_refresh(now) {
             self.b_pfc_ready_at = Some(t);
-            self.events.schedule(t.max(now), Event::BPfcReady);
+            let at = t.max(now);
+            if self.b_refresh_wake != Some(at) {
+                self.b_refresh_wake = Some(at);
+                self.events.schedule(at, Event::BPfcReady);
+            }
         }
     }
 
@@ -607,5 +624,20 @@ mod tests {
         let after = stepped.report();
         assert_eq!(after.frames_dropped, dropped, "{after:?}");
         assert!(after.pfc_requests > whole.pfc_requests);
+    }
+
+    #[test]
+    fn a_long_run_with_b_held_paused_keeps_a_bounded_event_queue() {
+        let mut cfg = TwoStationConfig::annex_n(126_224, 3);
+        cfg.reverse_paused = true;
+        let mut s = TwoStation::new(cfg);
+        s.start();
+        let mut most = 0;
+        for ms in 1..=200 {
+            s.advance_to(Picos::from_ms(ms));
+            most = most.max(s.events.len());
+        }
+        assert!(most < 100, "{most} events pending");
+        assert!(s.b_receiver().counters.pfc_indications > 100);
     }
 }
