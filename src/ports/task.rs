@@ -46,7 +46,7 @@ pub struct PortHandle {
 }
 
 impl PortHandle {
-    /// Starts the port's thread with the YANG defaults in force until the first `apply`.
+    /// Starts the port's thread; its link carries traffic from the first `apply` on.
     pub fn spawn(setup: SimPortSetup, clock: SimClock, tick: Duration) -> std::io::Result<Self> {
         let mut port = SimPort::new(setup.clone());
         let published = Published::new(port.snapshot());
@@ -56,14 +56,25 @@ impl PortHandle {
             std::thread::Builder::new().name(format!("port {}", setup.name)).spawn(move || {
                 let _span = info_span!("port", name = %port.setup.name).entered();
                 let step = Picos((tick.as_nanos() as f64 * 1000.0 * clock.ratio) as u64);
+                // No traffic before the first configuration: the lab's lossless priorities
+                // would drop until the stored configuration enabled PFC on them.
+                let mut started_at = None;
                 loop {
                     match rx.recv_timeout(tick) {
-                        Ok(Command::Apply(intent)) => port.apply(intent),
+                        Ok(Command::Apply(intent)) => {
+                            port.apply(intent);
+                            if started_at.is_none() {
+                                started_at = Some(clock.target());
+                                port.sim.start();
+                            }
+                        }
                         Ok(Command::Stop) | Err(RecvTimeoutError::Disconnected) => break,
                         Err(RecvTimeoutError::Timeout) => {}
                     }
+                    let Some(started_at) = started_at else { continue };
+                    let target = clock.target().saturating_sub(started_at);
                     let limit = port.sim.now() + Picos(step.0.saturating_mul(setup.catch_up));
-                    port.sim.advance_to(clock.target().min(limit));
+                    port.sim.advance_to(target.min(limit));
                     out.publish(port.snapshot());
                 }
             })?;
@@ -119,7 +130,6 @@ impl SimPort {
         let mut sim = TwoStation::new(setup.stations.clone());
         sim.set_pfc_enable(intent.pfc_enable);
         sim.set_headroom(allowance.bits, None);
-        sim.start();
         SimPort { setup, sim, intent, results, allowance }
     }
 
