@@ -75,6 +75,12 @@ impl Daemon {
         self.terminate();
     }
 
+    /// SIGKILL: no chance to save anything.
+    fn kill(mut self) {
+        self.child.kill().expect("SIGKILL");
+        let _ = self.child.wait();
+    }
+
     fn terminate(&mut self) {
         let pid = nix::unistd::Pid::from_raw(i32::try_from(self.child.id()).expect("pid"));
         let _ = nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM);
@@ -169,6 +175,26 @@ fn wait_for(
     }
 }
 
+/// Every notification in the replay log, through ncclient (Debian's python3-ncclient).
+fn notifications(daemon: &Daemon) -> Vec<String> {
+    let script = format!(
+        "from ncclient import manager\n\
+         m = manager.connect(host='127.0.0.1', port={port}, username='admin', password='{password}', \
+         hostkey_verify=False, timeout=60)\n\
+         m.create_subscription(start_time='1970-01-01T00:00:00Z')\n\
+         while True:\n\
+         \x20   n = m.take_notification(block=True, timeout=3)\n\
+         \x20   if n is None: break\n\
+         \x20   print(n.notification_xml.replace('\\n', ' '))\n",
+        port = daemon.port,
+        password = daemon.password,
+    );
+    let out =
+        Command::new("/usr/bin/python3").args(["-c", &script]).output().expect("python3 runs");
+    assert!(out.status.success(), "ncclient: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8_lossy(&out.stdout).lines().map(str::to_string).collect()
+}
+
 fn pfc_edit(port: &str, inner: &str) -> String {
     format!(
         "<interfaces xmlns=\"{IF_NS}\"><interface><name>{port}</name>\
@@ -244,13 +270,48 @@ fn the_lab_pauses_and_the_under_provisioned_port_stops_dropping_once_measured() 
     std::thread::sleep(Duration::from_secs(2));
     let later = pfc_of(&mut c, "lab2");
     assert_eq!(priority_leaf(&later, 3, "frames-dropped"), dropped, "{later}");
+
+    // The drops and the new allowance were notified (replayed to a late subscriber).
+    let notes = notifications(&daemon);
+    assert!(
+        notes.iter().any(|n| n.contains("<receive-buffer-drop")
+            && n.contains("<interface>lab2</interface>")
+            && n.contains("<priority>3</priority>")),
+        "{notes:#?}"
+    );
+    assert!(
+        notes.iter().any(|n| n.contains("<headroom-allowance-changed")
+            && n.contains("<interface>lab2</interface>")
+            && n.contains("<new-source>pfc:measured</new-source>")
+            && n.contains(&format!("<new-allowance>{allowance}</new-allowance>"))),
+        "{notes:#?}"
+    );
+    assert!(!notes
+        .iter()
+        .any(|n| n.contains("<receive-buffer-drop") && n.contains("<interface>lab1</interface>")));
+
+    // measure-headroom re-measures where measurement is in force, and is refused elsewhere.
+    let ok = c
+        .rpc(&format!(
+            "<measure-headroom xmlns=\"{PFCB_NS}\"><interface>lab2</interface></measure-headroom>"
+        ))
+        .expect("reply");
+    assert!(ok.is_ok(), "{}", ok.raw());
+    let refused = c
+        .rpc(&format!(
+            "<measure-headroom xmlns=\"{PFCB_NS}\"><interface>lab1</interface></measure-headroom>"
+        ))
+        .expect("reply");
+    let message =
+        refused.errors().first().and_then(|e| e.error_message.clone()).unwrap_or_default();
+    assert!(message.contains("not in force on lab1"), "{}", refused.raw());
     c.close_session().expect("close");
     daemon.stop();
     let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
-fn refusals_name_the_path_and_change_nothing_and_a_restart_keeps_the_configuration() {
+fn refusals_name_the_path_and_change_nothing_and_restarts_keep_the_configuration() {
     let dir = state_dir("refusals");
     let daemon = Daemon::start(&dir);
     let mut c = daemon.client();
@@ -322,6 +383,20 @@ fn refusals_name_the_path_and_change_nothing_and_a_restart_keeps_the_configurati
     assert_eq!(running(&mut c), after);
     wait_for(&mut c, "lab1", Duration::from_secs(10), "p3 p4 in force after the restart", |p| {
         top_leaf(p, "oper-pfc-enable").as_deref() == Some("p3 p4")
+    });
+
+    // kill -9 right after a commit's reply: the commit is kept and the port runs it.
+    c.edit_config(Datastore::Candidate, &pfc_edit("lab1", "<pfc-enable>p3</pfc-enable>"), None)
+        .expect("edit");
+    c.commit().expect("commit");
+    let committed = running(&mut c);
+    drop(c);
+    daemon.kill();
+    let daemon = Daemon::start(&dir);
+    let mut c = daemon.client();
+    assert_eq!(running(&mut c), committed);
+    wait_for(&mut c, "lab1", Duration::from_secs(10), "p3 in force after kill -9", |p| {
+        top_leaf(p, "oper-pfc-enable").as_deref() == Some("p3")
     });
     c.close_session().expect("close");
     daemon.stop();

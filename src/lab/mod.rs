@@ -4,11 +4,12 @@
 
 pub mod links;
 
+use std::sync::{mpsc, Mutex, PoisonError};
 use std::time::Duration;
 
 use dataplane::time::Picos;
 
-use crate::ports::{PortHandle, SimClock, SimPortSetup};
+use crate::ports::{PortEvent, PortHandle, SimClock, SimPortSetup};
 use crate::settings::LabSettings;
 use links::LabLink;
 
@@ -22,6 +23,8 @@ pub struct Lab {
     pub clock: SimClock,
     pub ports: Vec<PortHandle>,
     pub links: Vec<LabLink>,
+    /// The ports' events, until the northbound side takes them.
+    events: Mutex<Option<mpsc::Receiver<PortEvent>>>,
 }
 
 impl Lab {
@@ -30,6 +33,7 @@ impl Lab {
         let clock = SimClock::start(settings.time_ratio);
         let tick = Duration::from_millis(settings.tick_ms);
         let mut ports = Vec::new();
+        let (events, receiver) = mpsc::channel();
         for (i, link) in links::LINKS.iter().enumerate() {
             let setup = SimPortSetup {
                 name: link.name.to_string(),
@@ -37,9 +41,14 @@ impl Lab {
                 receive_buffer_size: link.receive_buffer_size,
                 catch_up: CATCH_UP_TICKS,
             };
-            ports.push(PortHandle::spawn(setup, clock, tick)?);
+            ports.push(PortHandle::spawn(setup, clock, tick, events.clone())?);
         }
-        Ok(Lab { clock, ports, links: links::LINKS.to_vec() })
+        Ok(Lab { clock, ports, links: links::LINKS.to_vec(), events: Mutex::new(Some(receiver)) })
+    }
+
+    /// The ports' events (once: there is one reader).
+    pub fn take_events(&self) -> Option<mpsc::Receiver<PortEvent>> {
+        self.events.lock().unwrap_or_else(PoisonError::into_inner).take()
     }
 
     /// Stops every port.

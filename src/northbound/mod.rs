@@ -5,6 +5,7 @@
 
 pub mod interfaces;
 pub mod lab;
+pub mod notifications;
 pub mod pfc;
 pub mod xml;
 

@@ -6,7 +6,8 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use dataplane::headroom::allowance::{AllowanceSource, Clamp, Method};
 use dataplane::headroom::{BufferConfig, BufferPlan};
-use mgmt::backend::{Backend, BackendError, StateRequest, Transaction};
+use mgmt::backend::{Backend, BackendError, Origin, StateRequest, Transaction};
+use mgmt::notify::Notifier;
 use mgmt::xml::Element;
 use tracing::info;
 
@@ -80,6 +81,45 @@ impl Backend for PfcBackend {
                 info!(port = %port.name, ?intent, "configuration changed");
             }
             port.apply(intent);
+        }
+    }
+
+    fn rpcs(&self) -> Vec<(String, String)> {
+        vec![(PFC_BRIDGE_NS.to_string(), "measure-headroom".to_string())]
+    }
+
+    /// measure-headroom: refused where the measurement is not in force (the port would not
+    /// use its result); otherwise the port measures again and the new allowance follows.
+    fn rpc(&self, _origin: &Origin, input: &Element) -> Result<Vec<Element>, BackendError> {
+        if !input.is(PFC_BRIDGE_NS, "measure-headroom") {
+            return Err(BackendError::new(format!("pfcd does not run '{}'.", input.name)));
+        }
+        let name = child_text(input, PFC_BRIDGE_NS, "interface").unwrap_or_default();
+        let path = "/ieee802-dot1q-pfc-bridge:measure-headroom/interface";
+        let Some(port) = self.lab.ports.iter().find(|p| p.name == name) else {
+            return Err(BackendError::new(format!(
+                "pfcd has no port '{name}': use one of {}.",
+                self.port_names().join(", ")
+            ))
+            .at(path));
+        };
+        let method = port.snapshot().intent.method.in_force();
+        if !matches!(method, HeadroomMethod::Measured | HeadroomMethod::CalculatedAndMeasured) {
+            return Err(BackendError::new(format!(
+                "The headroom measurement is not in force on {name} (its method is {}): set \
+                 headroom/method to measured or calculated-and-measured first.",
+                method.as_str()
+            ))
+            .at(path));
+        }
+        port.measure();
+        Ok(Vec::new())
+    }
+
+    /// Starts forwarding the ports' events as notifications.
+    fn attach(&self, notifier: Notifier) {
+        if let Some(events) = self.lab.take_events() {
+            super::notifications::forward(events, notifier);
         }
     }
 
@@ -306,7 +346,22 @@ fn pfc_state(s: &PortSnapshot) -> Element {
     pfc
 }
 
-fn clamp_name(clamp: Clamp) -> &'static str {
+/// The `allowance-source` identity of `source` (without prefix), and its clamp if calculated.
+pub fn source_identity(source: AllowanceSource) -> (&'static str, Option<Clamp>) {
+    match source {
+        AllowanceSource::LinkDelayAllowance => ("manual", None),
+        AllowanceSource::Calculated { method: Method::LinkDelay, clamp } => {
+            ("calculated", Some(clamp))
+        }
+        AllowanceSource::Calculated { method: Method::Measurement, clamp } => {
+            ("measured", Some(clamp))
+        }
+        AllowanceSource::InitialValue => ("initial-value", None),
+        AllowanceSource::AdministrativeOverride => ("administrative-override", None),
+    }
+}
+
+pub fn clamp_name(clamp: Clamp) -> &'static str {
     match clamp {
         Clamp::None => "none",
         Clamp::RaisedToMinimum => "raised-to-minimum",

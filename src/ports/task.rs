@@ -6,7 +6,7 @@
 
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::thread::JoinHandle;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use dataplane::headroom::{BufferConfig, BufferPlan};
 use dataplane::sim::{TwoStation, TwoStationConfig};
@@ -14,6 +14,7 @@ use dataplane::time::Picos;
 use tracing::{info, info_span};
 
 use super::clock::SimClock;
+use super::event::PortEvent;
 use super::headroom::{allowance_for, Results};
 use super::intent::{PortIntent, PRIORITIES};
 use super::snapshot::{PortSnapshot, PrioritySnapshot, Published};
@@ -32,8 +33,13 @@ pub struct SimPortSetup {
 
 enum Command {
     Apply(PortIntent),
+    /// Discard the measurement's estimate and measure again (the measure-headroom RPC).
+    Measure,
     Stop,
 }
+
+/// Drops on a lossless priority are reported at most this often.
+const DROP_NOTICE_EVERY: Duration = Duration::from_secs(1);
 
 /// The daemon's side of a port task.
 #[derive(Debug)]
@@ -47,8 +53,13 @@ pub struct PortHandle {
 
 impl PortHandle {
     /// Starts the port's thread; its link carries traffic from the first `apply` on.
-    pub fn spawn(setup: SimPortSetup, clock: SimClock, tick: Duration) -> std::io::Result<Self> {
-        let mut port = SimPort::new(setup.clone());
+    pub fn spawn(
+        setup: SimPortSetup,
+        clock: SimClock,
+        tick: Duration,
+        events: mpsc::Sender<PortEvent>,
+    ) -> std::io::Result<Self> {
+        let mut port = SimPort::new(setup.clone(), events);
         let published = Published::new(port.snapshot());
         let (commands, rx) = mpsc::channel();
         let out = published.clone();
@@ -68,6 +79,7 @@ impl PortHandle {
                                 port.sim.start();
                             }
                         }
+                        Ok(Command::Measure) => port.measure(),
                         Ok(Command::Stop) | Err(RecvTimeoutError::Disconnected) => break,
                         Err(RecvTimeoutError::Timeout) => {}
                     }
@@ -75,6 +87,7 @@ impl PortHandle {
                     let target = clock.target().saturating_sub(started_at);
                     let limit = port.sim.now() + Picos(step.0.saturating_mul(setup.catch_up));
                     port.sim.advance_to(target.min(limit));
+                    port.notice_drops();
                     out.publish(port.snapshot());
                 }
             })?;
@@ -90,6 +103,11 @@ impl PortHandle {
     /// Hands the port a new configuration; a stopped port ignores it.
     pub fn apply(&self, intent: PortIntent) {
         let _ = self.commands.send(Command::Apply(intent));
+    }
+
+    /// Measures the headroom again; a stopped port ignores it.
+    pub fn measure(&self) {
+        let _ = self.commands.send(Command::Measure);
     }
 
     /// The port's latest snapshot, without waiting for the port.
@@ -120,17 +138,30 @@ struct SimPort {
     intent: PortIntent,
     results: Results,
     allowance: dataplane::headroom::allowance::Allowance,
+    events: mpsc::Sender<PortEvent>,
+    /// The drop count last reported, and when.
+    drops_reported: u64,
+    drop_reported_at: Option<Instant>,
 }
 
 impl SimPort {
-    fn new(setup: SimPortSetup) -> Self {
+    fn new(setup: SimPortSetup, events: mpsc::Sender<PortEvent>) -> Self {
         let intent = PortIntent::default();
         let mut results = Results::default();
         let allowance = allowance_for(&setup.name, &intent, &setup.stations, &mut results);
         let mut sim = TwoStation::new(setup.stations.clone());
         sim.set_pfc_enable(intent.pfc_enable);
         sim.set_headroom(allowance.bits, None);
-        SimPort { setup, sim, intent, results, allowance }
+        SimPort {
+            setup,
+            sim,
+            intent,
+            results,
+            allowance,
+            events,
+            drops_reported: 0,
+            drop_reported_at: None,
+        }
     }
 
     fn apply(&mut self, intent: PortIntent) {
@@ -138,16 +169,49 @@ impl SimPort {
             // A method newly in force computes afresh (a new measurement, a new calculation).
             self.results = Results::default();
         }
+        self.intent = intent;
+        self.sim.set_pfc_enable(self.intent.pfc_enable);
+        self.reselect();
+    }
+
+    fn measure(&mut self) {
+        self.results.round_trip_quanta = None;
+        self.results.measurement_bits = None;
+        self.reselect();
+    }
+
+    /// Selects the allowance again and resizes the buffer for it.
+    fn reselect(&mut self) {
         let allowance =
-            allowance_for(&self.setup.name, &intent, &self.setup.stations, &mut self.results);
+            allowance_for(&self.setup.name, &self.intent, &self.setup.stations, &mut self.results);
+        let priority = usize::from(self.setup.stations.priority);
+        self.sim.set_headroom(allowance.bits, self.intent.buffer_allocation_octets[priority]);
         if allowance != self.allowance {
             info!(allowance = %allowance, "allowance in force changed");
+            let _ = self.events.send(PortEvent::AllowanceChanged {
+                port: self.setup.name.clone(),
+                old: self.allowance,
+                new: allowance,
+            });
         }
-        let priority = usize::from(self.setup.stations.priority);
-        self.sim.set_pfc_enable(intent.pfc_enable);
-        self.sim.set_headroom(allowance.bits, intent.buffer_allocation_octets[priority]);
         self.allowance = allowance;
-        self.intent = intent;
+    }
+
+    /// Reports new drops on the lossless priority while PFC is enabled on it.
+    fn notice_drops(&mut self) {
+        let priority = self.setup.stations.priority;
+        let dropped = self.sim.b_buffer().counters.frames_dropped;
+        let due = self.drop_reported_at.is_none_or(|t| t.elapsed() >= DROP_NOTICE_EVERY);
+        if dropped > self.drops_reported && due && self.intent.enabled(usize::from(priority)) {
+            self.drops_reported = dropped;
+            self.drop_reported_at = Some(Instant::now());
+            let _ = self.events.send(PortEvent::LosslessDrop {
+                port: self.setup.name.clone(),
+                priority,
+                frames_dropped: dropped,
+                allowance: self.allowance,
+            });
+        }
     }
 
     fn snapshot(&self) -> PortSnapshot {
