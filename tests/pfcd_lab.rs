@@ -305,6 +305,20 @@ fn the_lab_pauses_and_the_under_provisioned_port_stops_dropping_once_measured() 
     let message =
         refused.errors().first().and_then(|e| e.error_message.clone()).unwrap_or_default();
     assert!(message.contains("not in force on lab1"), "{}", refused.raw());
+
+    // clear-pfc-counters on lab3: its Table 12-1 counters start again, its discontinuity-time
+    // moves; lab1's go on.
+    let lab3 = pfc_of(&mut c, "lab3");
+    let (requests, since) = (number(&lab3, "pfc-requests"), top_leaf(&lab3, "discontinuity-time"));
+    let lab1_indications = number(&pfc_of(&mut c, "lab1"), "pfc-indications");
+    let ok = c
+        .rpc(&format!("<clear-pfc-counters xmlns=\"{PFCB_NS}\"><interface>lab3</interface></clear-pfc-counters>"))
+        .expect("reply");
+    assert!(ok.is_ok(), "{}", ok.raw());
+    wait_for(&mut c, "lab3", Duration::from_secs(10), "counters cleared", |p| {
+        top_leaf(p, "discontinuity-time") != since && number(p, "pfc-requests") < requests
+    });
+    assert!(number(&pfc_of(&mut c, "lab1"), "pfc-indications") >= lab1_indications);
     c.close_session().expect("close");
     daemon.stop();
     let _ = std::fs::remove_dir_all(&dir);

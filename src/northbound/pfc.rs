@@ -17,7 +17,7 @@ use super::xml::{
 };
 use super::{DOT1Q_NS, IF_NS, PFC_BRIDGE_NS, PFC_NS};
 use crate::lab::Lab;
-use crate::ports::{HeadroomMethod, PortIntent, PortSnapshot, PRIORITIES};
+use crate::ports::{HeadroomMethod, PortHandle, PortIntent, PortSnapshot, PRIORITIES};
 
 /// The largest frame the allocation rule allows for (Annex N's envelope frame, FCS included).
 const MAX_FRAME_OCTETS: u64 = 2000;
@@ -36,6 +36,23 @@ impl PfcBackend {
 
     fn port_names(&self) -> Vec<&str> {
         self.lab.ports.iter().map(|p| p.name.as_str()).collect()
+    }
+
+    /// measure-headroom: refused where the measurement is not in force (the port would not use
+    /// its result); otherwise the port measures again and the new allowance follows.
+    fn measure(&self, port: &PortHandle, path: &str) -> Result<(), BackendError> {
+        let method = port.snapshot().intent.method.in_force();
+        if !matches!(method, HeadroomMethod::Measured | HeadroomMethod::CalculatedAndMeasured) {
+            return Err(BackendError::new(format!(
+                "The headroom measurement is not in force on {} (its method is {}): set \
+                 headroom/method to measured or calculated-and-measured first.",
+                port.name,
+                method.as_str()
+            ))
+            .at(path));
+        }
+        port.measure();
+        Ok(())
     }
 
     /// One intent per port from a complete configuration, or the first refusal.
@@ -85,34 +102,35 @@ impl Backend for PfcBackend {
     }
 
     fn rpcs(&self) -> Vec<(String, String)> {
-        vec![(PFC_BRIDGE_NS.to_string(), "measure-headroom".to_string())]
+        ["measure-headroom", "clear-pfc-counters"]
+            .map(|rpc| (PFC_BRIDGE_NS.to_string(), rpc.to_string()))
+            .to_vec()
     }
 
-    /// measure-headroom: refused where the measurement is not in force (the port would not
-    /// use its result); otherwise the port measures again and the new allowance follows.
+    /// measure-headroom on one port; clear-pfc-counters on one port or, without `interface`,
+    /// on every port. Both reply at once: the port does the work on its own thread.
     fn rpc(&self, _origin: &Origin, input: &Element) -> Result<Vec<Element>, BackendError> {
-        if !input.is(PFC_BRIDGE_NS, "measure-headroom") {
-            return Err(BackendError::new(format!("pfcd does not run '{}'.", input.name)));
-        }
-        let name = child_text(input, PFC_BRIDGE_NS, "interface").unwrap_or_default();
-        let path = "/ieee802-dot1q-pfc-bridge:measure-headroom/interface";
-        let Some(port) = self.lab.ports.iter().find(|p| p.name == name) else {
-            return Err(BackendError::new(format!(
-                "pfcd has no port '{name}': use one of {}.",
-                self.port_names().join(", ")
-            ))
-            .at(path));
+        let rpc = input.name.as_str();
+        let name = child_text(input, PFC_BRIDGE_NS, "interface");
+        let path = format!("/ieee802-dot1q-pfc-bridge:{rpc}/interface");
+        let port = match name.as_deref() {
+            None => None,
+            Some(name) => {
+                Some(self.lab.ports.iter().find(|p| p.name == name).ok_or_else(|| {
+                    BackendError::new(format!(
+                        "pfcd has no port '{name}': use one of {}.",
+                        self.port_names().join(", ")
+                    ))
+                    .at(&path)
+                })?)
+            }
         };
-        let method = port.snapshot().intent.method.in_force();
-        if !matches!(method, HeadroomMethod::Measured | HeadroomMethod::CalculatedAndMeasured) {
-            return Err(BackendError::new(format!(
-                "The headroom measurement is not in force on {name} (its method is {}): set \
-                 headroom/method to measured or calculated-and-measured first.",
-                method.as_str()
-            ))
-            .at(path));
+        match (rpc, port) {
+            ("clear-pfc-counters", Some(port)) => port.clear_counters(),
+            ("clear-pfc-counters", None) => self.lab.ports.iter().for_each(|p| p.clear_counters()),
+            ("measure-headroom", Some(port)) => self.measure(port, &path)?,
+            _ => return Err(BackendError::new(format!("pfcd does not run '{rpc}' so."))),
         }
-        port.measure();
         Ok(Vec::new())
     }
 
@@ -302,6 +320,7 @@ fn pfc_state(s: &PortSnapshot) -> Element {
     pfc.push(leaf(ns, "pause-frames-ignored", s.pause_frames_ignored));
     pfc.push(leaf(ns, "pfc-frames-ignored", s.pfc_frames_ignored));
     pfc.push(leaf(ns, "mac-control-discarded", s.mac_control_discarded));
+    pfc.push(leaf(ns, "discontinuity-time", mgmt::notify::format_time(s.discontinuity_time)));
     let mut headroom = Element::new(ns, "headroom").with(leaf(
         ns,
         "method-in-force",

@@ -55,6 +55,8 @@ pub struct PortSnapshot {
     pub pfc_frames_ignored: u64,
     pub mac_control_discarded: u64,
     pub priorities: [PrioritySnapshot; PRIORITIES],
+    /// When the counters were last reset.
+    pub discontinuity_time: std::time::SystemTime,
     /// The simulated time the port has reached.
     pub simulated_time: Picos,
 }

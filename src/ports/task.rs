@@ -6,7 +6,7 @@
 
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::thread::JoinHandle;
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime};
 
 use dataplane::headroom::{BufferConfig, BufferPlan};
 use dataplane::sim::{TwoStation, TwoStationConfig};
@@ -35,6 +35,8 @@ enum Command {
     Apply(PortIntent),
     /// Discard the measurement's estimate and measure again (the measure-headroom RPC).
     Measure,
+    /// Reset the counters (the clear-pfc-counters RPC).
+    ClearCounters,
     Stop,
 }
 
@@ -80,6 +82,7 @@ impl PortHandle {
                             }
                         }
                         Ok(Command::Measure) => port.measure(),
+                        Ok(Command::ClearCounters) => port.clear_counters(),
                         Ok(Command::Stop) | Err(RecvTimeoutError::Disconnected) => break,
                         Err(RecvTimeoutError::Timeout) => {}
                     }
@@ -108,6 +111,11 @@ impl PortHandle {
     /// Measures the headroom again; a stopped port ignores it.
     pub fn measure(&self) {
         let _ = self.commands.send(Command::Measure);
+    }
+
+    /// Resets the port's counters; a stopped port ignores it.
+    pub fn clear_counters(&self) {
+        let _ = self.commands.send(Command::ClearCounters);
     }
 
     /// The port's latest snapshot, without waiting for the port.
@@ -142,6 +150,8 @@ struct SimPort {
     /// The drop count last reported, and when.
     drops_reported: u64,
     drop_reported_at: Option<Instant>,
+    /// When the counters were last reset: at start, or by clear-pfc-counters.
+    discontinuity_time: SystemTime,
 }
 
 impl SimPort {
@@ -161,6 +171,7 @@ impl SimPort {
             events,
             drops_reported: 0,
             drop_reported_at: None,
+            discontinuity_time: SystemTime::now(),
         }
     }
 
@@ -172,6 +183,12 @@ impl SimPort {
         self.intent = intent;
         self.sim.set_pfc_enable(self.intent.pfc_enable);
         self.reselect();
+    }
+
+    fn clear_counters(&mut self) {
+        self.sim.clear_b_counters();
+        self.drops_reported = 0;
+        self.discontinuity_time = SystemTime::now();
     }
 
     fn measure(&mut self) {
@@ -274,6 +291,7 @@ impl SimPort {
             pfc_frames_ignored: rx.pfc_frames_ignored,
             mac_control_discarded: rx.mac_control_discarded,
             priorities,
+            discontinuity_time: self.discontinuity_time,
             simulated_time: now,
         }
     }

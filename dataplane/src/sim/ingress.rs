@@ -106,6 +106,11 @@ impl IngressBuffer {
         }
     }
 
+    /// Resets the counters (clear-pfc-counters); the peak starts again from the occupancy now.
+    pub fn clear_counters(&mut self) {
+        self.counters = IngressCounters { peak_occupancy: self.occupancy, ..Default::default() };
+    }
+
     /// A frame of `len` octets arrives.
     pub fn arrive(&mut self, len: u64) -> BufferVerdict {
         if self.occupancy + len > self.allocation {

@@ -373,6 +373,14 @@ impl TwoStation {
         &self.b_rx
     }
 
+    /// Resets B's counters (its MAC's and its buffer's): B's clear-pfc-counters. The run's own
+    /// report keeps counting.
+    pub fn clear_b_counters(&mut self) {
+        self.b_tx.counters = Default::default();
+        self.b_rx.counters = Default::default();
+        self.b_buffer.clear_counters();
+    }
+
     /// Sets the priorities with PFC enabled at both ends while running (B's choice; A, the
     /// peer, adopts it as a willing DCBX peer would). Without the lossless priority in it B's
     /// buffer still fills and drops, but B asks for no pause.
