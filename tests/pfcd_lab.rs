@@ -253,6 +253,11 @@ fn the_lab_pauses_and_the_under_provisioned_port_stops_dropping_once_measured() 
         top_leaf(p, "allowance-source").as_deref() == Some("pfc:measured")
     });
     let allowance = number(&lab2, "allowance-in-force");
+    assert!(lab2.contains("<measurement><round-trip>"), "{lab2}");
+    assert!(lab2.contains("<breakdown><line><index>1</index>"), "itemised: {lab2}");
+    let lab3 = pfc_of(&mut c, "lab3");
+    let calculated = value(&lab3, "calculation").expect("lab3's calculation");
+    assert!(calculated.contains("<line><index>1</index>"), "itemised: {lab3}");
     let lab = c
         .get(Some("<lab xmlns=\"urn:pfcd:yang:pfcd-lab\"><port><name>lab2</name></port></lab>"))
         .expect("lab state");

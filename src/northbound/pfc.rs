@@ -5,7 +5,7 @@
 use std::sync::{Arc, Mutex, PoisonError};
 
 use dataplane::headroom::allowance::{AllowanceSource, Clamp, Method};
-use dataplane::headroom::{BufferConfig, BufferPlan};
+use dataplane::headroom::{Breakdown, BufferConfig, BufferPlan, Item};
 use mgmt::backend::{Backend, BackendError, Origin, StateRequest, Transaction};
 use mgmt::notify::Notifier;
 use mgmt::xml::Element;
@@ -326,18 +326,22 @@ fn pfc_state(s: &PortSnapshot) -> Element {
         "method-in-force",
         format!("pfc:{}", s.intent.method.in_force().as_str()),
     ));
-    if let Some(bits) = s.calculation_bits {
-        headroom.push(Element::new(ns, "calculation").with(leaf(ns, "headroom", bits)).with(leaf(
-            ns,
-            "headroom-octets",
-            bits.div_ceil(8),
-        )));
+    let r = &s.results;
+    if let Some(bits) = r.calculation_bits {
+        let mut calculation = Element::new(ns, "calculation")
+            .with(leaf(ns, "headroom", bits))
+            .with(leaf(ns, "headroom-octets", bits.div_ceil(8)));
+        push_lines(&mut calculation, r.calculation_lines.as_deref());
+        headroom.push(calculation);
     }
-    if let Some(quanta) = s.round_trip_quanta {
+    if let Some(quanta) = r.round_trip_quanta {
         let mut m = Element::new(ns, "measurement").with(leaf(ns, "round-trip", quanta));
-        if let Some(bits) = s.measurement_bits {
+        if let Some(bits) = r.measurement_bits {
             m.push(leaf(ns, "headroom", bits));
         }
+        let mut breakdown = Element::new(ns, "breakdown");
+        push_lines(&mut breakdown, r.measurement_lines.as_deref());
+        m.push(breakdown);
         headroom.push(m);
     }
     pfc.push(headroom);
@@ -363,6 +367,22 @@ fn pfc_state(s: &PortSnapshot) -> Element {
         );
     }
     pfc
+}
+
+/// A headroom's itemised lines (`line` list entries) into `parent`.
+fn push_lines(parent: &mut Element, breakdown: Option<&Breakdown>) {
+    let ns = PFC_BRIDGE_NS;
+    let letter = |item: Item| item.label().trim_end_matches(')');
+    for (i, line) in breakdown.map(|b| b.lines.as_slice()).unwrap_or_default().iter().enumerate() {
+        parent.push(
+            Element::new(ns, "line")
+                .with(leaf(ns, "index", i + 1))
+                .with(leaf(ns, "first-item", letter(line.items.first)))
+                .with(leaf(ns, "last-item", letter(line.items.last)))
+                .with(leaf(ns, "description", &line.description))
+                .with(leaf(ns, "bits", line.bits)),
+        );
+    }
 }
 
 /// The `allowance-source` identity of `source` (without prefix), and its clamp if calculated.

@@ -3,7 +3,9 @@
 //! `allowance::select` decides between them and the configuration (12.23).
 
 use dataplane::headroom::allowance::{self, Allowance, AllowanceConfig, CalculatedResults};
-use dataplane::headroom::{calculate, measured_headroom, WorstCase};
+use std::sync::Arc;
+
+use dataplane::headroom::{calculate, measured_headroom, Breakdown, WorstCase};
 use dataplane::sim::TwoStationConfig;
 use tracing::{info, warn};
 
@@ -12,11 +14,14 @@ use crate::scenario::{max_frame_octets, measure};
 
 /// Results kept between configuration changes: the measurement runs once when measured headroom
 /// comes into force (the measure-headroom RPC, to come, will re-run it).
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Results {
     pub calculation_bits: Option<u64>,
+    /// The calculation's items (36.1.1 a) … k)), shared with every snapshot.
+    pub calculation_lines: Option<Arc<Breakdown>>,
     pub round_trip_quanta: Option<u32>,
     pub measurement_bits: Option<u64>,
+    pub measurement_lines: Option<Arc<Breakdown>>,
 }
 
 /// Runs what `intent`'s method needs and not yet run, then selects the allowance.
@@ -30,24 +35,29 @@ pub fn allowance_for(
     let automatic = intent.method.automatic();
     if matches!(automatic, A::LinkDelay | A::Both) && results.calculation_bits.is_none() {
         match stations.headroom_inputs().and_then(|i| calculate(&i)) {
-            Ok(h) => results.calculation_bits = Some(h.bits),
+            Ok(h) => {
+                results.calculation_bits = Some(h.bits);
+                results.calculation_lines = Some(Arc::new(h.breakdown));
+            }
             Err(e) => warn!(port = name, error = %e, "headroom calculation failed"),
         }
     }
     if matches!(automatic, A::Measurement | A::Both) && results.measurement_bits.is_none() {
         let wd = WorstCase { max_frame_octets: max_frame_octets(stations) };
-        match measure(stations)
-            .and_then(|q| Ok((q, measured_headroom(stations.speed, u64::from(q), &wd)?.bits)))
-        {
-            Ok((quanta, bits)) => {
+        let measured = measure(stations).and_then(|quanta| {
+            Ok((quanta, measured_headroom(stations.speed, u64::from(quanta), &wd)?))
+        });
+        match measured {
+            Ok((quanta, h)) => {
                 info!(
                     port = name,
                     round_trip_quanta = quanta,
-                    headroom_bits = bits,
+                    headroom_bits = h.bits,
                     "headroom measured"
                 );
                 results.round_trip_quanta = Some(quanta);
-                results.measurement_bits = Some(bits);
+                results.measurement_bits = Some(h.bits);
+                results.measurement_lines = Some(Arc::new(h.breakdown));
             }
             Err(e) => warn!(port = name, error = %e, "headroom measurement failed"),
         }

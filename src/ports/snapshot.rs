@@ -6,6 +6,7 @@ use std::sync::{Arc, PoisonError, RwLock};
 use dataplane::headroom::allowance::Allowance;
 use dataplane::time::Picos;
 
+use super::headroom::Results;
 use super::intent::{PortIntent, PRIORITIES};
 
 /// One priority of a port.
@@ -39,11 +40,8 @@ pub struct PortSnapshot {
     pub intent: PortIntent,
     /// The allowance in force, its source and the calculated result.
     pub allowance: Allowance,
-    /// The link-delay calculation's result, bits, when that method is in force.
-    pub calculation_bits: Option<u64>,
-    /// The measurement's latest estimate, pause quanta, and the headroom it gives, bits.
-    pub round_trip_quanta: Option<u32>,
-    pub measurement_bits: Option<u64>,
+    /// The calculation's and the measurement's latest results (when their method is in force).
+    pub results: Results,
     /// The receive buffer for the PFC-enabled priorities together, octets.
     pub receive_buffer_size: u64,
     /// Table 12-1: PFC frames sent and received-and-processed.

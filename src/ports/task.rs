@@ -194,6 +194,7 @@ impl SimPort {
     fn measure(&mut self) {
         self.results.round_trip_quanta = None;
         self.results.measurement_bits = None;
+        self.results.measurement_lines = None;
         self.reselect();
     }
 
@@ -279,9 +280,7 @@ impl SimPort {
             name: self.setup.name.clone(),
             intent: self.intent.clone(),
             allowance: self.allowance,
-            calculation_bits: self.results.calculation_bits,
-            round_trip_quanta: self.results.round_trip_quanta,
-            measurement_bits: self.results.measurement_bits,
+            results: self.results.clone(),
             receive_buffer_size: self.setup.receive_buffer_size,
             pfc_requests: tx.pfc_requests,
             pfc_indications: rx.pfc_indications,
