@@ -343,6 +343,15 @@ fn refusals_name_the_path_and_change_nothing_and_restarts_keep_the_configuration
     };
     let before = running(&mut c);
     assert!(before.contains("<name>lab3</name>"), "the lab's ports are in running: {before}");
+    let bridge = c
+        .get(Some(&format!("<bridges xmlns=\"{DOT1Q_NS}\"/>")))
+        .expect("get")
+        .data()
+        .unwrap_or_default()
+        .to_string();
+    for port in PORTS {
+        assert!(bridge.contains(&format!("<bridge-port>{port}</bridge-port>")), "{bridge}");
+    }
 
     let refusals = [
         (

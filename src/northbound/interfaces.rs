@@ -6,7 +6,7 @@
 use mgmt::backend::BackendError;
 use mgmt::xml::Element;
 
-use super::xml::{child_text, interface_path};
+use super::xml::{child_text, interface_path, leaf};
 use super::{DOT1Q_NS, IANA_IF_NS, IF_NS, PFC_BRIDGE_NS, PFC_NS};
 use crate::lab::links::{LabLink, Start};
 
@@ -68,4 +68,24 @@ pub fn check_port_exists(name: &str, ports: &[&str]) -> Result<(), BackendError>
         ports.join(", ")
     ))
     .at(format!("{}/ieee802-dot1q-bridge:bridge-port", interface_path(name))))
+}
+
+/// The bridge's state: its ports (the interfaces whose Bridge Port is configured), the
+/// component's ports, and its up-time.
+pub fn bridge_state(ports: &[String], up_time_secs: u64) -> Element {
+    let ns = DOT1Q_NS;
+    let mut bridge = Element::new(ns, "bridge").with(leaf(ns, "name", BRIDGE));
+    let mut component = Element::new(ns, "component").with(leaf(ns, "name", COMPONENT));
+    // `ports` ranges over 1..4095: a bridge without ports has no such leaf.
+    if !ports.is_empty() {
+        bridge.push(leaf(ns, "ports", ports.len()));
+        component.push(leaf(ns, "ports", ports.len()));
+    }
+    for p in ports {
+        component.push(leaf(ns, "bridge-port", p));
+    }
+    bridge.push(leaf(ns, "up-time", up_time_secs.min(u64::from(u32::MAX))));
+    bridge.push(leaf(ns, "components", 1));
+    bridge.push(component);
+    Element::new(ns, "bridges").with(bridge)
 }

@@ -11,7 +11,7 @@ use mgmt::notify::Notifier;
 use mgmt::xml::Element;
 use tracing::info;
 
-use super::interfaces::{bridge_ports, check_port_exists};
+use super::interfaces::{bridge_ports, bridge_state, check_port_exists};
 use super::xml::{
     child_text, child_u64, identity_name, leaf, pfc_enable_bits, pfc_enable_mask, pfc_path,
 };
@@ -27,11 +27,13 @@ pub struct PfcBackend {
     lab: Arc<Lab>,
     /// What `prepare` accepted, for `apply`: one intent per port, in the lab's port order.
     prepared: Mutex<Option<Vec<PortIntent>>>,
+    /// The interfaces with a Bridge Port in running, as last applied.
+    bridge_ports: Mutex<Vec<String>>,
 }
 
 impl PfcBackend {
     pub fn new(lab: Arc<Lab>) -> Self {
-        PfcBackend { lab, prepared: Mutex::new(None) }
+        PfcBackend { lab, prepared: Mutex::new(None), bridge_ports: Mutex::new(Vec::new()) }
     }
 
     fn port_names(&self) -> Vec<&str> {
@@ -93,6 +95,9 @@ impl Backend for PfcBackend {
         let prepared = self.prepared.lock().unwrap_or_else(PoisonError::into_inner).take();
         // prepare always runs first; should it not have, running was validated by it before.
         let Some(intents) = prepared.or_else(|| self.intents(tx.new).ok()) else { return };
+        let configured: Vec<String> =
+            bridge_ports(tx.new).into_iter().map(|(name, _)| name).collect();
+        *self.bridge_ports.lock().unwrap_or_else(PoisonError::into_inner) = configured;
         for (port, intent) in self.lab.ports.iter().zip(intents) {
             if port.snapshot().intent != intent {
                 info!(port = %port.name, ?intent, "configuration changed");
@@ -159,7 +164,9 @@ impl Backend for PfcBackend {
                     .with(Element::new(DOT1Q_NS, "bridge-port").with(pfc)),
             );
         }
-        Ok(vec![interfaces])
+        let ports = self.bridge_ports.lock().unwrap_or_else(PoisonError::into_inner).clone();
+        let up_time = self.lab.clock.wall().0 / 1_000_000_000_000;
+        Ok(vec![interfaces, bridge_state(&ports, up_time)])
     }
 }
 
