@@ -61,6 +61,9 @@ pub struct Config {
     /// Replies indented, an element a line (`crate::xml::indent`), so that line diffs of
     /// configurations are readable; costs a second pass over each reply. Default off.
     pub indent_replies: bool,
+    /// Configuration (top-level data nodes as XML) added to running at the first start. Default
+    /// none.
+    pub initial_config: Option<String>,
 }
 
 impl Default for Config {
@@ -85,6 +88,7 @@ impl Default for Config {
             modules: Vec::new(),
             admin_user: None,
             replay_log: 1024,
+            initial_config: None,
         }
     }
 }

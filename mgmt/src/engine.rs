@@ -42,11 +42,14 @@ pub struct EngineConfig {
     pub admin_user: Option<String>,
     /// How many notifications are kept for replay.
     pub replay_log: usize,
+    /// Configuration (top-level data nodes as XML) added to running at the first start, e.g. the
+    /// daemon's ports. `None`: running starts empty (but for the administrator's NACM rules).
+    pub initial_config: Option<String>,
 }
 
 impl Default for EngineConfig {
     fn default() -> Self {
-        EngineConfig { admin_user: None, replay_log: 1024 }
+        EngineConfig { admin_user: None, replay_log: 1024, initial_config: None }
     }
 }
 
@@ -363,45 +366,52 @@ impl Engine {
             b.backend.attach(engine.notifier());
         }
         if opened.first_start {
-            engine.first_start(config.admin_user.as_deref())?;
+            engine.first_start(config.admin_user.as_deref(), config.initial_config.as_deref())?;
         } else if let Some(user) = config.admin_user.as_deref() {
             admin_access::restore_admin(&engine, user)?;
         }
         Ok(engine)
     }
 
-    fn first_start(&self, admin: Option<&str>) -> Result<(), EngineError> {
+    fn first_start(&self, admin: Option<&str>, initial: Option<&str>) -> Result<(), EngineError> {
         let _w = self.lock_write();
         let running = self.ds.snapshot(DatastoreName::Running);
-        match admin {
-            Some(user) if running.root.child(nacm::NACM_NS, "nacm").is_none() => {
-                let xml = format!("{}{}", running.xml, nacm::admin_config(user));
-                let snap = self.ds.check(&xml, true).map_err(DatastoreError::from)?;
-                let changes = data::diff(self.schema.model(), &running.root, &snap.root);
-                let origin = Origin { session_id: None, user: None };
-                let stored =
-                    self.run_transaction(&running.root, &snap.root, &changes, &origin, || {
-                        self.ds
-                            .store_commit(snap.clone(), &[(INITIALISED, Some("1"))])
-                            .map(|_| ())
-                            .map_err(|e| store_error(&e))
-                    });
-                if let Err((name, e)) = stored {
-                    return Err(EngineError::Backend {
-                        backend: name,
-                        message: e.message.unwrap_or_default(),
-                    });
-                }
-                self.refresh_nacm();
-                info!(user, "first start: created NACM group 'admin' for the administrator");
-            }
-            Some(_) => {
-                self.ds.store().apply(&[(INITIALISED, Some("1"))]).map_err(DatastoreError::from)?;
-            }
-            None => {
-                warn!("first start without an administrator: NACM denies every write until /nacm is configured");
-                self.ds.store().apply(&[(INITIALISED, Some("1"))]).map_err(DatastoreError::from)?;
-            }
+        if admin.is_none() {
+            warn!("first start without an administrator: NACM denies every write until /nacm is configured");
+        }
+        let make_admin = admin.filter(|_| running.root.child(nacm::NACM_NS, "nacm").is_none());
+        if make_admin.is_none() && initial.is_none() {
+            self.ds.store().apply(&[(INITIALISED, Some("1"))]).map_err(DatastoreError::from)?;
+            return Ok(());
+        }
+        let mut xml = running.xml.to_string();
+        if let Some(user) = make_admin {
+            xml.push_str(&nacm::admin_config(user));
+        }
+        if let Some(initial) = initial {
+            xml.push_str(initial);
+        }
+        let snap = self.ds.check(&xml, true).map_err(DatastoreError::from)?;
+        let changes = data::diff(self.schema.model(), &running.root, &snap.root);
+        let origin = Origin { session_id: None, user: None };
+        let stored = self.run_transaction(&running.root, &snap.root, &changes, &origin, || {
+            self.ds
+                .store_commit(snap.clone(), &[(INITIALISED, Some("1"))])
+                .map(|_| ())
+                .map_err(|e| store_error(&e))
+        });
+        if let Err((name, e)) = stored {
+            return Err(EngineError::Backend {
+                backend: name,
+                message: e.message.unwrap_or_default(),
+            });
+        }
+        self.refresh_nacm();
+        if let Some(user) = make_admin {
+            info!(user, "first start: created NACM group 'admin' for the administrator");
+        }
+        if initial.is_some() {
+            info!("first start: stored the initial configuration");
         }
         Ok(())
     }

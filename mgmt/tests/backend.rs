@@ -243,7 +243,11 @@ async fn backends_get_the_configuration_loaded_at_start_and_can_refuse_it() {
             dir.path(),
             common::test_schema(),
             mgmt::sessions::Registry::new(4),
-            mgmt::engine::EngineConfig { admin_user: Some("admin".into()), replay_log: 8 },
+            mgmt::engine::EngineConfig {
+                admin_user: Some("admin".into()),
+                replay_log: 8,
+                initial_config: None,
+            },
             backends,
         )
     };

@@ -1089,7 +1089,11 @@ async fn unconfirmed_commit_is_undone_by_a_restart() {
             dir.path(),
             common::test_schema(),
             Registry::new(4),
-            mgmt::engine::EngineConfig { admin_user: Some("admin".into()), replay_log: 8 },
+            mgmt::engine::EngineConfig {
+                admin_user: Some("admin".into()),
+                replay_log: 8,
+                initial_config: None,
+            },
             Vec::new(),
         )
         .expect("engine")

@@ -92,6 +92,25 @@ impl IngressBuffer {
         self.xoff
     }
 
+    /// New allocation and thresholds for a buffer in use (the allowance in force changed):
+    /// occupancy and counters stay, the XOFF request follows the new thresholds at once.
+    pub fn replan(&mut self, allocation: u64, xoff_threshold: u64, xon_threshold: u64) {
+        self.allocation = allocation;
+        self.xoff_threshold = xoff_threshold;
+        self.xon_threshold = xon_threshold;
+        if !self.xoff && self.occupancy >= xoff_threshold {
+            self.xoff = true;
+            self.counters.xoff_events += 1;
+        } else if self.xoff && self.occupancy <= xon_threshold {
+            self.xoff = false;
+        }
+    }
+
+    /// Resets the counters (clear-pfc-counters); the peak starts again from the occupancy now.
+    pub fn clear_counters(&mut self) {
+        self.counters = IngressCounters { peak_occupancy: self.occupancy, ..Default::default() };
+    }
+
     /// A frame of `len` octets arrives.
     pub fn arrive(&mut self, len: u64) -> BufferVerdict {
         if self.occupancy + len > self.allocation {

@@ -205,6 +205,14 @@ pub struct TwoStation {
     report: TwoStationReport,
     next_sample: Picos,
     interval_peak: u64,
+    /// The time of the last event run (or the last `advance_to`).
+    now: Picos,
+    /// B runs PFC on the lossless priority (see [`TwoStation::set_pfc_enable`]).
+    lossless: bool,
+    /// The times of B's pending wake-ups for the end of its pause and for a refresh, so that
+    /// each is scheduled once.
+    b_unpause_wake: Option<Picos>,
+    b_refresh_wake: Option<Picos>,
 }
 
 const A_ADDR: MacAddr = MacAddr([0x02, 0, 0, 0, 0, 0x0a]);
@@ -239,11 +247,23 @@ impl TwoStation {
             report: TwoStationReport::default(),
             next_sample: Picos::ZERO,
             interval_peak: 0,
+            now: Picos::ZERO,
+            lossless: true,
+            b_unpause_wake: None,
+            b_refresh_wake: None,
             cfg,
         }
     }
 
     pub fn run(mut self) -> TwoStationReport {
+        self.start();
+        self.advance_to(self.cfg.duration);
+        self.report()
+    }
+
+    /// Schedules the first frames and the drain; then [`TwoStation::advance_to`] runs the
+    /// stations step by step (the daemon's lab drives them against the wall clock this way).
+    pub fn start(&mut self) {
         let jitter = |rng: &mut SimRng, span: Picos| Picos(rng.below(span.as_ps().max(1)));
         let frame_time = self.cfg.speed.frame_time(u64::from(self.cfg.frame_len));
         let mut a_start = jitter(&mut self.rng, frame_time);
@@ -257,11 +277,15 @@ impl TwoStation {
         if self.cfg.drain_percent > 0 {
             self.events.schedule(drain_start, Event::BDrain);
         }
+    }
 
-        while let Some((now, event)) = self.events.pop() {
-            if now > self.cfg.duration {
-                break;
-            }
+    /// Runs every event up to and including `until`; returns how many ran.
+    pub fn advance_to(&mut self, until: Picos) -> u64 {
+        let mut ran = 0;
+        while self.events.peek_time().is_some_and(|t| t <= until) {
+            let Some((now, event)) = self.events.pop() else { break };
+            self.now = now;
+            ran += 1;
             match event {
                 Event::ATxFree => self.a_tx_free(now),
                 Event::BTxFree => self.b_tx_free(now),
@@ -286,14 +310,87 @@ impl TwoStation {
             }
             self.record(now);
         }
-        self.report.frames_dropped = self.b_buffer.counters.frames_dropped;
-        self.report.peak_occupancy_octets = self.b_buffer.counters.peak_occupancy;
-        self.report.xoff_events = self.b_buffer.counters.xoff_events;
-        self.report.buffer_allocation_octets = self.b_buffer.allocation();
-        self.report.xoff_threshold_octets = self.b_buffer.xoff_threshold();
-        self.report.pfc_requests = self.b_tx.counters.pfc_requests;
-        self.report.pfc_indications = self.a_rx.counters.pfc_indications;
-        self.report
+        self.now = self.now.max(until);
+        ran
+    }
+
+    /// What the run has counted so far.
+    pub fn report(&self) -> TwoStationReport {
+        let mut report = self.report.clone();
+        report.frames_dropped = self.b_buffer.counters.frames_dropped;
+        report.peak_occupancy_octets = self.b_buffer.counters.peak_occupancy;
+        report.xoff_events = self.b_buffer.counters.xoff_events;
+        report.buffer_allocation_octets = self.b_buffer.allocation();
+        report.xoff_threshold_octets = self.b_buffer.xoff_threshold();
+        report.pfc_requests = self.b_tx.counters.pfc_requests;
+        report.pfc_indications = self.a_rx.counters.pfc_indications;
+        report
+    }
+
+    /// The simulated time reached.
+    pub fn now(&self) -> Picos {
+        self.now
+    }
+
+    pub fn config(&self) -> &TwoStationConfig {
+        &self.cfg
+    }
+
+    /// B's receive buffer for the lossless priority.
+    pub fn b_buffer(&self) -> &IngressBuffer {
+        &self.b_buffer
+    }
+
+    /// B's PFC initiator (its counters are B's PFCRequests).
+    pub fn b_initiator(&self) -> &PfcInitiator {
+        &self.b_tx
+    }
+
+    /// A's PFC receiver (its counters are A's PFCIndications, its pause state A's
+    /// Priority_Paused).
+    pub fn a_receiver(&self) -> &PfcReceiver {
+        &self.a_rx
+    }
+
+    /// Resizes B's buffer for a new headroom (bits) while running: the allowance in force
+    /// changed. Occupancy and counters stay; a changed XOFF request makes a PFC frame due.
+    pub fn set_headroom(&mut self, headroom_bits: u64, allocation_octets: Option<u64>) {
+        let sized = IngressBuffer::from_headroom(
+            headroom_bits.div_ceil(8),
+            u64::from(self.cfg.frame_len),
+            allocation_octets,
+        );
+        self.cfg.headroom_bits = headroom_bits;
+        self.cfg.allocation_octets = allocation_octets;
+        self.b_buffer.replan(sized.allocation(), sized.xoff_threshold(), sized.xon_threshold());
+        let now = self.now;
+        self.xoff_changed(now);
+    }
+
+    /// B's PFC receiver (its counters are B's PFCIndications, its pause state B's
+    /// Priority_Paused: with `reverse_paused`, A holds B's priority 0).
+    pub fn b_receiver(&self) -> &PfcReceiver {
+        &self.b_rx
+    }
+
+    /// Resets B's counters (its MAC's and its buffer's): B's clear-pfc-counters. The run's own
+    /// report keeps counting.
+    pub fn clear_b_counters(&mut self) {
+        self.b_tx.counters = Default::default();
+        self.b_rx.counters = Default::default();
+        self.b_buffer.clear_counters();
+    }
+
+    /// Sets the priorities with PFC enabled at both ends while running (B's choice; A, the
+    /// peer, adopts it as a willing DCBX peer would). Without the lossless priority in it B's
+    /// buffer still fills and drops, but B asks for no pause.
+    pub fn set_pfc_enable(&mut self, enable: u8) {
+        self.lossless = enable & (1 << self.cfg.priority) != 0;
+        self.b_tx.set_pfc_enable(enable);
+        self.b_rx.set_pfc_enable(enable);
+        self.a_rx.set_pfc_enable(enable);
+        let now = self.now;
+        self.xoff_changed(now);
     }
 
     /// Samples the buffer and pause state at each interval boundary passed.
@@ -387,7 +484,14 @@ impl TwoStation {
                 // Transmission selection never starts a paused priority; PFC frames above
                 // bypassed this check.
                 Some(_) if self.b_rx.priority_paused(now, 0) => {
-                    self.events.schedule(self.b_rx.paused_until(0), Event::BTxFree);
+                    // One wake-up per time: every wake-up of a paused B used to schedule two
+                    // more, doubling the queue at each of A's refreshes (harmless in a 5 ms run,
+                    // fatal in the daemon's lab, which runs for hours).
+                    let until = self.b_rx.paused_until(0);
+                    if self.b_unpause_wake != Some(until) {
+                        self.b_unpause_wake = Some(until);
+                        self.events.schedule(until, Event::BTxFree);
+                    }
                     self.wake_for_refresh(now);
                     return;
                 }
@@ -416,7 +520,11 @@ impl TwoStation {
     fn wake_for_refresh(&mut self, now: Picos) {
         if let Some(t) = self.b_tx.next_refresh(now) {
             self.b_pfc_ready_at = Some(t);
-            self.events.schedule(t.max(now), Event::BPfcReady);
+            let at = t.max(now);
+            if self.b_refresh_wake != Some(at) {
+                self.b_refresh_wake = Some(at);
+                self.events.schedule(at, Event::BPfcReady);
+            }
         }
     }
 
@@ -475,7 +583,7 @@ impl TwoStation {
     /// Passes the buffer's XOFF level to the initiator; a change makes a PFC frame due after the
     /// generation delay.
     fn xoff_changed(&mut self, now: Picos) {
-        let xoff = self.b_buffer.xoff();
+        let xoff = self.lossless && self.b_buffer.xoff();
         let priority = usize::from(self.cfg.priority);
         if (self.b_tx.xoff() & (1 << priority) != 0) == xoff {
             return;
@@ -500,5 +608,43 @@ mod tests {
         assert!(r.frames_sent > 100);
         assert_eq!(r.frames_dropped, 0);
         assert_eq!(r.pfc_requests, 0, "{r:?}");
+    }
+
+    #[test]
+    fn stepping_gives_the_same_run_and_a_larger_headroom_stops_the_drops() {
+        let mut cfg = TwoStationConfig::annex_n(126_224 / 4, 7);
+        cfg.duration = Picos::from_us(400);
+        let whole = TwoStation::new(cfg.clone()).run();
+        let mut stepped = TwoStation::new(cfg.clone());
+        stepped.start();
+        let mut t = Picos::ZERO;
+        while t < cfg.duration {
+            t = (t + Picos::from_us(7)).min(cfg.duration);
+            stepped.advance_to(t);
+        }
+        assert_eq!(stepped.report(), whole);
+        assert!(whole.frames_dropped > 0, "a quarter of the headroom loses frames: {whole:?}");
+
+        // The Annex N headroom from now on: nothing more is lost.
+        stepped.set_headroom(126_224 + 2 * 32, None);
+        let dropped = stepped.report().frames_dropped;
+        stepped.advance_to(Picos::from_ms(3));
+        let after = stepped.report();
+        assert_eq!(after.frames_dropped, dropped, "{after:?}");
+        assert!(after.pfc_requests > whole.pfc_requests);
+    }
+
+    #[test]
+    fn a_long_run_with_b_held_paused_keeps_a_bounded_event_queue() {
+        let mut cfg = TwoStationConfig::annex_n(126_224, 3);
+        cfg.reverse_paused = true;
+        let mut s = TwoStation::new(cfg);
+        s.start();
+        for ms in 1..=200 {
+            s.advance_to(Picos::from_ms(ms));
+            let pending = s.events.len();
+            assert!(pending < 100, "{pending} events pending after {ms} ms");
+        }
+        assert!(s.b_receiver().counters.pfc_indications > 100);
     }
 }

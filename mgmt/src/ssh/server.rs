@@ -121,6 +121,7 @@ impl Server {
             let engine_config = EngineConfig {
                 admin_user: config.admin_user.clone(),
                 replay_log: config.replay_log,
+                initial_config: config.initial_config.clone(),
             };
             let registry = registry.clone();
             tokio::task::spawn_blocking(move || {

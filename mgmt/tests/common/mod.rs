@@ -56,7 +56,11 @@ pub fn test_engine_with(
         dir.path(),
         test_schema(),
         registry,
-        mgmt::engine::EngineConfig { admin_user: admin.map(str::to_string), replay_log: 64 },
+        mgmt::engine::EngineConfig {
+            admin_user: admin.map(str::to_string),
+            replay_log: 64,
+            initial_config: None,
+        },
         backends,
     )
     .expect("engine");

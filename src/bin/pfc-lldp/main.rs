@@ -2,12 +2,11 @@
 //!
 //! Runs one agent per interface with the settings of a TOML file (and a few command-line
 //! shortcuts), logs every neighbour and DCBX change, and writes the whole state as JSON to a
-//! file after each change (and on stdout on SIGUSR1). The daemon `pfcd` will embed the same
-//! `lldp` library; this tool is how tests, benchmarks and users run it on its own.
+//! file after each change (and on stdout on SIGUSR1). The run loop is the library's
+//! (`pfcd::lldp_agent`), which the daemon will use too; this tool is how tests, benchmarks and
+//! users run it on its own.
 
-mod config;
-mod run;
-mod state;
+use pfcd::lldp_agent::{config, run};
 
 use std::path::PathBuf;
 use std::process::ExitCode;

@@ -22,8 +22,8 @@ use nix::sys::signal::{SigSet, Signal};
 use nix::sys::signalfd::{SfdFlags, SignalFd};
 use tracing::{debug, info, warn};
 
-use crate::config::{self, ConfigError, Loaded, Overrides};
-use crate::state;
+use super::config::{self, ConfigError, Loaded, Overrides};
+use super::state;
 
 /// Why the tool stopped.
 #[derive(Debug, thiserror::Error)]

@@ -1,0 +1,86 @@
+//! pfcd: the IEEE 802.1Q Priority-based Flow Control management daemon. With no settings
+//! file it runs the embedded lab on 127.0.0.1:830; `pfcd --help` says it all.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::Parser;
+use pfcd::settings::Settings;
+
+/// mimalloc, as mgmt-serve: mgmt overrides the C allocator with it too (mgmt's Cargo.toml).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "pfcd",
+    version,
+    about = "IEEE 802.1Q Priority-based Flow Control management daemon (NETCONF over SSH)",
+    long_about = "pfcd serves the PFC YANG model (ieee802-dot1q-pfc-bridge: the Table 12-1 \
+objects, headroom, per-priority buffers and pause state) over NETCONF/SSH. With no settings file \
+it runs the embedded lab: four simulated Bridge Ports (lab0 3 m at 100G, lab1 100 m of Cat6 at \
+10G, lab2 10 km at 100G on an allowance too small for it, lab3 60 km at 400G), each linked to an \
+in-process peer that congests lossless priority 3.
+
+On first start pfcd creates the administrator with a random password (Argon2id hash in the users \
+file, the password in <state-dir>/admin.password, both mode 0600) and stores the lab's \
+configuration in running; every start prints how to connect, then 'pfcd ready'.",
+    after_help = "SETTINGS FILE (TOML; every field optional, defaults shown):
+  listen = \"127.0.0.1:830\"      # NETCONF over SSH
+  state-dir = \"./pfcd-state\"    # host key, datastores, yang/, admin.password
+                                # (default $XDG_STATE_HOME/pfcd when XDG_STATE_HOME is set)
+  users-file = \"<state-dir>/users\"
+  admin-user = \"admin\"          # made on first start when the users file does not exist
+  ports = \"lab\"                 # the embedded lab (the only kind so far)
+  [lab]
+  time-ratio = 0.001            # simulated seconds per wall-clock second (0 < r <= 1)
+  tick-ms = 50                  # how often each port catches up with the clock
+
+SIGNALS: SIGTERM, SIGINT stop; SIGHUP re-reads the users file.
+LOGS: RUST_LOG (e.g. RUST_LOG=pfcd=debug), on stderr."
+)]
+struct Args {
+    /// The settings file (TOML). Without it every setting has its default.
+    #[arg(long, short = 'c', value_name = "FILE")]
+    config: Option<PathBuf>,
+    /// Listen on this address and port instead (e.g. 127.0.0.1:0 picks a free port).
+    #[arg(long, value_name = "ADDR:PORT")]
+    listen: Option<std::net::SocketAddr>,
+    /// Keep the state here instead.
+    #[arg(long, value_name = "DIR")]
+    state_dir: Option<PathBuf>,
+}
+
+fn main() -> ExitCode {
+    let args = Args::parse();
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
+        )
+        .with_writer(std::io::stderr)
+        .init();
+    let mut settings = match &args.config {
+        Some(path) => match Settings::load(path) {
+            Ok(s) => s,
+            Err(e) => {
+                eprintln!("pfcd: {e}");
+                return ExitCode::FAILURE;
+            }
+        },
+        None => Settings::default(),
+    };
+    if let Some(listen) = args.listen {
+        settings.listen = listen;
+    }
+    if let Some(dir) = args.state_dir {
+        settings.state_dir = dir;
+    }
+    match pfcd::daemon::run(settings) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("pfcd: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}

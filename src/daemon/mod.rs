@@ -1,0 +1,129 @@
+//! Start-up and shutdown: the state directory, the first start's administrator, the YANG
+//! modules, the lab's ports, the NETCONF server with the northbound backends; then wait for a
+//! signal (SIGTERM or SIGINT stop, SIGHUP re-reads the users file).
+
+pub mod banner;
+pub mod credentials;
+pub mod modules;
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use tracing::{info, warn};
+
+use crate::lab::Lab;
+use crate::northbound;
+use crate::settings::{Ports, Settings};
+
+/// Why pfcd stopped with an error.
+#[derive(Debug, thiserror::Error)]
+pub enum DaemonError {
+    #[error("cannot prepare the state directory {path}: {source}")]
+    StateDir { path: PathBuf, source: std::io::Error },
+    #[error(transparent)]
+    Credentials(#[from] credentials::CredentialsError),
+    #[error("cannot start the lab's ports: {0}")]
+    Lab(std::io::Error),
+    #[error("cannot start the async runtime: {0}")]
+    Runtime(std::io::Error),
+    #[error(transparent)]
+    Server(#[from] mgmt::ssh::server::StartError),
+    #[error("cannot wait for signals: {0}")]
+    Signals(std::io::Error),
+}
+
+/// Async worker threads: SSH and light requests (mgmt-serve's default, see its comment).
+const WORKERS: usize = 1;
+/// Most threads for heavy requests, password checks and backend calls.
+const BLOCKING: usize = 8;
+
+/// Runs pfcd until SIGTERM or SIGINT.
+pub fn run(settings: Settings) -> Result<(), DaemonError> {
+    let state_dir = &settings.state_dir;
+    create_private_dir(state_dir)?;
+    let users_file = settings.users_path();
+    let admin = credentials::ensure_admin(&users_file, state_dir, &settings.admin_user)?;
+    let yang_dirs = write_modules(state_dir)?;
+    let lab = match settings.ports {
+        Ports::Lab => Arc::new(Lab::start(&settings.lab).map_err(DaemonError::Lab)?),
+    };
+    let config = mgmt::config::Config {
+        listen: settings.listen,
+        state_dir: state_dir.clone(),
+        users_file: Some(users_file),
+        yang_dirs,
+        admin_user: Some(settings.admin_user.clone()),
+        auth_rejection_time: Duration::from_millis(500),
+        initial_config: Some(northbound::interfaces::initial_config(&lab.links)),
+        ..Default::default()
+    };
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(WORKERS)
+        .max_blocking_threads(BLOCKING)
+        .enable_all()
+        .build()
+        .map_err(DaemonError::Runtime)?;
+    let result = runtime.block_on(serve(config, &settings, &admin, lab.clone()));
+    lab.stop();
+    result
+}
+
+async fn serve(
+    config: mgmt::config::Config,
+    settings: &Settings,
+    admin: &credentials::Admin,
+    lab: Arc<Lab>,
+) -> Result<(), DaemonError> {
+    use tokio::signal::unix::{signal, SignalKind};
+    let backends = northbound::backends(lab.clone());
+    let server = mgmt::ssh::Server::start_with_backends(config, backends).await?;
+    banner::print(server.local_addr(), settings, admin, &lab);
+    let mut term = signal(SignalKind::terminate()).map_err(DaemonError::Signals)?;
+    let mut int = signal(SignalKind::interrupt()).map_err(DaemonError::Signals)?;
+    let mut hup = signal(SignalKind::hangup()).map_err(DaemonError::Signals)?;
+    loop {
+        tokio::select! {
+            _ = term.recv() => break,
+            _ = int.recv() => break,
+            _ = hup.recv() => match server.reload_users() {
+                Ok(()) => info!("SIGHUP: users file re-read"),
+                Err(e) => warn!(error = %e, "SIGHUP: the users file cannot be used; the previous users stay"),
+            },
+        }
+    }
+    info!("stopping");
+    server.shutdown().await;
+    Ok(())
+}
+
+/// Creates `dir` (mode 0700 when new: it holds the host key and the password).
+fn create_private_dir(dir: &Path) -> Result<(), DaemonError> {
+    use std::os::unix::fs::DirBuilderExt as _;
+    if dir.is_dir() {
+        return Ok(());
+    }
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(dir)
+        .map_err(|source| DaemonError::StateDir { path: dir.to_path_buf(), source })
+}
+
+/// Writes the embedded modules under `<state-dir>/yang/` where they differ; returns the
+/// directories to load (ours, then the standard ones).
+fn write_modules(state_dir: &Path) -> Result<Vec<PathBuf>, DaemonError> {
+    let ours = state_dir.join("yang");
+    let standard = ours.join("standard");
+    for (dir, files) in [(&ours, modules::OURS), (&standard, modules::STANDARD)] {
+        let err = |source| DaemonError::StateDir { path: dir.clone(), source };
+        std::fs::create_dir_all(dir).map_err(err)?;
+        for (name, text) in files {
+            let path = dir.join(name);
+            if std::fs::read_to_string(&path).ok().as_deref() != Some(*text) {
+                std::fs::write(&path, text).map_err(err)?;
+            }
+        }
+    }
+    Ok(vec![ours, standard])
+}

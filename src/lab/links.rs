@@ -1,0 +1,125 @@
+//! The lab's four links, chosen to show why headroom matters: the headroom a port needs grows
+//! with the link's length and speed, from a few kilobits on 3 m to tens of megabits on 60 km.
+
+use dataplane::sim::{Medium, StationDelays, TwoStationConfig};
+use dataplane::time::{LinkSpeed, Picos};
+use dataplane::wire::MacAddr;
+
+/// The lossless priority the lab's peers send on.
+pub const LAB_PRIORITY: u8 = 3;
+
+/// Octets per lab frame without FCS: 2000 with it, Annex N's maximum envelope frame.
+pub const LAB_FRAME_OCTETS: u32 = 1996;
+
+/// How a lab port starts (its first-start configuration).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Start {
+    /// headroom/method calculated.
+    Calculated,
+    /// headroom/method manual with the default pfc-link-delay-allowance (Annex N's 126 224
+    /// bits): right for 100 m at 10G, far too small for longer or faster links.
+    ManualDefault,
+}
+
+/// One lab port: our end of a simulated link and the peer station at the other end.
+#[derive(Debug, Clone, Copy)]
+pub struct LabLink {
+    pub name: &'static str,
+    pub peer: &'static str,
+    pub peer_mac: MacAddr,
+    pub speed: LinkSpeed,
+    pub metres: u64,
+    pub medium: Medium,
+    /// The share of line rate at which our port drains the lossless priority: below 100 the
+    /// peer's line-rate traffic congests it.
+    pub drain_percent: u8,
+    /// The peer also holds our priority-0 traffic paused (its own buffer is full), so our port
+    /// receives PFC frames too.
+    pub peer_pauses_us: bool,
+    /// Our receive buffer for the PFC-enabled priorities together, octets.
+    pub receive_buffer_size: u64,
+    pub start: Start,
+}
+
+const MIB: u64 = 1024 * 1024;
+
+/// The lab: 3 m at 100G (uncongested), 100 m of Cat6 at 10G (Annex N), 10 km at 100G on the
+/// default allowance (too small: it drops until switched to measured headroom), 60 km at 400G.
+pub const LINKS: [LabLink; 4] = [
+    LabLink {
+        name: "lab0",
+        peer: "peer0",
+        peer_mac: MacAddr([0x02, 0, 0, 0, 0x01, 0x00]),
+        speed: LinkSpeed::G100,
+        metres: 3,
+        medium: Medium::Fibre,
+        drain_percent: 100,
+        peer_pauses_us: false,
+        receive_buffer_size: MIB,
+        start: Start::Calculated,
+    },
+    LabLink {
+        name: "lab1",
+        peer: "peer1",
+        peer_mac: MacAddr([0x02, 0, 0, 0, 0x01, 0x01]),
+        speed: LinkSpeed::G10,
+        metres: 100,
+        medium: Medium::Copper,
+        drain_percent: 20,
+        peer_pauses_us: true,
+        receive_buffer_size: MIB,
+        start: Start::ManualDefault,
+    },
+    LabLink {
+        name: "lab2",
+        peer: "peer2",
+        peer_mac: MacAddr([0x02, 0, 0, 0, 0x01, 0x02]),
+        speed: LinkSpeed::G100,
+        metres: 10_000,
+        medium: Medium::Fibre,
+        drain_percent: 50,
+        peer_pauses_us: true,
+        receive_buffer_size: 8 * MIB,
+        start: Start::ManualDefault,
+    },
+    LabLink {
+        name: "lab3",
+        peer: "peer3",
+        peer_mac: MacAddr([0x02, 0, 0, 0, 0x01, 0x03]),
+        speed: LinkSpeed::G400,
+        metres: 60_000,
+        medium: Medium::Fibre,
+        drain_percent: 20,
+        peer_pauses_us: true,
+        receive_buffer_size: 128 * MIB,
+        start: Start::Calculated,
+    },
+];
+
+impl LabLink {
+    /// The two stations on the link: the peer is station A, our port station B.
+    pub fn stations(&self, seed: u64) -> TwoStationConfig {
+        let mut s = TwoStationConfig::annex_n(0, seed);
+        s.speed = self.speed;
+        s.link_metres = self.metres;
+        s.medium = self.medium;
+        s.delays = StationDelays::for_link(self.speed, self.medium);
+        s.priority = LAB_PRIORITY;
+        s.frame_len = LAB_FRAME_OCTETS;
+        s.reverse_frame_len = self.peer_pauses_us.then_some(LAB_FRAME_OCTETS);
+        s.reverse_paused = self.peer_pauses_us;
+        s.drain_percent = u64::from(self.drain_percent);
+        s.duration = Picos(u64::MAX);
+        s
+    }
+
+    /// The priorities with PFC at first start: the lossless one, and 0 where the peer pauses
+    /// our traffic on it.
+    pub fn first_pfc_enable(&self) -> &'static str {
+        if self.peer_pauses_us {
+            "p0 p3"
+        } else {
+            "p3"
+        }
+    }
+}

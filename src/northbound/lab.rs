@@ -1,0 +1,81 @@
+//! pfcd-lab: the lab's clock and, per port, the peer and the link's true figures, so that a
+//! user can check the port's headroom against them. State only.
+
+use std::sync::Arc;
+
+use mgmt::backend::{Backend, BackendError, StateRequest, Transaction};
+use mgmt::xml::Element;
+
+use super::xml::leaf;
+use super::LAB_NS;
+use crate::lab::Lab;
+
+/// The backend of pfcd-lab.
+pub struct LabBackend {
+    lab: Arc<Lab>,
+}
+
+impl LabBackend {
+    pub fn new(lab: Arc<Lab>) -> Self {
+        LabBackend { lab }
+    }
+}
+
+impl Backend for LabBackend {
+    fn name(&self) -> &str {
+        "lab"
+    }
+
+    fn modules(&self) -> Vec<String> {
+        vec!["pfcd-lab".to_string()]
+    }
+
+    /// pfcd-lab has no configuration.
+    fn apply(&self, _tx: &Transaction<'_>) {}
+
+    fn state(&self, _request: &StateRequest<'_>) -> Result<Vec<Element>, BackendError> {
+        let ns = LAB_NS;
+        let clock = &self.lab.clock;
+        let wall = clock.wall();
+        // The slowest port's time: every port has reached it.
+        let simulated =
+            self.lab.ports.iter().map(|p| p.snapshot().simulated_time).min().unwrap_or_default();
+        let ratio = if wall.0 == 0 { 0.0 } else { simulated.0 as f64 / wall.0 as f64 };
+        let mut lab = Element::new(ns, "lab").with(
+            Element::new(ns, "clock")
+                .with(leaf(ns, "started", mgmt::notify::format_time(clock.started_at)))
+                .with(leaf(ns, "simulated-time", simulated.0))
+                .with(leaf(ns, "wall-time", wall.0))
+                .with(leaf(ns, "ratio", format!("{ratio:.6}"))),
+        );
+        for link in &self.lab.links {
+            let truth = link.truth();
+            let medium = match link.medium {
+                dataplane::sim::Medium::Fibre => "fibre",
+                dataplane::sim::Medium::Copper => "copper",
+            };
+            let stations = link.stations(0);
+            let offered = 100;
+            lab.push(
+                Element::new(ns, "port")
+                    .with(leaf(ns, "name", link.name))
+                    .with(leaf(ns, "peer", link.peer))
+                    .with(leaf(ns, "peer-mac-address", link.peer_mac.to_string().to_uppercase()))
+                    .with(leaf(ns, "link-speed", link.speed.bits_per_second()))
+                    .with(leaf(ns, "link-length", link.metres))
+                    .with(leaf(ns, "medium", medium))
+                    .with(leaf(ns, "one-way-delay", truth.one_way.0))
+                    .with(leaf(ns, "true-round-trip", truth.round_trip.0))
+                    .with(leaf(ns, "true-round-trip-quanta", truth.round_trip_quanta))
+                    .with(leaf(ns, "true-headroom", truth.headroom_bits))
+                    .with(
+                        Element::new(ns, "priority")
+                            .with(leaf(ns, "priority", stations.priority))
+                            .with(leaf(ns, "offered-load", offered))
+                            .with(leaf(ns, "drain-rate", link.drain_percent)),
+                    ),
+            );
+        }
+        Ok(vec![lab])
+    }
+}

@@ -1,0 +1,416 @@
+//! ieee802-dot1q-pfc-bridge: each Bridge Port's `pfc` container. `prepare` reads the whole of
+//! running-to-be into one [`PortIntent`] per port and refuses what cannot work; `apply` hands
+//! the intents to the ports; `state` writes the ports' snapshots as the module's state.
+
+use std::sync::{Arc, Mutex, PoisonError};
+
+use dataplane::headroom::allowance::{AllowanceSource, Clamp, Method};
+use dataplane::headroom::{Breakdown, BufferConfig, BufferPlan, Item};
+use mgmt::backend::{Backend, BackendError, Origin, StateRequest, Transaction};
+use mgmt::notify::Notifier;
+use mgmt::xml::Element;
+use tracing::info;
+
+use super::interfaces::{bridge_ports, bridge_state, check_port_exists};
+use super::xml::{
+    child_text, child_u64, identity_name, leaf, pfc_enable_bits, pfc_enable_mask, pfc_path,
+};
+use super::{DOT1Q_NS, IF_NS, PFC_BRIDGE_NS, PFC_NS};
+use crate::lab::Lab;
+use crate::ports::{HeadroomMethod, PortHandle, PortIntent, PortSnapshot, PRIORITIES};
+
+/// The largest frame the allocation rule allows for (Annex N's envelope frame, FCS included).
+const MAX_FRAME_OCTETS: u64 = 2000;
+
+/// The backend of the PFC model (with ietf-interfaces and the bridge, whose entries hold it).
+pub struct PfcBackend {
+    lab: Arc<Lab>,
+    /// What `prepare` accepted, for `apply`: one intent per port, in the lab's port order.
+    prepared: Mutex<Option<Vec<PortIntent>>>,
+    /// The interfaces with a Bridge Port in running, as last applied.
+    bridge_ports: Mutex<Vec<String>>,
+}
+
+impl PfcBackend {
+    pub fn new(lab: Arc<Lab>) -> Self {
+        PfcBackend { lab, prepared: Mutex::new(None), bridge_ports: Mutex::new(Vec::new()) }
+    }
+
+    fn port_names(&self) -> Vec<&str> {
+        self.lab.ports.iter().map(|p| p.name.as_str()).collect()
+    }
+
+    /// measure-headroom: refused where the measurement is not in force (the port would not use
+    /// its result); otherwise the port measures again and the new allowance follows.
+    fn measure(&self, port: &PortHandle, path: &str) -> Result<(), BackendError> {
+        let method = port.snapshot().intent.method.in_force();
+        if !matches!(method, HeadroomMethod::Measured | HeadroomMethod::CalculatedAndMeasured) {
+            return Err(BackendError::new(format!(
+                "The headroom measurement is not in force on {} (its method is {}): set \
+                 headroom/method to measured or calculated-and-measured first.",
+                port.name,
+                method.as_str()
+            ))
+            .at(path));
+        }
+        port.measure();
+        Ok(())
+    }
+
+    /// One intent per port from a complete configuration, or the first refusal.
+    fn intents(&self, root: &Element) -> Result<Vec<PortIntent>, BackendError> {
+        let names = self.port_names();
+        let mut intents = vec![PortIntent::default(); names.len()];
+        for (name, bridge_port) in bridge_ports(root) {
+            check_port_exists(&name, &names)?;
+            let Some(i) = names.iter().position(|n| *n == name) else { continue };
+            let intent = intent_from(&name, bridge_port.child(PFC_BRIDGE_NS, "pfc"))?;
+            let port = &self.lab.ports[i];
+            let in_force = port.snapshot().allowance.bits;
+            check(&name, &intent, port.receive_buffer_size, in_force)?;
+            intents[i] = intent;
+        }
+        Ok(intents)
+    }
+}
+
+impl Backend for PfcBackend {
+    fn name(&self) -> &str {
+        "pfc"
+    }
+
+    fn modules(&self) -> Vec<String> {
+        ["ietf-interfaces", "ieee802-dot1q-bridge", "ieee802-dot1q-pfc-bridge"]
+            .map(str::to_string)
+            .to_vec()
+    }
+
+    fn prepare(&self, tx: &Transaction<'_>) -> Result<(), BackendError> {
+        let intents = self.intents(tx.new)?;
+        *self.prepared.lock().unwrap_or_else(PoisonError::into_inner) = Some(intents);
+        Ok(())
+    }
+
+    fn apply(&self, tx: &Transaction<'_>) {
+        let prepared = self.prepared.lock().unwrap_or_else(PoisonError::into_inner).take();
+        // prepare always runs first; should it not have, running was validated by it before.
+        let Some(intents) = prepared.or_else(|| self.intents(tx.new).ok()) else { return };
+        let configured: Vec<String> =
+            bridge_ports(tx.new).into_iter().map(|(name, _)| name).collect();
+        *self.bridge_ports.lock().unwrap_or_else(PoisonError::into_inner) = configured;
+        for (port, intent) in self.lab.ports.iter().zip(intents) {
+            if port.snapshot().intent != intent {
+                info!(port = %port.name, ?intent, "configuration changed");
+            }
+            port.apply(intent);
+        }
+    }
+
+    fn rpcs(&self) -> Vec<(String, String)> {
+        ["measure-headroom", "clear-pfc-counters"]
+            .map(|rpc| (PFC_BRIDGE_NS.to_string(), rpc.to_string()))
+            .to_vec()
+    }
+
+    /// measure-headroom on one port; clear-pfc-counters on one port or, without `interface`,
+    /// on every port. Both reply at once: the port does the work on its own thread.
+    fn rpc(&self, _origin: &Origin, input: &Element) -> Result<Vec<Element>, BackendError> {
+        let rpc = input.name.as_str();
+        let name = child_text(input, PFC_BRIDGE_NS, "interface");
+        let path = format!("/ieee802-dot1q-pfc-bridge:{rpc}/interface");
+        let port = match name.as_deref() {
+            None => None,
+            Some(name) => {
+                Some(self.lab.ports.iter().find(|p| p.name == name).ok_or_else(|| {
+                    BackendError::new(format!(
+                        "pfcd has no port '{name}': use one of {}.",
+                        self.port_names().join(", ")
+                    ))
+                    .at(&path)
+                })?)
+            }
+        };
+        match (rpc, port) {
+            ("clear-pfc-counters", Some(port)) => port.clear_counters(),
+            ("clear-pfc-counters", None) => self.lab.ports.iter().for_each(|p| p.clear_counters()),
+            ("measure-headroom", Some(port)) => self.measure(port, &path)?,
+            _ => return Err(BackendError::new(format!("pfcd does not run '{rpc}' so."))),
+        }
+        Ok(Vec::new())
+    }
+
+    /// Starts forwarding the ports' events as notifications.
+    fn attach(&self, notifier: Notifier) {
+        if let Some(events) = self.lab.take_events() {
+            super::notifications::forward(events, notifier);
+        }
+    }
+
+    fn abort(&self, _tx: &Transaction<'_>) {
+        self.prepared.lock().unwrap_or_else(PoisonError::into_inner).take();
+    }
+
+    fn state(&self, _request: &StateRequest<'_>) -> Result<Vec<Element>, BackendError> {
+        let mut interfaces = Element::new(IF_NS, "interfaces");
+        for (port, link) in self.lab.ports.iter().zip(&self.lab.links) {
+            let s = port.snapshot();
+            let mut pfc = pfc_state(&s);
+            pfc.namespaces_mut().push((Some("pfc".into()), PFC_NS.into()));
+            interfaces.push(
+                Element::new(IF_NS, "interface")
+                    .with(leaf(IF_NS, "name", &s.name))
+                    .with(leaf(IF_NS, "oper-status", "up"))
+                    .with(leaf(IF_NS, "speed", link.speed.bits_per_second()))
+                    .with(Element::new(DOT1Q_NS, "bridge-port").with(pfc)),
+            );
+        }
+        let ports = self.bridge_ports.lock().unwrap_or_else(PoisonError::into_inner).clone();
+        let up_time = self.lab.clock.wall().0 / 1_000_000_000_000;
+        Ok(vec![interfaces, bridge_state(&ports, up_time)])
+    }
+}
+
+/// A port's intent from its `pfc` container (absent: the YANG defaults).
+fn intent_from(name: &str, pfc: Option<&Element>) -> Result<PortIntent, BackendError> {
+    let mut intent = PortIntent::default();
+    let Some(pfc) = pfc else { return Ok(intent) };
+    let number = |e: &Element, leaf: &str, path: &str| {
+        child_u64(e, PFC_BRIDGE_NS, leaf).map_err(|t| {
+            BackendError::new(format!("'{t}' is not a number of bits or octets."))
+                .at(pfc_path(name, path))
+        })
+    };
+    if let Some(v) = number(pfc, "pfc-link-delay-allowance", "pfc-link-delay-allowance")? {
+        intent.link_delay_allowance_bits = v;
+    }
+    intent.headroom_allowance_bits =
+        number(pfc, "pfc-headroom-allowance", "pfc-headroom-allowance")?;
+    if let Some(bits) = child_text(pfc, PFC_BRIDGE_NS, "pfc-enable") {
+        intent.pfc_enable = pfc_enable_mask(&bits);
+    }
+    if let Some(h) = pfc.child(PFC_BRIDGE_NS, "headroom") {
+        if let Some(m) = child_text(h, PFC_BRIDGE_NS, "method") {
+            intent.method = HeadroomMethod::from_identity(identity_name(&m)).ok_or_else(|| {
+                BackendError::new(format!("pfcd does not know the headroom method '{m}'."))
+                    .at(pfc_path(name, "headroom/method"))
+            })?;
+        }
+        intent.minimum_bits =
+            number(h, "minimum-allowance", "headroom/minimum-allowance")?.unwrap_or(0);
+        intent.maximum_bits = number(h, "maximum-allowance", "headroom/maximum-allowance")?;
+        intent.initial_bits = number(h, "initial-allowance", "headroom/initial-allowance")?;
+    }
+    for p in pfc.elements().filter(|e| e.is(PFC_BRIDGE_NS, "priority")) {
+        let n = child_u64(p, PFC_BRIDGE_NS, "priority").ok().flatten().unwrap_or(u64::MAX);
+        let path = format!("priority[priority='{n}']/buffer-allocation");
+        let allocation = number(p, "buffer-allocation", &path)?;
+        if let Some(slot) =
+            usize::try_from(n).ok().and_then(|n| intent.buffer_allocation_octets.get_mut(n))
+        {
+            *slot = allocation;
+        }
+    }
+    Ok(intent)
+}
+
+/// What YANG cannot refuse: allowances and allocations that do not fit the port's receive
+/// buffer. `in_force` is the port's allowance now, used for an automatic method whose next
+/// result is not known yet.
+fn check(name: &str, intent: &PortIntent, buffer: u64, in_force: u64) -> Result<(), BackendError> {
+    let fits = |leaf: &str, bits: Option<u64>| -> Result<(), BackendError> {
+        let Some(bits) = bits else { return Ok(()) };
+        let octets = bits.div_ceil(8);
+        if octets <= buffer {
+            return Ok(());
+        }
+        Err(BackendError::new(format!(
+            "{leaf} is {bits} bits ({octets} octets), more than port {name}'s whole receive \
+             buffer of {buffer} octets (receive-buffer-size): frames would be lost before PFC \
+             could take effect. Use at most {} bits, or a shorter link.",
+            buffer * 8
+        ))
+        .at(pfc_path(name, leaf)))
+    };
+    fits("pfc-link-delay-allowance", Some(intent.link_delay_allowance_bits))?;
+    fits("pfc-headroom-allowance", intent.headroom_allowance_bits)?;
+    fits("headroom/minimum-allowance", Some(intent.minimum_bits))?;
+    fits("headroom/initial-allowance", intent.initial_bits)?;
+    if let Some(max) = intent.maximum_bits.filter(|m| *m < intent.minimum_bits) {
+        return Err(BackendError::new(format!(
+            "maximum-allowance ({max} bits) is below minimum-allowance ({} bits): lower the \
+             minimum or raise the maximum.",
+            intent.minimum_bits
+        ))
+        .at(pfc_path(name, "headroom/maximum-allowance")));
+    }
+    // The allowance each enabled priority's buffer must hold: the one the configuration fixes,
+    // else the one in force.
+    let allowance = match (intent.method.in_force(), intent.headroom_allowance_bits) {
+        (HeadroomMethod::Manual, _) => intent.link_delay_allowance_bits,
+        (_, Some(bits)) => bits,
+        _ => in_force,
+    };
+    let mut total = 0u64;
+    for n in (0..PRIORITIES).filter(|n| intent.enabled(*n)) {
+        let config = BufferConfig {
+            max_frame_octets: MAX_FRAME_OCTETS,
+            allocation_octets: intent.buffer_allocation_octets[n],
+            xon_hysteresis_octets: None,
+        };
+        let plan = BufferPlan::new(allowance, &config).map_err(|e| {
+            BackendError::new(format!(
+                "priority {n}'s buffer-allocation does not hold the allowance of {allowance} \
+                 bits: {e}. Raise buffer-allocation or remove it (twice the allowance is used)."
+            ))
+            .at(pfc_path(name, &format!("priority[priority='{n}']/buffer-allocation")))
+        })?;
+        total = total.saturating_add(plan.allocation_octets);
+    }
+    if total > buffer {
+        return Err(BackendError::new(format!(
+            "PFC on {} as configured needs {total} octets of receive buffer (buffer-allocation, \
+             or twice the allowance of {allowance} bits, per priority), but port {name} has \
+             {buffer} (receive-buffer-size): enable PFC on fewer priorities, lower the \
+             allowance or the allocations.",
+            pfc_enable_bits(intent.pfc_enable)
+        ))
+        .at(pfc_path(name, "pfc-enable")));
+    }
+    Ok(())
+}
+
+/// The `pfc` container's state for one port.
+fn pfc_state(s: &PortSnapshot) -> Element {
+    let ns = PFC_BRIDGE_NS;
+    let a = &s.allowance;
+    let (source, clamp) = match a.source {
+        AllowanceSource::LinkDelayAllowance => ("manual", None),
+        AllowanceSource::Calculated { method: Method::LinkDelay, clamp } => {
+            ("calculated", Some(clamp))
+        }
+        AllowanceSource::Calculated { method: Method::Measurement, clamp } => {
+            ("measured", Some(clamp))
+        }
+        AllowanceSource::InitialValue => ("initial-value", None),
+        AllowanceSource::AdministrativeOverride => ("administrative-override", None),
+    };
+    // The four Table 12-1 objects first. The two writable ones are reported as in force:
+    // pfc-headroom-allowance, when not written, is pfc-link-delay-allowance (its YANG default).
+    let intent = &s.intent;
+    let mut pfc = Element::new(ns, "pfc")
+        .with(leaf(ns, "pfc-link-delay-allowance", intent.link_delay_allowance_bits))
+        .with(leaf(ns, "pfc-requests", s.pfc_requests))
+        .with(leaf(ns, "pfc-indications", s.pfc_indications))
+        .with(leaf(
+            ns,
+            "pfc-headroom-allowance",
+            intent.headroom_allowance_bits.unwrap_or(intent.link_delay_allowance_bits),
+        ))
+        .with(leaf(ns, "allowance-in-force", a.bits))
+        .with(leaf(ns, "allowance-source", format!("pfc:{source}")));
+    if let Some(clamp) = clamp {
+        pfc.push(leaf(ns, "allowance-clamp", clamp_name(clamp)));
+    }
+    if let Some((method, bits)) = a.calculated {
+        let method = match method {
+            Method::LinkDelay => "calculated",
+            Method::Measurement => "measured",
+        };
+        pfc.push(leaf(ns, "calculated-allowance", bits));
+        pfc.push(leaf(ns, "calculated-allowance-method", format!("pfc:{method}")));
+    }
+    pfc.push(leaf(ns, "oper-pfc-enable", pfc_enable_bits(s.intent.pfc_enable)));
+    pfc.push(leaf(ns, "oper-link-pause", false));
+    pfc.push(leaf(ns, "receive-buffer-size", s.receive_buffer_size));
+    pfc.push(leaf(ns, "pause-frames-sent", s.pause_frames_sent));
+    pfc.push(leaf(ns, "pause-frames-received", s.pause_frames_received));
+    pfc.push(leaf(ns, "pause-frames-ignored", s.pause_frames_ignored));
+    pfc.push(leaf(ns, "pfc-frames-ignored", s.pfc_frames_ignored));
+    pfc.push(leaf(ns, "mac-control-discarded", s.mac_control_discarded));
+    pfc.push(leaf(ns, "discontinuity-time", mgmt::notify::format_time(s.discontinuity_time)));
+    let mut headroom = Element::new(ns, "headroom").with(leaf(
+        ns,
+        "method-in-force",
+        format!("pfc:{}", s.intent.method.in_force().as_str()),
+    ));
+    let r = &s.results;
+    if let Some(bits) = r.calculation_bits {
+        let mut calculation = Element::new(ns, "calculation")
+            .with(leaf(ns, "headroom", bits))
+            .with(leaf(ns, "headroom-octets", bits.div_ceil(8)));
+        push_lines(&mut calculation, r.calculation_lines.as_deref());
+        headroom.push(calculation);
+    }
+    if let Some(quanta) = r.round_trip_quanta {
+        let mut m = Element::new(ns, "measurement").with(leaf(ns, "round-trip", quanta));
+        if let Some(bits) = r.measurement_bits {
+            m.push(leaf(ns, "headroom", bits));
+        }
+        let mut breakdown = Element::new(ns, "breakdown");
+        push_lines(&mut breakdown, r.measurement_lines.as_deref());
+        m.push(breakdown);
+        headroom.push(m);
+    }
+    pfc.push(headroom);
+    for (n, p) in s.priorities.iter().enumerate() {
+        pfc.push(
+            Element::new(ns, "priority")
+                .with(leaf(ns, "priority", n))
+                .with(leaf(ns, "allocation", p.allocation))
+                .with(leaf(ns, "xoff-threshold", p.xoff_threshold))
+                .with(leaf(ns, "xon-threshold", p.xon_threshold))
+                .with(leaf(ns, "occupancy", p.occupancy))
+                .with(leaf(ns, "peak-occupancy", p.peak_occupancy))
+                .with(leaf(ns, "xoff", p.xoff))
+                .with(leaf(ns, "xoff-events", p.xoff_events))
+                .with(leaf(ns, "frames-accepted", p.frames_accepted))
+                .with(leaf(ns, "frames-dropped", p.frames_dropped))
+                .with(leaf(ns, "octets-dropped", p.octets_dropped))
+                .with(leaf(ns, "priority-paused", p.priority_paused))
+                .with(leaf(ns, "pause-time-remaining", p.pause_time_remaining))
+                .with(leaf(ns, "pfc-requests", p.pfc_requests))
+                .with(leaf(ns, "xon-sent", p.xon_sent))
+                .with(leaf(ns, "pfc-indications", p.pfc_indications)),
+        );
+    }
+    pfc
+}
+
+/// A headroom's itemised lines (`line` list entries) into `parent`.
+fn push_lines(parent: &mut Element, breakdown: Option<&Breakdown>) {
+    let ns = PFC_BRIDGE_NS;
+    let letter = |item: Item| item.label().trim_end_matches(')');
+    for (i, line) in breakdown.map(|b| b.lines.as_slice()).unwrap_or_default().iter().enumerate() {
+        parent.push(
+            Element::new(ns, "line")
+                .with(leaf(ns, "index", i + 1))
+                .with(leaf(ns, "first-item", letter(line.items.first)))
+                .with(leaf(ns, "last-item", letter(line.items.last)))
+                .with(leaf(ns, "description", &line.description))
+                .with(leaf(ns, "bits", line.bits)),
+        );
+    }
+}
+
+/// The `allowance-source` identity of `source` (without prefix), and its clamp if calculated.
+pub fn source_identity(source: AllowanceSource) -> (&'static str, Option<Clamp>) {
+    match source {
+        AllowanceSource::LinkDelayAllowance => ("manual", None),
+        AllowanceSource::Calculated { method: Method::LinkDelay, clamp } => {
+            ("calculated", Some(clamp))
+        }
+        AllowanceSource::Calculated { method: Method::Measurement, clamp } => {
+            ("measured", Some(clamp))
+        }
+        AllowanceSource::InitialValue => ("initial-value", None),
+        AllowanceSource::AdministrativeOverride => ("administrative-override", None),
+    }
+}
+
+pub fn clamp_name(clamp: Clamp) -> &'static str {
+    match clamp {
+        Clamp::None => "none",
+        Clamp::RaisedToMinimum => "raised-to-minimum",
+        Clamp::LoweredToMaximum => "lowered-to-maximum",
+    }
+}

@@ -1,0 +1,111 @@
+//! What the configuration asks of one port, in plain Rust: the northbound mapping builds it
+//! from running's `.../bridge-port/pfc` (YANG defaults filled in), the port task carries it out.
+//! Field names are the YANG leaves' (`pfc-link-delay-allowance` ↔ `link_delay_allowance_bits`).
+
+use dataplane::headroom::allowance::AutomaticCalculation;
+
+/// PFCLinkDelayAllowance's YANG default: Annex N's worked example.
+pub const DEFAULT_LINK_DELAY_ALLOWANCE_BITS: u64 = 126_224;
+
+/// Priorities on a port.
+pub const PRIORITIES: usize = 8;
+
+/// `headroom/method`: how the allowance is obtained.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum HeadroomMethod {
+    Manual,
+    Calculated,
+    Measured,
+    CalculatedAndMeasured,
+    /// As DCBX agrees with the peer. pfcd does not run DCBX on its ports yet, so nothing is
+    /// agreed and this resolves to manual (DECISIONS.md, "Daemon").
+    #[default]
+    DcbxNegotiated,
+}
+
+impl HeadroomMethod {
+    /// The identity's name in ieee802-dot1q-pfc.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            HeadroomMethod::Manual => "manual",
+            HeadroomMethod::Calculated => "calculated",
+            HeadroomMethod::Measured => "measured",
+            HeadroomMethod::CalculatedAndMeasured => "calculated-and-measured",
+            HeadroomMethod::DcbxNegotiated => "dcbx-negotiated",
+        }
+    }
+
+    /// From the identity's name (without prefix).
+    pub fn from_identity(name: &str) -> Option<HeadroomMethod> {
+        Some(match name {
+            "manual" => HeadroomMethod::Manual,
+            "calculated" => HeadroomMethod::Calculated,
+            "measured" => HeadroomMethod::Measured,
+            "calculated-and-measured" => HeadroomMethod::CalculatedAndMeasured,
+            "dcbx-negotiated" => HeadroomMethod::DcbxNegotiated,
+            _ => return None,
+        })
+    }
+
+    /// The method in force (`method-in-force`): never dcbx-negotiated.
+    pub fn in_force(self) -> HeadroomMethod {
+        match self {
+            HeadroomMethod::DcbxNegotiated => HeadroomMethod::Manual,
+            m => m,
+        }
+    }
+
+    /// The calculation the allowance selection runs.
+    pub fn automatic(self) -> AutomaticCalculation {
+        match self.in_force() {
+            HeadroomMethod::Calculated => AutomaticCalculation::LinkDelay,
+            HeadroomMethod::Measured => AutomaticCalculation::Measurement,
+            HeadroomMethod::CalculatedAndMeasured => AutomaticCalculation::Both,
+            _ => AutomaticCalculation::None,
+        }
+    }
+}
+
+/// One port's PFC configuration.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct PortIntent {
+    /// `pfc-enable`: bit n = priority n.
+    pub pfc_enable: u8,
+    /// `pfc-link-delay-allowance`.
+    pub link_delay_allowance_bits: u64,
+    /// `pfc-headroom-allowance`, when written.
+    pub headroom_allowance_bits: Option<u64>,
+    /// `headroom/method`.
+    pub method: HeadroomMethod,
+    /// `headroom/minimum-allowance`.
+    pub minimum_bits: u64,
+    /// `headroom/maximum-allowance`; `None`: no limit.
+    pub maximum_bits: Option<u64>,
+    /// `headroom/initial-allowance`.
+    pub initial_bits: Option<u64>,
+    /// `priority[N]/buffer-allocation`, octets.
+    pub buffer_allocation_octets: [Option<u64>; PRIORITIES],
+}
+
+impl Default for PortIntent {
+    /// The YANG defaults: no PFC, Annex N's allowance, dcbx-negotiated.
+    fn default() -> Self {
+        PortIntent {
+            pfc_enable: 0,
+            link_delay_allowance_bits: DEFAULT_LINK_DELAY_ALLOWANCE_BITS,
+            headroom_allowance_bits: None,
+            method: HeadroomMethod::default(),
+            minimum_bits: 0,
+            maximum_bits: None,
+            initial_bits: None,
+            buffer_allocation_octets: [None; PRIORITIES],
+        }
+    }
+}
+
+impl PortIntent {
+    /// Whether PFC is enabled on `priority`.
+    pub fn enabled(&self, priority: usize) -> bool {
+        priority < PRIORITIES && self.pfc_enable & (1 << priority) != 0
+    }
+}

@@ -1,0 +1,79 @@
+//! What a port task publishes after every step: a plain copy of its state, swapped in whole
+//! behind an `Arc`, so that `<get>` reads it without ever waiting for the port.
+
+use std::sync::{Arc, PoisonError, RwLock};
+
+use dataplane::headroom::allowance::Allowance;
+use dataplane::time::Picos;
+
+use super::headroom::Results;
+use super::intent::{PortIntent, PRIORITIES};
+
+/// One priority of a port.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct PrioritySnapshot {
+    /// The buffer plan in force (PFC enabled on the priority), octets.
+    pub allocation: u64,
+    pub xoff_threshold: u64,
+    pub xon_threshold: u64,
+    pub occupancy: u64,
+    pub peak_occupancy: u64,
+    pub xoff: bool,
+    pub xoff_events: u64,
+    pub frames_accepted: u64,
+    pub frames_dropped: u64,
+    pub octets_dropped: u64,
+    /// Priority_Paused of our PFC Receiver.
+    pub priority_paused: bool,
+    /// Pause quanta left of the pause in progress.
+    pub pause_time_remaining: u64,
+    pub pfc_requests: u64,
+    pub xon_sent: u64,
+    pub pfc_indications: u64,
+}
+
+/// One port.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PortSnapshot {
+    pub name: String,
+    /// The configuration the port runs.
+    pub intent: PortIntent,
+    /// The allowance in force, its source and the calculated result.
+    pub allowance: Allowance,
+    /// The calculation's and the measurement's latest results (when their method is in force).
+    pub results: Results,
+    /// The receive buffer for the PFC-enabled priorities together, octets.
+    pub receive_buffer_size: u64,
+    /// Table 12-1: PFC frames sent and received-and-processed.
+    pub pfc_requests: u64,
+    pub pfc_indications: u64,
+    pub pause_frames_sent: u64,
+    pub pause_frames_received: u64,
+    pub pause_frames_ignored: u64,
+    pub pfc_frames_ignored: u64,
+    pub mac_control_discarded: u64,
+    pub priorities: [PrioritySnapshot; PRIORITIES],
+    /// When the counters were last reset.
+    pub discontinuity_time: std::time::SystemTime,
+    /// The simulated time the port has reached.
+    pub simulated_time: Picos,
+}
+
+/// The latest snapshot of a port: the port task replaces it, readers clone the `Arc`.
+#[derive(Debug, Clone)]
+pub struct Published(Arc<RwLock<Arc<PortSnapshot>>>);
+
+impl Published {
+    pub fn new(first: PortSnapshot) -> Self {
+        Published(Arc::new(RwLock::new(Arc::new(first))))
+    }
+
+    /// The latest snapshot (the lock is held only for the `Arc` clone).
+    pub fn read(&self) -> Arc<PortSnapshot> {
+        self.0.read().unwrap_or_else(PoisonError::into_inner).clone()
+    }
+
+    pub fn publish(&self, snapshot: PortSnapshot) {
+        *self.0.write().unwrap_or_else(PoisonError::into_inner) = Arc::new(snapshot);
+    }
+}

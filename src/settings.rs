@@ -1,0 +1,160 @@
+//! pfcd's own settings: one TOML file, every field optional with a default, so that pfcd with
+//! no file at all runs the embedded lab on 127.0.0.1:830.
+//!
+//! ```toml
+//! listen = "127.0.0.1:830"        # NETCONF over SSH
+//! state-dir = "./pfcd-state"      # host key, datastores, credentials
+//! users-file = "./pfcd-state/users"
+//! admin-user = "admin"            # created on first start with a random password
+//! ports = "lab"                   # the embedded lab (the only kind so far)
+//!
+//! [lab]
+//! time-ratio = 0.001              # simulated seconds per wall-clock second
+//! tick-ms = 50                    # how often the lab's ports catch up with the clock
+//! ```
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+/// The settings file's fields; names as in the file (kebab-case).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
+pub struct Settings {
+    /// Address and port of the NETCONF server. Default `127.0.0.1:830`: the lab is for this
+    /// machine only.
+    pub listen: SocketAddr,
+    /// Host key, datastores and the administrator's credentials. Default
+    /// `$XDG_STATE_HOME/pfcd` when that is set, else `./pfcd-state`.
+    pub state_dir: PathBuf,
+    /// Who may log in (mgmt's users file). Default `<state-dir>/users`.
+    pub users_file: Option<PathBuf>,
+    /// The administrator created on first start (NACM group `admin`, random password).
+    /// Default `admin`.
+    pub admin_user: String,
+    /// Which ports pfcd runs. Default the embedded lab.
+    pub ports: Ports,
+    /// The lab's settings.
+    pub lab: LabSettings,
+}
+
+/// Which ports pfcd runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Ports {
+    /// Four simulated ports with simulated peers (src/lab/).
+    Lab,
+}
+
+/// The embedded lab's clock.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
+pub struct LabSettings {
+    /// Simulated seconds per wall-clock second. Default 0.001: a 400G link at line rate is
+    /// 25 million frames a second, so the lab runs slower than real time to keep its CPU use
+    /// small; link delays, pauses and timers are all in simulated time.
+    pub time_ratio: f64,
+    /// How often, in wall-clock milliseconds, each port catches up with the clock. Default 50.
+    pub tick_ms: u64,
+}
+
+impl Default for LabSettings {
+    fn default() -> Self {
+        LabSettings { time_ratio: 0.001, tick_ms: 50 }
+    }
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            listen: SocketAddr::from(([127, 0, 0, 1], mgmt::config::NETCONF_SSH_PORT)),
+            state_dir: default_state_dir(),
+            users_file: None,
+            admin_user: "admin".to_string(),
+            ports: Ports::Lab,
+            lab: LabSettings::default(),
+        }
+    }
+}
+
+/// `$XDG_STATE_HOME/pfcd` when set, else `./pfcd-state`.
+fn default_state_dir() -> PathBuf {
+    match std::env::var_os("XDG_STATE_HOME") {
+        Some(dir) if !dir.is_empty() => Path::new(&dir).join("pfcd"),
+        _ => PathBuf::from("pfcd-state"),
+    }
+}
+
+/// The settings file cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum SettingsError {
+    #[error("cannot read the settings file {path}: {source}")]
+    Read { path: PathBuf, source: std::io::Error },
+    #[error("the settings file {path} is wrong: {message}")]
+    Parse { path: PathBuf, message: String },
+    #[error("the settings file {path} is wrong: {message}")]
+    Invalid { path: PathBuf, message: String },
+}
+
+impl Settings {
+    /// Reads `path`; fields it leaves out keep their defaults.
+    pub fn load(path: &Path) -> Result<Settings, SettingsError> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|source| SettingsError::Read { path: path.to_path_buf(), source })?;
+        let settings: Settings = toml::from_str(&text).map_err(|e| SettingsError::Parse {
+            path: path.to_path_buf(),
+            message: e.to_string(),
+        })?;
+        settings
+            .check()
+            .map_err(|message| SettingsError::Invalid { path: path.to_path_buf(), message })?;
+        Ok(settings)
+    }
+
+    /// Refuses values that would not work, with what to write instead.
+    pub fn check(&self) -> Result<(), String> {
+        let ratio = self.lab.time_ratio;
+        if !(ratio > 0.0 && ratio <= 1.0) {
+            return Err(format!(
+                "lab.time-ratio is {ratio}: it must be above 0 and at most 1 (simulated seconds \
+                 per wall-clock second)"
+            ));
+        }
+        if !(1..=10_000).contains(&self.lab.tick_ms) {
+            return Err(format!("lab.tick-ms is {}: use 1 to 10000", self.lab.tick_ms));
+        }
+        Ok(())
+    }
+
+    /// The users file actually used.
+    pub fn users_path(&self) -> PathBuf {
+        self.users_file.clone().unwrap_or_else(|| self.state_dir.join("users"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_empty_file_gives_the_defaults_and_a_partial_one_keeps_the_rest() {
+        let empty: Settings = toml::from_str("").expect("parses");
+        assert_eq!(empty, Settings::default());
+        assert_eq!(empty.listen.to_string(), "127.0.0.1:830");
+        let some: Settings =
+            toml::from_str("listen = \"127.0.0.1:8830\"\n[lab]\ntime-ratio = 0.01\n").expect("ok");
+        assert_eq!(some.listen.port(), 8830);
+        assert_eq!(some.lab.time_ratio, 0.01);
+        assert_eq!(some.lab.tick_ms, 50);
+        assert_eq!(some.admin_user, "admin");
+    }
+
+    #[test]
+    fn unknown_fields_and_bad_ratios_are_refused() {
+        assert!(toml::from_str::<Settings>("listen-address = \"x\"").is_err());
+        let mut s = Settings::default();
+        s.lab.time_ratio = 2.0;
+        assert!(s.check().expect_err("refused").contains("time-ratio"));
+    }
+}

@@ -1,0 +1,434 @@
+//! The pfcd binary with its embedded lab, as a user meets it: started on a free port with a
+//! fresh state directory, reached with the credentials it printed, read and changed over
+//! NETCONF (mgmt's client: libssh2, not the server's SSH code).
+
+use std::io::{BufRead as _, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use mgmt::client::{Auth, Client, ConnectOptions, Datastore};
+
+const IF_NS: &str = "urn:ietf:params:xml:ns:yang:ietf-interfaces";
+const DOT1Q_NS: &str = "urn:ieee:std:802.1Q:yang:ieee802-dot1q-bridge";
+const PFCB_NS: &str = "urn:ieee:std:802.1Q:yang:ieee802-dot1q-pfc-bridge";
+const PFC_NS: &str = "urn:ieee:std:802.1Q:yang:ieee802-dot1q-pfc";
+const PORTS: [&str; 4] = ["lab0", "lab1", "lab2", "lab3"];
+
+/// A running pfcd; stopped with SIGTERM when dropped.
+struct Daemon {
+    child: Child,
+    port: u16,
+    password: String,
+    banner: String,
+}
+
+impl Daemon {
+    fn start(state_dir: &Path) -> Daemon {
+        let log = std::fs::File::create(state_dir.with_extension("log")).expect("log file");
+        let mut child = Command::new(env!("CARGO_BIN_EXE_pfcd"))
+            .args(["--listen", "127.0.0.1:0", "--state-dir"])
+            .arg(state_dir)
+            .env("RUST_LOG", "info")
+            .stdout(Stdio::piped())
+            .stderr(log)
+            .spawn()
+            .expect("pfcd starts");
+        let stdout = child.stdout.take().expect("stdout");
+        let mut banner = String::new();
+        let mut port = None;
+        for line in BufReader::new(stdout).lines() {
+            let line = line.expect("stdout line");
+            banner.push_str(&line);
+            banner.push('\n');
+            if let Some(addr) = line.strip_prefix("pfcd ready on ") {
+                let addr: std::net::SocketAddr = addr.trim().parse().expect("an address");
+                port = Some(addr.port());
+                break;
+            }
+        }
+        let port = port.unwrap_or_else(|| panic!("pfcd never said it was ready:\n{banner}"));
+        // The banner says where the password is; it is never printed itself.
+        let file = banner
+            .split("password in ")
+            .nth(1)
+            .and_then(|rest| rest.split(" (mode 0600)").next())
+            .unwrap_or_else(|| panic!("the banner names the password file:\n{banner}"));
+        let password = std::fs::read_to_string(file).expect("password file").trim().to_string();
+        assert!(!banner.contains(&password), "the password is not printed");
+        assert!(banner.contains(&format!("ssh -p {port} admin@127.0.0.1 -s netconf")), "{banner}");
+        assert!(banner.contains("from ncclient import manager"), "{banner}");
+        Daemon { child, port, password, banner }
+    }
+
+    fn client(&self) -> Client {
+        let opts = ConnectOptions::new(
+            "127.0.0.1",
+            self.port,
+            "admin",
+            Auth::Password(self.password.clone()),
+        );
+        Client::connect(&opts).expect("connects with the printed credentials")
+    }
+
+    fn stop(mut self) {
+        self.terminate();
+    }
+
+    /// SIGKILL: no chance to save anything.
+    fn kill(mut self) {
+        self.child.kill().expect("SIGKILL");
+        let _ = self.child.wait();
+    }
+
+    fn terminate(&mut self) {
+        let pid = nix::unistd::Pid::from_raw(i32::try_from(self.child.id()).expect("pid"));
+        let _ = nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM);
+        let status = self.child.wait().expect("pfcd exits");
+        assert!(status.success(), "pfcd exits 0 on SIGTERM: {status}");
+    }
+}
+
+impl Drop for Daemon {
+    fn drop(&mut self) {
+        if let Ok(None) = self.child.try_wait() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
+
+fn state_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("pfcd-test-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+/// `<get>` of one port's pfc container.
+fn pfc_of(c: &mut Client, port: &str) -> String {
+    let filter = format!(
+        "<interfaces xmlns=\"{IF_NS}\"><interface><name>{port}</name>\
+         <bridge-port xmlns=\"{DOT1Q_NS}\"><pfc xmlns=\"{PFCB_NS}\"/></bridge-port>\
+         </interface></interfaces>"
+    );
+    let reply = c.get(Some(&filter)).expect("get");
+    let data = reply.data().unwrap_or_default().to_string();
+    assert!(data.contains(&format!("<name>{port}</name>")), "{port} in {data}");
+    data
+}
+
+/// A leaf of the pfc container itself (outside the priority and headroom entries).
+fn top_leaf(pfc: &str, leaf: &str) -> Option<String> {
+    let mut top = pfc.to_string();
+    for inner in ["priority", "headroom"] {
+        while let (Some(a), Some(b)) =
+            (top.find(&format!("<{inner}>")), top.rfind(&format!("</{inner}>")))
+        {
+            top.replace_range(a..b + inner.len() + 3, "");
+        }
+    }
+    value(&top, leaf)
+}
+
+/// The first `<leaf>value</leaf>` in `xml`.
+fn value(xml: &str, leaf: &str) -> Option<String> {
+    let start = xml.find(&format!("<{leaf}>"))? + leaf.len() + 2;
+    let end = xml[start..].find(&format!("</{leaf}>"))? + start;
+    Some(xml[start..end].to_string())
+}
+
+fn number(xml: &str, leaf: &str) -> u64 {
+    top_leaf(xml, leaf)
+        .unwrap_or_else(|| panic!("{leaf} in {xml}"))
+        .parse()
+        .unwrap_or_else(|_| panic!("{leaf} is a number"))
+}
+
+/// A leaf of priority `n`'s entry.
+fn priority_leaf(pfc: &str, n: u8, leaf: &str) -> u64 {
+    let marker = format!("<priority><priority>{n}</priority>");
+    let start = pfc.find(&marker).unwrap_or_else(|| panic!("priority {n} in {pfc}"));
+    let rest = &pfc[start + marker.len()..];
+    let end = rest.find("<priority><priority>").unwrap_or(rest.len());
+    value(&rest[..end], leaf)
+        .unwrap_or_else(|| panic!("{leaf} of priority {n}"))
+        .parse()
+        .expect("a number")
+}
+
+/// Polls `pfc_of` until `done` holds, for at most `limit`.
+fn wait_for(
+    c: &mut Client,
+    port: &str,
+    limit: Duration,
+    what: &str,
+    done: impl Fn(&str) -> bool,
+) -> String {
+    let deadline = Instant::now() + limit;
+    loop {
+        let pfc = pfc_of(c, port);
+        if done(&pfc) {
+            return pfc;
+        }
+        assert!(Instant::now() < deadline, "{port}: {what} within {limit:?}: {pfc}");
+        std::thread::sleep(Duration::from_millis(250));
+    }
+}
+
+/// Every notification in the replay log, through ncclient (Debian's python3-ncclient).
+fn notifications(daemon: &Daemon) -> Vec<String> {
+    let script = format!(
+        "from ncclient import manager\n\
+         m = manager.connect(host='127.0.0.1', port={port}, username='admin', password='{password}', \
+         hostkey_verify=False, timeout=60)\n\
+         m.create_subscription(start_time='1970-01-01T00:00:00Z')\n\
+         while True:\n\
+         \x20   n = m.take_notification(block=True, timeout=3)\n\
+         \x20   if n is None: break\n\
+         \x20   print(n.notification_xml.replace('\\n', ' '))\n",
+        port = daemon.port,
+        password = daemon.password,
+    );
+    let out =
+        Command::new("/usr/bin/python3").args(["-c", &script]).output().expect("python3 runs");
+    assert!(out.status.success(), "ncclient: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8_lossy(&out.stdout).lines().map(str::to_string).collect()
+}
+
+fn pfc_edit(port: &str, inner: &str) -> String {
+    format!(
+        "<interfaces xmlns=\"{IF_NS}\"><interface><name>{port}</name>\
+         <bridge-port xmlns=\"{DOT1Q_NS}\"><pfc xmlns=\"{PFCB_NS}\">{inner}</pfc></bridge-port>\
+         </interface></interfaces>"
+    )
+}
+
+#[test]
+fn the_lab_pauses_and_the_under_provisioned_port_stops_dropping_once_measured() {
+    let dir = state_dir("traffic");
+    let daemon = Daemon::start(&dir);
+    assert!(daemon.banner.contains("(made now)"), "{}", daemon.banner);
+    let mut c = daemon.client();
+
+    // The four Table 12-1 objects on every lab port.
+    for port in PORTS {
+        let pfc = pfc_of(&mut c, port);
+        for leaf in [
+            "pfc-link-delay-allowance",
+            "pfc-requests",
+            "pfc-indications",
+            "pfc-headroom-allowance",
+        ] {
+            assert!(top_leaf(&pfc, leaf).is_some(), "{port}: {leaf} in {pfc}");
+        }
+        assert!(top_leaf(&pfc, "allowance-source").is_some(), "{port}: {pfc}");
+    }
+
+    // Lab traffic congests lab1..lab3 (the peers also pause our priority 0 there).
+    for port in ["lab1", "lab2", "lab3"] {
+        wait_for(&mut c, port, Duration::from_secs(60), "PFC requests and indications", |p| {
+            number(p, "pfc-requests") > 0 && number(p, "pfc-indications") > 0
+        });
+    }
+    // lab2 runs 10 km on Annex N's 100 m allowance: it drops; the others have enough.
+    let lab2 = wait_for(&mut c, "lab2", Duration::from_secs(30), "drops", |p| {
+        priority_leaf(p, 3, "frames-dropped") > 0
+    });
+    assert_eq!(top_leaf(&lab2, "allowance-source").as_deref(), Some("pfc:manual"));
+    for port in ["lab0", "lab1", "lab3"] {
+        let pfc = pfc_of(&mut c, port);
+        assert_eq!(priority_leaf(&pfc, 3, "frames-dropped"), 0, "{port}: {pfc}");
+        assert!(priority_leaf(&pfc, 3, "frames-accepted") > 0, "{port}: {pfc}");
+    }
+    let lab0 = pfc_of(&mut c, "lab0");
+    assert_eq!(number(&lab0, "pfc-requests"), 0, "lab0 is not congested: {lab0}");
+
+    // Measured headroom on lab2: the allowance comes from the measurement, close to the link's
+    // true headroom as the lab reports it, and the drops stop.
+    let measured =
+        format!("<headroom><method xmlns:pfc=\"{PFC_NS}\">pfc:measured</method></headroom>");
+    c.edit_config(Datastore::Candidate, &pfc_edit("lab2", &measured), None).expect("edit");
+    c.commit().expect("commit");
+    let lab2 = wait_for(&mut c, "lab2", Duration::from_secs(60), "the measured allowance", |p| {
+        top_leaf(p, "allowance-source").as_deref() == Some("pfc:measured")
+    });
+    let allowance = number(&lab2, "allowance-in-force");
+    assert!(lab2.contains("<measurement><round-trip>"), "{lab2}");
+    assert!(lab2.contains("<breakdown><line><index>1</index>"), "itemised: {lab2}");
+    let lab3 = pfc_of(&mut c, "lab3");
+    let calculated = value(&lab3, "calculation").expect("lab3's calculation");
+    assert!(calculated.contains("<line><index>1</index>"), "itemised: {lab3}");
+    let lab = c
+        .get(Some("<lab xmlns=\"urn:pfcd:yang:pfcd-lab\"><port><name>lab2</name></port></lab>"))
+        .expect("lab state");
+    let truth: u64 = value(lab.data().unwrap_or_default(), "true-headroom")
+        .expect("true-headroom")
+        .parse()
+        .expect("a number");
+    assert!(allowance.abs_diff(truth) <= 8 * 512, "measured {allowance} vs true {truth}");
+    let dropped = priority_leaf(&lab2, 3, "frames-dropped");
+    let requests = number(&lab2, "pfc-requests");
+    // Several round trips of simulated time later (10 km: 0.1 ms each).
+    wait_for(&mut c, "lab2", Duration::from_secs(60), "more pauses", |p| {
+        number(p, "pfc-requests") > requests + 4
+    });
+    std::thread::sleep(Duration::from_secs(2));
+    let later = pfc_of(&mut c, "lab2");
+    assert_eq!(priority_leaf(&later, 3, "frames-dropped"), dropped, "{later}");
+
+    // The drops and the new allowance were notified (replayed to a late subscriber).
+    let notes = notifications(&daemon);
+    assert!(
+        notes.iter().any(|n| n.contains("<receive-buffer-drop")
+            && n.contains("<interface>lab2</interface>")
+            && n.contains("<priority>3</priority>")),
+        "{notes:#?}"
+    );
+    assert!(
+        notes.iter().any(|n| n.contains("<headroom-allowance-changed")
+            && n.contains("<interface>lab2</interface>")
+            && n.contains("<new-source>pfc:measured</new-source>")
+            && n.contains(&format!("<new-allowance>{allowance}</new-allowance>"))),
+        "{notes:#?}"
+    );
+    assert!(!notes
+        .iter()
+        .any(|n| n.contains("<receive-buffer-drop") && n.contains("<interface>lab1</interface>")));
+
+    // measure-headroom re-measures where measurement is in force, and is refused elsewhere.
+    let ok = c
+        .rpc(&format!(
+            "<measure-headroom xmlns=\"{PFCB_NS}\"><interface>lab2</interface></measure-headroom>"
+        ))
+        .expect("reply");
+    assert!(ok.is_ok(), "{}", ok.raw());
+    let refused = c
+        .rpc(&format!(
+            "<measure-headroom xmlns=\"{PFCB_NS}\"><interface>lab1</interface></measure-headroom>"
+        ))
+        .expect("reply");
+    let message =
+        refused.errors().first().and_then(|e| e.error_message.clone()).unwrap_or_default();
+    assert!(message.contains("not in force on lab1"), "{}", refused.raw());
+
+    // clear-pfc-counters on lab3: its Table 12-1 counters start again, its discontinuity-time
+    // moves; lab1's go on.
+    let lab3 = pfc_of(&mut c, "lab3");
+    let (requests, since) = (number(&lab3, "pfc-requests"), top_leaf(&lab3, "discontinuity-time"));
+    let lab1_indications = number(&pfc_of(&mut c, "lab1"), "pfc-indications");
+    let ok = c
+        .rpc(&format!("<clear-pfc-counters xmlns=\"{PFCB_NS}\"><interface>lab3</interface></clear-pfc-counters>"))
+        .expect("reply");
+    assert!(ok.is_ok(), "{}", ok.raw());
+    wait_for(&mut c, "lab3", Duration::from_secs(10), "counters cleared", |p| {
+        top_leaf(p, "discontinuity-time") != since && number(p, "pfc-requests") < requests
+    });
+    assert!(number(&pfc_of(&mut c, "lab1"), "pfc-indications") >= lab1_indications);
+    c.close_session().expect("close");
+    daemon.stop();
+    let _ = std::fs::remove_dir_all(&dir);
+    let _ = std::fs::remove_file(dir.with_extension("log"));
+}
+
+#[test]
+fn refusals_name_the_path_and_change_nothing_and_restarts_keep_the_configuration() {
+    let dir = state_dir("refusals");
+    let daemon = Daemon::start(&dir);
+    let mut c = daemon.client();
+    let running = |c: &mut Client| {
+        c.get_config(Datastore::Running, None)
+            .expect("get-config")
+            .data()
+            .unwrap_or_default()
+            .to_string()
+    };
+    let before = running(&mut c);
+    assert!(before.contains("<name>lab3</name>"), "the lab's ports are in running: {before}");
+    let bridge = c
+        .get(Some(&format!("<bridges xmlns=\"{DOT1Q_NS}\"/>")))
+        .expect("get")
+        .data()
+        .unwrap_or_default()
+        .to_string();
+    for port in PORTS {
+        assert!(bridge.contains(&format!("<bridge-port>{port}</bridge-port>")), "{bridge}");
+    }
+
+    let refusals = [
+        (
+            pfc_edit("lab0", "<pfc-link-delay-allowance>900000000</pfc-link-delay-allowance>"),
+            "pfc-link-delay-allowance",
+            "receive buffer",
+        ),
+        (
+            format!(
+                "<interfaces xmlns=\"{IF_NS}\"><interface><name>lab9</name>\
+                 <type xmlns:ianaift=\"urn:ietf:params:xml:ns:yang:iana-if-type\">ianaift:ethernetCsmacd</type>\
+                 <bridge-port xmlns=\"{DOT1Q_NS}\"><bridge-name>br0</bridge-name>\
+                 <component-name>c0</component-name></bridge-port></interface></interfaces>"
+            ),
+            "lab9",
+            "no port 'lab9'",
+        ),
+        (
+            pfc_edit(
+                "lab1",
+                "<pfc-enable>p0 p1 p2 p3 p4 p5 p6 p7</pfc-enable>\
+                 <pfc-link-delay-allowance>2000000</pfc-link-delay-allowance>",
+            ),
+            "pfc-enable",
+            "receive buffer",
+        ),
+    ];
+    for (edit, path, message) in refusals {
+        c.edit_config(Datastore::Candidate, &edit, None).expect("the candidate takes it");
+        let err = c.commit().expect_err("refused");
+        let errors = err.reply().map(|r| r.errors().to_vec()).unwrap_or_default();
+        assert!(
+            errors.iter().any(|e| {
+                e.error_path.as_deref().is_some_and(|p| p.contains(path))
+                    && e.error_message.as_deref().is_some_and(|m| m.contains(message))
+            }),
+            "{path}: {message} in {errors:?}"
+        );
+        c.discard_changes().expect("discard");
+        assert_eq!(running(&mut c), before, "running unchanged");
+    }
+
+    // A change that fits, then a restart: running and the port keep it.
+    c.edit_config(Datastore::Candidate, &pfc_edit("lab1", "<pfc-enable>p3 p4</pfc-enable>"), None)
+        .expect("edit");
+    c.commit().expect("commit");
+    wait_for(&mut c, "lab1", Duration::from_secs(10), "p3 p4 in force", |p| {
+        top_leaf(p, "oper-pfc-enable").as_deref() == Some("p3 p4")
+    });
+    let after = running(&mut c);
+    c.close_session().expect("close");
+    daemon.stop();
+
+    let daemon = Daemon::start(&dir);
+    assert!(!daemon.banner.contains("(made now)"), "the same administrator: {}", daemon.banner);
+    let mut c = daemon.client();
+    assert_eq!(running(&mut c), after);
+    wait_for(&mut c, "lab1", Duration::from_secs(10), "p3 p4 in force after the restart", |p| {
+        top_leaf(p, "oper-pfc-enable").as_deref() == Some("p3 p4")
+    });
+
+    // kill -9 right after a commit's reply: the commit is kept and the port runs it.
+    c.edit_config(Datastore::Candidate, &pfc_edit("lab1", "<pfc-enable>p3</pfc-enable>"), None)
+        .expect("edit");
+    c.commit().expect("commit");
+    let committed = running(&mut c);
+    drop(c);
+    daemon.kill();
+    let daemon = Daemon::start(&dir);
+    let mut c = daemon.client();
+    assert_eq!(running(&mut c), committed);
+    wait_for(&mut c, "lab1", Duration::from_secs(10), "p3 in force after kill -9", |p| {
+        top_leaf(p, "oper-pfc-enable").as_deref() == Some("p3")
+    });
+    c.close_session().expect("close");
+    daemon.stop();
+    let _ = std::fs::remove_dir_all(&dir);
+    let _ = std::fs::remove_file(dir.with_extension("log"));
+}
