@@ -82,6 +82,9 @@ fn spawn_traced(
     trace: &std::path::Path,
 ) -> (Child, std::net::SocketAddr) {
     let mut command = Command::new(strace);
+    // A group of its own, so that the server under strace is stopped with it: a killed strace
+    // leaves its tracee running.
+    std::os::unix::process::CommandExt::process_group(&mut command, 0);
     command
         .args(["-f", "-ttt", "-T", "-y", "-qq", "-o"])
         .arg(trace)
@@ -151,8 +154,10 @@ async fn every_commit_is_synced_to_disk_before_its_reply() {
     assert_eq!(errors(&r), vec![], "{}", r.to_xml());
     let _ = c.rpc("bye", "<close-session/>").await;
 
-    // strace writes its log as the calls happen; stop the server and let it finish.
-    child.kill().expect("kill");
+    // strace writes its log as the calls happen; stop the server and strace (the whole group).
+    let group = format!("-{}", child.id());
+    let killed = Command::new("kill").args(["-KILL", "--", &group]).status().expect("kill");
+    assert!(killed.success(), "the server's process group is stopped");
     let _ = child.wait();
     let text = std::fs::read_to_string(&trace).expect("strace output");
     if let Ok(keep) = std::env::var("DURABLE_SYNC_TRACE") {
