@@ -6,7 +6,7 @@ mod common;
 use std::process::{Child, Command};
 
 use common::fixture::IF;
-use common::{both_bases, errors, open_subsystem, ssh_login, weak_hash, Login, NcClient};
+use common::{both_bases, errors, open_subsystem, ssh_login, Login, NcClient};
 use mgmt::xml::{Element, NETCONF_BASE_NS};
 
 const NACM: &str = "urn:ietf:params:xml:ns:yang:ietf-netconf-acm";
@@ -53,14 +53,7 @@ async fn running(c: &mut Client) -> String {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_administrator_cannot_lock_themself_out_and_admin_restores_access() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let state = dir.path().join("state");
-    std::fs::create_dir_all(&state).expect("state dir");
-    std::fs::write(
-        state.join("users"),
-        format!("alice password {}\nbob password {}\n", weak_hash("pw"), weak_hash("pw")),
-    )
-    .expect("users");
+    let (_dir, state) = common::serve_state(&["alice", "bob"]);
     let (mut server, addr) = spawn(&state);
     let (mut alice, _a) = connect(addr, "alice").await;
 

@@ -11,7 +11,7 @@ use std::process::{Child, Command};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use common::fixture::MT;
-use common::{both_bases, errors, open_subsystem, ssh_login, weak_hash, Login, NcClient, IF_NS};
+use common::{both_bases, errors, open_subsystem, ssh_login, Login, NcClient, IF_NS};
 
 const SMALL_COMMITS: u64 = 20;
 
@@ -111,11 +111,7 @@ fn synced_within(calls: &[Call], file: impl Fn(&str) -> bool, window: (f64, f64)
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_commit_is_synced_to_disk_before_its_reply() {
     let Some(strace) = common::external_tool("/usr/bin/strace", "strace") else { return };
-    let dir = tempfile::tempdir().expect("tempdir");
-    let state = dir.path().join("state");
-    std::fs::create_dir_all(&state).expect("state dir");
-    std::fs::write(state.join("users"), format!("alice password {}\n", weak_hash("pw")))
-        .expect("users");
+    let (dir, state) = common::serve_state(&["alice"]);
     let trace = dir.path().join("trace.txt");
     let (mut child, addr) = spawn_traced(&strace, &state, &trace);
 

@@ -5,15 +5,11 @@ mod common;
 
 use std::process::Command;
 
-use common::{both_bases, errors, open_subsystem, ssh_login, weak_hash, Login, NcClient, IF_NS};
+use common::{both_bases, errors, open_subsystem, ssh_login, Login, NcClient, IF_NS};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn indented_replies_put_each_element_on_its_own_line() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let state = dir.path().join("state");
-    std::fs::create_dir_all(&state).expect("state dir");
-    std::fs::write(state.join("users"), format!("alice password {}\n", weak_hash("pw")))
-        .expect("users");
+    let (_dir, state) = common::serve_state(&["alice"]);
     let mut command = Command::new(env!("CARGO_BIN_EXE_mgmt-serve"));
     command.arg(&state).args(common::serve_args("alice")).arg("--indent");
     let (mut server, addr) = common::spawn_serve(command);

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use common::fixture::MT;
-use common::{both_bases, open_subsystem, ssh_login, weak_hash, Login, NcClient};
+use common::{both_bases, open_subsystem, ssh_login, Login, NcClient};
 use mgmt::framing;
 use mgmt::xml::{Element, NETCONF_BASE_NS};
 use tokio::io::AsyncWriteExt;
@@ -63,11 +63,7 @@ async fn running_label(c: &mut Client) -> Option<u64> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn running_survives_kill_9_during_commits() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let state = dir.path().join("state");
-    std::fs::create_dir_all(&state).expect("state dir");
-    std::fs::write(state.join("users"), format!("alice password {}\n", weak_hash("pw")))
-        .expect("users");
+    let (_dir, state) = common::serve_state(&["alice"]);
     let mut next: u64 = 1;
     let mut expected: Option<u64> = None;
     let mut in_flight_kept = 0;

@@ -369,3 +369,15 @@ pub fn serve_args(admin: &str) -> Vec<String> {
         .map(String::from)
         .collect()
 }
+
+/// A temporary directory with a state directory `state` for `mgmt-serve` whose users file
+/// lets each of `users` in with password "pw".
+pub fn serve_state(users: &[&str]) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let state = dir.path().join("state");
+    std::fs::create_dir_all(&state).expect("state dir");
+    let lines: String =
+        users.iter().map(|u| format!("{u} password {}\n", weak_hash("pw"))).collect();
+    std::fs::write(state.join("users"), lines).expect("users");
+    (dir, state)
+}
