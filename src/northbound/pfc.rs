@@ -283,17 +283,7 @@ fn check(name: &str, intent: &PortIntent, buffer: u64, in_force: u64) -> Result<
 fn pfc_state(s: &PortSnapshot) -> Element {
     let ns = PFC_BRIDGE_NS;
     let a = &s.allowance;
-    let (source, clamp) = match a.source {
-        AllowanceSource::LinkDelayAllowance => ("manual", None),
-        AllowanceSource::Calculated { method: Method::LinkDelay, clamp } => {
-            ("calculated", Some(clamp))
-        }
-        AllowanceSource::Calculated { method: Method::Measurement, clamp } => {
-            ("measured", Some(clamp))
-        }
-        AllowanceSource::InitialValue => ("initial-value", None),
-        AllowanceSource::AdministrativeOverride => ("administrative-override", None),
-    };
+    let (source, clamp) = source_identity(a.source);
     // The four Table 12-1 objects first. The two writable ones are reported as in force:
     // pfc-headroom-allowance, when not written, is pfc-link-delay-allowance (its YANG default).
     let intent = &s.intent;
