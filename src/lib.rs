@@ -9,6 +9,7 @@
 pub mod daemon;
 pub mod lab;
 pub mod lldp_agent;
+pub mod logging;
 pub mod northbound;
 pub mod ports;
 pub mod scenario;

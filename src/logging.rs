@@ -1,0 +1,12 @@
+//! Logs of pfcd's programs: tracing on stderr, filtered by `RUST_LOG` (default `info`).
+
+/// Installs the subscriber; call once, first thing in `main`.
+pub fn init() {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
+        )
+        .with_writer(std::io::stderr)
+        .init();
+}
