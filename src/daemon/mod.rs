@@ -55,7 +55,7 @@ pub fn run(settings: Settings) -> Result<(), DaemonError> {
         yang_dirs,
         admin_user: Some(settings.admin_user.clone()),
         auth_rejection_time: Duration::from_millis(500),
-        initial_config: Some(northbound::interfaces::initial_config(&lab.links)),
+        initial_config: Some(northbound::initial_config(&lab.links)),
         ..Default::default()
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()

@@ -25,8 +25,13 @@ pub enum Start {
 #[derive(Debug, Clone, Copy)]
 pub struct LabLink {
     pub name: &'static str,
+    /// Our port's MAC address.
+    pub mac: MacAddr,
     pub peer: &'static str,
     pub peer_mac: MacAddr,
+    /// The peer's DCBX Willing bit: a willing peer adopts our PFC Enable; one that is not keeps
+    /// its own (the lab's first-start vector), and a port that differs is misconfigured.
+    pub peer_willing: bool,
     pub speed: LinkSpeed,
     pub metres: u64,
     pub medium: Medium,
@@ -44,12 +49,15 @@ pub struct LabLink {
 const MIB: u64 = 1024 * 1024;
 
 /// The lab: 3 m at 100G (uncongested), 100 m of Cat6 at 10G (Annex N), 10 km at 100G on the
-/// default allowance (too small: it drops until switched to measured headroom), 60 km at 400G.
+/// default allowance (too small: it drops until switched to measured headroom), 60 km at 400G
+/// whose peer is not willing (a PFC Enable other than the first one is misconfigured).
 pub const LINKS: [LabLink; 4] = [
     LabLink {
         name: "lab0",
+        mac: MacAddr([0x02, 0, 0, 0, 0x02, 0x00]),
         peer: "peer0",
         peer_mac: MacAddr([0x02, 0, 0, 0, 0x01, 0x00]),
+        peer_willing: true,
         speed: LinkSpeed::G100,
         metres: 3,
         medium: Medium::Fibre,
@@ -60,8 +68,10 @@ pub const LINKS: [LabLink; 4] = [
     },
     LabLink {
         name: "lab1",
+        mac: MacAddr([0x02, 0, 0, 0, 0x02, 0x01]),
         peer: "peer1",
         peer_mac: MacAddr([0x02, 0, 0, 0, 0x01, 0x01]),
+        peer_willing: true,
         speed: LinkSpeed::G10,
         metres: 100,
         medium: Medium::Copper,
@@ -72,8 +82,10 @@ pub const LINKS: [LabLink; 4] = [
     },
     LabLink {
         name: "lab2",
+        mac: MacAddr([0x02, 0, 0, 0, 0x02, 0x02]),
         peer: "peer2",
         peer_mac: MacAddr([0x02, 0, 0, 0, 0x01, 0x02]),
+        peer_willing: true,
         speed: LinkSpeed::G100,
         metres: 10_000,
         medium: Medium::Fibre,
@@ -84,8 +96,10 @@ pub const LINKS: [LabLink; 4] = [
     },
     LabLink {
         name: "lab3",
+        mac: MacAddr([0x02, 0, 0, 0, 0x02, 0x03]),
         peer: "peer3",
         peer_mac: MacAddr([0x02, 0, 0, 0, 0x01, 0x03]),
+        peer_willing: false,
         speed: LinkSpeed::G400,
         metres: 60_000,
         medium: Medium::Fibre,
@@ -121,5 +135,10 @@ impl LabLink {
         } else {
             "p3"
         }
+    }
+
+    /// [`LabLink::first_pfc_enable`] as a mask: the peer's own PFC Enable.
+    pub fn first_pfc_mask(&self) -> u8 {
+        (1 << LAB_PRIORITY) | u8::from(self.peer_pauses_us)
     }
 }

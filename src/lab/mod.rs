@@ -7,9 +7,14 @@ pub mod links;
 use std::sync::{mpsc, Mutex, PoisonError};
 use std::time::Duration;
 
+use dataplane::headroom::LocalDelays;
 use dataplane::time::Picos;
+use dataplane::wire::MacAddr;
+use lldp::dcbx::{DcbxAdmin, PfcAdmin};
+use lldp::port::LocalSystem;
+use lldp::wire::{ChassisId, TimeInterval};
 
-use crate::ports::{PortEvent, PortHandle, SimClock, SimPortSetup};
+use crate::ports::{PeerLldp, PortEvent, PortHandle, SimClock, SimPortSetup};
 use crate::settings::LabSettings;
 use links::LabLink;
 
@@ -40,6 +45,10 @@ impl Lab {
                 stations: link.stations(i as u64 + 1),
                 receive_buffer_size: link.receive_buffer_size,
                 catch_up: CATCH_UP_TICKS,
+                mac: link.mac,
+                system: system(),
+                local_delay: link.local_delay(),
+                peer: link.peer_lldp(),
             };
             ports.push(PortHandle::spawn(setup, clock, tick, events.clone())?);
         }
@@ -59,6 +68,18 @@ impl Lab {
     }
 }
 
+/// pfcd's system as LLDP describes it: the bridge's address as chassis ID.
+fn system() -> LocalSystem {
+    LocalSystem {
+        chassis_id: ChassisId::MacAddress(BRIDGE_ADDRESS),
+        system_name: Some("pfcd".into()),
+        system_description: Some(format!("pfcd {} lab bridge", env!("CARGO_PKG_VERSION"))),
+    }
+}
+
+/// The bridge's address (`bridges/bridge/address`), the lab's chassis ID.
+pub const BRIDGE_ADDRESS: MacAddr = MacAddr([0x02, 0, 0, 0, 0, 0x01]);
+
 /// The truth about a link that a user checks the port's headroom against.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct LinkTruth {
@@ -70,6 +91,31 @@ pub struct LinkTruth {
 }
 
 impl LabLink {
+    /// The Delay a station on this link advertises in its PFC Local Delay TLV: Annex N's
+    /// figures with the speed's interface delays (both ends run the same stack).
+    pub fn local_delay(&self) -> TimeInterval {
+        TimeInterval(
+            LocalDelays::for_link(self.speed, self.medium.cable()).local_delay_tlv(self.speed),
+        )
+    }
+
+    /// The peer station's LLDP/DCBX: willing or not, PFC on the lab's first-start priorities,
+    /// both headroom methods supported, its Local Delay TLV sent.
+    pub fn peer_lldp(&self) -> PeerLldp {
+        let pfc = PfcAdmin {
+            willing: self.peer_willing,
+            pfc_enable: self.first_pfc_mask(),
+            rtm_hdrm: true,
+            ptp_hdrm: true,
+            ..PfcAdmin::default()
+        };
+        PeerLldp {
+            name: self.peer.to_string(),
+            mac: self.peer_mac,
+            dcbx: DcbxAdmin { pfc, local_delay: Some(self.local_delay()), ..DcbxAdmin::default() },
+        }
+    }
+
     pub fn truth(&self) -> LinkTruth {
         let s = self.stations(0);
         let round_trip = s.round_trip();

@@ -1,12 +1,12 @@
-//! pfcd-lab: the lab's clock and, per port, the peer and the link's true figures, so that a
-//! user can check the port's headroom against them. State only.
+//! pfcd-lab: the lab's clock and, per port, the peer (with its side of DCBX) and the link's
+//! true figures, so that a user can check the port's headroom against them. State only.
 
 use std::sync::Arc;
 
 use mgmt::backend::{Backend, BackendError, StateRequest, Transaction};
 use mgmt::xml::Element;
 
-use super::xml::leaf;
+use super::xml::{leaf, pfc_enable_bits};
 use super::LAB_NS;
 use crate::lab::Lab;
 
@@ -48,8 +48,9 @@ impl Backend for LabBackend {
                 .with(leaf(ns, "wall-time", wall.0))
                 .with(leaf(ns, "ratio", format!("{ratio:.6}"))),
         );
-        for link in &self.lab.links {
+        for (link, port) in self.lab.links.iter().zip(&self.lab.ports) {
             let truth = link.truth();
+            let view = port.snapshot().lldp.clone();
             let medium = match link.medium {
                 dataplane::sim::Medium::Fibre => "fibre",
                 dataplane::sim::Medium::Copper => "copper",
@@ -68,6 +69,21 @@ impl Backend for LabBackend {
                     .with(leaf(ns, "true-round-trip", truth.round_trip.0))
                     .with(leaf(ns, "true-round-trip-quanta", truth.round_trip_quanta))
                     .with(leaf(ns, "true-headroom", truth.headroom_bits))
+                    .with(
+                        Element::new(ns, "peer-dcbx")
+                            .with(leaf(ns, "willing", view.peer_admin.willing))
+                            .with(leaf(
+                                ns,
+                                "admin-pfc-enable",
+                                pfc_enable_bits(view.peer_admin.pfc_enable),
+                            ))
+                            .with(leaf(
+                                ns,
+                                "oper-pfc-enable",
+                                pfc_enable_bits(view.peer_oper.pfc_enable),
+                            ))
+                            .with(leaf(ns, "pfc-enable-source", view.peer_oper.source.as_str())),
+                    )
                     .with(
                         Element::new(ns, "priority")
                             .with(leaf(ns, "priority", stations.priority))

@@ -5,6 +5,7 @@
 
 pub mod interfaces;
 pub mod lab;
+pub mod lldp;
 pub mod notifications;
 pub mod pfc;
 pub mod xml;
@@ -21,6 +22,12 @@ pub const DOT1Q_NS: &str = "urn:ieee:std:802.1Q:yang:ieee802-dot1q-bridge";
 pub const PFC_NS: &str = "urn:ieee:std:802.1Q:yang:ieee802-dot1q-pfc";
 pub const PFC_BRIDGE_NS: &str = "urn:ieee:std:802.1Q:yang:ieee802-dot1q-pfc-bridge";
 pub const LAB_NS: &str = "urn:pfcd:yang:pfcd-lab";
+
+/// The lab's first-start configuration: the bridge, its ports with PFC, LLDP on every port.
+pub fn initial_config(links: &[crate::lab::links::LabLink]) -> String {
+    let names: Vec<&str> = links.iter().map(|l| l.name).collect();
+    interfaces::initial_config(links) + &lldp::initial_config(&names)
+}
 
 /// The backends for the lab's modules.
 pub fn backends(lab: Arc<Lab>) -> Vec<Arc<dyn Backend>> {

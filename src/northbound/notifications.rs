@@ -1,6 +1,7 @@
-//! The ports' events as ieee802-dot1q-pfc-bridge notifications: `headroom-allowance-changed`
-//! and `receive-buffer-drop`, published through mgmt's notifier by one thread that ends when
-//! the ports stop.
+//! The ports' events as notifications: ieee802-dot1q-pfc-bridge's `headroom-allowance-changed`
+//! and `receive-buffer-drop`, ieee802-dot1q-lldp-pfc-tlv's `pfc-dcbx-misconfiguration` and
+//! ieee802-dot1ab-lldp's `remote-table-change`, published through mgmt's notifier by one thread
+//! that ends when the ports stop.
 
 use std::sync::mpsc::Receiver;
 
@@ -10,7 +11,8 @@ use mgmt::xml::Element;
 use tracing::warn;
 
 use super::pfc::{clamp_name, source_identity};
-use super::xml::leaf;
+use super::lldp::{misconfiguration_name, LLDP_NS, PFC_TLV_NS};
+use super::xml::{leaf, pfc_enable_bits};
 use super::{PFC_BRIDGE_NS, PFC_NS};
 use crate::ports::PortEvent;
 
@@ -52,6 +54,33 @@ pub fn notification(event: &PortEvent) -> Element {
                 .with(leaf(ns, "frames-dropped", frames_dropped))
                 .with(leaf(ns, "allowance-in-force", allowance.bits))
                 .with(leaf(ns, "allowance-source", source(allowance)))
+        }
+        PortEvent::DcbxMisconfiguration { port, view } => {
+            let ns = PFC_TLV_NS;
+            let pfc = &view.ours.state().pfc;
+            let mut e = Element::new(ns, "pfc-dcbx-misconfiguration")
+                .with(leaf(ns, "name", port))
+                .with(leaf(ns, "dest-mac-address", lldp::wire::NEAREST_BRIDGE.to_string().to_uppercase()))
+                .with(leaf(ns, "misconfigured", pfc.misconfiguration.is_some()));
+            if let Some(m) = pfc.misconfiguration {
+                e.push(leaf(ns, "misconfiguration", misconfiguration_name(m)));
+                e.push(leaf(ns, "misconfiguration-description", m.to_string()));
+            }
+            e.push(leaf(ns, "local-pfc-enable", pfc_enable_bits(view.ours.admin().pfc.pfc_enable)));
+            if let Some(peer) = view.ours.state().peer.dcbx().and_then(|d| d.pfc.as_ref()) {
+                e.push(leaf(ns, "peer-pfc-enable", pfc_enable_bits(peer.pfc_enable)));
+            }
+            e.push(leaf(ns, "oper-pfc-enable", pfc_enable_bits(pfc.pfc_enable)));
+            return e;
+        }
+        PortEvent::RemoteTableChange { stats } => {
+            let ns = LLDP_NS;
+            let counter32 = |v: u64| v % (1 << 32);
+            return Element::new(ns, "remote-table-change")
+                .with(leaf(ns, "remote-insert", counter32(stats.remote_inserts)))
+                .with(leaf(ns, "remote-delete", counter32(stats.remote_deletes)))
+                .with(leaf(ns, "remote-drops", counter32(stats.remote_drops)))
+                .with(leaf(ns, "remote-ageouts", counter32(stats.remote_ageouts)));
         }
     };
     e.namespaces_mut().push((Some("pfc".into()), PFC_NS.into()));

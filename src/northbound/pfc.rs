@@ -15,7 +15,7 @@ use super::interfaces::{bridge_ports, bridge_state, check_port_exists};
 use super::xml::{
     child_text, child_u64, identity_name, leaf, pfc_enable_bits, pfc_enable_mask, pfc_path,
 };
-use super::{DOT1Q_NS, IF_NS, PFC_BRIDGE_NS, PFC_NS};
+use super::{lldp, DOT1Q_NS, IF_NS, PFC_BRIDGE_NS, PFC_NS};
 use crate::lab::Lab;
 use crate::ports::{HeadroomMethod, PortHandle, PortIntent, PortSnapshot, PRIORITIES};
 
@@ -43,7 +43,7 @@ impl PfcBackend {
     /// measure-headroom: refused where the measurement is not in force (the port would not use
     /// its result); otherwise the port measures again and the new allowance follows.
     fn measure(&self, port: &PortHandle, path: &str) -> Result<(), BackendError> {
-        let method = port.snapshot().intent.method.in_force();
+        let method = port.snapshot().method_in_force;
         if !matches!(method, HeadroomMethod::Measured | HeadroomMethod::CalculatedAndMeasured) {
             return Err(BackendError::new(format!(
                 "The headroom measurement is not in force on {} (its method is {}): set \
@@ -60,15 +60,23 @@ impl PfcBackend {
     /// One intent per port from a complete configuration, or the first refusal.
     fn intents(&self, root: &Element) -> Result<Vec<PortIntent>, BackendError> {
         let names = self.port_names();
-        let mut intents = vec![PortIntent::default(); names.len()];
-        for (name, bridge_port) in bridge_ports(root) {
-            check_port_exists(&name, &names)?;
-            let Some(i) = names.iter().position(|n| *n == name) else { continue };
-            let intent = intent_from(&name, bridge_port.child(PFC_BRIDGE_NS, "pfc"))?;
-            let port = &self.lab.ports[i];
-            let in_force = port.snapshot().allowance.bits;
-            check(&name, &intent, port.receive_buffer_size, in_force)?;
-            intents[i] = intent;
+        let configured = bridge_ports(root);
+        for (name, _) in &configured {
+            check_port_exists(name, &names)?;
+        }
+        lldp::check_entries(root, &names)?;
+        let mut intents = Vec::with_capacity(names.len());
+        for (name, port) in names.iter().zip(&self.lab.ports) {
+            let pfc = configured
+                .iter()
+                .find(|(n, _)| n == name)
+                .and_then(|(_, bridge_port)| bridge_port.child(PFC_BRIDGE_NS, "pfc"));
+            let mut intent = intent_from(name, pfc)?;
+            lldp::fill_intent(root, name, &mut intent)?;
+            let now = port.snapshot();
+            let method = intent.method.in_force(now.lldp.agreed_headroom());
+            check(name, &intent, method, port.receive_buffer_size, now.allowance.bits)?;
+            intents.push(intent);
         }
         Ok(intents)
     }
@@ -81,8 +89,10 @@ impl Backend for PfcBackend {
 
     fn modules(&self) -> Vec<String> {
         ["ietf-interfaces", "ieee802-dot1q-bridge", "ieee802-dot1q-pfc-bridge"]
+            .into_iter()
+            .chain(lldp::MODULES)
             .map(str::to_string)
-            .to_vec()
+            .collect()
     }
 
     fn prepare(&self, tx: &Transaction<'_>) -> Result<(), BackendError> {
@@ -152,9 +162,9 @@ impl Backend for PfcBackend {
 
     fn state(&self, _request: &StateRequest<'_>) -> Result<Vec<Element>, BackendError> {
         let mut interfaces = Element::new(IF_NS, "interfaces");
-        for (port, link) in self.lab.ports.iter().zip(&self.lab.links) {
-            let s = port.snapshot();
-            let mut pfc = pfc_state(&s);
+        let snapshots: Vec<_> = self.lab.ports.iter().map(|p| p.snapshot()).collect();
+        for (s, link) in snapshots.iter().zip(&self.lab.links) {
+            let mut pfc = pfc_state(s);
             pfc.namespaces_mut().push((Some("pfc".into()), PFC_NS.into()));
             interfaces.push(
                 Element::new(IF_NS, "interface")
@@ -166,7 +176,7 @@ impl Backend for PfcBackend {
         }
         let ports = self.bridge_ports.lock().unwrap_or_else(PoisonError::into_inner).clone();
         let up_time = self.lab.clock.wall().0 / 1_000_000_000_000;
-        Ok(vec![interfaces, bridge_state(&ports, up_time)])
+        Ok(vec![interfaces, bridge_state(&ports, up_time), lldp::state(&snapshots)])
     }
 }
 
@@ -216,7 +226,13 @@ fn intent_from(name: &str, pfc: Option<&Element>) -> Result<PortIntent, BackendE
 /// What YANG cannot refuse: allowances and allocations that do not fit the port's receive
 /// buffer. `in_force` is the port's allowance now, used for an automatic method whose next
 /// result is not known yet.
-fn check(name: &str, intent: &PortIntent, buffer: u64, in_force: u64) -> Result<(), BackendError> {
+fn check(
+    name: &str,
+    intent: &PortIntent,
+    method: HeadroomMethod,
+    buffer: u64,
+    in_force: u64,
+) -> Result<(), BackendError> {
     let fits = |leaf: &str, bits: Option<u64>| -> Result<(), BackendError> {
         let Some(bits) = bits else { return Ok(()) };
         let octets = bits.div_ceil(8);
@@ -245,7 +261,7 @@ fn check(name: &str, intent: &PortIntent, buffer: u64, in_force: u64) -> Result<
     }
     // The allowance each enabled priority's buffer must hold: the one the configuration fixes,
     // else the one in force.
-    let allowance = match (intent.method.in_force(), intent.headroom_allowance_bits) {
+    let allowance = match (method, intent.headroom_allowance_bits) {
         (HeadroomMethod::Manual, _) => intent.link_delay_allowance_bits,
         (_, Some(bits)) => bits,
         _ => in_force,
@@ -309,7 +325,7 @@ fn pfc_state(s: &PortSnapshot) -> Element {
         pfc.push(leaf(ns, "calculated-allowance", bits));
         pfc.push(leaf(ns, "calculated-allowance-method", format!("pfc:{method}")));
     }
-    pfc.push(leaf(ns, "oper-pfc-enable", pfc_enable_bits(s.intent.pfc_enable)));
+    pfc.push(leaf(ns, "oper-pfc-enable", pfc_enable_bits(s.oper_pfc_enable)));
     pfc.push(leaf(ns, "oper-link-pause", false));
     pfc.push(leaf(ns, "receive-buffer-size", s.receive_buffer_size));
     pfc.push(leaf(ns, "pause-frames-sent", s.pause_frames_sent));
@@ -321,7 +337,7 @@ fn pfc_state(s: &PortSnapshot) -> Element {
     let mut headroom = Element::new(ns, "headroom").with(leaf(
         ns,
         "method-in-force",
-        format!("pfc:{}", s.intent.method.in_force().as_str()),
+        format!("pfc:{}", s.method_in_force.as_str()),
     ));
     let r = &s.results;
     if let Some(bits) = r.calculation_bits {

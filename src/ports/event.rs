@@ -1,12 +1,21 @@
 //! What a port reports as it happens, for the northbound side to turn into notifications.
 
-use dataplane::headroom::allowance::Allowance;
+use std::sync::Arc;
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+use dataplane::headroom::allowance::Allowance;
+use lldp::agent::RemoteStatistics;
+
+use super::lldp_link::LldpView;
+
+#[derive(Debug, Clone)]
 pub enum PortEvent {
     /// The allowance in force changed value or source (12.23, 36.8).
     AllowanceChanged { port: String, old: Allowance, new: Allowance },
     /// A priority with PFC enabled dropped frames: its headroom is too small for the link.
     /// Reported at most once a second per port while drops continue.
     LosslessDrop { port: String, priority: u8, frames_dropped: u64, allowance: Allowance },
+    /// DCBX found PFC misconfigured on the port, or no longer does.
+    DcbxMisconfiguration { port: String, view: Arc<LldpView> },
+    /// A port's remote systems table gained or lost an entry (its counters after the change).
+    RemoteTableChange { stats: RemoteStatistics },
 }

@@ -28,11 +28,12 @@ pub struct Results {
 pub fn allowance_for(
     name: &str,
     intent: &PortIntent,
+    agreed: lldp::dcbx::HeadroomMethods,
     stations: &TwoStationConfig,
     results: &mut Results,
 ) -> Allowance {
     use dataplane::headroom::allowance::AutomaticCalculation as A;
-    let automatic = intent.method.automatic();
+    let automatic = intent.method.in_force(agreed).automatic();
     if matches!(automatic, A::LinkDelay | A::Both) && results.calculation_bits.is_none() {
         match stations.headroom_inputs().and_then(|i| calculate(&i)) {
             Ok(h) => {

@@ -3,6 +3,8 @@
 //! Field names are the YANG leaves' (`pfc-link-delay-allowance` ↔ `link_delay_allowance_bits`).
 
 use dataplane::headroom::allowance::AutomaticCalculation;
+use lldp::agent::AgentConfig;
+use lldp::dcbx::HeadroomMethods;
 
 /// PFCLinkDelayAllowance's YANG default: Annex N's worked example.
 pub const DEFAULT_LINK_DELAY_ALLOWANCE_BITS: u64 = 126_224;
@@ -11,14 +13,15 @@ pub const DEFAULT_LINK_DELAY_ALLOWANCE_BITS: u64 = 126_224;
 pub const PRIORITIES: usize = 8;
 
 /// `headroom/method`: how the allowance is obtained.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum HeadroomMethod {
     Manual,
     Calculated,
     Measured,
     CalculatedAndMeasured,
-    /// As DCBX agrees with the peer. pfcd does not run DCBX on its ports yet, so nothing is
-    /// agreed and this resolves to manual (DECISIONS.md, "Daemon").
+    /// As DCBX agrees with the peer: measured when both ends advertise RTM HDRM (the
+    /// measurement wins when both methods are agreed), calculated when both advertise PTP HDRM,
+    /// else manual.
     #[default]
     DcbxNegotiated,
 }
@@ -47,17 +50,19 @@ impl HeadroomMethod {
         })
     }
 
-    /// The method in force (`method-in-force`): never dcbx-negotiated.
-    pub fn in_force(self) -> HeadroomMethod {
+    /// The method in force (`method-in-force`) given what DCBX agreed: never dcbx-negotiated.
+    pub fn in_force(self, agreed: HeadroomMethods) -> HeadroomMethod {
         match self {
+            HeadroomMethod::DcbxNegotiated if agreed.measurement => HeadroomMethod::Measured,
+            HeadroomMethod::DcbxNegotiated if agreed.link_delay => HeadroomMethod::Calculated,
             HeadroomMethod::DcbxNegotiated => HeadroomMethod::Manual,
             m => m,
         }
     }
 
-    /// The calculation the allowance selection runs.
+    /// The calculation the allowance selection runs for a method in force.
     pub fn automatic(self) -> AutomaticCalculation {
-        match self.in_force() {
+        match self {
             HeadroomMethod::Calculated => AutomaticCalculation::LinkDelay,
             HeadroomMethod::Measured => AutomaticCalculation::Measurement,
             HeadroomMethod::CalculatedAndMeasured => AutomaticCalculation::Both,
@@ -66,8 +71,44 @@ impl HeadroomMethod {
     }
 }
 
+/// The PFC Configuration and Local Delay TLVs' settings of a port (ieee802-dot1q-lldp-dcbx-tlv
+/// and ieee802-dot1q-lldp-pfc-tlv); PFC Enable itself is `PortIntent::pfc_enable`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DcbxIntent {
+    /// `pfc-tlv-extension/willing`.
+    pub willing: bool,
+    /// `macsec-bypass-capable`.
+    pub mbc: bool,
+    /// `number-tc-capable`: PFC cap.
+    pub pfc_cap: u8,
+    pub macsec_capable: bool,
+    pub privacy_capable: bool,
+    pub rtm_hdrm: bool,
+    pub ptp_hdrm: bool,
+    pub legacy_tlv: bool,
+    /// `pfc-local-delay-tlv-extension/tx-enable`.
+    pub local_delay_tx: bool,
+}
+
+impl Default for DcbxIntent {
+    /// The YANG defaults.
+    fn default() -> Self {
+        DcbxIntent {
+            willing: false,
+            mbc: false,
+            pfc_cap: 8,
+            macsec_capable: false,
+            privacy_capable: false,
+            rtm_hdrm: false,
+            ptp_hdrm: false,
+            legacy_tlv: false,
+            local_delay_tx: true,
+        }
+    }
+}
+
 /// One port's PFC configuration.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PortIntent {
     /// `pfc-enable`: bit n = priority n.
     pub pfc_enable: u8,
@@ -85,6 +126,10 @@ pub struct PortIntent {
     pub initial_bits: Option<u64>,
     /// `priority[N]/buffer-allocation`, octets.
     pub buffer_allocation_octets: [Option<u64>; PRIORITIES],
+    /// `/lldp/port[name][dest-mac-address=nearest bridge]`: the LLDP agent's settings, `None`
+    /// when the port has no such entry (no LLDP, so no DCBX: PFC runs on `pfc_enable`).
+    pub lldp: Option<AgentConfig>,
+    pub dcbx: DcbxIntent,
 }
 
 impl Default for PortIntent {
@@ -99,6 +144,8 @@ impl Default for PortIntent {
             maximum_bits: None,
             initial_bits: None,
             buffer_allocation_octets: [None; PRIORITIES],
+            lldp: None,
+            dcbx: DcbxIntent::default(),
         }
     }
 }

@@ -6,11 +6,13 @@ pub mod clock;
 pub mod event;
 pub mod headroom;
 pub mod intent;
+pub mod lldp_link;
 pub mod snapshot;
 pub mod task;
 
 pub use clock::SimClock;
 pub use event::PortEvent;
-pub use intent::{HeadroomMethod, PortIntent, PRIORITIES};
+pub use intent::{DcbxIntent, HeadroomMethod, PortIntent, PRIORITIES};
+pub use lldp_link::{LldpView, PeerLldp};
 pub use snapshot::{PortSnapshot, PrioritySnapshot};
 pub use task::{PortHandle, SimPortSetup};

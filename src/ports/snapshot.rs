@@ -7,7 +7,8 @@ use dataplane::headroom::allowance::Allowance;
 use dataplane::time::Picos;
 
 use super::headroom::Results;
-use super::intent::{PortIntent, PRIORITIES};
+use super::intent::{HeadroomMethod, PortIntent, PRIORITIES};
+use super::lldp_link::LldpView;
 
 /// One priority of a port.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -33,11 +34,20 @@ pub struct PrioritySnapshot {
 }
 
 /// One port.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct PortSnapshot {
     pub name: String,
     /// The configuration the port runs.
     pub intent: PortIntent,
+    /// Operational PFC Enable (`oper-pfc-enable`): DCBX's outcome, or `intent.pfc_enable`
+    /// without LLDP on the port.
+    pub oper_pfc_enable: u8,
+    /// The peer station's operational PFC Enable (the lab's view of the other end).
+    pub peer_oper_pfc_enable: u8,
+    /// `headroom/method-in-force`.
+    pub method_in_force: HeadroomMethod,
+    /// The LLDP agents on the link (shared with every snapshot until it changes).
+    pub lldp: Arc<LldpView>,
     /// The allowance in force, its source and the calculated result.
     pub allowance: Allowance,
     /// The calculation's and the measurement's latest results (when their method is in force).

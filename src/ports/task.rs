@@ -1,8 +1,8 @@
-//! One port's task: a thread that owns the port's PFC MAC, receive buffer and headroom
-//! participant, takes configuration intents, follows the clock, and publishes a snapshot after
-//! every step. The link is simulated (dataplane's `TwoStation`: our port is station B, the
-//! peer station A sends it lossless traffic); an AF_PACKET port would replace the simulation
-//! behind the same handle.
+//! One port's task: a thread that owns the port's PFC MAC, receive buffer, headroom participant
+//! and LLDP/DCBX agent, takes configuration intents, follows the clock, and publishes a snapshot
+//! after every step. The link is simulated (dataplane's `TwoStation`: our port is station B,
+//! the peer station A sends it lossless traffic; both ends run LLDP/DCBX, [`LinkLldp`]); an
+//! AF_PACKET port would replace the simulation behind the same handle.
 
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::thread::JoinHandle;
@@ -11,12 +11,19 @@ use std::time::{Duration, Instant, SystemTime};
 use dataplane::headroom::{BufferConfig, BufferPlan};
 use dataplane::sim::{TwoStation, TwoStationConfig};
 use dataplane::time::Picos;
-use tracing::{info, info_span};
+use dataplane::wire::MacAddr;
+use lldp::agent::AgentEvent;
+use lldp::dcbx::{DcbxEvent, HeadroomMethods};
+use lldp::neighbours::NeighbourEvent;
+use lldp::port::LocalSystem;
+use lldp::wire::TimeInterval;
+use tracing::{info, info_span, warn};
 
 use super::clock::SimClock;
 use super::event::PortEvent;
 use super::headroom::{allowance_for, Results};
-use super::intent::{PortIntent, PRIORITIES};
+use super::intent::{HeadroomMethod, PortIntent, PRIORITIES};
+use super::lldp_link::{LinkLldp, LldpView, PeerLldp, Step};
 use super::snapshot::{PortSnapshot, PrioritySnapshot, Published};
 
 /// A simulated port: its name, the stations on its link, its receive buffer.
@@ -29,6 +36,13 @@ pub struct SimPortSetup {
     /// Most simulated time a port runs per tick, as a multiple of the tick's share: bounds the
     /// CPU a port can take when it has fallen behind.
     pub catch_up: u64,
+    /// Our port's MAC address (LLDPDUs' source, DCBX's tie-break) and our system.
+    pub mac: MacAddr,
+    pub system: LocalSystem,
+    /// The Delay our PFC Local Delay TLV advertises.
+    pub local_delay: TimeInterval,
+    /// The peer station's LLDP/DCBX.
+    pub peer: PeerLldp,
 }
 
 enum Command {
@@ -61,14 +75,14 @@ impl PortHandle {
         tick: Duration,
         events: mpsc::Sender<PortEvent>,
     ) -> std::io::Result<Self> {
-        let mut port = SimPort::new(setup.clone(), events);
+        let mut port = SimPort::new(setup.clone(), events)?;
         let published = Published::new(port.snapshot());
         let (commands, rx) = mpsc::channel();
         let out = published.clone();
         let thread =
             std::thread::Builder::new().name(format!("port {}", setup.name)).spawn(move || {
                 let _span = info_span!("port", name = %port.setup.name).entered();
-                let step = Picos((tick.as_nanos() as f64 * 1000.0 * clock.ratio) as u64);
+                let share = Picos((tick.as_nanos() as f64 * 1000.0 * clock.ratio) as u64);
                 // No traffic before the first configuration: the lab's lossless priorities
                 // would drop until the stored configuration enabled PFC on them.
                 let mut started_at = None;
@@ -86,9 +100,11 @@ impl PortHandle {
                         Ok(Command::Stop) | Err(RecvTimeoutError::Disconnected) => break,
                         Err(RecvTimeoutError::Timeout) => {}
                     }
+                    let lldp = port.lldp.poll();
+                    port.follow_lldp(lldp);
                     let Some(started_at) = started_at else { continue };
                     let target = clock.target().saturating_sub(started_at);
-                    let limit = port.sim.now() + Picos(step.0.saturating_mul(setup.catch_up));
+                    let limit = port.sim.now() + Picos(share.0.saturating_mul(setup.catch_up));
                     port.sim.advance_to(target.min(limit));
                     port.notice_drops();
                     out.publish(port.snapshot());
@@ -144,6 +160,14 @@ struct SimPort {
     setup: SimPortSetup,
     sim: TwoStation,
     intent: PortIntent,
+    lldp: LinkLldp,
+    /// The latest view of the LLDP agents, renewed when something changed.
+    lldp_view: std::sync::Arc<LldpView>,
+    /// Operational PFC Enable at our end and at the peer's, as last given to the link.
+    oper_pfc_enable: u8,
+    peer_oper_pfc_enable: u8,
+    /// The headroom methods DCBX agreed.
+    agreed: HeadroomMethods,
     results: Results,
     allowance: dataplane::headroom::allowance::Allowance,
     events: mpsc::Sender<PortEvent>,
@@ -155,16 +179,33 @@ struct SimPort {
 }
 
 impl SimPort {
-    fn new(setup: SimPortSetup, events: mpsc::Sender<PortEvent>) -> Self {
+    fn new(setup: SimPortSetup, events: mpsc::Sender<PortEvent>) -> std::io::Result<Self> {
         let intent = PortIntent::default();
         let mut results = Results::default();
-        let allowance = allowance_for(&setup.name, &intent, &setup.stations, &mut results);
+        let agreed = HeadroomMethods::default();
+        let allowance =
+            allowance_for(&setup.name, &intent, agreed, &setup.stations, &mut results);
         let mut sim = TwoStation::new(setup.stations.clone());
         sim.set_pfc_enable(intent.pfc_enable);
         sim.set_headroom(allowance.bits, None);
-        SimPort {
+        let lldp = LinkLldp::new(
+            &setup.name,
+            setup.mac,
+            setup.system.clone(),
+            setup.local_delay,
+            &setup.peer,
+        )
+        .map_err(std::io::Error::other)?;
+        let peer_oper_pfc_enable = lldp.peer_oper_pfc_enable();
+        sim.set_peer_pfc_enable(peer_oper_pfc_enable);
+        Ok(SimPort {
             setup,
             sim,
+            lldp_view: lldp.view(),
+            lldp,
+            oper_pfc_enable: intent.pfc_enable,
+            peer_oper_pfc_enable,
+            agreed,
             intent,
             results,
             allowance,
@@ -172,17 +213,108 @@ impl SimPort {
             drops_reported: 0,
             drop_reported_at: None,
             discontinuity_time: SystemTime::now(),
-        }
+        })
+    }
+
+    /// The headroom method in force: the configured one, or what DCBX agreed.
+    fn method_in_force(&self) -> HeadroomMethod {
+        self.intent.method.in_force(self.agreed)
     }
 
     fn apply(&mut self, intent: PortIntent) {
-        if intent.method.automatic() != self.intent.method.automatic() {
+        let before = self.method_in_force();
+        self.intent = intent;
+        if self.method_in_force() != before {
             // A method newly in force computes afresh (a new measurement, a new calculation).
             self.results = Results::default();
         }
-        self.intent = intent;
-        self.sim.set_pfc_enable(self.intent.pfc_enable);
+        let step = self.lldp.apply(&self.intent);
+        self.follow_lldp(step);
+        self.give_link_pfc_enable();
         self.reselect();
+    }
+
+    /// Reports the agents' events and follows DCBX: the operational PFC Enable at both ends
+    /// and the headroom method it agreed.
+    fn follow_lldp(&mut self, step: Step) {
+        for event in &step.agent_events {
+            self.report_agent_event(event);
+        }
+        for event in &step.dcbx_events {
+            self.report_dcbx_event(event);
+        }
+        if !step.changed {
+            return;
+        }
+        self.lldp_view = self.lldp.view();
+        self.give_link_pfc_enable();
+        let agreed = self.lldp.agreed_headroom();
+        if agreed != self.agreed {
+            let before = self.method_in_force();
+            self.agreed = agreed;
+            if self.method_in_force() != before {
+                info!(method = self.method_in_force().as_str(), "DCBX changed the headroom method");
+                self.results = Results::default();
+                self.reselect();
+            }
+        }
+    }
+
+    /// Hands the link the operational PFC Enable of each end, where it changed.
+    fn give_link_pfc_enable(&mut self) {
+        let ours = self.lldp.oper_pfc_enable(self.intent.pfc_enable);
+        let peer = self.lldp.peer_oper_pfc_enable();
+        if (ours, peer) == (self.oper_pfc_enable, self.peer_oper_pfc_enable) {
+            return;
+        }
+        info!(oper_pfc_enable = ours, peer_oper_pfc_enable = peer, "operational PFC Enable");
+        self.oper_pfc_enable = ours;
+        self.peer_oper_pfc_enable = peer;
+        self.sim.set_pfc_enable(ours);
+        self.sim.set_peer_pfc_enable(peer);
+    }
+
+    fn report_agent_event(&self, event: &AgentEvent) {
+        match event {
+            AgentEvent::Neighbour(n) => {
+                let (change, index) = match n {
+                    NeighbourEvent::Inserted { remote_index, .. } => ("inserted", remote_index),
+                    NeighbourEvent::Deleted { remote_index, .. } => ("deleted", remote_index),
+                    NeighbourEvent::AgedOut { remote_index, .. } => ("aged out", remote_index),
+                    _ => return,
+                };
+                info!(remote_index = index, "LLDP neighbour {change}");
+                let stats = self.lldp.remote_statistics();
+                let _ = self.events.send(PortEvent::RemoteTableChange { stats });
+            }
+            AgentEvent::FrameDiscarded { source_mac, error } => {
+                warn!(?source_mac, %error, "LLDPDU discarded")
+            }
+            AgentEvent::TlvDiscarded { source_mac, error } => {
+                warn!(%source_mac, %error, "LLDP TLV discarded")
+            }
+            AgentEvent::LengthError { left_out } => {
+                warn!(left_out, "our LLDPDU is too long: optional TLVs left out")
+            }
+        }
+    }
+
+    fn report_dcbx_event(&self, event: &DcbxEvent) {
+        match event {
+            DcbxEvent::MisconfigurationRaised(m) => {
+                warn!(misconfiguration = %m, "DCBX: PFC misconfigured");
+            }
+            DcbxEvent::MisconfigurationCleared => info!("DCBX: PFC misconfiguration cleared"),
+            other => {
+                info!(event = ?other, "DCBX");
+                return;
+            }
+        }
+        let view = self.lldp.view();
+        let _ = self.events.send(PortEvent::DcbxMisconfiguration {
+            port: self.setup.name.clone(),
+            view,
+        });
     }
 
     fn clear_counters(&mut self) {
@@ -200,8 +332,13 @@ impl SimPort {
 
     /// Selects the allowance again and resizes the buffer for it.
     fn reselect(&mut self) {
-        let allowance =
-            allowance_for(&self.setup.name, &self.intent, &self.setup.stations, &mut self.results);
+        let allowance = allowance_for(
+            &self.setup.name,
+            &self.intent,
+            self.agreed,
+            &self.setup.stations,
+            &mut self.results,
+        );
         let priority = usize::from(self.setup.stations.priority);
         self.sim.set_headroom(allowance.bits, self.intent.buffer_allocation_octets[priority]);
         if allowance != self.allowance {
@@ -220,7 +357,8 @@ impl SimPort {
         let priority = self.setup.stations.priority;
         let dropped = self.sim.b_buffer().counters.frames_dropped;
         let due = self.drop_reported_at.is_none_or(|t| t.elapsed() >= DROP_NOTICE_EVERY);
-        if dropped > self.drops_reported && due && self.intent.enabled(usize::from(priority)) {
+        let lossless = self.oper_pfc_enable & (1 << priority) != 0;
+        if dropped > self.drops_reported && due && lossless {
             self.drops_reported = dropped;
             self.drop_reported_at = Some(Instant::now());
             let _ = self.events.send(PortEvent::LosslessDrop {
@@ -241,7 +379,7 @@ impl SimPort {
         let max_frame = self.setup.stations.max_frame_octets() + dataplane::time::FCS_OCTETS;
         let mut priorities = [PrioritySnapshot::default(); PRIORITIES];
         for (n, p) in priorities.iter_mut().enumerate() {
-            if self.intent.enabled(n) {
+            if self.oper_pfc_enable & (1 << n) != 0 {
                 let config = BufferConfig {
                     max_frame_octets: max_frame,
                     allocation_octets: self.intent.buffer_allocation_octets[n],
@@ -279,6 +417,10 @@ impl SimPort {
         PortSnapshot {
             name: self.setup.name.clone(),
             intent: self.intent.clone(),
+            oper_pfc_enable: self.oper_pfc_enable,
+            peer_oper_pfc_enable: self.peer_oper_pfc_enable,
+            method_in_force: self.method_in_force(),
+            lldp: self.lldp_view.clone(),
             allowance: self.allowance,
             results: self.results.clone(),
             receive_buffer_size: self.setup.receive_buffer_size,

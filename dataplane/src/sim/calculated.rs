@@ -10,7 +10,8 @@ use crate::headroom::{
 use crate::time::{LinkSpeed, PFC_REACTION_BOUND};
 
 impl Medium {
-    fn cable(self) -> CableMedium {
+    /// The headroom calculator's medium for this simulated one.
+    pub fn cable(self) -> CableMedium {
         match self {
             Medium::Fibre => CableMedium::Fibre,
             Medium::Copper => CableMedium::Cat6,

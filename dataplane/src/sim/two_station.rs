@@ -393,6 +393,12 @@ impl TwoStation {
         self.xoff_changed(now);
     }
 
+    /// Sets the priorities on which A, the peer, honours B's PFC frames, when A runs its own
+    /// DCBX instead of adopting B's choice ([`TwoStation::set_pfc_enable`] sets both ends).
+    pub fn set_peer_pfc_enable(&mut self, enable: u8) {
+        self.a_rx.set_pfc_enable(enable);
+    }
+
     /// Samples the buffer and pause state at each interval boundary passed.
     fn record(&mut self, now: Picos) {
         let Some(every) = self.cfg.record_every.filter(|e| *e > Picos::ZERO) else {

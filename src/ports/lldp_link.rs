@@ -1,0 +1,239 @@
+//! LLDP and DCBX on a simulated link: our port's agent and the peer station's, both the pure
+//! `lldp::port::DcbxPort` that `pfc-lldp` runs on real interfaces, exchanging LLDPDUs over
+//! the link. LLDP runs on wall time (its timers are seconds: simulated time at the lab's ratio
+//! would stretch a 30 s interval to hours); the link's microseconds of delay are far below its
+//! resolution, so an LLDPDU arrives in the step that sent it.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use dataplane::wire::MacAddr;
+use lldp::agent::AgentEvent;
+use lldp::dcbx::{DcbxAdmin, DcbxEvent, PfcAdmin, PfcOper};
+use lldp::port::{DcbxPort, LocalSystem, PortOutput, PortSettings};
+use lldp::wire::TimeInterval;
+use tracing::warn;
+
+use super::intent::PortIntent;
+
+/// Most LLDPDUs passed back and forth in one step: two agents answer each other at most once
+/// per change, so this only bounds a bug.
+const MAX_EXCHANGES: usize = 16;
+
+/// The peer station's side: who it is and what it advertises.
+#[derive(Debug, Clone)]
+pub struct PeerLldp {
+    pub name: String,
+    pub mac: MacAddr,
+    pub dcbx: DcbxAdmin,
+}
+
+/// What one side's agent looks like now, for state and the CLI.
+#[derive(Debug, Clone)]
+pub struct LldpView {
+    /// Our port's agent and its DCBX outcome (neighbours, counters, operational values).
+    pub ours: DcbxPort,
+    /// The peer's operational PFC outcome and what it advertises.
+    pub peer_oper: PfcOper,
+    pub peer_admin: PfcAdmin,
+    /// Whether our agent runs (the port has an LLDP entry).
+    pub enabled: bool,
+    /// The agent's clock at the view (for neighbours' remaining TTL).
+    pub now: Duration,
+}
+
+impl LldpView {
+    /// The headroom methods both ends agreed (none without our agent).
+    pub fn agreed_headroom(&self) -> lldp::dcbx::HeadroomMethods {
+        if self.enabled {
+            self.ours.state().pfc.headroom
+        } else {
+            Default::default()
+        }
+    }
+}
+
+/// What a step reports.
+#[derive(Debug, Default)]
+pub struct Step {
+    /// Our agent's and our DCBX's events.
+    pub agent_events: Vec<AgentEvent>,
+    pub dcbx_events: Vec<DcbxEvent>,
+    /// Anything worth a new view (a frame went either way, or an event).
+    pub changed: bool,
+}
+
+/// Both ends' LLDP on one link.
+pub struct LinkLldp {
+    ours: DcbxPort,
+    peer: DcbxPort,
+    enabled: bool,
+    start: Instant,
+    /// Our Local Delay TLV's value (from the port's speed and medium).
+    local_delay: TimeInterval,
+}
+
+impl LinkLldp {
+    /// Both agents, ours configured by `intent` (down until [`LinkLldp::apply`] enables it),
+    /// the peer's up at once.
+    pub fn new(
+        name: &str,
+        our_mac: MacAddr,
+        system: LocalSystem,
+        local_delay: TimeInterval,
+        peer: &PeerLldp,
+    ) -> Result<Self, lldp::port::PortError> {
+        let ours = DcbxPort::new(name, our_mac, system, PortSettings::default())?;
+        let peer_system = LocalSystem {
+            chassis_id: lldp::wire::ChassisId::MacAddress(peer.mac),
+            system_name: Some(peer.name.clone()),
+            system_description: Some("pfcd lab peer station".into()),
+        };
+        let settings = PortSettings { lldp: Default::default(), dcbx: peer.dcbx.clone() };
+        let mut peer = DcbxPort::new("eth0", peer.mac, peer_system, settings)?;
+        let start = Instant::now();
+        let _ = peer.set_port_enabled(true, Duration::ZERO);
+        Ok(LinkLldp { ours, peer, enabled: false, start, local_delay })
+    }
+
+    fn now(&self) -> Duration {
+        self.start.elapsed()
+    }
+
+    /// Our port's new LLDP and DCBX settings; a port without an LLDP entry stops its agent
+    /// (a shutdown LLDPDU tells the peer).
+    pub fn apply(&mut self, intent: &PortIntent) -> Step {
+        let now = self.now();
+        let mut step = Step::default();
+        let enabled = intent.lldp.is_some();
+        let settings = PortSettings {
+            lldp: intent.lldp.clone().unwrap_or_default(),
+            dcbx: dcbx_admin(intent, self.local_delay),
+        };
+        if !enabled && self.enabled {
+            let out = self.ours.set_port_enabled(false, now);
+            self.deliver(out, &mut step, now);
+        }
+        match self.ours.set_settings(settings, now) {
+            Ok(out) => self.deliver(out, &mut step, now),
+            // prepare checked the settings with the same rules: not reached.
+            Err(e) => warn!(error = %e, "LLDP settings refused by the agent; the previous stay"),
+        }
+        if enabled && !self.enabled {
+            let out = self.ours.set_port_enabled(true, now);
+            self.deliver(out, &mut step, now);
+        }
+        self.enabled = enabled;
+        step.changed = true;
+        step
+    }
+
+    /// Runs both agents' timers.
+    pub fn poll(&mut self) -> Step {
+        let now = self.now();
+        let mut step = Step::default();
+        let peer_out = self.peer.poll(now);
+        self.to_ours(peer_out.frames, &mut step, now);
+        let out = self.ours.poll(now);
+        self.deliver(out, &mut step, now);
+        step
+    }
+
+    /// Takes our agent's output: its events, and its frames to the peer (whose answers come
+    /// back to us, and so on).
+    fn deliver(&mut self, out: PortOutput, step: &mut Step, now: Duration) {
+        let mut frames = self.take(out, step);
+        for _ in 0..MAX_EXCHANGES {
+            if frames.is_empty() {
+                return;
+            }
+            let mut back = Vec::new();
+            for f in frames {
+                back.extend(self.peer.receive(&f, now).frames);
+            }
+            frames = Vec::new();
+            for f in back {
+                let out = self.ours.receive(&f, now);
+                frames.extend(self.take(out, step));
+            }
+        }
+    }
+
+    /// Frames from the peer to our agent.
+    fn to_ours(&mut self, frames: Vec<Vec<u8>>, step: &mut Step, now: Duration) {
+        for f in frames {
+            let out = self.ours.receive(&f, now);
+            let more = self.take(out, step);
+            for m in more {
+                let _ = self.peer.receive(&m, now);
+            }
+        }
+    }
+
+    fn take(&self, out: PortOutput, step: &mut Step) -> Vec<Vec<u8>> {
+        step.changed |= !out.frames.is_empty() || out.changed();
+        step.agent_events.extend(out.agent_events);
+        step.dcbx_events.extend(out.dcbx_events);
+        out.frames
+    }
+
+    /// Our operational PFC Enable: DCBX's when our agent runs, else the configuration's.
+    pub fn oper_pfc_enable(&self, configured: u8) -> u8 {
+        if self.enabled {
+            self.ours.state().pfc.pfc_enable
+        } else {
+            configured
+        }
+    }
+
+    /// The peer's operational PFC Enable.
+    pub fn peer_oper_pfc_enable(&self) -> u8 {
+        self.peer.state().pfc.pfc_enable
+    }
+
+    /// The headroom methods both ends agreed (none without our agent).
+    pub fn agreed_headroom(&self) -> lldp::dcbx::HeadroomMethods {
+        if self.enabled {
+            self.ours.state().pfc.headroom
+        } else {
+            Default::default()
+        }
+    }
+
+    /// Our port's remote-table counters.
+    pub fn remote_statistics(&self) -> lldp::agent::RemoteStatistics {
+        self.ours.agent().statistics().remote
+    }
+
+    pub fn view(&self) -> Arc<LldpView> {
+        Arc::new(LldpView {
+            ours: self.ours.clone(),
+            peer_oper: self.peer.state().pfc.clone(),
+            peer_admin: self.peer.admin().pfc.clone(),
+            enabled: self.enabled,
+            now: self.now(),
+        })
+    }
+}
+
+/// The DCBX settings `intent` asks for: PFC Enable from the pfc container, the TLV bits from
+/// the LLDP module.
+pub fn dcbx_admin(intent: &PortIntent, local_delay: TimeInterval) -> DcbxAdmin {
+    let d = &intent.dcbx;
+    DcbxAdmin {
+        pfc: PfcAdmin {
+            willing: d.willing,
+            mbc: d.mbc,
+            macsec_capable: d.macsec_capable,
+            privacy_capable: d.privacy_capable,
+            pfc_cap: d.pfc_cap,
+            pfc_enable: intent.pfc_enable,
+            rtm_hdrm: d.rtm_hdrm,
+            ptp_hdrm: d.ptp_hdrm,
+            legacy_tlv: d.legacy_tlv,
+        },
+        ets: None,
+        app: None,
+        local_delay: d.local_delay_tx.then_some(local_delay),
+    }
+}
