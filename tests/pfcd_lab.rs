@@ -175,17 +175,22 @@ fn wait_for(
     }
 }
 
-/// Every notification in the replay log, through ncclient (Debian's python3-ncclient).
+/// Every notification in the replay log up to now, through ncclient (Debian's
+/// python3-ncclient): the subscription's stop time ends the replay with notificationComplete,
+/// however busy the live stream is.
 fn notifications(daemon: &Daemon) -> Vec<String> {
     let script = format!(
-        "from ncclient import manager\n\
+        "import datetime\n\
+         from ncclient import manager\n\
          m = manager.connect(host='127.0.0.1', port={port}, username='admin', password='{password}', \
          hostkey_verify=False, timeout=60)\n\
-         m.create_subscription(start_time='1970-01-01T00:00:00Z')\n\
+         now = datetime.datetime.now(datetime.timezone.utc).strftime('%Y-%m-%dT%H:%M:%S.%fZ')\n\
+         m.create_subscription(start_time='1970-01-01T00:00:00Z', stop_time=now)\n\
          while True:\n\
-         \x20   n = m.take_notification(block=True, timeout=3)\n\
+         \x20   n = m.take_notification(block=True, timeout=10)\n\
          \x20   if n is None: break\n\
-         \x20   print(n.notification_xml.replace('\\n', ' '))\n",
+         \x20   print(n.notification_xml.replace('\\n', ' '))\n\
+         \x20   if 'notificationComplete' in n.notification_xml: break\n",
         port = daemon.port,
         password = daemon.password,
     );
@@ -427,6 +432,282 @@ fn refusals_name_the_path_and_change_nothing_and_restarts_keep_the_configuration
     wait_for(&mut c, "lab1", Duration::from_secs(10), "p3 in force after kill -9", |p| {
         top_leaf(p, "oper-pfc-enable").as_deref() == Some("p3")
     });
+    c.close_session().expect("close");
+    daemon.stop();
+    let _ = std::fs::remove_dir_all(&dir);
+    let _ = std::fs::remove_file(dir.with_extension("log"));
+}
+
+const LLDP_NS: &str = "urn:ieee:std:802.1AB:yang:ieee802-dot1ab-lldp";
+const DCBX_NS: &str = "urn:ieee:std:802.1Q:yang:ieee802-dot1q-lldp-dcbx-tlv";
+const LAB_NS: &str = "urn:pfcd:yang:pfcd-lab";
+
+/// `<get>` with a subtree filter: the data.
+fn get(c: &mut Client, filter: &str) -> String {
+    c.get(Some(filter)).expect("get").data().unwrap_or_default().to_string()
+}
+
+/// The `/lldp/port` state of one port (our agent: counters, neighbour, DCBX outcome).
+fn lldp_port(c: &mut Client, port: &str) -> String {
+    let data = get(
+        c,
+        &format!(
+            "<lldp xmlns=\"{LLDP_NS}\"><port><name>{port}</name><dest-mac-address>01-80-C2-00-00-0E\
+             </dest-mac-address></port></lldp>"
+        ),
+    );
+    assert!(data.contains(&format!("<name>{port}</name>")), "{port} in {data}");
+    data
+}
+
+/// The lab's state of one port: the link's truth and the peer's side of DCBX.
+fn lab_port(c: &mut Client, port: &str) -> String {
+    get(c, &format!("<lab xmlns=\"{LAB_NS}\"><port><name>{port}</name></port></lab>"))
+}
+
+/// The content of `<outer>…</outer>` (the first one).
+fn inside<'a>(xml: &'a str, outer: &str) -> &'a str {
+    let start = xml.find(&format!("<{outer}")).unwrap_or_else(|| panic!("<{outer}> in {xml}"));
+    let end = xml[start..].find(&format!("</{outer}>")).map_or(xml.len(), |e| start + e);
+    &xml[start..end]
+}
+
+#[test]
+fn a_willing_peer_adopts_our_pfc_enable_within_a_second_and_the_headroom_is_measured() {
+    let dir = state_dir("dcbx-willing");
+    let daemon = Daemon::start(&dir);
+    let mut c = daemon.client();
+    // lab0's peer is willing: it runs the PFC Enable we advertise.
+    let lab = lab_port(&mut c, "lab0");
+    assert_eq!(value(inside(&lab, "peer-dcbx"), "oper-pfc-enable").as_deref(), Some("p3"), "{lab}");
+    let before = lldp_port(&mut c, "lab0");
+    let remote = inside(&before, "remote-systems-data");
+    assert_eq!(value(remote, "system-name").as_deref(), Some("peer0"), "{remote}");
+    assert_eq!(value(remote, "willing").as_deref(), Some("true"), "{remote}");
+    assert!(remote.contains("<rtm-hdrm"), "the peer's P802.1Qdt bits are shown: {remote}");
+    assert!(
+        inside(remote, "pfc-local-delay-tlv-extension").contains("<delay>"),
+        "the peer's Local Delay TLV is shown: {remote}"
+    );
+
+    // PFC on 3 and 4, the headroom as DCBX agrees (both ends advertise RTM HDRM: measured).
+    let edit = pfc_edit(
+        "lab0",
+        &format!(
+            "<pfc-enable>p3 p4</pfc-enable><headroom><method xmlns:pfc=\"{PFC_NS}\">\
+             pfc:dcbx-negotiated</method></headroom>"
+        ),
+    );
+    c.edit_config(Datastore::Candidate, &edit, None).expect("edit");
+    c.commit().expect("commit");
+    let committed = Instant::now();
+    loop {
+        let lab = lab_port(&mut c, "lab0");
+        let peer = value(inside(&lab, "peer-dcbx"), "oper-pfc-enable");
+        let ours = value(inside(&lldp_port(&mut c, "lab0"), "pfc-dcbx"), "oper-pfc-enable");
+        if peer.as_deref() == Some("p3 p4") && ours.as_deref() == Some("p3 p4") {
+            break;
+        }
+        assert!(
+            committed.elapsed() < Duration::from_secs(1),
+            "both ends run p3 p4 within 1 s of the commit: ours {ours:?}, the peer's {peer:?}"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let after = lldp_port(&mut c, "lab0");
+    let sent = number(inside(&after, "tx-statistics"), "total-frames");
+    assert!(
+        sent > number(inside(&before, "tx-statistics"), "total-frames"),
+        "the changed TLV was sent at once (a fast transmission)"
+    );
+    let dcbx = inside(&after, "pfc-dcbx");
+    assert_eq!(value(dcbx, "reason").as_deref(), Some("peer-adopts-ours"), "{dcbx}");
+    assert_eq!(value(dcbx, "headroom-measurement").as_deref(), Some("true"), "{dcbx}");
+
+    // The measurement is in force, within 8 quanta of the link's true round trip.
+    let pfc = wait_for(&mut c, "lab0", Duration::from_secs(10), "measured headroom", |p| {
+        top_leaf(p, "allowance-source").as_deref() == Some("pfc:measured")
+    });
+    assert_eq!(value(&pfc, "method-in-force").as_deref(), Some("pfc:measured"), "{pfc}");
+    assert_eq!(top_leaf(&pfc, "oper-pfc-enable").as_deref(), Some("p3 p4"), "{pfc}");
+    let measured: i64 = value(inside(&pfc, "measurement"), "round-trip")
+        .expect("round-trip")
+        .parse()
+        .expect("a number");
+    let truth: i64 = value(&lab_port(&mut c, "lab0"), "true-round-trip-quanta")
+        .expect("true-round-trip-quanta")
+        .parse()
+        .expect("a number");
+    assert!((measured - truth).abs() <= 8, "measured {measured} quanta, true {truth}");
+    let measurement = inside(&pfc, "measurement");
+    let kept = measurement.matches("<history>").count();
+    assert!(kept >= 8, "the eight results the estimate takes are kept: {measurement}");
+    assert_eq!(value(measurement, "result-count"), Some(kept.to_string()), "{measurement}");
+    let counters = inside(measurement, "counters");
+    let requests = number(counters, "requests-sent");
+    assert!(requests >= 8, "the participant's counters: {counters}");
+    assert_eq!(number(counters, "responses-unmatched"), 0, "{counters}");
+    let notes = notifications(&daemon);
+    assert!(
+        notes.iter().any(|n| n.contains("<headroom-allowance-changed")
+            && n.contains("<interface>lab0</interface>")
+            && n.contains("<new-source>pfc:measured</new-source>")),
+        "a notification says the measurement is in force: {notes:#?}"
+    );
+    c.close_session().expect("close");
+    daemon.stop();
+    let _ = std::fs::remove_dir_all(&dir);
+    let _ = std::fs::remove_file(dir.with_extension("log"));
+}
+
+#[test]
+fn a_peer_that_is_not_willing_and_differs_is_reported_misconfigured() {
+    let dir = state_dir("dcbx-misconfigured");
+    let daemon = Daemon::start(&dir);
+    let mut c = daemon.client();
+    let dcbx = |c: &mut Client| inside(&lldp_port(c, "lab3"), "pfc-dcbx").to_string();
+    assert_eq!(value(&dcbx(&mut c), "misconfigured").as_deref(), Some("false"));
+    // lab3's peer is not willing and runs p0 p3: p3 p4 here cannot be agreed.
+    c.edit_config(Datastore::Candidate, &pfc_edit("lab3", "<pfc-enable>p3 p4</pfc-enable>"), None)
+        .expect("edit");
+    c.commit().expect("commit");
+    let deadline = Instant::now() + Duration::from_secs(2);
+    let state = loop {
+        let state = dcbx(&mut c);
+        if value(&state, "misconfigured").as_deref() == Some("true") {
+            break state;
+        }
+        assert!(Instant::now() < deadline, "misconfigured within 2 s: {state}");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert_eq!(value(&state, "misconfiguration").as_deref(), Some("enable-mismatch"), "{state}");
+    assert!(
+        value(&state, "misconfiguration-description").is_some_and(|d| d.contains("willing")),
+        "the description says what to do: {state}"
+    );
+    let lab = lab_port(&mut c, "lab3");
+    assert_eq!(value(inside(&lab, "peer-dcbx"), "oper-pfc-enable").as_deref(), Some("p0 p3"));
+    let notes = notifications(&daemon);
+    assert!(
+        notes.iter().any(|n| n.contains("<pfc-dcbx-misconfiguration")
+            && n.contains("<name>lab3</name>")
+            && n.contains("<misconfigured>true</misconfigured>")
+            && n.contains("<peer-pfc-enable>p0 p3</peer-pfc-enable>")),
+        "a notification reports it: {notes:#?}"
+    );
+    // Back to the peer's vector: cleared, and notified.
+    c.edit_config(Datastore::Candidate, &pfc_edit("lab3", "<pfc-enable>p0 p3</pfc-enable>"), None)
+        .expect("edit");
+    c.commit().expect("commit");
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(value(&dcbx(&mut c), "misconfigured").as_deref(), Some("false"));
+    let notes = notifications(&daemon);
+    assert!(
+        notes.iter().any(|n| n.contains("<pfc-dcbx-misconfiguration")
+            && n.contains("<misconfigured>false</misconfigured>")),
+        "the clearing is notified: {notes:#?}"
+    );
+    c.close_session().expect("close");
+    daemon.stop();
+    let _ = std::fs::remove_dir_all(&dir);
+    let _ = std::fs::remove_file(dir.with_extension("log"));
+}
+
+#[test]
+fn the_lldp_model_drives_the_agent_and_refuses_what_it_cannot_run() {
+    let dir = state_dir("lldp-model");
+    let daemon = Daemon::start(&dir);
+    let mut c = daemon.client();
+    let sent =
+        |c: &mut Client| number(inside(&lldp_port(c, "lab1"), "tx-statistics"), "total-frames");
+    let received =
+        |c: &mut Client| number(inside(&lldp_port(c, "lab1"), "rx-statistics"), "total-frames");
+    // The fast start is over after txFastInit LLDPDUs at 1 s; then one per 30 s.
+    std::thread::sleep(Duration::from_secs(5));
+    let first = sent(&mut c);
+    std::thread::sleep(Duration::from_secs(3));
+    assert_eq!(sent(&mut c), first, "message-tx-interval 30: nothing sent in 3 s");
+    assert!(received(&mut c) > 0, "the peer's LLDPDUs are counted");
+
+    // message-tx-interval 1 at /lldp: every port's agent sends each second.
+    c.edit_config(
+        Datastore::Candidate,
+        &format!("<lldp xmlns=\"{LLDP_NS}\"><message-tx-interval>1</message-tx-interval></lldp>"),
+        None,
+    )
+    .expect("edit");
+    c.commit().expect("commit");
+    let from = sent(&mut c);
+    std::thread::sleep(Duration::from_millis(3500));
+    let now = sent(&mut c);
+    assert!((3..=6).contains(&(now - from)), "about one LLDPDU a second: {from} → {now}");
+    let inserts: u64 =
+        value(&get(&mut c, &format!("<lldp xmlns=\"{LLDP_NS}\"/>")), "remote-inserts")
+            .expect("remote-statistics")
+            .parse()
+            .expect("a number");
+    assert_eq!(inserts, 4, "one neighbour inserted per port");
+
+    // What pfcd cannot run is refused, naming the path; running stays as it was.
+    let running = |c: &mut Client| {
+        c.get_config(Datastore::Running, None)
+            .expect("get-config")
+            .data()
+            .unwrap_or_default()
+            .to_string()
+    };
+    let before = running(&mut c);
+    let refusals = [
+        (
+            format!(
+                "<lldp xmlns=\"{LLDP_NS}\"><port><name>lab1</name>\
+                 <dest-mac-address>01-80-C2-00-00-0E</dest-mac-address>\
+                 <pfc-tlv-extension xmlns=\"{DCBX_NS}\"><enable>p5</enable></pfc-tlv-extension>\
+                 </port></lldp>"
+            ),
+            "pfc-tlv-extension/lldp-dcbx-tlv:enable",
+            "differs from port lab1's pfc-enable",
+        ),
+        (
+            format!(
+                "<lldp xmlns=\"{LLDP_NS}\"><port><name>lab1</name>\
+                 <dest-mac-address>01-80-C2-00-00-03</dest-mac-address></port></lldp>"
+            ),
+            "dest-mac-address='01-80-C2-00-00-03'",
+            "nearest bridge address only",
+        ),
+    ];
+    for (edit, path, message) in refusals {
+        c.edit_config(Datastore::Candidate, &edit, None).expect("the candidate takes it");
+        let err = c.commit().expect_err("refused");
+        let errors = err.reply().map(|r| r.errors().to_vec()).unwrap_or_default();
+        assert!(
+            errors.iter().any(|e| {
+                e.error_path.as_deref().is_some_and(|p| p.contains(path))
+                    && e.error_message.as_deref().is_some_and(|m| m.contains(message))
+            }),
+            "{path}: {message} in {errors:?}"
+        );
+        c.discard_changes().expect("discard");
+        assert_eq!(running(&mut c), before, "running unchanged");
+    }
+
+    // Without its LLDP entry a port runs no agent: the peer forgets it, PFC runs as configured.
+    c.edit_config(
+        Datastore::Candidate,
+        &format!(
+            "<lldp xmlns=\"{LLDP_NS}\" xmlns:nc=\"urn:ietf:params:xml:ns:netconf:base:1.0\">\
+             <port nc:operation=\"delete\"><name>lab1</name>\
+             <dest-mac-address>01-80-C2-00-00-0E</dest-mac-address></port></lldp>"
+        ),
+        None,
+    )
+    .expect("edit");
+    c.commit().expect("commit");
+    let all = get(&mut c, &format!("<lldp xmlns=\"{LLDP_NS}\"/>"));
+    assert!(!all.contains("<name>lab1</name>"), "no LLDP state for lab1: {all}");
+    let pfc = pfc_of(&mut c, "lab1");
+    assert_eq!(top_leaf(&pfc, "oper-pfc-enable").as_deref(), Some("p0 p3"), "{pfc}");
     c.close_session().expect("close");
     daemon.stop();
     let _ = std::fs::remove_dir_all(&dir);

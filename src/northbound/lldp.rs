@@ -43,9 +43,8 @@ pub fn check_entries(root: &Element, ports: &[&str]) -> Result<(), BackendError>
     for entry in lldp.elements().filter(|e| e.is(LLDP_NS, "port")) {
         let name = child_text(entry, LLDP_NS, "name").unwrap_or_default();
         let dest = child_text(entry, LLDP_NS, "dest-mac-address").unwrap_or_default();
-        let path = format!(
-            "/ieee802-dot1ab-lldp:lldp/port[name='{name}'][dest-mac-address='{dest}']"
-        );
+        let path =
+            format!("/ieee802-dot1ab-lldp:lldp/port[name='{name}'][dest-mac-address='{dest}']");
         if !ports.contains(&name.as_str()) {
             return Err(BackendError::new(format!(
                 "pfcd has no port '{name}' to run LLDP on: use one of {}.",
@@ -67,7 +66,11 @@ pub fn check_entries(root: &Element, ports: &[&str]) -> Result<(), BackendError>
 }
 
 /// Fills `intent`'s LLDP and DCBX settings from `root` (running-to-be) for port `name`.
-pub fn fill_intent(root: &Element, name: &str, intent: &mut PortIntent) -> Result<(), BackendError> {
+pub fn fill_intent(
+    root: &Element,
+    name: &str,
+    intent: &mut PortIntent,
+) -> Result<(), BackendError> {
     let Some(lldp) = root.child(LLDP_NS, "lldp") else { return Ok(()) };
     let entry = lldp.elements().filter(|e| e.is(LLDP_NS, "port")).find(|e| {
         child_text(e, LLDP_NS, "name").as_deref() == Some(name)
@@ -219,9 +222,11 @@ fn port_state(s: &PortSnapshot) -> Element {
     let agent = s.lldp.ours.agent();
     let stats = agent.statistics();
     let counter32 = |v: u64| v % (1 << 32);
-    let mut port = Element::new(ns, "port")
-        .with(leaf(ns, "name", &s.name))
-        .with(leaf(ns, "dest-mac-address", nearest_bridge()));
+    let mut port = Element::new(ns, "port").with(leaf(ns, "name", &s.name)).with(leaf(
+        ns,
+        "dest-mac-address",
+        nearest_bridge(),
+    ));
     push_port_id(&mut port, &agent.local().port_id);
     port.push(leaf(ns, "port-desc", &s.name));
     port.push(

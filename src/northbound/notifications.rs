@@ -4,22 +4,29 @@
 //! that ends when the ports stop.
 
 use std::sync::mpsc::Receiver;
+use std::sync::Arc;
 
 use dataplane::headroom::allowance::Allowance;
 use mgmt::notify::Notifier;
 use mgmt::xml::Element;
 use tracing::warn;
 
-use super::pfc::{clamp_name, source_identity};
 use super::lldp::{misconfiguration_name, LLDP_NS, PFC_TLV_NS};
+use super::pfc::{clamp_name, source_identity};
 use super::xml::{leaf, pfc_enable_bits};
 use super::{PFC_BRIDGE_NS, PFC_NS};
+use crate::lab::Lab;
 use crate::ports::PortEvent;
+use lldp::agent::RemoteStatistics;
 
-/// Forwards `events` until every port has stopped.
-pub fn forward(events: Receiver<PortEvent>, notifier: Notifier) {
+/// Forwards `events` until every port has stopped; `lab` gives the other ports' counters for
+/// `remote-table-change`, whose leaves count over the whole system.
+pub fn forward(events: Receiver<PortEvent>, notifier: Notifier, lab: Arc<Lab>) {
     let spawned = std::thread::Builder::new().name("notifications".into()).spawn(move || {
-        for event in events {
+        for mut event in events {
+            if let PortEvent::RemoteTableChange { port, stats } = &mut event {
+                *stats = system_totals(&lab, port, *stats);
+            }
             if !notifier.publish(notification(&event)) {
                 warn!(?event, "a notification did not validate against the schema: not sent");
             }
@@ -28,6 +35,20 @@ pub fn forward(events: Receiver<PortEvent>, notifier: Notifier) {
     if let Err(e) = spawned {
         warn!(error = %e, "no notifications: cannot start their thread");
     }
+}
+
+/// The remote table's counters over every port: `own` for `port`, the latest snapshot's for the
+/// others.
+fn system_totals(lab: &Lab, port: &str, own: RemoteStatistics) -> RemoteStatistics {
+    let mut total = own;
+    for p in lab.ports.iter().filter(|p| p.name != port) {
+        let r = p.snapshot().lldp.ours.agent().statistics().remote;
+        total.remote_inserts += r.remote_inserts;
+        total.remote_deletes += r.remote_deletes;
+        total.remote_drops += r.remote_drops;
+        total.remote_ageouts += r.remote_ageouts;
+    }
+    total
 }
 
 /// The notification for `event`.
@@ -60,7 +81,11 @@ pub fn notification(event: &PortEvent) -> Element {
             let pfc = &view.ours.state().pfc;
             let mut e = Element::new(ns, "pfc-dcbx-misconfiguration")
                 .with(leaf(ns, "name", port))
-                .with(leaf(ns, "dest-mac-address", lldp::wire::NEAREST_BRIDGE.to_string().to_uppercase()))
+                .with(leaf(
+                    ns,
+                    "dest-mac-address",
+                    lldp::wire::NEAREST_BRIDGE.to_string().to_uppercase(),
+                ))
                 .with(leaf(ns, "misconfigured", pfc.misconfiguration.is_some()));
             if let Some(m) = pfc.misconfiguration {
                 e.push(leaf(ns, "misconfiguration", misconfiguration_name(m)));
@@ -73,7 +98,7 @@ pub fn notification(event: &PortEvent) -> Element {
             e.push(leaf(ns, "oper-pfc-enable", pfc_enable_bits(pfc.pfc_enable)));
             return e;
         }
-        PortEvent::RemoteTableChange { stats } => {
+        PortEvent::RemoteTableChange { stats, .. } => {
             let ns = LLDP_NS;
             let counter32 = |v: u64| v % (1 << 32);
             return Element::new(ns, "remote-table-change")

@@ -152,7 +152,7 @@ impl Backend for PfcBackend {
     /// Starts forwarding the ports' events as notifications.
     fn attach(&self, notifier: Notifier) {
         if let Some(events) = self.lab.take_events() {
-            super::notifications::forward(events, notifier);
+            super::notifications::forward(events, notifier, self.lab.clone());
         }
     }
 
@@ -349,12 +349,26 @@ fn pfc_state(s: &PortSnapshot) -> Element {
     }
     if let Some(quanta) = r.round_trip_quanta {
         let mut m = Element::new(ns, "measurement").with(leaf(ns, "round-trip", quanta));
+        m.push(leaf(ns, "result-count", r.accepted.len()));
+        if let (Some(min), Some(max), Some(last)) =
+            (r.accepted.iter().min(), r.accepted.iter().max(), r.accepted.last())
+        {
+            m.push(leaf(ns, "round-trip-min", min));
+            m.push(leaf(ns, "round-trip-max", max));
+            m.push(leaf(ns, "round-trip-last", last));
+        }
         if let Some(bits) = r.measurement_bits {
             m.push(leaf(ns, "headroom", bits));
         }
         let mut breakdown = Element::new(ns, "breakdown");
         push_lines(&mut breakdown, r.measurement_lines.as_deref());
         m.push(breakdown);
+        push_history(&mut m, r);
+        headroom.push(m);
+    } else if !r.history.is_empty() {
+        // Measured before, not now: the history and counters stay readable.
+        let mut m = Element::new(ns, "measurement");
+        push_history(&mut m, r);
         headroom.push(m);
     }
     pfc.push(headroom);
@@ -380,6 +394,56 @@ fn pfc_state(s: &PortSnapshot) -> Element {
         );
     }
     pfc
+}
+
+/// The measurement's history and counters into `measurement`.
+fn push_history(m: &mut Element, r: &crate::ports::headroom::Results) {
+    let ns = PFC_BRIDGE_NS;
+    for e in r.history.iter() {
+        m.push(
+            Element::new(ns, "history")
+                .with(leaf(ns, "sequence", e.sequence))
+                .with(leaf(ns, "time", mgmt::notify::format_time(e.time)))
+                .with(leaf(ns, "raw-round-trip", e.raw_quanta))
+                .with(leaf(ns, "round-trip", e.quanta))
+                .with(leaf(ns, "clamp", clamp_name(e.clamp))),
+        );
+    }
+    let c = &r.counters;
+    let mut counters = Element::new(ns, "counters");
+    for (name, value) in [
+        ("hmpdus-sent", c.hmpdus_sent),
+        ("requests-sent", c.requests_sent),
+        ("requests-with-response", c.requests_with_response),
+        ("requests-repeated", c.requests_repeated),
+        ("requests-after-loss", c.requests_after_loss),
+        ("responses-sent", c.responses_sent),
+        ("response-adjustments-omitted", c.response_adjustments_omitted),
+        ("adjustments-saturated", c.adjustments_saturated),
+        ("hmpdus-received", c.hmpdus_received),
+        ("hmpdus-processed", c.hmpdus_processed),
+        ("hmpdus-delayed", c.hmpdus_delayed),
+        ("requests-received", c.requests_received),
+        ("responses-received", c.responses_received),
+        ("responses-unmatched", c.responses_unmatched),
+        ("responses-out-of-order", c.responses_out_of_order),
+        ("results-clamped-to-minimum", c.results_clamped_to_minimum),
+        ("results-discarded-above-maximum", c.results_discarded_above_maximum),
+        ("results-discarded-outlier", c.results_discarded_outlier),
+        ("malformed", c.malformed),
+        ("not-hmpdu", c.not_hmpdu),
+        ("other-version", c.other_version),
+        ("discarded-not-operational", c.discarded_not_operational),
+        ("discarded-wrong-interface", c.discarded_wrong_interface),
+        ("discarded-wrong-path", c.discarded_wrong_path),
+        ("discarded-buffer-full", c.discarded_buffer_full),
+        ("discarded-wrong-destination", c.discarded_wrong_destination),
+        ("discarded-empty", c.discarded_empty),
+        ("extra-tuples-ignored", c.extra_tuples_ignored),
+    ] {
+        counters.push(leaf(ns, name, value));
+    }
+    m.push(counters);
 }
 
 /// A headroom's itemised lines (`line` list entries) into `parent`.

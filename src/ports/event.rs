@@ -17,5 +17,5 @@ pub enum PortEvent {
     /// DCBX found PFC misconfigured on the port, or no longer does.
     DcbxMisconfiguration { port: String, view: Arc<LldpView> },
     /// A port's remote systems table gained or lost an entry (its counters after the change).
-    RemoteTableChange { stats: RemoteStatistics },
+    RemoteTableChange { port: String, stats: RemoteStatistics },
 }

@@ -10,7 +10,69 @@ use dataplane::sim::TwoStationConfig;
 use tracing::{info, warn};
 
 use super::intent::PortIntent;
-use crate::scenario::{max_frame_octets, measure};
+use crate::scenario::{max_frame_octets, measure_outcome, ScenarioError};
+use dataplane::headroom::measure::MeasureCounters;
+use dataplane::sim::StationOutcome;
+
+/// Adds a run's results to the history and its counters to the sums.
+fn record(results: &mut Results, outcome: &StationOutcome) {
+    let mut history = (*results.history).clone();
+    let first = history.last().map_or(1, |e: &HistoryEntry| e.sequence + 1);
+    let now = std::time::SystemTime::now();
+    for (sequence, m) in (first..).zip(&outcome.results) {
+        history.push(HistoryEntry {
+            sequence,
+            time: now,
+            raw_quanta: m.raw_quanta,
+            quanta: m.quanta,
+            clamp: m.clamp,
+        });
+    }
+    let excess = history.len().saturating_sub(HISTORY);
+    history.drain(..excess);
+    results.history = Arc::new(history);
+    results
+        .accepted
+        .extend(outcome.results.iter().filter(|m| m.discarded.is_none()).map(|m| m.quanta));
+    results.counters = add_counters(&results.counters, &outcome.counters);
+}
+
+/// Two sets of counters added field by field.
+fn add_counters(a: &MeasureCounters, b: &MeasureCounters) -> MeasureCounters {
+    macro_rules! sum {
+        ($($f:ident),*) => { MeasureCounters { $($f: a.$f + b.$f),* } };
+    }
+    sum!(
+        hmpdus_sent,
+        requests_sent,
+        requests_with_response,
+        requests_repeated,
+        requests_after_loss,
+        responses_sent,
+        response_adjustments_omitted,
+        adjustments_saturated,
+        hmpdus_received,
+        hmpdus_processed,
+        hmpdus_delayed,
+        requests_received,
+        responses_received,
+        responses_unmatched,
+        responses_out_of_order,
+        results_clamped_to_minimum,
+        results_discarded_above_maximum,
+        results_discarded_outlier,
+        malformed,
+        not_hmpdu,
+        other_version,
+        discarded_not_operational,
+        discarded_wrong_interface,
+        discarded_wrong_path,
+        discarded_buffer_full,
+        discarded_wrong_destination,
+        discarded_empty,
+        extra_tuples_ignored
+    )
+}
 
 /// Results kept between configuration changes: the measurement runs once when measured headroom
 /// comes into force (the measure-headroom RPC, to come, will re-run it).
@@ -22,6 +84,33 @@ pub struct Results {
     pub round_trip_quanta: Option<u32>,
     pub measurement_bits: Option<u64>,
     pub measurement_lines: Option<Arc<Breakdown>>,
+    /// The measurement's results, oldest first, at most [`HISTORY`] of them.
+    pub history: Arc<Vec<HistoryEntry>>,
+    /// The measurement participant's counters, summed over its runs.
+    pub counters: MeasureCounters,
+    /// The results accepted since the estimate was last reset, in quanta.
+    pub accepted: Vec<u32>,
+}
+
+impl Results {
+    /// No results, for a method newly in force; the history and counters stay.
+    pub fn fresh(&self) -> Results {
+        Results { history: self.history.clone(), counters: self.counters, ..Results::default() }
+    }
+}
+
+/// Results kept in `history`: the eight the estimate takes, four times over.
+pub const HISTORY: usize = 32;
+
+/// One measurement result (`headroom/measurement/history`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HistoryEntry {
+    /// From 1 since the port started.
+    pub sequence: u64,
+    pub time: std::time::SystemTime,
+    pub raw_quanta: i64,
+    pub quanta: u32,
+    pub clamp: dataplane::headroom::allowance::Clamp,
 }
 
 /// Runs what `intent`'s method needs and not yet run, then selects the allowance.
@@ -45,7 +134,9 @@ pub fn allowance_for(
     }
     if matches!(automatic, A::Measurement | A::Both) && results.measurement_bits.is_none() {
         let wd = WorstCase { max_frame_octets: max_frame_octets(stations) };
-        let measured = measure(stations).and_then(|quanta| {
+        let measured = measure_outcome(stations).and_then(|outcome| {
+            record(results, &outcome);
+            let quanta = outcome.round_trip_quanta.ok_or(ScenarioError::NoMeasurement)?;
             Ok((quanta, measured_headroom(stations.speed, u64::from(quanta), &wd)?))
         });
         match measured {

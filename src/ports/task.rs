@@ -46,7 +46,7 @@ pub struct SimPortSetup {
 }
 
 enum Command {
-    Apply(PortIntent),
+    Apply(Box<PortIntent>),
     /// Discard the measurement's estimate and measure again (the measure-headroom RPC).
     Measure,
     /// Reset the counters (the clear-pfc-counters RPC).
@@ -89,7 +89,7 @@ impl PortHandle {
                 loop {
                     match rx.recv_timeout(tick) {
                         Ok(Command::Apply(intent)) => {
-                            port.apply(intent);
+                            port.apply(*intent);
                             if started_at.is_none() {
                                 started_at = Some(clock.target());
                                 port.sim.start();
@@ -121,7 +121,7 @@ impl PortHandle {
 
     /// Hands the port a new configuration; a stopped port ignores it.
     pub fn apply(&self, intent: PortIntent) {
-        let _ = self.commands.send(Command::Apply(intent));
+        let _ = self.commands.send(Command::Apply(Box::new(intent)));
     }
 
     /// Measures the headroom again; a stopped port ignores it.
@@ -183,8 +183,7 @@ impl SimPort {
         let intent = PortIntent::default();
         let mut results = Results::default();
         let agreed = HeadroomMethods::default();
-        let allowance =
-            allowance_for(&setup.name, &intent, agreed, &setup.stations, &mut results);
+        let allowance = allowance_for(&setup.name, &intent, agreed, &setup.stations, &mut results);
         let mut sim = TwoStation::new(setup.stations.clone());
         sim.set_pfc_enable(intent.pfc_enable);
         sim.set_headroom(allowance.bits, None);
@@ -226,7 +225,7 @@ impl SimPort {
         self.intent = intent;
         if self.method_in_force() != before {
             // A method newly in force computes afresh (a new measurement, a new calculation).
-            self.results = Results::default();
+            self.results = self.results.fresh();
         }
         let step = self.lldp.apply(&self.intent);
         self.follow_lldp(step);
@@ -254,7 +253,7 @@ impl SimPort {
             self.agreed = agreed;
             if self.method_in_force() != before {
                 info!(method = self.method_in_force().as_str(), "DCBX changed the headroom method");
-                self.results = Results::default();
+                self.results = self.results.fresh();
                 self.reselect();
             }
         }
@@ -285,7 +284,8 @@ impl SimPort {
                 };
                 info!(remote_index = index, "LLDP neighbour {change}");
                 let stats = self.lldp.remote_statistics();
-                let _ = self.events.send(PortEvent::RemoteTableChange { stats });
+                let port = self.setup.name.clone();
+                let _ = self.events.send(PortEvent::RemoteTableChange { port, stats });
             }
             AgentEvent::FrameDiscarded { source_mac, error } => {
                 warn!(?source_mac, %error, "LLDPDU discarded")
@@ -311,14 +311,14 @@ impl SimPort {
             }
         }
         let view = self.lldp.view();
-        let _ = self.events.send(PortEvent::DcbxMisconfiguration {
-            port: self.setup.name.clone(),
-            view,
-        });
+        let _ = self
+            .events
+            .send(PortEvent::DcbxMisconfiguration { port: self.setup.name.clone(), view });
     }
 
     fn clear_counters(&mut self) {
         self.sim.clear_b_counters();
+        self.results.counters = Default::default();
         self.drops_reported = 0;
         self.discontinuity_time = SystemTime::now();
     }

@@ -4,7 +4,7 @@
 
 use dataplane::headroom::measure::MeasureConfig;
 use dataplane::headroom::{calculate, measured_headroom, HeadroomInputs, WorstCase};
-use dataplane::sim::{MeasurePair, MeasurePairConfig, Station, TwoStationConfig};
+use dataplane::sim::{MeasurePair, MeasurePairConfig, Station, StationOutcome, TwoStationConfig};
 use serde::Serialize;
 
 use super::file::HeadroomMethod;
@@ -36,6 +36,11 @@ pub fn max_frame_octets(stations: &TwoStationConfig) -> u64 {
 /// Station B's round trip measured by the protocol over the stations' link, both stations
 /// waiting up to 200 quanta at random before sending, eight results.
 pub fn measure(stations: &TwoStationConfig) -> Result<u32, ScenarioError> {
+    measure_outcome(stations)?.round_trip_quanta.ok_or(ScenarioError::NoMeasurement)
+}
+
+/// [`measure`]'s whole outcome at station B: its results one by one and its counters.
+pub fn measure_outcome(stations: &TwoStationConfig) -> Result<StationOutcome, ScenarioError> {
     let mut m = MeasurePairConfig::for_stations(stations, stations.seed);
     m.wire_wait_max = stations.speed.quanta(200);
     m.response_wait_max = stations.speed.quanta(200);
@@ -43,7 +48,7 @@ pub fn measure(stations: &TwoStationConfig) -> Result<u32, ScenarioError> {
     m.a.configure = eight;
     m.b.configure = eight;
     let report = MeasurePair::new(m)?.run();
-    report.station(Station::B).round_trip_quanta.ok_or(ScenarioError::NoMeasurement)
+    Ok(report.station(Station::B).clone())
 }
 
 /// The headroom `method` gives.

@@ -17,7 +17,9 @@ pub use file::{
     FlowControlMode, FlowControlSpec, HeadroomMethod, HeadroomSpec, LinkSpec, MediumSpec, RunSpec,
     ScenarioFile, TrafficSpec,
 };
-pub use headroom::{headroom_for, inputs_for, max_frame_octets, measure, HeadroomChoice};
+pub use headroom::{
+    headroom_for, inputs_for, max_frame_octets, measure, measure_outcome, HeadroomChoice,
+};
 pub use plot::svg;
 pub use report::{group, method_name, table};
 pub use run::{run, stations, ScenarioResults, SeedRun, CREDIT_DEFAULT_BLOCKS};
