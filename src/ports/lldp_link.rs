@@ -133,7 +133,7 @@ impl LinkLldp {
         let now = self.now();
         let mut step = Step::default();
         let peer_out = self.peer.poll(now);
-        self.from_peer(peer_out.frames, &mut step, now);
+        self.receive_from_peer(peer_out.frames, &mut step, now);
         let out = self.ours.poll(now);
         self.deliver(out, &mut step, now);
         step
@@ -160,7 +160,7 @@ impl LinkLldp {
     }
 
     /// Frames from the peer to our agent.
-    fn from_peer(&mut self, frames: Vec<Vec<u8>>, step: &mut Step, now: Duration) {
+    fn receive_from_peer(&mut self, frames: Vec<Vec<u8>>, step: &mut Step, now: Duration) {
         for f in frames {
             let out = self.ours.receive(&f, now);
             let more = self.take(out, step);
