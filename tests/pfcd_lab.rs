@@ -9,6 +9,8 @@ use std::time::{Duration, Instant};
 
 use mgmt::client::{Auth, Client, ConnectOptions, Datastore};
 
+mod common;
+
 const IF_NS: &str = "urn:ietf:params:xml:ns:yang:ietf-interfaces";
 const DOT1Q_NS: &str = "urn:ieee:std:802.1Q:yang:ieee802-dot1q-bridge";
 const PFCB_NS: &str = "urn:ieee:std:802.1Q:yang:ieee802-dot1q-pfc-bridge";
@@ -711,5 +713,63 @@ fn the_lldp_model_drives_the_agent_and_refuses_what_it_cannot_run() {
     c.close_session().expect("close");
     daemon.stop();
     let _ = std::fs::remove_dir_all(&dir);
+    let _ = std::fs::remove_file(dir.with_extension("log"));
+}
+
+/// yangcli (yuma123, Debian) learns pfcd's modules by get-schema (the module list from
+/// /modules-state, on the yang-library:1.0 capability) and reads the PFC and DCBX state with
+/// them.
+#[test]
+fn yangcli_reads_the_pfc_state_with_the_modules_it_fetched() {
+    let Some(yangcli) = common::external_tool("/usr/bin/yangcli", "yangcli") else { return };
+    let dir = state_dir("yangcli");
+    let daemon = Daemon::start(&dir);
+    let home = dir.with_extension("home");
+    std::fs::create_dir_all(&home).expect("HOME for yangcli");
+    let script = home.join("read.ycl");
+    std::fs::write(
+        &script,
+        "sget /interfaces/interface/bridge-port/pfc\nsget /lldp/port/pfc-dcbx\n",
+    )
+    .expect("script");
+    let out = Command::new(yangcli)
+        .env("HOME", &home)
+        .args([
+            "--server=127.0.0.1".to_string(),
+            format!("--ncport={}", daemon.port),
+            "--user=admin".into(),
+            format!("--password={}", daemon.password),
+            "--batch-mode".into(),
+            format!("--run-script={}", script.display()),
+            "--autoload=true".into(),
+            "--timeout=30".into(),
+        ])
+        .stdin(Stdio::null())
+        .output()
+        .expect("yangcli runs");
+    let output =
+        String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "yangcli: {output}");
+    assert!(output.contains("Getting yang-library module set"), "{output}");
+    for bad in ["not loaded", "Error", "rpc-error", "canceled"] {
+        assert!(!output.contains(bad), "yangcli output has {bad:?}:\n{output}");
+    }
+    for port in PORTS {
+        assert!(output.contains(&format!("interface {port} {{")), "{port}: {output}");
+    }
+    // The four Table 12-1 objects per port; requests and indications per priority as well.
+    for (leaf, per_port) in [
+        ("pfc-link-delay-allowance", 1),
+        ("pfc-requests", 9),
+        ("pfc-indications", 9),
+        ("pfc-headroom-allowance", 1),
+    ] {
+        let count = output.matches(&format!(" {leaf} ")).count();
+        assert_eq!(count, per_port * PORTS.len(), "{leaf}: {output}");
+    }
+    assert_eq!(output.matches("reason peer-adopts-ours").count(), 3, "{output}");
+    daemon.stop();
+    let _ = std::fs::remove_dir_all(&dir);
+    let _ = std::fs::remove_dir_all(&home);
     let _ = std::fs::remove_file(dir.with_extension("log"));
 }

@@ -64,6 +64,12 @@ pub fn capabilities(schema: &Schema, content_id: &str) -> Vec<String> {
     caps.push(format!(
         "urn:ietf:params:netconf:capability:yang-library:1.1?revision=2019-01-04&content-id={content_id}"
     ));
+    // The RFC 7950 §5.6.4 form as well, naming the same set: clients that predate RFC 8526
+    // (yangcli of yuma123) read /modules-state on it and fetch each module by get-schema;
+    // without it they see none of the YANG 1.1 modules.
+    caps.push(format!(
+        "urn:ietf:params:netconf:capability:yang-library:1.0?revision=2019-01-04&module-set-id={content_id}"
+    ));
     // RFC 7950 §5.6.4: only YANG 1.0 modules are listed as module capabilities; a YANG 1.1
     // module is announced by the yang-library capability alone (RFC 8526 clients read it).
     let yang_1_0 = |name: &str, revision: Option<&str>| {
