@@ -773,3 +773,66 @@ fn yangcli_reads_the_pfc_state_with_the_modules_it_fetched() {
     let _ = std::fs::remove_dir_all(&home);
     let _ = std::fs::remove_file(dir.with_extension("log"));
 }
+
+/// kill -9 in the middle of a stream of commits: after the restart running holds the last
+/// acknowledged commit (or the one in flight, stored but not yet answered), and the port runs it.
+#[test]
+fn kill_9_during_a_stream_of_commits_keeps_the_last_acknowledged_one() {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    use std::sync::Arc;
+    let dir = state_dir("kill-stream");
+    let daemon = Daemon::start(&dir);
+    let base = 126_224u64;
+    let acked = Arc::new(AtomicU64::new(0));
+    let mut c = daemon.client();
+    let writer = {
+        let acked = acked.clone();
+        std::thread::spawn(move || {
+            for i in 1u64.. {
+                let edit = pfc_edit(
+                    "lab1",
+                    &format!("<pfc-link-delay-allowance>{}</pfc-link-delay-allowance>", base + i),
+                );
+                if c.edit_config(Datastore::Candidate, &edit, None).is_err() || c.commit().is_err()
+                {
+                    return;
+                }
+                acked.store(i, Ordering::SeqCst);
+            }
+        })
+    };
+    let started = Instant::now();
+    while acked.load(Ordering::SeqCst) < 20 {
+        assert!(started.elapsed() < Duration::from_secs(60), "commits go through");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    daemon.kill();
+    writer.join().expect("the writer ends when the connection drops");
+    let last = acked.load(Ordering::SeqCst);
+
+    let daemon = Daemon::start(&dir);
+    let mut c = daemon.client();
+    let running = c
+        .get_config(Datastore::Running, None)
+        .expect("get-config")
+        .data()
+        .unwrap_or_default()
+        .to_string();
+    let lab1 = &running[running.find("<name>lab1</name>").expect("lab1 in running")..];
+    let stored: u64 = value(lab1, "pfc-link-delay-allowance")
+        .expect("the allowance in running")
+        .parse()
+        .expect("a number");
+    assert!(
+        stored == base + last || stored == base + last + 1,
+        "running holds the last acknowledged commit ({}) or the one in flight: {stored}",
+        base + last
+    );
+    wait_for(&mut c, "lab1", Duration::from_secs(10), "the port runs it", |p| {
+        top_leaf(p, "pfc-link-delay-allowance") == Some(stored.to_string())
+    });
+    c.close_session().expect("close");
+    daemon.stop();
+    let _ = std::fs::remove_dir_all(&dir);
+    let _ = std::fs::remove_file(dir.with_extension("log"));
+}
