@@ -14,17 +14,19 @@ use std::time::{Duration, SystemTime};
 use tokio::sync::broadcast;
 
 use crate::backend::StateRequest;
-use crate::data::{self, data_text};
+use crate::data::{self, data_text, DataPath};
 use crate::datastore::DatastoreName;
 use crate::edit::{self, ErrorOption, Op};
 use crate::engine::{bump, schema_error, Engine, RunningWrite, SessionCtx};
 use crate::error::{ErrorInfo, ErrorTag, ErrorType, RpcError};
 use crate::filter::{self, xpath_to_modules};
+use crate::max_depth::{self, Selection};
 use crate::monitoring::{self, MONITORING_NS, YANG_LIBRARY_NS};
 use crate::nacm::{UserAcl, NACM_NS};
 use crate::notify::{self, Notification, NETMOD_NOTIFICATION_NS, NOTIFICATION_NS, STREAM};
 use crate::rpc::ReplyBody;
 use crate::schema::{WithDefaults, WD_ATTR_NS};
+use crate::when;
 use crate::xml::{escape_text, Element, Node, Scope, NETCONF_BASE_NS};
 
 /// The ietf-netconf-with-defaults namespace (the `with-defaults` parameter).
@@ -297,6 +299,8 @@ fn render_error(engine: &Engine, e: &crate::schema::SchemaError) -> RpcError {
 }
 
 /// Filters, applies with-defaults and access control to data (a root tree with its text).
+/// `selected` receives the data paths of the nodes an XPath filter selected.
+#[allow(clippy::too_many_arguments)]
 fn retrieve(
     engine: &Engine,
     acl: &UserAcl,
@@ -305,6 +309,7 @@ fn retrieve(
     mode: WithDefaults,
     filter: &Filter,
     state: bool,
+    selected: Option<&mut Vec<String>>,
 ) -> OpResult {
     let model = engine.schema.model();
     let owned_text;
@@ -317,14 +322,18 @@ fn retrieve(
     };
     let mut tree = match filter {
         Filter::XPath(expr) => {
-            let out = engine.schema.select_xpath(text, expr, mode, state).map_err(|e| {
-                one(RpcError::new(ErrorTag::InvalidValue, ErrorType::Protocol)
-                    .with_message(format!(
+            let (out, paths) =
+                engine.schema.select_xpath(text, expr, mode, state).map_err(|e| {
+                    one(RpcError::new(ErrorTag::InvalidValue, ErrorType::Protocol)
+                        .with_message(format!(
                         "The XPath filter cannot be evaluated: {e}; check its syntax and prefixes."
                     ))
-                    .with_info(ErrorInfo::BadAttribute("select".into()))
-                    .with_info(ErrorInfo::BadElement("filter".into())))
-            })?;
+                        .with_info(ErrorInfo::BadAttribute("select".into()))
+                        .with_info(ErrorInfo::BadElement("filter".into())))
+                })?;
+            if let Some(selected) = selected {
+                *selected = paths;
+            }
             data::parse_data(&out).map_err(|e| one(render_error(engine, &xml_to_schema(e))))?
         }
         Filter::None if mode == WithDefaults::Explicit && acl.reads_everything() => {
@@ -354,7 +363,12 @@ fn retrieve(
 }
 
 fn xml_to_schema(e: crate::xml::XmlError) -> crate::schema::SchemaError {
-    crate::schema::SchemaError::Invalid { message: e.to_string(), path: None, app_tag: None }
+    crate::schema::SchemaError::Invalid {
+        message: e.to_string(),
+        path: None,
+        app_tag: None,
+        schema_path: None,
+    }
 }
 
 fn get_config(engine: &Engine, ctx: &SessionCtx, op: &Element) -> OpResult {
@@ -373,7 +387,7 @@ fn get_config(engine: &Engine, ctx: &SessionCtx, op: &Element) -> OpResult {
     let filter = parse_filter(engine, op, NETCONF_BASE_NS).map_err(one)?;
     let snap = engine.ds.snapshot(ds);
     let acl = engine.acl(&ctx.user);
-    retrieve(engine, &acl, &snap.root, Some(&snap.xml), mode, &filter, false)
+    retrieve(engine, &acl, &snap.root, Some(&snap.xml), mode, &filter, false, None)
 }
 
 /// Whether a subtree filter can select the top-level node `name` in `ns`.
@@ -402,7 +416,7 @@ fn get(engine: &Engine, ctx: &SessionCtx, op: &Element) -> OpResult {
     }
     let root = operational(engine, ctx, &filter)?;
     let acl = engine.acl(&ctx.user);
-    retrieve(engine, &acl, &root, None, mode, &filter, true)
+    retrieve(engine, &acl, &root, None, mode, &filter, true, None)
 }
 
 /// Running with the server's and the backends' state merged in (what `<get>` and the
@@ -547,33 +561,6 @@ fn config_filter(
     kept_any || (want_config && !e.children.is_empty())
 }
 
-/// Cuts the tree below `depth` levels (list keys stay with their entry).
-fn prune_depth(
-    model: &crate::model::Model,
-    sparent: Option<&crate::model::SNode>,
-    e: &mut Element,
-    depth: u32,
-) {
-    for c in e.elements_mut() {
-        let s =
-            model.child_of(sparent, c.namespace.as_deref().unwrap_or_default(), &c.name).cloned();
-        if depth <= 1 {
-            match s.as_deref() {
-                Some(s) if s.kind == crate::model::Kind::List => {
-                    let keys: Vec<String> = s.keys.clone();
-                    c.children.retain(
-                        |n| matches!(n, Node::Element(k) if keys.iter().any(|key| *key == k.name)),
-                    );
-                }
-                Some(s) if s.is_term() => {}
-                _ => c.children.clear(),
-            }
-        } else {
-            prune_depth(model, s.as_deref(), c, depth - 1);
-        }
-    }
-}
-
 fn get_data(engine: &Engine, ctx: &SessionCtx, op: &Element) -> OpResult {
     let n = NMDA_NS;
     check_params(
@@ -646,14 +633,16 @@ fn get_data(engine: &Engine, ctx: &SessionCtx, op: &Element) -> OpResult {
         },
     };
     let acl = engine.acl(&ctx.user);
+    let mut selected = Vec::new();
     let body = match ds {
         Nmds::Conventional(d) => {
             let snap = engine.ds.snapshot(d);
-            retrieve(engine, &acl, &snap.root, Some(&snap.xml), mode, &filter, false)?
+            let text = Some(snap.xml.as_str());
+            retrieve(engine, &acl, &snap.root, text, mode, &filter, false, Some(&mut selected))?
         }
         Nmds::Operational => {
             let root = operational(engine, ctx, &filter)?;
-            retrieve(engine, &acl, &root, None, mode, &filter, true)?
+            retrieve(engine, &acl, &root, None, mode, &filter, true, Some(&mut selected))?
         }
     };
     let ReplyBody::Raw(text) = body else { return Ok(body) };
@@ -667,7 +656,14 @@ fn get_data(engine: &Engine, ctx: &SessionCtx, op: &Element) -> OpResult {
             config_filter(model, None, &mut tree, want);
         }
         if let Some(d) = depth {
-            prune_depth(model, None, &mut tree, d);
+            let selection = match &filter {
+                Filter::None => Selection::Top,
+                Filter::Subtree(f) => Selection::Subtree(f),
+                Filter::XPath(_) => Selection::Paths(
+                    selected.iter().filter_map(|p| DataPath::parse_json(model, p)).collect(),
+                ),
+            };
+            max_depth::prune(model, &mut tree, d, &selection);
         }
         data_text(&tree)
     } else {
@@ -792,18 +788,32 @@ fn apply_edit(
         return Err(errors);
     }
     let full = target == DatastoreName::Running || test != Test::Set;
+    // RFC 7950 §8.3.3: the candidate need not satisfy its constraints (must, leafref,
+    // mandatory, min/max-elements, unique) until <validate> or <commit>, so that a
+    // configuration can be built in steps. The full check is tried first, so that a valid
+    // candidate keeps its validated tree for the commit; what fails it is stored if it parses
+    // (types, keys, structure), unvalidated, and the commit validates it.
+    let in_steps = target == DatastoreName::Candidate && test == Test::ThenSet;
+    let mut deleted = Vec::new();
     let snap = match engine.ds.check_edit(&base, root, full, config.element_count()) {
         Ok(s) => s,
-        // RFC 7950 §8.3.3: the candidate need not satisfy its constraints (must, leafref,
-        // mandatory, min/max-elements, unique, when) until <validate> or <commit>, so that a
-        // configuration can be built in steps. The full check is tried first, so that a valid
-        // candidate keeps its validated tree for the commit; what fails it is stored if it
-        // parses (types, keys, structure), unvalidated, and the commit validates it.
-        Err(_) if target == DatastoreName::Candidate && test == Test::ThenSet => {
+        Err(refusal) if in_steps || when::may_delete(&refusal) => {
+            // The edited tree again: the check took it.
             let mut root = base.root.clone();
             edit::apply(model, &mut root, config, &scope, default_op, error_option);
-            match engine.ds.check_tree(root, false) {
+            let resolved = when::delete_switched_off(&engine.ds, &base.root, root, full, refusal);
+            deleted = resolved.deleted;
+            match resolved.checked {
                 Ok(s) => s,
+                Err(e) if in_steps && !when::may_delete(&e) => {
+                    match engine.ds.check_tree(resolved.root, false) {
+                        Ok(s) => s,
+                        Err(e) => {
+                            errors.push(schema_error(&engine.schema, &e));
+                            return Err(errors);
+                        }
+                    }
+                }
                 Err(e) => {
                     errors.push(schema_error(&engine.schema, &e));
                     return Err(errors);
@@ -816,7 +826,10 @@ fn apply_edit(
         }
     };
     if acl.checks_writes() {
-        let changes = data::diff(model, &base.root, &snap.root);
+        // The user is charged for what the request does, not for the nodes the server
+        // deleted because their `when` turned false (RFC 8341 §3.4.5).
+        let before = when::without(model, &base.root, &deleted);
+        let changes = data::diff(model, before.as_ref(), &snap.root);
         if let Err(e) = acl.check_write(model, &changes) {
             bump(&engine.counters.denied_data_writes);
             errors.push(e);

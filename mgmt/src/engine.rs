@@ -30,7 +30,7 @@ use crate::inline;
 use crate::monitoring::{self, LockView, Statistics};
 use crate::nacm::{self, Nacm, UserAcl};
 use crate::notify::{Bus, Notifier, NC_NOTIFICATIONS_NS};
-use crate::schema::{Schema, SchemaError};
+use crate::schema::Schema;
 use crate::sessions::Registry;
 use crate::xml::Element;
 
@@ -198,47 +198,7 @@ impl std::fmt::Debug for Engine {
     }
 }
 
-/// An rpc-error for a schema (libyang) refusal, with the offending node's path.
-pub fn schema_error(schema: &Schema, e: &SchemaError) -> RpcError {
-    let model = schema.model();
-    let SchemaError::Invalid { message, path, app_tag } = e else {
-        return RpcError::new(ErrorTag::OperationFailed, ErrorType::Application)
-            .with_message(e.to_string());
-    };
-    let lower = message.to_lowercase();
-    let tag = match app_tag.as_deref() {
-        Some("too-many-elements" | "too-few-elements" | "must-violation" | "data-not-unique") => {
-            ErrorTag::OperationFailed
-        }
-        Some("instance-required" | "missing-choice") => ErrorTag::DataMissing,
-        Some(tag) if path.as_deref().is_some_and(|p| schema.must_app_tag(p, tag)) => {
-            ErrorTag::OperationFailed
-        }
-        _ if lower.starts_with("invalid") => ErrorTag::InvalidValue,
-        _ if lower.contains("mandatory") => ErrorTag::MissingElement,
-        _ if lower.contains("duplicate") => ErrorTag::BadElement,
-        _ if lower.contains("not found as a child") || lower.contains("unknown element") => {
-            ErrorTag::UnknownElement
-        }
-        _ if lower.contains("must condition") || lower.contains("unique data") => {
-            ErrorTag::OperationFailed
-        }
-        _ => ErrorTag::InvalidValue,
-    };
-    let path = path.as_deref().and_then(|p| DataPath::parse_json(model, p)).map(|p| p.to_xpath());
-    // The message names the node too: many clients (Ansible among them) show only the
-    // message, and "invalid identityref" says nothing of which of fifty interfaces it is.
-    let at = path.as_ref().map(|(xpath, _)| format!(" (at {xpath})")).unwrap_or_default();
-    let mut err = RpcError::new(tag, ErrorType::Application).with_message(format!(
-        "{}{at}; correct the configuration and send it again.",
-        message.trim_end().trim_end_matches('.')
-    ));
-    err.app_tag = app_tag.clone();
-    if let Some((xpath, ns)) = path {
-        err = err.with_path(xpath, ns);
-    }
-    err
-}
+pub use crate::yang_errors::schema_error;
 
 fn store_error(e: &DatastoreError) -> RpcError {
     RpcError::new(ErrorTag::OperationFailed, ErrorType::Application)
