@@ -20,6 +20,7 @@ use crate::edit::{self, ErrorOption, Op};
 use crate::engine::{bump, schema_error, Engine, RunningWrite, SessionCtx};
 use crate::error::{ErrorInfo, ErrorTag, ErrorType, RpcError};
 use crate::filter::{self, xpath_to_modules};
+use crate::inline::Mode;
 use crate::max_depth::{self, Selection};
 use crate::monitoring::{self, MONITORING_NS, YANG_LIBRARY_NS};
 use crate::nacm::{UserAcl, NACM_NS};
@@ -672,7 +673,7 @@ fn get_data(engine: &Engine, ctx: &SessionCtx, op: &Element) -> OpResult {
     Ok(ReplyBody::Raw(format!("<data xmlns=\"{NMDA_NS}\">{inner}</data>")))
 }
 
-fn edit_data(engine: &Arc<Engine>, ctx: &SessionCtx, op: &Element) -> OpResult {
+fn edit_data(engine: &Arc<Engine>, ctx: &SessionCtx, mode: Mode<'_>, op: &Element) -> OpResult {
     let n = NMDA_NS;
     check_params(op, &[(n, "datastore"), (n, "default-operation"), (n, "config"), (n, "url")])
         .map_err(one)?;
@@ -702,7 +703,8 @@ fn edit_data(engine: &Arc<Engine>, ctx: &SessionCtx, op: &Element) -> OpResult {
             .with_message("This server does not support the :url capability; send a <config>.")));
     }
     let config = op.child(n, "config").ok_or_else(|| one(missing_param("config")))?;
-    apply_edit(engine, ctx, op, target, default_op, Test::ThenSet, ErrorOption::StopOnError, config)
+    let test = Test::ThenSet;
+    apply_edit(engine, ctx, mode, op, target, default_op, test, ErrorOption::StopOnError, config)
 }
 
 // ===== editing =====
@@ -715,7 +717,7 @@ enum Test {
     Only,
 }
 
-fn edit_config(engine: &Arc<Engine>, ctx: &SessionCtx, op: &Element) -> OpResult {
+fn edit_config(engine: &Arc<Engine>, ctx: &SessionCtx, mode: Mode<'_>, op: &Element) -> OpResult {
     check_params(
         op,
         &[
@@ -760,7 +762,7 @@ fn edit_config(engine: &Arc<Engine>, ctx: &SessionCtx, op: &Element) -> OpResult
             .with_message("This server does not support the :url capability; send a <config>.")));
     }
     let config = param(op, "config").ok_or_else(|| one(missing_param("config")))?;
-    apply_edit(engine, ctx, op, target, default_op, test, error_option, config)
+    apply_edit(engine, ctx, mode, op, target, default_op, test, error_option, config)
 }
 
 /// Applies `config` (with the namespace scope of `op`) to `target`: the common part of
@@ -769,6 +771,7 @@ fn edit_config(engine: &Arc<Engine>, ctx: &SessionCtx, op: &Element) -> OpResult
 fn apply_edit(
     engine: &Arc<Engine>,
     ctx: &SessionCtx,
+    mode: Mode<'_>,
     op: &Element,
     target: DatastoreName,
     default_op: Op,
@@ -778,7 +781,7 @@ fn apply_edit(
 ) -> OpResult {
     let acl = engine.acl(&ctx.user);
     let model = engine.schema.model();
-    let _w = engine.writer_for(ctx, &[target]).map_err(one)?;
+    let _w = engine.writer_for(ctx, mode, &[target]).map_err(one)?;
     let base = engine.ds.snapshot(target);
     let mut root = base.root.clone();
     let mut scope = Scope::new();
@@ -886,7 +889,7 @@ fn inline_config(engine: &Engine, op: &Element, config: &Element) -> Result<Stri
     }
 }
 
-fn copy_config(engine: &Arc<Engine>, ctx: &SessionCtx, op: &Element) -> OpResult {
+fn copy_config(engine: &Arc<Engine>, ctx: &SessionCtx, mode: Mode<'_>, op: &Element) -> OpResult {
     check_params(
         op,
         &[
@@ -908,7 +911,7 @@ fn copy_config(engine: &Arc<Engine>, ctx: &SessionCtx, op: &Element) -> OpResult
     with_defaults(op).map_err(one)?;
     let acl = engine.acl(&ctx.user);
     let model = engine.schema.model();
-    let _w = engine.writer_for(ctx, &[target]).map_err(one)?;
+    let _w = engine.writer_for(ctx, mode, &[target]).map_err(one)?;
     let text = match source {
         DsParam::Datastore(DatastoreName::Startup) if !engine.ds.has_startup() => {
             return Err(one(RpcError::new(ErrorTag::DataMissing, ErrorType::Application)
@@ -949,7 +952,7 @@ fn copy_config(engine: &Arc<Engine>, ctx: &SessionCtx, op: &Element) -> OpResult
     })
 }
 
-fn delete_config(engine: &Engine, ctx: &SessionCtx, op: &Element) -> OpResult {
+fn delete_config(engine: &Engine, ctx: &SessionCtx, mode: Mode<'_>, op: &Element) -> OpResult {
     check_params(op, &[(NETCONF_BASE_NS, "target")]).map_err(one)?;
     let p = param(op, "target").ok_or_else(|| one(missing_param("target")))?;
     if param(p, "running").is_some() {
@@ -961,7 +964,7 @@ fn delete_config(engine: &Engine, ctx: &SessionCtx, op: &Element) -> OpResult {
     let ds = datastore(op, "target", &[DatastoreName::Startup]).map_err(one)?;
     let acl = engine.acl(&ctx.user);
     let model = engine.schema.model();
-    let _w = engine.writer_for(ctx, &[ds]).map_err(one)?;
+    let _w = engine.writer_for(ctx, mode, &[ds]).map_err(one)?;
     let old = engine.ds.snapshot(ds);
     let empty = data::root();
     let changes = data::diff(model, &old.root, &empty);
@@ -998,7 +1001,7 @@ fn lock_target(op: &Element) -> Result<DatastoreName, RpcError> {
     )
 }
 
-fn commit(engine: &Arc<Engine>, ctx: &SessionCtx, op: &Element) -> OpResult {
+fn commit(engine: &Arc<Engine>, ctx: &SessionCtx, mode: Mode<'_>, op: &Element) -> OpResult {
     check_params(
         op,
         &[
@@ -1034,7 +1037,7 @@ fn commit(engine: &Arc<Engine>, ctx: &SessionCtx, op: &Element) -> OpResult {
         )));
     }
     engine
-        .commit(ctx, confirmed, Duration::from_secs(timeout), persist, persist_id)
+        .commit(ctx, mode, confirmed, Duration::from_secs(timeout), persist, persist_id)
         .map(|()| ReplyBody::Ok)
         .map_err(one)
 }
@@ -1203,9 +1206,16 @@ fn backend_rpc(engine: &Engine, ctx: &SessionCtx, op: &Element) -> OpResult {
     }
 }
 
-/// Executes `operation` for session `ctx` (`subscribed`: it already has a subscription).
-pub fn dispatch(engine: &Arc<Engine>, ctx: &SessionCtx, subscribed: bool, op: &Element) -> Outcome {
-    match run(engine, ctx, subscribed, op) {
+/// Executes `operation` for session `ctx`, running in `mode` (`subscribed`: it already has a
+/// subscription).
+pub fn dispatch(
+    engine: &Arc<Engine>,
+    ctx: &SessionCtx,
+    mode: Mode<'_>,
+    subscribed: bool,
+    op: &Element,
+) -> Outcome {
+    match run(engine, ctx, mode, subscribed, op) {
         Outcome::Reply(ReplyBody::Errors(mut errors)) => {
             for e in &mut errors {
                 locate(engine, op, e);
@@ -1255,7 +1265,13 @@ fn locate(engine: &Engine, op: &Element, e: &mut RpcError) {
     *e = e.clone().with_path(xpath, namespaces);
 }
 
-fn run(engine: &Arc<Engine>, ctx: &SessionCtx, subscribed: bool, op: &Element) -> Outcome {
+fn run(
+    engine: &Arc<Engine>,
+    ctx: &SessionCtx,
+    mode: Mode<'_>,
+    subscribed: bool,
+    op: &Element,
+) -> Outcome {
     let ns = op.namespace.as_deref().unwrap_or_default();
     let model = engine.schema.model();
     // Access control on the operation itself.
@@ -1282,25 +1298,25 @@ fn run(engine: &Arc<Engine>, ctx: &SessionCtx, subscribed: bool, op: &Element) -
             },
             "get" => Outcome::from(get(engine, ctx, op)),
             "get-config" => Outcome::from(get_config(engine, ctx, op)),
-            "edit-config" => Outcome::from(edit_config(engine, ctx, op)),
-            "copy-config" => Outcome::from(copy_config(engine, ctx, op)),
-            "delete-config" => Outcome::from(delete_config(engine, ctx, op)),
+            "edit-config" => Outcome::from(edit_config(engine, ctx, mode, op)),
+            "copy-config" => Outcome::from(copy_config(engine, ctx, mode, op)),
+            "delete-config" => Outcome::from(delete_config(engine, ctx, mode, op)),
             "validate" => Outcome::from(validate(engine, op)),
             "lock" => Outcome::from(
                 lock_target(op)
-                    .and_then(|ds| engine.lock(ds, ctx.id))
+                    .and_then(|ds| engine.lock(mode, ds, ctx.id))
                     .map(|()| ReplyBody::Ok)
                     .map_err(one),
             ),
             "unlock" => Outcome::from(
                 lock_target(op)
-                    .and_then(|ds| engine.unlock(ds, ctx.id))
+                    .and_then(|ds| engine.unlock(mode, ds, ctx.id))
                     .map(|()| ReplyBody::Ok)
                     .map_err(one),
             ),
-            "commit" => Outcome::from(commit(engine, ctx, op)),
+            "commit" => Outcome::from(commit(engine, ctx, mode, op)),
             "discard-changes" => Outcome::from(check_params(op, &[]).map_err(one).and_then(|()| {
-                let _w = engine.writer_for(ctx, &[DatastoreName::Candidate]).map_err(one)?;
+                let _w = engine.writer_for(ctx, mode, &[DatastoreName::Candidate]).map_err(one)?;
                 engine.discard_locked().map(|()| ReplyBody::Ok).map_err(|e| {
                     one(RpcError::new(ErrorTag::OperationFailed, ErrorType::Application)
                         .with_message(format!("The candidate could not be reset ({e}).")))
@@ -1310,7 +1326,7 @@ fn run(engine: &Arc<Engine>, ctx: &SessionCtx, subscribed: bool, op: &Element) -
                 check_params(op, &[(NETCONF_BASE_NS, "persist-id")])
                     .and_then(|()| {
                         let id = param(op, "persist-id").map(|e| e.text().trim().to_string());
-                        engine.cancel_commit(ctx, id)
+                        engine.cancel_commit(ctx, mode, id)
                     })
                     .map(|()| ReplyBody::Ok)
                     .map_err(one),
@@ -1325,7 +1341,7 @@ fn run(engine: &Arc<Engine>, ctx: &SessionCtx, subscribed: bool, op: &Element) -
         return Outcome::from(get_data(engine, ctx, op));
     }
     if ns == NMDA_NS && op.name == "edit-data" {
-        return Outcome::from(edit_data(engine, ctx, op));
+        return Outcome::from(edit_data(engine, ctx, mode, op));
     }
     if ns == MONITORING_NS && op.name == "get-schema" {
         return Outcome::from(get_schema(engine, op));

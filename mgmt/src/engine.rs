@@ -26,7 +26,7 @@ use crate::datastore::{
     DatastoreError, DatastoreName, Datastores, Snapshot, CONFIRMED_BACKUP, INITIALISED,
 };
 use crate::error::{ErrorInfo, ErrorTag, ErrorType, RpcError};
-use crate::inline;
+use crate::inline::{self, Mode};
 use crate::monitoring::{self, LockView, Statistics};
 use crate::nacm::{self, Nacm, UserAcl};
 use crate::notify::{Bus, Notifier, NC_NOTIFICATIONS_NS};
@@ -419,9 +419,9 @@ impl Engine {
         self.state.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
-    /// The writer mutex, waiting for it. Never called by a request running inline.
+    /// The writer mutex, waiting for it: for the server's own changes and requests on a
+    /// blocking thread ([`Mode::Blocking`]).
     pub(crate) fn lock_write(&self) -> WriteGuard<'_> {
-        debug_assert!(!inline::active(), "an inline request would wait for the writer mutex");
         let guard = self.write.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         WriteGuard { guard: Some(guard), engine: self }
     }
@@ -453,25 +453,25 @@ impl Engine {
         }
     }
 
-    /// The writer mutex for a request: waiting for it; for a request running inline, the
-    /// one its session holds, else only if it is free and the datastores are still small
-    /// (`None`: the request must stop before changing anything, see [`inline::run`]).
-    fn request_write(&self) -> Option<WriteGuard<'_>> {
-        if inline::holding() {
-            return Some(WriteGuard { guard: None, engine: self });
+    /// The writer mutex for a request running in `mode`: waited for on a blocking thread;
+    /// the one its session holds; or, inline without it, only if it is free and the
+    /// datastores are still small (`None`: the request has recorded that it stops before
+    /// changing anything, see [`inline::run`]).
+    fn request_write(&self, mode: Mode<'_>) -> Option<WriteGuard<'_>> {
+        match mode {
+            Mode::Blocking => Some(self.lock_write()),
+            Mode::Holding(held) => {
+                debug_assert!(std::ptr::eq(held.engine, self), "the mutex held is this engine's");
+                Some(WriteGuard { guard: None, engine: self })
+            }
+            Mode::Inline { stopped } => {
+                let guard = self.try_lock_write().filter(|_| inline::small_for_changes(self));
+                if guard.is_none() {
+                    stopped.set(true);
+                }
+                guard
+            }
         }
-        if !inline::active() {
-            return Some(self.lock_write());
-        }
-        let Some(guard) = self.try_lock_write() else {
-            inline::refuse();
-            return None;
-        };
-        if !inline::small_for_changes(self) {
-            inline::refuse();
-            return None;
-        }
-        Some(guard)
     }
 
     /// Whether a change holds the writer mutex at this moment.
@@ -492,9 +492,10 @@ impl Engine {
     pub(crate) fn writer_for(
         &self,
         ctx: &SessionCtx,
+        mode: Mode<'_>,
         targets: &[DatastoreName],
     ) -> Result<WriteGuard<'_>, RpcError> {
-        let guard = self.writer(ctx)?;
+        let guard = self.writer(ctx, mode)?;
         for &ds in targets {
             self.check_unlocked(&guard, ds, ctx.id)?;
         }
@@ -503,8 +504,12 @@ impl Engine {
 
     /// The writer mutex for a change by session `ctx`, refused if the session has ended
     /// meanwhile (killed while its request waited or ran: RFC 6241 §7.9 aborts it).
-    pub(crate) fn writer(&self, ctx: &SessionCtx) -> Result<WriteGuard<'_>, RpcError> {
-        let guard = self.request_write().ok_or_else(|| {
+    pub(crate) fn writer(
+        &self,
+        ctx: &SessionCtx,
+        mode: Mode<'_>,
+    ) -> Result<WriteGuard<'_>, RpcError> {
+        let guard = self.request_write(mode).ok_or_else(|| {
             RpcError::new(ErrorTag::OperationFailed, ErrorType::Application).with_message(
                 "The change must wait for another; it is run again off the session's task.",
             )
@@ -632,8 +637,8 @@ impl Engine {
     /// the locks under that mutex too, so a lock cannot be granted while a change of the
     /// datastore by another session is in progress, nor a change begin under another
     /// session's lock.
-    pub fn lock(&self, ds: DatastoreName, me: u32) -> Result<(), RpcError> {
-        let _w = self.request_write().ok_or_else(|| {
+    pub fn lock(&self, mode: Mode<'_>, ds: DatastoreName, me: u32) -> Result<(), RpcError> {
+        let _w = self.request_write(mode).ok_or_else(|| {
             RpcError::new(ErrorTag::OperationFailed, ErrorType::Application).with_message(
                 "The lock must wait for a change; it is run again off the session's task.",
             )
@@ -682,10 +687,15 @@ impl Engine {
     }
 
     /// `<unlock>` (RFC 6241 §7.6). Unlocking the candidate discards its uncommitted changes.
-    pub fn unlock(self: &Arc<Self>, ds: DatastoreName, me: u32) -> Result<(), RpcError> {
+    pub fn unlock(
+        self: &Arc<Self>,
+        mode: Mode<'_>,
+        ds: DatastoreName,
+        me: u32,
+    ) -> Result<(), RpcError> {
         // The writer mutex first (for the candidate's discard), so that a request running
         // inline that cannot have it stops before releasing anything.
-        let _w = self.request_write().ok_or_else(|| {
+        let _w = self.request_write(mode).ok_or_else(|| {
             RpcError::new(ErrorTag::OperationFailed, ErrorType::Application).with_message(
                 "The unlock must wait for a change; it is run again off the session's task.",
             )
@@ -937,13 +947,14 @@ impl Engine {
     pub fn commit(
         self: &Arc<Self>,
         ctx: &SessionCtx,
+        mode: Mode<'_>,
         confirmed: bool,
         timeout: Duration,
         persist: Option<String>,
         persist_id: Option<String>,
     ) -> Result<(), RpcError> {
         let origin = ctx.origin();
-        let _w = self.writer_for(ctx, &[DatastoreName::Running, DatastoreName::Candidate])?;
+        let _w = self.writer_for(ctx, mode, &[DatastoreName::Running, DatastoreName::Candidate])?;
         let pending = self.confirmed();
         match pending {
             Some(p) => {
@@ -1076,9 +1087,10 @@ impl Engine {
     pub fn cancel_commit(
         &self,
         ctx: &SessionCtx,
+        mode: Mode<'_>,
         persist_id: Option<String>,
     ) -> Result<(), RpcError> {
-        let w = self.writer(ctx)?;
+        let w = self.writer(ctx, mode)?;
         let Some(p) = self.confirmed() else {
             return Err(RpcError::new(ErrorTag::OperationFailed, ErrorType::Protocol)
                 .with_message("No confirmed commit is pending."));
