@@ -16,6 +16,7 @@ use std::time::Instant;
 use mgmt::data;
 use mgmt::dispatch::{dispatch, Outcome};
 use mgmt::engine::{Engine, EngineConfig, SessionCtx};
+use mgmt::inline::Mode;
 use mgmt::rpc::{parse_request, ReplyBody};
 use mgmt::schema::{ModuleSpec, Schema};
 use mgmt::sessions::Registry;
@@ -53,7 +54,8 @@ fn median(mut v: Vec<f64>) -> f64 {
 
 fn run(engine: &Arc<Engine>, ctx: &SessionCtx, msg: &str) {
     let op = parse_request(msg.as_bytes()).expect("request parses").operation;
-    if let Outcome::Reply(ReplyBody::Errors(e)) = dispatch(engine, ctx, false, &op) {
+    if let Outcome::Reply(ReplyBody::Errors(e)) = dispatch(engine, ctx, Mode::Blocking, false, &op)
+    {
         panic!("rpc failed: {e:?}");
     }
 }

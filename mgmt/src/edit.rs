@@ -439,6 +439,48 @@ fn parse_key_predicates(text: &str, keys: &[String]) -> Option<Vec<String>> {
     keys.iter().map(|k| found.get(k).cloned()).collect()
 }
 
+/// RFC 7950 §8.3.1: data for two cases of one choice in the request is bad-element, naming
+/// the first node of the later case. Nodes the request deletes or removes do not count: one
+/// request may remove a case and create another.
+fn check_cases(
+    ctx: &mut Ctx<'_>,
+    sparent: Option<&SNode>,
+    cfg: &Element,
+    at: &At<'_>,
+) -> Result<(), Stop> {
+    if !ctx.model.choices_among(sparent) {
+        return Ok(());
+    }
+    // (choice, case, the node of that case seen first)
+    let mut seen: Vec<(u32, u32, &SNode)> = Vec::new();
+    for c in cfg.elements() {
+        if matches!(op_attr(c), Some("delete" | "remove")) {
+            continue;
+        }
+        let ns = c.namespace.as_deref().unwrap_or_default();
+        let Some(s) = ctx.model.child_of(sparent, ns, &c.name) else { continue };
+        for &(choice, case) in &s.cases {
+            let other = seen.iter().find(|(ch, ca, _)| *ch == choice && *ca != case);
+            if let Some(&(_, _, first)) = other {
+                return ctx.fail(with_path(
+                    RpcError::new(ErrorTag::BadElement, ErrorType::Application)
+                        .with_message(format!(
+                            "<{}> and <{}> belong to different cases of one choice; send the \
+                             nodes of one case only.",
+                            first.name, c.name
+                        ))
+                        .with_info(ErrorInfo::BadElement(c.name.to_string())),
+                    &at.path().child(Step::of(c, s)),
+                ));
+            }
+            if !seen.iter().any(|(ch, ca, _)| *ch == choice && *ca == case) {
+                seen.push((choice, case, s));
+            }
+        }
+    }
+    Ok(())
+}
+
 fn edit_children<'m>(
     ctx: &mut Ctx<'m>,
     sparent: Option<&'m SNode>,
@@ -448,6 +490,7 @@ fn edit_children<'m>(
     scope: &mut Scope,
     at: &At<'_>,
 ) -> Result<(), Stop> {
+    check_cases(ctx, sparent, cfg, at)?;
     let mut sibs = Siblings::new(ctx.model, sparent, data, cfg.children.len());
     let result = edit_siblings(ctx, sparent, &mut sibs, cfg, parent_op, scope, at);
     // Choice cases: a node created in one case removes the other cases' nodes. (Looked for
@@ -857,6 +900,7 @@ fn build_children<'m>(
     scope: &mut Scope,
     at: &At<'_>,
 ) -> Result<Vec<Element>, Stop> {
+    check_cases(ctx, sparent, c, at)?;
     let mut out: Vec<Element> = Vec::new();
     let mut seen: HashSet<Key> = HashSet::new();
     for child in c.elements() {

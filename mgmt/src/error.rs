@@ -153,7 +153,16 @@ pub enum ErrorInfo {
     BadNamespace(String),
     /// `<session-id>`: the session holding a lock (0 for a non-NETCONF holder).
     SessionId(u32),
+    /// `<non-unique>` (RFC 7950 §15.1, YANG namespace): an instance-identifier of a leaf that
+    /// breaks a `unique` statement, with the prefixes it uses.
+    NonUnique(ErrorPath),
+    /// `<missing-choice>` (RFC 7950 §15.6, YANG namespace): the name of the mandatory choice
+    /// no case of which exists.
+    MissingChoice(String),
 }
+
+/// The YANG namespace, of RFC 7950's error-info elements (`non-unique`, `missing-choice`).
+pub const YANG_ERROR_INFO_NS: &str = "urn:ietf:params:xml:ns:yang:1";
 
 /// One `<rpc-error>`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -299,6 +308,20 @@ impl RpcError {
                     ErrorInfo::SessionId(id) => {
                         let _ = write!(out, "<session-id>{id}</session-id>");
                     }
+                    ErrorInfo::NonUnique(path) => {
+                        let _ = write!(out, "<non-unique xmlns=\"{YANG_ERROR_INFO_NS}\"");
+                        for (prefix, ns) in &path.namespaces {
+                            let _ = write!(out, " xmlns:{prefix}=\"{}\"", escape_attr(ns));
+                        }
+                        let _ = write!(out, ">{}</non-unique>", escape_text(&path.xpath));
+                    }
+                    ErrorInfo::MissingChoice(name) => {
+                        let _ = write!(
+                            out,
+                            "<missing-choice xmlns=\"{YANG_ERROR_INFO_NS}\">{}</missing-choice>",
+                            escape_text(name)
+                        );
+                    }
                 }
             }
             out.push_str("</error-info>");
@@ -374,6 +397,26 @@ mod tests {
             info.child(NETCONF_BASE_NS, "session-id").map(xml::Element::text).as_deref(),
             Some("4")
         );
+    }
+
+    #[test]
+    fn rfc7950_error_info_is_in_the_yang_namespace_with_its_prefixes() {
+        let e = RpcError::new(ErrorTag::OperationFailed, ErrorType::Application)
+            .with_info(ErrorInfo::NonUnique(ErrorPath {
+                xpath: "/t:server[t:name='a']/t:port".into(),
+                namespaces: vec![("t".into(), "urn:t".into())],
+            }))
+            .with_info(ErrorInfo::MissingChoice("protocol".into()));
+        let root = xml::parse(e.to_xml().as_bytes()).expect("well-formed");
+        let info = root.child(NETCONF_BASE_NS, "error-info").expect("info");
+        let non_unique = info.child(YANG_ERROR_INFO_NS, "non-unique").expect("non-unique");
+        assert_eq!(non_unique.text(), "/t:server[t:name='a']/t:port");
+        assert!(non_unique
+            .namespaces()
+            .iter()
+            .any(|(p, u)| p.as_deref() == Some("t") && u == "urn:t"));
+        let choice = info.child(YANG_ERROR_INFO_NS, "missing-choice").map(xml::Element::text);
+        assert_eq!(choice.as_deref(), Some("protocol"));
     }
 
     #[test]

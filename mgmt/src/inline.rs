@@ -29,7 +29,8 @@
 //! grown, it stops before changing anything, [`run`] returns `None` and the session runs it
 //! again on the pool. So an inline request never blocks its thread waiting for another
 //! session's change. Reads take no lock; a read judged light that meets a datastore grown
-//! meanwhile costs one read of it.
+//! meanwhile costs one read of it. Which of these a request runs in is its [`Mode`], an
+//! argument of every call on the way from the session to the writer mutex.
 
 use std::cell::Cell;
 use std::time::Duration;
@@ -49,69 +50,39 @@ pub const MAX_DATASTORE: usize = 16 * 1024;
 /// of running still runs inline.
 pub const MAX_STORE_WRITE: Duration = Duration::from_millis(1);
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Mode {
-    /// Not inside [`run`] or [`run_holding`]: the writer mutex is locked, waiting if need
-    /// be.
+/// Where a request runs, and so how it takes the engine's writer mutex
+/// (`Engine::writer`): passed down with the request from the session to the engine, so that
+/// each call that may change something says in which mode it runs.
+#[derive(Debug, Clone, Copy)]
+pub enum Mode<'a> {
+    /// On a blocking thread: the writer mutex is locked, waiting if need be.
     Blocking,
-    /// Inside [`run`].
-    Inline,
-    /// Inside [`run`], and the request found it could not go on without waiting.
-    Refused,
-    /// Inside [`run_holding`]: the session holds the writer mutex for the request.
-    Holding,
+    /// On the session's task ([`run`]), without the writer mutex: it may only be try-locked.
+    /// A request that cannot have it, or finds the datastores grown, stops before changing
+    /// anything and records that in `stopped`; [`run`] then returns `None`.
+    Inline {
+        /// Set by the request when it stopped.
+        stopped: &'a Cell<bool>,
+    },
+    /// On the session's task ([`run_holding`]), with the writer mutex its session took for
+    /// the request.
+    Holding(&'a WriteGuard<'a>),
 }
 
-thread_local! {
-    static MODE: Cell<Mode> = const { Cell::new(Mode::Blocking) };
+/// Runs `work` (a dispatch judged [`light`]) on the calling thread, in [`Mode::Inline`].
+/// `None`: it stopped before changing anything because it would have had to wait for the
+/// writer mutex or work on a datastore that grew large; run it again on a blocking thread.
+pub fn run<T>(work: impl FnOnce(Mode<'_>) -> T) -> Option<T> {
+    let stopped = Cell::new(false);
+    let out = work(Mode::Inline { stopped: &stopped });
+    (!stopped.get()).then_some(out)
 }
 
-/// Whether this thread is running a request inline (the writer mutex may only be
-/// try-locked).
-pub(crate) fn active() -> bool {
-    MODE.with(Cell::get) != Mode::Blocking
-}
-
-/// Whether this thread is running a request inline whose session holds the writer mutex
-/// for it.
-pub(crate) fn holding() -> bool {
-    MODE.with(Cell::get) == Mode::Holding
-}
-
-/// Records that the inline request cannot go on without waiting or working on a large
-/// datastore: it stops before changing anything, and [`run`] returns `None`.
-pub(crate) fn refuse() {
-    MODE.with(|m| m.set(Mode::Refused));
-}
-
-/// Runs `work` on the calling thread in `mode`; returns its result and the mode it ended in
-/// (`Refused` if it called [`refuse`]). The thread is back in `Blocking` mode afterwards,
-/// even if `work` panics.
-fn in_mode<T>(mode: Mode, work: impl FnOnce() -> T) -> (T, Mode) {
-    struct Reset;
-    impl Drop for Reset {
-        fn drop(&mut self) {
-            MODE.with(|m| m.set(Mode::Blocking));
-        }
-    }
-    MODE.with(|m| m.set(mode));
-    let _reset = Reset;
-    let out = work();
-    (out, MODE.with(Cell::get))
-}
-
-/// Runs `work` (a dispatch judged [`light`]) on the calling thread. `None`: it stopped
-/// before changing anything because it would have had to wait for the writer mutex or work
-/// on a datastore that grew large; run it again on a blocking thread.
-pub fn run<T>(work: impl FnOnce() -> T) -> Option<T> {
-    let (out, ended) = in_mode(Mode::Inline, work);
-    (ended == Mode::Inline).then_some(out)
-}
-
-/// Runs `work` (a dispatch judged [`light`] that [`needs_writer`]) on the calling thread
-/// with the writer mutex its session took (`Engine::write_async`), then releases it.
-pub fn run_holding<T>(writer: WriteGuard<'_>, work: impl FnOnce() -> T) -> T {
-    let (out, _) = in_mode(Mode::Holding, work);
+/// Runs `work` (a dispatch judged [`light`] that [`needs_writer`]) on the calling thread in
+/// [`Mode::Holding`], with the writer mutex its session took (`Engine::write_async`), then
+/// releases it.
+pub fn run_holding<T>(writer: WriteGuard<'_>, work: impl FnOnce(Mode<'_>) -> T) -> T {
+    let out = work(Mode::Holding(&writer));
     drop(writer);
     out
 }

@@ -81,6 +81,9 @@ pub struct SNode {
     pub json: JsonValue,
     /// ordered-by user.
     pub user_ordered: bool,
+    /// A list's or leaf-list's `min-elements` (0: none): to find the entry a too-few-elements
+    /// refusal is about (`yang_errors`).
+    pub min_elements: u32,
     /// The (choice, case) pairs the node sits in, outermost first, numbered uniquely.
     pub cases: Vec<(u32, u32)>,
     /// NACM default access.
@@ -487,6 +490,7 @@ fn collect(
         },
         presence: kind == Kind::Container && !node.is_np_container(),
         user_ordered: node.is_user_ordered(),
+        min_elements: node.min_elements().unwrap_or(0),
         config: node.is_config(),
         namespace: module.namespace().to_string(),
         module: module.name().to_string(),

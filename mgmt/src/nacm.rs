@@ -452,7 +452,11 @@ impl UserAcl {
         access: Access,
         path: &DataPath,
     ) -> Result<(), DataPath> {
-        if !self.data_decision(nodes, &s.module, default, access) {
+        // A non-presence container has no meaning of its own: the server creates it with its
+        // first child and removes it with its last (RFC 7950 §7.5.1), so only the nodes in it
+        // are checked (RFC 8341 §3.4.5: the nodes the request names).
+        let np_container = s.kind == Kind::Container && !s.presence;
+        if !np_container && !self.data_decision(nodes, &s.module, default, access) {
             return Err(path.clone());
         }
         if access == Access::Update {

@@ -193,6 +193,9 @@ pub enum SchemaError {
         path: Option<String>,
         /// libyang's error-app-tag, if any.
         app_tag: Option<String>,
+        /// The schema path of the offending node, where libyang has no data node to name
+        /// (`min-elements`, a top-level mandatory choice).
+        schema_path: Option<String>,
     },
 }
 
@@ -202,6 +205,7 @@ impl SchemaError {
             message: e.msg.unwrap_or_else(|| format!("libyang error {}", e.errcode)),
             path: e.path,
             app_tag: e.apptag,
+            schema_path: e.schema_path,
         }
     }
 }
@@ -341,19 +345,21 @@ impl Schema {
     }
 
     /// Evaluates an XPath 1.0 `expr` (JSON-style module-name prefixes) on the data and returns
-    /// the selected nodes with their ancestors (and list keys), rendered in `mode`.
+    /// the selected nodes with their ancestors (and list keys), rendered in `mode`, and the
+    /// selected nodes' data paths (JSON form; `<get-data>`'s max-depth counts from them).
     pub fn select_xpath(
         &self,
         xml: &str,
         expr: &str,
         mode: WithDefaults,
         state: bool,
-    ) -> Result<String, SchemaError> {
+    ) -> Result<(String, Vec<String>), SchemaError> {
         if expr.contains('\0') {
             return Err(SchemaError::Invalid {
                 message: "the XPath expression contains a NUL character".into(),
                 path: None,
                 app_tag: None,
+                schema_path: None,
             });
         }
         let mut tree = self.parse_lenient(xml, state)?;
@@ -363,15 +369,17 @@ impl Schema {
             tree.add_implicit(flags).map_err(SchemaError::from_yang)?;
         }
         if tree.reference().is_none() {
-            return Ok(String::new());
+            return Ok((String::new(), Vec::new()));
         }
         let set = tree.find_xpath(expr).map_err(SchemaError::from_yang)?;
         let mut result = DataTree::new(&self.ctx);
+        let mut paths = Vec::new();
         for node in set {
+            paths.push(node.path());
             let dup = node.duplicate(true).map_err(SchemaError::from_yang)?;
             result.merge(&dup).map_err(SchemaError::from_yang)?;
         }
-        print_mode(&result, mode)
+        Ok((print_mode(&result, mode)?, paths))
     }
 
     /// Whether the schema node at `data_path` (JSON form, predicates allowed) has a `must`
@@ -432,6 +440,7 @@ impl Schema {
                 message: "the data contains a NUL character".into(),
                 path: None,
                 app_tag: None,
+                schema_path: None,
             });
         }
         let mut bytes = Vec::with_capacity(xml.len() + 1);
@@ -531,6 +540,7 @@ impl Schema {
                 message: "the data contains a NUL character".into(),
                 path: None,
                 app_tag: None,
+                schema_path: None,
             });
         }
         // libyang reads up to a NUL terminator: give it one.

@@ -15,7 +15,7 @@ use crate::engine::{EndReason, Engine, SessionCtx};
 use crate::error::{ErrorTag, ErrorType, RpcError};
 use crate::framing::{self, Decoder, Framing, FramingError};
 use crate::hello::{self, HelloError, Sender};
-use crate::inline;
+use crate::inline::{self, Mode};
 use crate::notify::{format_time, Notification, NETMOD_NOTIFICATION_NS, NOTIFICATION_NS};
 use crate::rpc::{self, ReplyAttrs, ReplyBody};
 use crate::sessions::{SessionCounters, SessionHandle};
@@ -398,7 +398,7 @@ where
             let work = tokio::task::spawn_blocking(move || {
                 rpc::parse_request(&message).map(|request| {
                     let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                        dispatch(&e, &c, subscribed, &request.operation)
+                        dispatch(&e, &c, Mode::Blocking, subscribed, &request.operation)
                     }))
                     .unwrap_or_else(|_| failed());
                     Handled::Done(
@@ -441,9 +441,9 @@ where
                 // it cannot hold this worker long (see `inline`); a light change first waits
                 // for the writer mutex without blocking the thread. Anything else runs on
                 // the blocking pool.
-                let run = || {
+                let run = |mode: Mode<'_>| {
                     std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                        dispatch(engine, ctx, subscribed, &op)
+                        dispatch(engine, ctx, mode, subscribed, &op)
                     }))
                 };
                 let done_here = if !inline::light(engine, &op, size) {
@@ -471,8 +471,9 @@ where
                     }
                     None => {
                         let (e, c) = (engine.clone(), ctx.clone());
-                        let work =
-                            tokio::task::spawn_blocking(move || dispatch(&e, &c, subscribed, &op));
+                        let work = tokio::task::spawn_blocking(move || {
+                            dispatch(&e, &c, Mode::Blocking, subscribed, &op)
+                        });
                         tokio::select! {
                             done = work => done.unwrap_or_else(|_| failed()),
                             () = handle.killed() => return SessionEnd::Killed,

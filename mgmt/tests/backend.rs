@@ -9,6 +9,7 @@ use std::sync::{Arc, Mutex};
 use common::fixture::*;
 use mgmt::backend::{Backend, BackendError, Origin, StateRequest, Transaction};
 use mgmt::data::ChangeOp;
+use mgmt::inline::Mode;
 use mgmt::xml::{Element, NETCONF_BASE_NS};
 
 /// Records what it is asked; refuses a label "refuse".
@@ -432,7 +433,7 @@ fn an_inline_request_that_would_wait_changes_nothing() {
     };
     // B holds the candidate's lock; its unlock will have to wait too.
     let lock = op("<lock><target><candidate/></target></lock>");
-    assert_eq!(kind(&dispatch(&engine, &b, false, &lock)), "ok");
+    assert_eq!(kind(&dispatch(&engine, &b, Mode::Blocking, false, &lock)), "ok");
     // A's change of running stops in the backend's prepare, holding the writer mutex.
     let slow = {
         let (engine, a) = (engine.clone(), a.clone());
@@ -440,7 +441,7 @@ fn an_inline_request_that_would_wait_changes_nothing() {
             "running",
             &format!("<settings xmlns=\"{MT}\"><label>slow</label></settings>"),
         ));
-        std::thread::spawn(move || kind(&dispatch(&engine, &a, false, &change)))
+        std::thread::spawn(move || kind(&dispatch(&engine, &a, Mode::Blocking, false, &change)))
     };
     while !gate.entered.load(SeqCst) {
         std::thread::sleep(std::time::Duration::from_millis(5));
@@ -453,7 +454,8 @@ fn an_inline_request_that_would_wait_changes_nothing() {
         let (tx, rx) = std::sync::mpsc::channel();
         std::thread::spawn(move || {
             let op = op(&text);
-            let _ = tx.send(mgmt::inline::run(|| kind(&dispatch(&engine, &b, false, &op))));
+            let _ =
+                tx.send(mgmt::inline::run(|mode| kind(&dispatch(&engine, &b, mode, false, &op))));
         });
         rx.recv_timeout(std::time::Duration::from_secs(5)).expect("an inline request never waits")
     };

@@ -9,6 +9,7 @@ use std::time::Duration;
 use common::fixture::*;
 use common::{both_bases, caps, WAIT};
 use mgmt::hello::BASE_1_0;
+use mgmt::inline::Mode;
 use mgmt::session::SessionEnd;
 use mgmt::sessions::Registry;
 use mgmt::xml::{Element, NETCONF_BASE_NS};
@@ -1111,7 +1112,9 @@ async fn unconfirmed_commit_is_undone_by_a_restart() {
             .datastores()
             .replace(mgmt::datastore::DatastoreName::Candidate, &xml)
             .expect("candidate");
-        engine.commit(&ctx, true, Duration::from_secs(600), None, None).expect("confirmed commit");
+        engine
+            .commit(&ctx, Mode::Blocking, true, Duration::from_secs(600), None, None)
+            .expect("confirmed commit");
         assert!(engine
             .datastores()
             .get(mgmt::datastore::DatastoreName::Running)
@@ -1191,7 +1194,7 @@ async fn requests_of_a_killed_session_change_nothing() {
         edit("running", &ifs(&iface("late", "")))
     );
     let op = mgmt::rpc::parse_request(message.as_bytes()).expect("rpc").operation;
-    let outcome = mgmt::dispatch::dispatch(&fx.engine, &ctx, false, &op);
+    let outcome = mgmt::dispatch::dispatch(&fx.engine, &ctx, Mode::Blocking, false, &op);
     let mgmt::dispatch::Outcome::Reply(mgmt::rpc::ReplyBody::Errors(errors)) = outcome else {
         panic!("expected an error: {outcome:?}");
     };
@@ -1260,7 +1263,7 @@ fn which_requests_run_inline() {
     // Once the candidate is large, nothing that reads or changes it is light; reading the
     // small running still is.
     let op = mgmt::rpc::parse_request(request(&large_edit).as_bytes()).expect("request").operation;
-    let outcome = mgmt::dispatch::dispatch(&engine, &ctx, false, &op);
+    let outcome = mgmt::dispatch::dispatch(&engine, &ctx, Mode::Blocking, false, &op);
     assert!(matches!(outcome, mgmt::dispatch::Outcome::Reply(mgmt::rpc::ReplyBody::Ok)));
     let candidate = engine.datastores().size(mgmt::datastore::DatastoreName::Candidate);
     assert!(candidate > mgmt::inline::MAX_DATASTORE, "{candidate}");

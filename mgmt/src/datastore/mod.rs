@@ -22,6 +22,7 @@ pub use store::{DatastoreName, Store, StoreError};
 use crate::data;
 use crate::schema::{Schema, SchemaError};
 use crate::xml::Element;
+use crate::yang_errors;
 use live::{LiveSlot, LiveTree};
 
 /// The key of the running configuration saved before a confirmed commit that is not yet
@@ -78,6 +79,7 @@ impl Snapshot {
             message: format!("the canonical data does not parse back: {e}"),
             path: None,
             app_tag: None,
+            schema_path: None,
         })?;
         Ok(Snapshot { root, xml, validated, live: LiveSlot::new(live) })
     }
@@ -296,6 +298,35 @@ impl Datastores {
     /// ([`explicit`]), and its validated tree when later edits can use it. Given a tree,
     /// libyang is fed its JSON when that says the same (`json.rs`).
     fn canonical(&self, source: &Source<'_>, full: bool) -> Result<Canonical, SchemaError> {
+        self.canonical_unlocated(source, full).map_err(|e| self.located(e, source))
+    }
+
+    /// `e` with the data path libyang gave only as a schema path, found in `source`
+    /// (`yang_errors::locate`).
+    fn located(&self, mut e: SchemaError, source: &Source<'_>) -> SchemaError {
+        if !yang_errors::needs_tree(&e) {
+            return e;
+        }
+        let parsed;
+        let root = match source {
+            Source::Tree(root, _) => *root,
+            Source::Text(text) => match data::parse_data(text) {
+                Ok(root) => {
+                    parsed = root;
+                    &parsed
+                }
+                Err(_) => return e,
+            },
+        };
+        yang_errors::locate(self.schema.model(), &mut e, root);
+        e
+    }
+
+    fn canonical_unlocated(
+        &self,
+        source: &Source<'_>,
+        full: bool,
+    ) -> Result<Canonical, SchemaError> {
         let printed = |xml| Canonical { xml, read: None, live: None };
         if !full {
             return Ok(printed(self.schema.canonical_config_unvalidated(source.text())?));

@@ -106,6 +106,7 @@ impl Context {
                 errcode: ret,
                 msg: None,
                 path: None,
+                schema_path: None, // pfcd
                 apptag: None,
             });
         }

@@ -17,6 +17,9 @@ pub struct Error {
     pub errcode: ffi::LY_ERR::Type,
     pub msg: Option<String>,
     pub path: Option<String>,
+    // pfcd: the schema path libyang logs where it has no data node (min-elements, a
+    // top-level mandatory choice).
+    pub schema_path: Option<String>,
     pub apptag: Option<String>,
 }
 
@@ -28,6 +31,7 @@ impl Error {
                 errcode: ffi::LY_ERR::LY_EOTHER,
                 msg: None,
                 path: None,
+                schema_path: None,
                 apptag: None,
             };
         }
@@ -35,12 +39,16 @@ impl Error {
         let errcode = unsafe { (*error).err };
         let msg = unsafe { char_ptr_to_opt_string((*error).msg) };
         let path = unsafe { char_ptr_to_opt_string((*error).data_path) };
+        // pfcd: see the field.
+        let schema_path =
+            unsafe { char_ptr_to_opt_string((*error).schema_path) };
         let apptag = unsafe { char_ptr_to_opt_string((*error).apptag) };
 
         Self {
             errcode,
             msg,
             path,
+            schema_path,
             apptag,
         }
     }

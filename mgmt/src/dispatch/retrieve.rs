@@ -1,0 +1,150 @@
+//! What every retrieval shares: the filter parameter (subtree or XPath), and data filtered,
+//! rendered in a with-defaults mode and cut to what the user may read.
+
+use super::params::{param, WITH_DEFAULTS_NS};
+use super::{one, OpResult};
+use crate::data::{self, data_text};
+use crate::engine::{schema_error, Engine};
+use crate::error::{ErrorInfo, ErrorTag, ErrorType, RpcError};
+use crate::filter::{self, xpath_to_modules};
+use crate::nacm::UserAcl;
+use crate::rpc::ReplyBody;
+use crate::schema::{WithDefaults, WD_ATTR_NS};
+use crate::xml::{Element, Scope, NETCONF_BASE_NS};
+
+/// A retrieval filter.
+pub(super) enum Filter {
+    None,
+    Subtree(Element),
+    XPath(String),
+}
+
+pub(super) fn parse_filter(engine: &Engine, op: &Element, ns: &str) -> Result<Filter, RpcError> {
+    let f = if ns == NETCONF_BASE_NS { param(op, "filter") } else { op.child(ns, "filter") };
+    let Some(f) = f else { return Ok(Filter::None) };
+    let kind = f.attribute("type").unwrap_or("subtree");
+    match kind {
+        "subtree" => Ok(Filter::Subtree(f.clone())),
+        "xpath" => {
+            let Some(select) = f.attribute("select") else {
+                return Err(RpcError::missing_attribute("select", "filter"));
+            };
+            let mut scope = Scope::new();
+            scope.enter(op);
+            scope.enter(f);
+            let expr = xpath_to_modules(select, &scope, engine.schema.model()).map_err(|e| {
+                RpcError::new(ErrorTag::InvalidValue, ErrorType::Protocol)
+                    .with_message(format!("The XPath filter cannot be used: {e}."))
+                    .with_info(ErrorInfo::BadAttribute("select".into()))
+                    .with_info(ErrorInfo::BadElement("filter".into()))
+            })?;
+            Ok(Filter::XPath(expr))
+        }
+        other => Err(RpcError::new(ErrorTag::BadAttribute, ErrorType::Protocol)
+            .with_message(format!("'{other}' is not a filter type; use subtree or xpath."))
+            .with_info(ErrorInfo::BadAttribute("type".into()))
+            .with_info(ErrorInfo::BadElement("filter".into()))),
+    }
+}
+
+/// Moves libyang's `default` attribute (in the ietf-netconf-with-defaults module namespace)
+/// to the namespace RFC 6243 §6 defines for it.
+pub(super) fn fix_default_attr(e: &mut Element) {
+    // (Only elements that have attributes: asking for them mutably makes room for them.)
+    if !e.attributes().is_empty() {
+        for a in e.attributes_mut() {
+            if a.name == "default" && a.namespace.as_deref() == Some(WITH_DEFAULTS_NS) {
+                a.namespace = Some(WD_ATTR_NS.to_string());
+                a.prefix = Some("wd".to_string());
+            }
+        }
+    }
+    e.retain_namespaces(|(_, u)| u != WITH_DEFAULTS_NS);
+    for c in e.elements_mut() {
+        fix_default_attr(c);
+    }
+}
+
+pub(super) fn data_reply(inner: &str) -> ReplyBody {
+    ReplyBody::Raw(format!("<data>{inner}</data>"))
+}
+
+pub(super) fn render_error(engine: &Engine, e: &crate::schema::SchemaError) -> RpcError {
+    let mut err = schema_error(&engine.schema, e);
+    err.tag = ErrorTag::OperationFailed;
+    err.path = None;
+    err
+}
+
+/// Filters, applies with-defaults and access control to data (a root tree with its text).
+/// `selected` receives the data paths of the nodes an XPath filter selected.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn retrieve(
+    engine: &Engine,
+    acl: &UserAcl,
+    root: &Element,
+    text: Option<&str>,
+    mode: WithDefaults,
+    filter: &Filter,
+    state: bool,
+    selected: Option<&mut Vec<String>>,
+) -> OpResult {
+    let model = engine.schema.model();
+    let owned_text;
+    let text = match text {
+        Some(t) => t,
+        None => {
+            owned_text = data_text(root);
+            &owned_text
+        }
+    };
+    let mut tree = match filter {
+        Filter::XPath(expr) => {
+            let (out, paths) =
+                engine.schema.select_xpath(text, expr, mode, state).map_err(|e| {
+                    one(RpcError::new(ErrorTag::InvalidValue, ErrorType::Protocol)
+                        .with_message(format!(
+                        "The XPath filter cannot be evaluated: {e}; check its syntax and prefixes."
+                    ))
+                        .with_info(ErrorInfo::BadAttribute("select".into()))
+                        .with_info(ErrorInfo::BadElement("filter".into())))
+                })?;
+            if let Some(selected) = selected {
+                *selected = paths;
+            }
+            data::parse_data(&out).map_err(|e| one(render_error(engine, &xml_to_schema(e))))?
+        }
+        Filter::None if mode == WithDefaults::Explicit && acl.reads_everything() => {
+            return Ok(data_reply(text));
+        }
+        _ => {
+            let base = if mode == WithDefaults::Explicit {
+                root.clone()
+            } else {
+                let out = engine
+                    .schema
+                    .render(text, mode, state)
+                    .map_err(|e| one(render_error(engine, &e)))?;
+                data::parse_data(&out).map_err(|e| one(render_error(engine, &xml_to_schema(e))))?
+            };
+            match filter {
+                Filter::Subtree(f) => filter::subtree(model, &base, f),
+                _ => base,
+            }
+        }
+    };
+    acl.filter_read(model, &mut tree);
+    if mode == WithDefaults::ReportAllTagged {
+        fix_default_attr(&mut tree);
+    }
+    Ok(data_reply(&data_text(&tree)))
+}
+
+pub(super) fn xml_to_schema(e: crate::xml::XmlError) -> crate::schema::SchemaError {
+    crate::schema::SchemaError::Invalid {
+        message: e.to_string(),
+        path: None,
+        app_tag: None,
+        schema_path: None,
+    }
+}
