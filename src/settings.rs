@@ -11,6 +11,7 @@
 //! [lab]
 //! time-ratio = 0.001              # simulated seconds per wall-clock second
 //! tick-ms = 50                    # how often the lab's ports catch up with the clock
+//! ports = 4                       # lab ports: the four kinds of link, repeated beyond four
 //! ```
 
 use std::net::SocketAddr;
@@ -57,11 +58,14 @@ pub struct LabSettings {
     pub time_ratio: f64,
     /// How often, in wall-clock milliseconds, each port catches up with the clock. Default 50.
     pub tick_ms: u64,
+    /// How many ports the lab has (1 to 256). Default 4: one of each kind of link; more
+    /// repeat the four kinds in turn (for scale tests and benchmarks).
+    pub ports: usize,
 }
 
 impl Default for LabSettings {
     fn default() -> Self {
-        LabSettings { time_ratio: 0.001, tick_ms: 50 }
+        LabSettings { time_ratio: 0.001, tick_ms: 50, ports: 4 }
     }
 }
 
@@ -83,6 +87,31 @@ fn default_state_dir() -> PathBuf {
     match std::env::var_os("XDG_STATE_HOME") {
         Some(dir) if !dir.is_empty() => Path::new(&dir).join("pfcd"),
         _ => PathBuf::from("pfcd-state"),
+    }
+}
+
+/// Where the settings come from: the file, if any, and the command line's overrides.
+#[derive(Debug, Clone, Default)]
+pub struct SettingsSource {
+    pub file: Option<PathBuf>,
+    pub listen: Option<SocketAddr>,
+    pub state_dir: Option<PathBuf>,
+}
+
+impl SettingsSource {
+    /// The file's settings (the defaults without one), the overrides applied.
+    pub fn load(&self) -> Result<Settings, SettingsError> {
+        let mut settings = match &self.file {
+            Some(path) => Settings::load(path)?,
+            None => Settings::default(),
+        };
+        if let Some(listen) = self.listen {
+            settings.listen = listen;
+        }
+        if let Some(dir) = &self.state_dir {
+            settings.state_dir = dir.clone();
+        }
+        Ok(settings)
     }
 }
 
@@ -112,6 +141,25 @@ impl Settings {
         Ok(settings)
     }
 
+    /// The names of the fields that differ from `other` (as the file names them).
+    pub fn differences(&self, other: &Settings) -> Vec<&'static str> {
+        let mut changed = Vec::new();
+        let mut note = |name, differs| {
+            if differs {
+                changed.push(name);
+            }
+        };
+        note("listen", self.listen != other.listen);
+        note("state-dir", self.state_dir != other.state_dir);
+        note("users-file", self.users_file != other.users_file);
+        note("admin-user", self.admin_user != other.admin_user);
+        note("ports", self.ports != other.ports);
+        note("lab.time-ratio", self.lab.time_ratio != other.lab.time_ratio);
+        note("lab.tick-ms", self.lab.tick_ms != other.lab.tick_ms);
+        note("lab.ports", self.lab.ports != other.lab.ports);
+        changed
+    }
+
     /// Refuses values that would not work, with what to write instead.
     pub fn check(&self) -> Result<(), String> {
         let ratio = self.lab.time_ratio;
@@ -120,6 +168,9 @@ impl Settings {
                 "lab.time-ratio is {ratio}: it must be above 0 and at most 1 (simulated seconds \
                  per wall-clock second)"
             ));
+        }
+        if !(1..=256).contains(&self.lab.ports) {
+            return Err(format!("lab.ports is {}: use 1 to 256", self.lab.ports));
         }
         if !(1..=10_000).contains(&self.lab.tick_ms) {
             return Err(format!("lab.tick-ms is {}: use 1 to 10000", self.lab.tick_ms));

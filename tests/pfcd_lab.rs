@@ -27,10 +27,15 @@ struct Daemon {
 
 impl Daemon {
     fn start(state_dir: &Path) -> Daemon {
+        Daemon::start_with(state_dir, &[])
+    }
+
+    fn start_with(state_dir: &Path, extra: &[&str]) -> Daemon {
         let log = std::fs::File::create(state_dir.with_extension("log")).expect("log file");
         let mut child = Command::new(env!("CARGO_BIN_EXE_pfcd"))
             .args(["--listen", "127.0.0.1:0", "--state-dir"])
             .arg(state_dir)
+            .args(extra)
             .env("RUST_LOG", "info")
             .stdout(Stdio::piped())
             .stderr(log)
@@ -71,6 +76,11 @@ impl Daemon {
             Auth::Password(self.password.clone()),
         );
         Client::connect(&opts).expect("connects with the printed credentials")
+    }
+
+    fn signal(&self, signal: nix::sys::signal::Signal) {
+        let pid = nix::unistd::Pid::from_raw(i32::try_from(self.child.id()).expect("pid"));
+        nix::sys::signal::kill(pid, signal).expect("signal");
     }
 
     fn stop(mut self) {
@@ -835,4 +845,60 @@ fn kill_9_during_a_stream_of_commits_keeps_the_last_acknowledged_one() {
     daemon.stop();
     let _ = std::fs::remove_dir_all(&dir);
     let _ = std::fs::remove_file(dir.with_extension("log"));
+}
+
+/// SIGHUP re-reads the settings file: a change is logged as taking effect at the next start,
+/// a broken file changes nothing and pfcd keeps serving; the settings take effect on restart.
+#[test]
+fn sighup_rereads_the_settings_file() {
+    use nix::sys::signal::Signal;
+    let dir = state_dir("sighup");
+    let file = dir.with_extension("toml");
+    let log = dir.with_extension("log");
+    std::fs::write(&file, "[lab]\ntick-ms = 50\n").expect("settings file");
+    let args = ["--config", file.to_str().expect("utf-8 path")];
+    let daemon = Daemon::start_with(&dir, &args);
+    let wait_log = |what: &str| {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            let text = std::fs::read_to_string(&log).unwrap_or_default();
+            if text.contains(what) {
+                return text;
+            }
+            assert!(Instant::now() < deadline, "the log says {what:?}:\n{text}");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    };
+    daemon.signal(Signal::SIGHUP);
+    wait_log("settings file re-read, unchanged");
+
+    std::fs::write(&file, "[lab]\ntick-ms = 60\nports = 2\n").expect("settings file");
+    daemon.signal(Signal::SIGHUP);
+    let text = wait_log("take effect at the next start");
+    assert!(text.contains("lab.tick-ms, lab.ports"), "the changed fields are named: {text}");
+
+    std::fs::write(&file, "[lab]\ntick-ms = 0\n").expect("settings file");
+    daemon.signal(Signal::SIGHUP);
+    let text = wait_log("the settings file cannot be used");
+    assert!(text.contains("lab.tick-ms is 0"), "what is wrong is said: {text}");
+    let mut c = daemon.client();
+    assert_eq!(get(&mut c, &format!("<lab xmlns=\"{LAB_NS}\"/>")).matches("<port>").count(), 4);
+    c.close_session().expect("close");
+    daemon.stop();
+
+    // At the next start the file's settings are in force: two lab ports.
+    std::fs::write(&file, "[lab]\nports = 2\n").expect("settings file");
+    let daemon = Daemon::start_with(&dir, &args);
+    let mut c = daemon.client();
+    let lab = get(&mut c, &format!("<lab xmlns=\"{LAB_NS}\"/>"));
+    assert_eq!(lab.matches("<port>").count(), 2, "{lab}");
+    // lab2's and lab3's stored configuration stays, unused, and does not block other changes.
+    c.edit_config(Datastore::Candidate, &pfc_edit("lab1", "<pfc-enable>p3</pfc-enable>"), None)
+        .expect("edit");
+    c.commit().expect("a change to a port pfcd has commits");
+    c.close_session().expect("close");
+    daemon.stop();
+    let _ = std::fs::remove_dir_all(&dir);
+    let _ = std::fs::remove_file(&file);
+    let _ = std::fs::remove_file(&log);
 }

@@ -13,7 +13,7 @@ use crate::settings::Settings;
 pub fn print(addr: SocketAddr, settings: &Settings, admin: &Admin, lab: &Lab) {
     let user = &settings.admin_user;
     let (host, port) = (addr.ip(), addr.port());
-    let ports: Vec<&str> = lab.links.iter().map(|l| l.name).collect();
+    let ports: Vec<&str> = lab.links.iter().map(|l| l.name.as_str()).collect();
     let mut text = format!(
         "pfcd: NETCONF over SSH on {addr}; the embedded lab runs ports {} at {} simulated \
          seconds per second\n",

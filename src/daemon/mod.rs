@@ -1,6 +1,6 @@
 //! Start-up and shutdown: the state directory, the first start's administrator, the YANG
 //! modules, the lab's ports, the NETCONF server with the northbound backends; then wait for a
-//! signal (SIGTERM or SIGINT stop, SIGHUP re-reads the users file).
+//! signal (SIGTERM or SIGINT stop, SIGHUP re-reads the settings file and the users file).
 
 pub mod banner;
 pub mod credentials;
@@ -14,7 +14,7 @@ use tracing::{info, warn};
 
 use crate::lab::Lab;
 use crate::northbound;
-use crate::settings::{Ports, Settings};
+use crate::settings::{Ports, Settings, SettingsSource};
 
 /// Why pfcd stopped with an error.
 #[derive(Debug, thiserror::Error)]
@@ -38,8 +38,9 @@ const WORKERS: usize = 1;
 /// Most threads for heavy requests, password checks and backend calls.
 const BLOCKING: usize = 8;
 
-/// Runs pfcd until SIGTERM or SIGINT.
-pub fn run(settings: Settings) -> Result<(), DaemonError> {
+/// Runs pfcd until SIGTERM or SIGINT; `source` is where `settings` came from (SIGHUP reads it
+/// again).
+pub fn run(settings: Settings, source: SettingsSource) -> Result<(), DaemonError> {
     let state_dir = &settings.state_dir;
     create_private_dir(state_dir)?;
     let users_file = settings.users_path();
@@ -64,7 +65,7 @@ pub fn run(settings: Settings) -> Result<(), DaemonError> {
         .enable_all()
         .build()
         .map_err(DaemonError::Runtime)?;
-    let result = runtime.block_on(serve(config, &settings, &admin, lab.clone()));
+    let result = runtime.block_on(serve(config, &settings, &source, &admin, lab.clone()));
     lab.stop();
     result
 }
@@ -72,6 +73,7 @@ pub fn run(settings: Settings) -> Result<(), DaemonError> {
 async fn serve(
     config: mgmt::config::Config,
     settings: &Settings,
+    source: &SettingsSource,
     admin: &credentials::Admin,
     lab: Arc<Lab>,
 ) -> Result<(), DaemonError> {
@@ -86,15 +88,44 @@ async fn serve(
         tokio::select! {
             _ = term.recv() => break,
             _ = int.recv() => break,
-            _ = hup.recv() => match server.reload_users() {
-                Ok(()) => info!("SIGHUP: users file re-read"),
-                Err(e) => warn!(error = %e, "SIGHUP: the users file cannot be used; the previous users stay"),
-            },
+            _ = hup.recv() => {
+                if source.file.is_some() {
+                    reread_settings(source, settings);
+                }
+                match server.reload_users() {
+                    Ok(()) => info!("SIGHUP: users file re-read"),
+                    Err(e) => warn!(error = %e, "SIGHUP: the users file cannot be used; the previous users stay"),
+                }
+            }
         }
     }
     info!("stopping");
     server.shutdown().await;
     Ok(())
+}
+
+/// SIGHUP: reads the settings file again and says what changed. Every setting shapes what pfcd
+/// started (the listening socket, the state directory, the ports), so a change is logged as
+/// taking effect at the next start; a file that cannot be used is reported and changes nothing.
+fn reread_settings(source: &SettingsSource, running: &Settings) {
+    let path = source.file.as_deref().unwrap_or(Path::new("-"));
+    let new = match source.load() {
+        Ok(s) => s,
+        Err(e) => {
+            warn!(error = %e, "SIGHUP: the settings file cannot be used; nothing changes");
+            return;
+        }
+    };
+    let changed = running.differences(&new);
+    if changed.is_empty() {
+        info!(file = %path.display(), "SIGHUP: settings file re-read, unchanged");
+    } else {
+        warn!(
+            file = %path.display(),
+            changed = %changed.join(", "),
+            "SIGHUP: settings changed; they take effect at the next start"
+        );
+    }
 }
 
 /// Creates `dir` (mode 0700 when new: it holds the host key and the password).

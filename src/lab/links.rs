@@ -22,12 +22,12 @@ pub enum Start {
 }
 
 /// One lab port: our end of a simulated link and the peer station at the other end.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct LabLink {
-    pub name: &'static str,
+    pub name: String,
     /// Our port's MAC address.
     pub mac: MacAddr,
-    pub peer: &'static str,
+    pub peer: String,
     pub peer_mac: MacAddr,
     /// The peer's DCBX Willing bit: a willing peer adopts our PFC Enable; one that is not keeps
     /// its own (the lab's first-start vector), and a port that differs is misconfigured.
@@ -51,64 +51,83 @@ const MIB: u64 = 1024 * 1024;
 /// The lab: 3 m at 100G (uncongested), 100 m of Cat6 at 10G (Annex N), 10 km at 100G on the
 /// default allowance (too small: it drops until switched to measured headroom), 60 km at 400G
 /// whose peer is not willing (a PFC Enable other than the first one is misconfigured).
-pub const LINKS: [LabLink; 4] = [
-    LabLink {
-        name: "lab0",
-        mac: MacAddr([0x02, 0, 0, 0, 0x02, 0x00]),
-        peer: "peer0",
-        peer_mac: MacAddr([0x02, 0, 0, 0, 0x01, 0x00]),
-        peer_willing: true,
-        speed: LinkSpeed::G100,
-        metres: 3,
-        medium: Medium::Fibre,
-        drain_percent: 100,
-        peer_pauses_us: false,
-        receive_buffer_size: MIB,
-        start: Start::Calculated,
-    },
-    LabLink {
-        name: "lab1",
-        mac: MacAddr([0x02, 0, 0, 0, 0x02, 0x01]),
-        peer: "peer1",
-        peer_mac: MacAddr([0x02, 0, 0, 0, 0x01, 0x01]),
-        peer_willing: true,
-        speed: LinkSpeed::G10,
-        metres: 100,
-        medium: Medium::Copper,
-        drain_percent: 20,
-        peer_pauses_us: true,
-        receive_buffer_size: MIB,
-        start: Start::ManualDefault,
-    },
-    LabLink {
-        name: "lab2",
-        mac: MacAddr([0x02, 0, 0, 0, 0x02, 0x02]),
-        peer: "peer2",
-        peer_mac: MacAddr([0x02, 0, 0, 0, 0x01, 0x02]),
-        peer_willing: true,
-        speed: LinkSpeed::G100,
-        metres: 10_000,
-        medium: Medium::Fibre,
-        drain_percent: 50,
-        peer_pauses_us: true,
-        receive_buffer_size: 8 * MIB,
-        start: Start::ManualDefault,
-    },
-    LabLink {
-        name: "lab3",
-        mac: MacAddr([0x02, 0, 0, 0, 0x02, 0x03]),
-        peer: "peer3",
-        peer_mac: MacAddr([0x02, 0, 0, 0, 0x01, 0x03]),
-        peer_willing: false,
-        speed: LinkSpeed::G400,
-        metres: 60_000,
-        medium: Medium::Fibre,
-        drain_percent: 20,
-        peer_pauses_us: true,
-        receive_buffer_size: 128 * MIB,
-        start: Start::Calculated,
-    },
-];
+fn templates() -> [LabLink; 4] {
+    [
+        LabLink {
+            name: "lab0".into(),
+            mac: MacAddr([0x02, 0, 0, 0, 0x02, 0x00]),
+            peer: "peer0".into(),
+            peer_mac: MacAddr([0x02, 0, 0, 0, 0x01, 0x00]),
+            peer_willing: true,
+            speed: LinkSpeed::G100,
+            metres: 3,
+            medium: Medium::Fibre,
+            drain_percent: 100,
+            peer_pauses_us: false,
+            receive_buffer_size: MIB,
+            start: Start::Calculated,
+        },
+        LabLink {
+            name: "lab1".into(),
+            mac: MacAddr([0x02, 0, 0, 0, 0x02, 0x01]),
+            peer: "peer1".into(),
+            peer_mac: MacAddr([0x02, 0, 0, 0, 0x01, 0x01]),
+            peer_willing: true,
+            speed: LinkSpeed::G10,
+            metres: 100,
+            medium: Medium::Copper,
+            drain_percent: 20,
+            peer_pauses_us: true,
+            receive_buffer_size: MIB,
+            start: Start::ManualDefault,
+        },
+        LabLink {
+            name: "lab2".into(),
+            mac: MacAddr([0x02, 0, 0, 0, 0x02, 0x02]),
+            peer: "peer2".into(),
+            peer_mac: MacAddr([0x02, 0, 0, 0, 0x01, 0x02]),
+            peer_willing: true,
+            speed: LinkSpeed::G100,
+            metres: 10_000,
+            medium: Medium::Fibre,
+            drain_percent: 50,
+            peer_pauses_us: true,
+            receive_buffer_size: 8 * MIB,
+            start: Start::ManualDefault,
+        },
+        LabLink {
+            name: "lab3".into(),
+            mac: MacAddr([0x02, 0, 0, 0, 0x02, 0x03]),
+            peer: "peer3".into(),
+            peer_mac: MacAddr([0x02, 0, 0, 0, 0x01, 0x03]),
+            peer_willing: false,
+            speed: LinkSpeed::G400,
+            metres: 60_000,
+            medium: Medium::Fibre,
+            drain_percent: 20,
+            peer_pauses_us: true,
+            receive_buffer_size: 128 * MIB,
+            start: Start::Calculated,
+        },
+    ]
+}
+
+/// The lab's links: the four above for up to four ports; more ports repeat them in turn
+/// (lab4 is lab0's kind of link, and so on), each with its own name and addresses.
+pub fn links(count: usize) -> Vec<LabLink> {
+    let templates = templates();
+    (0..count)
+        .map(|i| {
+            let mut link = templates[i % templates.len()].clone();
+            let n = u8::try_from(i).unwrap_or(u8::MAX);
+            link.name = format!("lab{i}");
+            link.peer = format!("peer{i}");
+            link.mac = MacAddr([0x02, 0, 0, 0, 0x02, n]);
+            link.peer_mac = MacAddr([0x02, 0, 0, 0, 0x01, n]);
+            link
+        })
+        .collect()
+}
 
 impl LabLink {
     /// The two stations on the link: the peer is station A, our port station B.

@@ -1,5 +1,5 @@
 //! The embedded lab, pfcd's default: four simulated ports, each linked to an in-process peer
-//! station by a simulated link ([`links::LINKS`]), following one simulated clock that runs at
+//! station by a simulated link ([`links::links`]), following one simulated clock that runs at
 //! a fixed ratio of wall time so that the lab's CPU use stays bounded.
 
 pub mod links;
@@ -39,7 +39,8 @@ impl Lab {
         let tick = Duration::from_millis(settings.tick_ms);
         let mut ports = Vec::new();
         let (events, receiver) = mpsc::channel();
-        for (i, link) in links::LINKS.iter().enumerate() {
+        let links = links::links(settings.ports);
+        for (i, link) in links.iter().enumerate() {
             let setup = SimPortSetup {
                 name: link.name.to_string(),
                 stations: link.stations(i as u64 + 1),
@@ -52,7 +53,7 @@ impl Lab {
             };
             ports.push(PortHandle::spawn(setup, clock, tick, events.clone())?);
         }
-        Ok(Lab { clock, ports, links: links::LINKS.to_vec(), events: Mutex::new(Some(receiver)) })
+        Ok(Lab { clock, ports, links, events: Mutex::new(Some(receiver)) })
     }
 
     /// The ports' events (once: there is one reader).

@@ -59,8 +59,8 @@ impl Backend for LabBackend {
             let offered = 100;
             lab.push(
                 Element::new(ns, "port")
-                    .with(leaf(ns, "name", link.name))
-                    .with(leaf(ns, "peer", link.peer))
+                    .with(leaf(ns, "name", &link.name))
+                    .with(leaf(ns, "peer", &link.peer))
                     .with(leaf(ns, "peer-mac-address", link.peer_mac.to_string().to_uppercase()))
                     .with(leaf(ns, "link-speed", link.speed.bits_per_second()))
                     .with(leaf(ns, "link-length", link.metres))

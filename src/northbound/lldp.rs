@@ -37,32 +37,37 @@ fn port_path(name: &str, leaf: &str) -> String {
     )
 }
 
-/// Refuses LLDP entries pfcd cannot run: a port it does not have, another destination address.
-pub fn check_entries(root: &Element, ports: &[&str]) -> Result<(), BackendError> {
-    let Some(lldp) = root.child(LLDP_NS, "lldp") else { return Ok(()) };
+/// The LLDP entries pfcd cannot run, each with its refusal: a port it does not have, another
+/// destination address.
+pub fn check_entries(root: &Element, ports: &[&str]) -> Vec<BackendError> {
+    let Some(lldp) = root.child(LLDP_NS, "lldp") else { return Vec::new() };
+    let mut refused = Vec::new();
     for entry in lldp.elements().filter(|e| e.is(LLDP_NS, "port")) {
         let name = child_text(entry, LLDP_NS, "name").unwrap_or_default();
         let dest = child_text(entry, LLDP_NS, "dest-mac-address").unwrap_or_default();
         let path =
             format!("/ieee802-dot1ab-lldp:lldp/port[name='{name}'][dest-mac-address='{dest}']");
         if !ports.contains(&name.as_str()) {
-            return Err(BackendError::new(format!(
-                "pfcd has no port '{name}' to run LLDP on: use one of {}.",
-                ports.join(", ")
-            ))
-            .at(path));
-        }
-        if !dest.eq_ignore_ascii_case(&nearest_bridge()) {
-            return Err(BackendError::new(format!(
-                "pfcd runs LLDP to the nearest bridge address only ({}), where DCBX runs; \
+            refused.push(
+                BackendError::new(format!(
+                    "pfcd has no port '{name}' to run LLDP on: use one of {}.",
+                    ports.join(", ")
+                ))
+                .at(path),
+            );
+        } else if !dest.eq_ignore_ascii_case(&nearest_bridge()) {
+            refused.push(
+                BackendError::new(format!(
+                    "pfcd runs LLDP to the nearest bridge address only ({}), where DCBX runs; \
                  dest-mac-address {dest} is not supported: use {}.",
-                nearest_bridge(),
-                nearest_bridge()
-            ))
-            .at(path));
+                    nearest_bridge(),
+                    nearest_bridge()
+                ))
+                .at(path),
+            );
         }
     }
-    Ok(())
+    refused
 }
 
 /// Fills `intent`'s LLDP and DCBX settings from `root` (running-to-be) for port `name`.

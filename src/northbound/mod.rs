@@ -25,7 +25,7 @@ pub const LAB_NS: &str = "urn:pfcd:yang:pfcd-lab";
 
 /// The lab's first-start configuration: the bridge, its ports with PFC, LLDP on every port.
 pub fn initial_config(links: &[crate::lab::links::LabLink]) -> String {
-    let names: Vec<&str> = links.iter().map(|l| l.name).collect();
+    let names: Vec<&str> = links.iter().map(|l| l.name.as_str()).collect();
     interfaces::initial_config(links) + &lldp::initial_config(&names)
 }
 

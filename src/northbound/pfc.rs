@@ -9,7 +9,7 @@ use dataplane::headroom::{Breakdown, BufferConfig, BufferPlan, Item};
 use mgmt::backend::{Backend, BackendError, Origin, StateRequest, Transaction};
 use mgmt::notify::Notifier;
 use mgmt::xml::Element;
-use tracing::info;
+use tracing::{info, warn};
 
 use super::interfaces::{bridge_ports, bridge_state, check_port_exists};
 use super::xml::{
@@ -57,14 +57,39 @@ impl PfcBackend {
         Ok(())
     }
 
-    /// One intent per port from a complete configuration, or the first refusal.
-    fn intents(&self, root: &Element) -> Result<Vec<PortIntent>, BackendError> {
+    /// Configuration pfcd cannot run: a Bridge Port or LLDP entry for a port it does not have,
+    /// an LLDP destination it does not support.
+    fn unrunnable(&self, root: &Element) -> Vec<BackendError> {
+        let names = self.port_names();
+        bridge_ports(root)
+            .iter()
+            .filter_map(|(name, _)| check_port_exists(name, &names).err())
+            .chain(lldp::check_entries(root, &names))
+            .collect()
+    }
+
+    /// One intent per port from a complete configuration, or the first refusal. What pfcd
+    /// cannot run is refused when a change brings it; what was already stored (running as found
+    /// at start, say after the lab was made smaller) is kept unused, with a warning, so that
+    /// neither the start nor other changes fail on it. `old` is running before (`None`: at
+    /// start).
+    fn intents(
+        &self,
+        root: &Element,
+        old: Option<&Element>,
+    ) -> Result<Vec<PortIntent>, BackendError> {
         let names = self.port_names();
         let configured = bridge_ports(root);
-        for (name, _) in &configured {
-            check_port_exists(name, &names)?;
+        let stored: Vec<Option<String>> = match old {
+            Some(old) => self.unrunnable(old).into_iter().map(|e| e.path).collect(),
+            None => Vec::new(),
+        };
+        for e in self.unrunnable(root) {
+            if old.is_some() && !stored.contains(&e.path) {
+                return Err(e);
+            }
+            warn!(error = %e, "stored configuration pfcd cannot run: kept, unused");
         }
-        lldp::check_entries(root, &names)?;
         let mut intents = Vec::with_capacity(names.len());
         for (name, port) in names.iter().zip(&self.lab.ports) {
             let pfc = configured
@@ -96,7 +121,8 @@ impl Backend for PfcBackend {
     }
 
     fn prepare(&self, tx: &Transaction<'_>) -> Result<(), BackendError> {
-        let intents = self.intents(tx.new)?;
+        let at_start = tx.origin.session_id.is_none() && tx.old.elements().next().is_none();
+        let intents = self.intents(tx.new, (!at_start).then_some(tx.old))?;
         *self.prepared.lock().unwrap_or_else(PoisonError::into_inner) = Some(intents);
         Ok(())
     }
@@ -104,7 +130,7 @@ impl Backend for PfcBackend {
     fn apply(&self, tx: &Transaction<'_>) {
         let prepared = self.prepared.lock().unwrap_or_else(PoisonError::into_inner).take();
         // prepare always runs first; should it not have, running was validated by it before.
-        let Some(intents) = prepared.or_else(|| self.intents(tx.new).ok()) else { return };
+        let Some(intents) = prepared.or_else(|| self.intents(tx.new, None).ok()) else { return };
         let configured: Vec<String> =
             bridge_ports(tx.new).into_iter().map(|(name, _)| name).collect();
         *self.bridge_ports.lock().unwrap_or_else(PoisonError::into_inner) = configured;

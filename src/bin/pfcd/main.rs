@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Parser;
-use pfcd::settings::Settings;
+use pfcd::settings::SettingsSource;
 
 /// mimalloc, as mgmt-serve: mgmt overrides the C allocator with it too (mgmt's Cargo.toml).
 #[global_allocator]
@@ -35,8 +35,10 @@ configuration in running; every start prints how to connect, then 'pfcd ready'."
   [lab]
   time-ratio = 0.001            # simulated seconds per wall-clock second (0 < r <= 1)
   tick-ms = 50                  # how often each port catches up with the clock
+  ports = 4                     # lab ports (1-256): the four kinds of link, repeated
 
-SIGNALS: SIGTERM, SIGINT stop; SIGHUP re-reads the users file.
+SIGNALS: SIGTERM, SIGINT stop; SIGHUP re-reads the users file, and the settings file (a
+changed setting is logged and takes effect at the next start; a broken file changes nothing).
 LOGS: RUST_LOG (e.g. RUST_LOG=pfcd=debug), on stderr."
 )]
 struct Args {
@@ -54,23 +56,16 @@ struct Args {
 fn main() -> ExitCode {
     let args = Args::parse();
     pfcd::logging::init();
-    let mut settings = match &args.config {
-        Some(path) => match Settings::load(path) {
-            Ok(s) => s,
-            Err(e) => {
-                eprintln!("pfcd: {e}");
-                return ExitCode::FAILURE;
-            }
-        },
-        None => Settings::default(),
+    let source =
+        SettingsSource { file: args.config, listen: args.listen, state_dir: args.state_dir };
+    let settings = match source.load() {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("pfcd: {e}");
+            return ExitCode::FAILURE;
+        }
     };
-    if let Some(listen) = args.listen {
-        settings.listen = listen;
-    }
-    if let Some(dir) = args.state_dir {
-        settings.state_dir = dir;
-    }
-    match pfcd::daemon::run(settings) {
+    match pfcd::daemon::run(settings, source) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("pfcd: {e}");
