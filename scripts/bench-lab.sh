@@ -13,7 +13,7 @@ dir=$(mktemp -d)
 printf '[lab]\nports = %d\n' "$ports" >"$dir/settings.toml"
 "$bin" --config "$dir/settings.toml" --listen 127.0.0.1:0 --state-dir "$dir/state" >"$dir/out" 2>"$dir/err" &
 pid=$!
-cpu() { cat /proc/"$pid"/task/*/schedstat | awk '{s += $1} END {print s}'; }
+cpu() { cat /proc/"$pid"/task/*/schedstat | awk '{s += $1} END {printf "%.0f\n", s}'; }
 sleep 10
 t0=$(cpu)
 sleep 60
