@@ -568,6 +568,13 @@ fn a_willing_peer_adopts_our_pfc_enable_within_a_second_and_the_headroom_is_meas
     );
     c.close_session().expect("close");
     daemon.stop();
+    let log = std::fs::read_to_string(dir.with_extension("log")).expect("log");
+    for port in PORTS {
+        assert!(
+            log.lines().any(|l| l.contains(port) && l.contains("LLDP shutdown LLDPDU sent")),
+            "SIGTERM sends {port}'s shutdown LLDPDU:\n{log}"
+        );
+    }
     let _ = std::fs::remove_dir_all(&dir);
     let _ = std::fs::remove_file(dir.with_extension("log"));
 }

@@ -128,6 +128,27 @@ impl LinkLldp {
         step
     }
 
+    /// Our agent stops: a running one sends its shutdown LLDPDU (TTL 0), so that the peer
+    /// forgets us at once rather than after the TTL. Returns whether one was sent.
+    pub fn shutdown(&mut self) -> bool {
+        if !self.enabled {
+            return false;
+        }
+        let now = self.now();
+        // adminStatus disabled, not the port down: a port that goes down cannot send.
+        let mut off = PortSettings {
+            lldp: self.ours.agent().config().clone(),
+            dcbx: self.ours.admin().clone(),
+        };
+        off.lldp.admin_status = lldp::agent::AdminStatus::Disabled;
+        let Ok(out) = self.ours.set_settings(off, now) else { return false };
+        let sent = !out.frames.is_empty();
+        let mut step = Step::default();
+        self.deliver(out, &mut step, now);
+        self.enabled = false;
+        sent
+    }
+
     /// Runs both agents' timers.
     pub fn poll(&mut self) -> Step {
         let now = self.now();

@@ -97,7 +97,12 @@ impl PortHandle {
                         }
                         Ok(Command::Measure) => port.measure(),
                         Ok(Command::ClearCounters) => port.clear_counters(),
-                        Ok(Command::Stop) | Err(RecvTimeoutError::Disconnected) => break,
+                        Ok(Command::Stop) | Err(RecvTimeoutError::Disconnected) => {
+                            if port.lldp.shutdown() {
+                                info!("LLDP shutdown LLDPDU sent");
+                            }
+                            break;
+                        }
                         Err(RecvTimeoutError::Timeout) => {}
                     }
                     let lldp = port.lldp.poll();
