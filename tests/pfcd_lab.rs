@@ -909,3 +909,68 @@ fn sighup_rereads_the_settings_file() {
     let _ = std::fs::remove_file(&file);
     let _ = std::fs::remove_file(&log);
 }
+
+const PIPE_NS: &str = "urn:pfcd:yang:pfcd-pipeline";
+
+/// The bridge's pipeline follows the ports' pauses: lab1's peer holds priority 0 paused, so its
+/// pipeline class is paused and its frames wait in external memory while the other priorities
+/// flow, in order; switched to on-chip FIFOs, nothing is recycled to external memory.
+#[test]
+fn the_pipeline_holds_a_paused_priority_in_external_memory_and_follows_its_mode() {
+    let dir = state_dir("pipeline");
+    let daemon = Daemon::start(&dir);
+    let mut c = daemon.client();
+    let class = |c: &mut Client, n: u8| {
+        let data = get(
+            c,
+            &format!(
+                "<interfaces xmlns=\"{IF_NS}\"><interface><name>lab1</name>\
+                 <bridge-port xmlns=\"{DOT1Q_NS}\"><pipeline xmlns=\"{PIPE_NS}\"><priority>\
+                 <priority>{n}</priority></priority></pipeline></bridge-port></interface>\
+                 </interfaces>"
+            ),
+        );
+        inside(&data, "pipeline").to_string()
+    };
+    let statistics =
+        |c: &mut Client| get(c, &format!("<pipeline xmlns=\"{PIPE_NS}\"><statistics/></pipeline>"));
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let paused = class(&mut c, 0);
+        if value(&paused, "pause").as_deref() == Some("true")
+            && value(&paused, "external-fifo-depth").is_some_and(|d| d != "0")
+        {
+            assert_ne!(value(&paused, "fsm-state").as_deref(), Some("idle"), "{paused}");
+            break;
+        }
+        assert!(Instant::now() < deadline, "lab1's priority 0 held in external memory: {paused}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let flowing = class(&mut c, 1);
+    assert_eq!(value(&flowing, "pause").as_deref(), Some("false"), "{flowing}");
+    assert!(value(&flowing, "departed").is_some_and(|d| d != "0"), "{flowing}");
+    let stats = statistics(&mut c);
+    assert_eq!(value(&stats, "order-violations").as_deref(), Some("0"), "{stats}");
+
+    c.edit_config(
+        Datastore::Candidate,
+        &format!("<pipeline xmlns=\"{PIPE_NS}\"><mode>fifo</mode></pipeline>"),
+        None,
+    )
+    .expect("edit");
+    c.commit().expect("commit");
+    std::thread::sleep(Duration::from_secs(2));
+    let stats = statistics(&mut c);
+    assert!(value(&stats, "pause-indications").is_some_and(|d| d != "0"), "{stats}");
+    assert_eq!(value(&stats, "order-violations").as_deref(), Some("0"), "{stats}");
+    let paused = class(&mut c, 0);
+    assert_eq!(value(&paused, "pause").as_deref(), Some("true"), "{paused}");
+    assert_eq!(value(&paused, "external-fifo-depth").as_deref(), Some("0"), "fifo mode: {paused}");
+    let memory =
+        get(&mut c, &format!("<pipeline xmlns=\"{PIPE_NS}\"><external-memory/></pipeline>"));
+    assert_eq!(value(&memory, "used").as_deref(), Some("0"), "fifo mode: {memory}");
+    c.close_session().expect("close");
+    daemon.stop();
+    let _ = std::fs::remove_dir_all(&dir);
+    let _ = std::fs::remove_file(dir.with_extension("log"));
+}

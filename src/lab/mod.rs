@@ -3,6 +3,7 @@
 //! a fixed ratio of wall time so that the lab's CPU use stays bounded.
 
 pub mod links;
+pub mod pipeline;
 
 use std::sync::{mpsc, Mutex, PoisonError};
 use std::time::Duration;
@@ -28,6 +29,8 @@ pub struct Lab {
     pub clock: SimClock,
     pub ports: Vec<PortHandle>,
     pub links: Vec<LabLink>,
+    /// The bridge's transmit pipeline, paused as the ports' peers pause them.
+    pub pipeline: pipeline::PipelineHandle,
     /// The ports' events, until the northbound side takes them.
     events: Mutex<Option<mpsc::Receiver<PortEvent>>>,
 }
@@ -53,7 +56,10 @@ impl Lab {
             };
             ports.push(PortHandle::spawn(setup, clock, tick, events.clone())?);
         }
-        Ok(Lab { clock, ports, links, events: Mutex::new(Some(receiver)) })
+        let published = ports.iter().map(PortHandle::published).collect();
+        let config = pipeline::lab_config(ports.len(), &Default::default());
+        let pipeline = pipeline::PipelineHandle::spawn(config, published, clock, tick)?;
+        Ok(Lab { clock, ports, links, pipeline, events: Mutex::new(Some(receiver)) })
     }
 
     /// The ports' events (once: there is one reader).
@@ -63,6 +69,7 @@ impl Lab {
 
     /// Stops every port.
     pub fn stop(&self) {
+        self.pipeline.stop();
         for p in &self.ports {
             p.stop();
         }

@@ -8,6 +8,7 @@ pub mod lab;
 pub mod lldp;
 pub mod notifications;
 pub mod pfc;
+pub mod pipeline;
 pub mod xml;
 
 use std::sync::Arc;

@@ -15,9 +15,10 @@ use super::interfaces::{bridge_ports, bridge_state, check_port_exists};
 use super::xml::{
     child_text, child_u64, identity_name, leaf, pfc_enable_bits, pfc_enable_mask, pfc_path,
 };
-use super::{lldp, DOT1Q_NS, IF_NS, PFC_BRIDGE_NS, PFC_NS};
+use super::{lldp, pipeline, DOT1Q_NS, IF_NS, PFC_BRIDGE_NS, PFC_NS};
 use crate::lab::Lab;
 use crate::ports::{HeadroomMethod, PortHandle, PortIntent, PortSnapshot, PRIORITIES};
+use dataplane::pipeline::PipelineConfig;
 
 /// The largest frame the allocation rule allows for (Annex N's envelope frame, FCS included).
 const MAX_FRAME_OCTETS: u64 = 2000;
@@ -25,8 +26,9 @@ const MAX_FRAME_OCTETS: u64 = 2000;
 /// The backend of the PFC model (with ietf-interfaces and the bridge, whose entries hold it).
 pub struct PfcBackend {
     lab: Arc<Lab>,
-    /// What `prepare` accepted, for `apply`: one intent per port, in the lab's port order.
-    prepared: Mutex<Option<Vec<PortIntent>>>,
+    /// What `prepare` accepted, for `apply`: one intent per port, in the lab's port order, and
+    /// the pipeline's configuration.
+    prepared: Mutex<Option<(Vec<PortIntent>, PipelineConfig)>>,
     /// The interfaces with a Bridge Port in running, as last applied.
     bridge_ports: Mutex<Vec<String>>,
 }
@@ -116,6 +118,7 @@ impl Backend for PfcBackend {
         ["ietf-interfaces", "ieee802-dot1q-bridge", "ieee802-dot1q-pfc-bridge"]
             .into_iter()
             .chain(lldp::MODULES)
+            .chain(["pfcd-pipeline"])
             .map(str::to_string)
             .collect()
     }
@@ -123,14 +126,23 @@ impl Backend for PfcBackend {
     fn prepare(&self, tx: &Transaction<'_>) -> Result<(), BackendError> {
         let at_start = tx.origin.session_id.is_none() && tx.old.elements().next().is_none();
         let intents = self.intents(tx.new, (!at_start).then_some(tx.old))?;
-        *self.prepared.lock().unwrap_or_else(PoisonError::into_inner) = Some(intents);
+        let pipeline = pipeline::config_from(tx.new, self.lab.ports.len())?;
+        *self.prepared.lock().unwrap_or_else(PoisonError::into_inner) = Some((intents, pipeline));
         Ok(())
     }
 
     fn apply(&self, tx: &Transaction<'_>) {
         let prepared = self.prepared.lock().unwrap_or_else(PoisonError::into_inner).take();
         // prepare always runs first; should it not have, running was validated by it before.
-        let Some(intents) = prepared.or_else(|| self.intents(tx.new, None).ok()) else { return };
+        let prepared = prepared.or_else(|| {
+            let pipeline = pipeline::config_from(tx.new, self.lab.ports.len()).ok()?;
+            Some((self.intents(tx.new, None).ok()?, pipeline))
+        });
+        let Some((intents, pipeline)) = prepared else { return };
+        if self.lab.pipeline.snapshot().config != pipeline {
+            info!(mode = %pipeline.mode, "pipeline configuration changed");
+            self.lab.pipeline.reconfigure(pipeline);
+        }
         let configured: Vec<String> =
             bridge_ports(tx.new).into_iter().map(|(name, _)| name).collect();
         *self.bridge_ports.lock().unwrap_or_else(PoisonError::into_inner) = configured;
@@ -189,20 +201,30 @@ impl Backend for PfcBackend {
     fn state(&self, _request: &StateRequest<'_>) -> Result<Vec<Element>, BackendError> {
         let mut interfaces = Element::new(IF_NS, "interfaces");
         let snapshots: Vec<_> = self.lab.ports.iter().map(|p| p.snapshot()).collect();
-        for (s, link) in snapshots.iter().zip(&self.lab.links) {
+        let pipe = self.lab.pipeline.snapshot();
+        for (i, (s, link)) in snapshots.iter().zip(&self.lab.links).enumerate() {
             let mut pfc = pfc_state(s);
             pfc.namespaces_mut().push((Some("pfc".into()), PFC_NS.into()));
+            let mut bridge_port = Element::new(DOT1Q_NS, "bridge-port").with(pfc);
+            if let Some(p) = pipeline::port_state(&pipe, i) {
+                bridge_port.push(p);
+            }
             interfaces.push(
                 Element::new(IF_NS, "interface")
                     .with(leaf(IF_NS, "name", &s.name))
                     .with(leaf(IF_NS, "oper-status", "up"))
                     .with(leaf(IF_NS, "speed", link.speed.bits_per_second()))
-                    .with(Element::new(DOT1Q_NS, "bridge-port").with(pfc)),
+                    .with(bridge_port),
             );
         }
         let ports = self.bridge_ports.lock().unwrap_or_else(PoisonError::into_inner).clone();
         let up_time = self.lab.clock.wall().0 / 1_000_000_000_000;
-        Ok(vec![interfaces, bridge_state(&ports, up_time), lldp::state(&snapshots)])
+        Ok(vec![
+            interfaces,
+            bridge_state(&ports, up_time),
+            lldp::state(&snapshots),
+            pipeline::state(&pipe),
+        ])
     }
 }
 

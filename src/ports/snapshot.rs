@@ -48,6 +48,8 @@ pub struct PortSnapshot {
     pub method_in_force: HeadroomMethod,
     /// The LLDP agents on the link (shared with every snapshot until it changes).
     pub lldp: Arc<LldpView>,
+    /// The link's speed.
+    pub speed: dataplane::time::LinkSpeed,
     /// The allowance in force, its source and the calculated result.
     pub allowance: Allowance,
     /// The calculation's and the measurement's latest results (when their method is in force).

@@ -139,6 +139,11 @@ impl PortHandle {
         let _ = self.commands.send(Command::ClearCounters);
     }
 
+    /// Where the port publishes its snapshots (for other tasks that follow it).
+    pub fn published(&self) -> Published {
+        self.published.clone()
+    }
+
     /// The port's latest snapshot, without waiting for the port.
     pub fn snapshot(&self) -> std::sync::Arc<PortSnapshot> {
         self.published.read()
@@ -426,6 +431,7 @@ impl SimPort {
             peer_oper_pfc_enable: self.peer_oper_pfc_enable,
             method_in_force: self.method_in_force(),
             lldp: self.lldp_view.clone(),
+            speed: self.setup.stations.speed,
             allowance: self.allowance,
             results: self.results.clone(),
             receive_buffer_size: self.setup.receive_buffer_size,
