@@ -12,6 +12,7 @@
 //! time-ratio = 0.001              # simulated seconds per wall-clock second
 //! tick-ms = 50                    # how often the lab's ports catch up with the clock
 //! ports = 4                       # lab ports: the four kinds of link, repeated beyond four
+//! traffic = true                  # the peers' traffic and the pipeline's (false: idle lab)
 //! ```
 
 use std::net::SocketAddr;
@@ -61,11 +62,15 @@ pub struct LabSettings {
     /// How many ports the lab has (1 to 256). Default 4: one of each kind of link; more
     /// repeat the four kinds in turn (for scale tests and benchmarks).
     pub ports: usize,
+    /// The peers send traffic (congesting the lossless priority, pausing ours) and the
+    /// pipeline carries its own. Default true; false leaves LLDP/DCBX and the configuration
+    /// only, and an idle lab.
+    pub traffic: bool,
 }
 
 impl Default for LabSettings {
     fn default() -> Self {
-        LabSettings { time_ratio: 0.001, tick_ms: 50, ports: 4 }
+        LabSettings { time_ratio: 0.001, tick_ms: 50, ports: 4, traffic: true }
     }
 }
 
@@ -157,6 +162,7 @@ impl Settings {
         note("lab.time-ratio", self.lab.time_ratio != other.lab.time_ratio);
         note("lab.tick-ms", self.lab.tick_ms != other.lab.tick_ms);
         note("lab.ports", self.lab.ports != other.lab.ports);
+        note("lab.traffic", self.lab.traffic != other.lab.traffic);
         changed
     }
 

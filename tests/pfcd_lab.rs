@@ -1013,3 +1013,29 @@ fn the_pipeline_holds_a_paused_priority_in_external_memory_and_follows_its_mode(
     let _ = std::fs::remove_dir_all(&dir);
     let _ = std::fs::remove_file(dir.with_extension("log"));
 }
+
+/// `[lab] traffic = false`: an idle lab. LLDP/DCBX still run and agree with the peers, nothing
+/// is sent on the links, and the clock's simulated time stays still.
+#[test]
+fn an_idle_lab_runs_dcbx_and_carries_no_traffic() {
+    let dir = state_dir("idle");
+    let file = dir.with_extension("toml");
+    std::fs::write(&file, "[lab]\ntraffic = false\n").expect("settings file");
+    let daemon = Daemon::start_with(&dir, &["--config", file.to_str().expect("utf-8 path")]);
+    let mut c = daemon.client();
+    std::thread::sleep(Duration::from_secs(2));
+    let dcbx = inside(&lldp_port(&mut c, "lab0"), "pfc-dcbx").to_string();
+    assert_eq!(value(&dcbx, "reason").as_deref(), Some("peer-adopts-ours"), "{dcbx}");
+    for port in PORTS {
+        let pfc = pfc_of(&mut c, port);
+        assert_eq!(number(&pfc, "pfc-requests"), 0, "{port}: {pfc}");
+        assert_eq!(number(&pfc, "pfc-indications"), 0, "{port}: {pfc}");
+    }
+    let lab = get(&mut c, &format!("<lab xmlns=\"{LAB_NS}\"><clock/></lab>"));
+    assert_eq!(value(&lab, "simulated-time").as_deref(), Some("0"), "{lab}");
+    c.close_session().expect("close");
+    daemon.stop();
+    let _ = std::fs::remove_dir_all(&dir);
+    let _ = std::fs::remove_file(&file);
+    let _ = std::fs::remove_file(dir.with_extension("log"));
+}

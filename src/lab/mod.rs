@@ -53,12 +53,14 @@ impl Lab {
                 system: system(),
                 local_delay: link.local_delay(),
                 peer: link.peer_lldp(),
+                traffic: settings.traffic,
             };
             ports.push(PortHandle::spawn(setup, clock, tick, events.clone())?);
         }
         let published = ports.iter().map(PortHandle::published).collect();
         let config = pipeline::lab_config(ports.len(), &Default::default());
-        let pipeline = pipeline::PipelineHandle::spawn(config, published, clock, tick)?;
+        let pipeline =
+            pipeline::PipelineHandle::spawn(config, published, clock, tick, settings.traffic)?;
         Ok(Lab { clock, ports, links, pipeline, events: Mutex::new(Some(receiver)) })
     }
 

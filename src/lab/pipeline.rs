@@ -86,6 +86,7 @@ impl PipelineHandle {
         ports: Vec<Published>,
         clock: SimClock,
         tick: Duration,
+        traffic: bool,
     ) -> std::io::Result<Self> {
         let mut run = PipelineRun::new(config, ports.len()).map_err(std::io::Error::other)?;
         let published = Arc::new(RwLock::new(Arc::new(run.snapshot())));
@@ -96,7 +97,10 @@ impl PipelineHandle {
             let share = Picos((tick.as_nanos() as f64 * 1000.0 * clock.ratio) as u64);
             let mut started = clock.target();
             loop {
-                match rx.recv_timeout(tick) {
+                // Without the lab's traffic nothing flows and nothing pauses: the pipeline
+                // waits for commands only.
+                let wait = if traffic { tick } else { Duration::from_secs(3600) };
+                match rx.recv_timeout(wait) {
                     Ok(Command::Reconfigure(config)) => match PipelineRun::new(*config, ports.len())
                     {
                         Ok(new) => {
@@ -108,6 +112,10 @@ impl PipelineHandle {
                     },
                     Ok(Command::Stop) | Err(RecvTimeoutError::Disconnected) => break,
                     Err(RecvTimeoutError::Timeout) => {}
+                }
+                if !traffic {
+                    *out.write().unwrap_or_else(PoisonError::into_inner) = Arc::new(run.snapshot());
+                    continue;
                 }
                 run.follow_pauses(&ports);
                 let target = Picos(clock.target().saturating_sub(started).0 / SLOWER);

@@ -149,6 +149,18 @@ impl LinkLldp {
         sent
     }
 
+    /// How long until either agent's next deadline (at most a minute).
+    pub fn next_wait(&self) -> Duration {
+        let now = self.now();
+        [self.ours.next_deadline(), self.peer.next_deadline()]
+            .into_iter()
+            .flatten()
+            .map(|d| d.saturating_sub(now))
+            .min()
+            .unwrap_or(Duration::from_secs(60))
+            .clamp(Duration::from_millis(1), Duration::from_secs(60))
+    }
+
     /// Runs both agents' timers.
     pub fn poll(&mut self) -> Step {
         let now = self.now();

@@ -43,6 +43,9 @@ pub struct SimPortSetup {
     pub local_delay: TimeInterval,
     /// The peer station's LLDP/DCBX.
     pub peer: PeerLldp,
+    /// The peer sends traffic (and pauses ours). Without, the port only runs LLDP/DCBX and
+    /// sleeps until its agents' next deadline.
+    pub traffic: bool,
 }
 
 enum Command {
@@ -87,10 +90,12 @@ impl PortHandle {
                 // would drop until the stored configuration enabled PFC on them.
                 let mut started_at = None;
                 loop {
-                    match rx.recv_timeout(tick) {
+                    let wait = if setup.traffic { tick } else { port.lldp.next_wait() };
+                    let mut dirty = true;
+                    match rx.recv_timeout(wait) {
                         Ok(Command::Apply(intent)) => {
                             port.apply(*intent);
-                            if started_at.is_none() {
+                            if started_at.is_none() && setup.traffic {
                                 started_at = Some(clock.target());
                                 port.sim.start();
                             }
@@ -103,16 +108,21 @@ impl PortHandle {
                             }
                             break;
                         }
-                        Err(RecvTimeoutError::Timeout) => {}
+                        Err(RecvTimeoutError::Timeout) => dirty = false,
                     }
                     let lldp = port.lldp.poll();
+                    dirty |= lldp.changed;
                     port.follow_lldp(lldp);
-                    let Some(started_at) = started_at else { continue };
-                    let target = clock.target().saturating_sub(started_at);
-                    let limit = port.sim.now() + Picos(share.0.saturating_mul(setup.catch_up));
-                    port.sim.advance_to(target.min(limit));
-                    port.notice_drops();
-                    out.publish(port.snapshot());
+                    if let Some(started_at) = started_at {
+                        let target = clock.target().saturating_sub(started_at);
+                        let limit = port.sim.now() + Picos(share.0.saturating_mul(setup.catch_up));
+                        port.sim.advance_to(target.min(limit));
+                        port.notice_drops();
+                        dirty = true;
+                    }
+                    if dirty {
+                        out.publish(port.snapshot());
+                    }
                 }
             })?;
         Ok(PortHandle {

@@ -36,6 +36,7 @@ configuration in running; every start prints how to connect, then 'pfcd ready'."
   time-ratio = 0.001            # simulated seconds per wall-clock second (0 < r <= 1)
   tick-ms = 50                  # how often each port catches up with the clock
   ports = 4                     # lab ports (1-256): the four kinds of link, repeated
+  traffic = true                # peers' and pipeline traffic; false: an idle lab
 
 SIGNALS: SIGTERM, SIGINT stop; SIGHUP re-reads the users file, and the settings file (a
 changed setting is logged and takes effect at the next start; a broken file changes nothing).
