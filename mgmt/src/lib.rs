@@ -15,6 +15,7 @@
 
 mod admin_access;
 pub mod backend;
+pub mod budget;
 pub mod client;
 pub mod config;
 pub mod cross_refs;

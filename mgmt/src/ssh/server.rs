@@ -18,6 +18,7 @@ use super::handler::{Accounts, Handler, Progress, Shared};
 use super::hostkey::{self, HostKeyError};
 use super::login_cache::LoginCache;
 use crate::backend::Backend;
+use crate::budget::RequestLimits;
 use crate::config::Config;
 use crate::engine::{Engine, EngineConfig, EngineError};
 use crate::schema::{Schema, SchemaError};
@@ -143,6 +144,7 @@ impl Server {
                 hello_timeout: config.hello_timeout,
                 idle_timeout: config.idle_timeout,
                 indent_replies: config.indent_replies,
+                requests: RequestLimits::new(&config),
             },
             auth_pool: AuthPool::new(config.auth_threads).map_err(StartError::AuthPool)?,
         });

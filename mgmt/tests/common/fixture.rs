@@ -45,6 +45,7 @@ impl Fx {
             hello_timeout: Duration::from_secs(10),
             idle_timeout: self.idle,
             indent_replies: false,
+            requests: Default::default(),
         }
     }
 
