@@ -317,8 +317,18 @@ pub fn interface_description(data: &Element, name: &str) -> Option<String> {
 /// Merges interface `name` (ethernetCsmacd) with `description` into running with our own
 /// client, as alice.
 pub async fn seed_interface(addr: std::net::SocketAddr, name: &str, description: &str) {
-    let ssh =
-        ssh_login(addr, Login::Password("alice", "wonderland")).await.expect("login accepted");
+    seed_interface_as(addr, "alice", "wonderland", name, description).await
+}
+
+/// [`seed_interface`] as `user` with `password`.
+pub async fn seed_interface_as(
+    addr: std::net::SocketAddr,
+    user: &str,
+    password: &str,
+    name: &str,
+    description: &str,
+) {
+    let ssh = ssh_login(addr, Login::Password(user, password)).await.expect("login accepted");
     let channel = open_subsystem(&ssh, "netconf").await.expect("netconf subsystem");
     let mut c = NcClient::connect(channel.into_stream(), &both_bases()).await;
     let reply = c
