@@ -20,6 +20,7 @@ use crate::edit::{self, ErrorOption, Op};
 use crate::engine::{bump, schema_error, Engine, RunningWrite, SessionCtx};
 use crate::error::{ErrorInfo, ErrorTag, ErrorType, RpcError};
 use crate::filter::{self, xpath_to_modules};
+use crate::filter_cost;
 use crate::monitoring::{self, MONITORING_NS, YANG_LIBRARY_NS};
 use crate::nacm::{UserAcl, NACM_NS};
 use crate::notify::{self, Notification, NETMOD_NOTIFICATION_NS, NOTIFICATION_NS, STREAM};
@@ -317,14 +318,10 @@ fn retrieve(
     };
     let mut tree = match filter {
         Filter::XPath(expr) => {
-            let out = engine.schema.select_xpath(text, expr, mode, state).map_err(|e| {
-                one(RpcError::new(ErrorTag::InvalidValue, ErrorType::Protocol)
-                    .with_message(format!(
-                        "The XPath filter cannot be evaluated: {e}; check its syntax and prefixes."
-                    ))
-                    .with_info(ErrorInfo::BadAttribute("select".into()))
-                    .with_info(ErrorInfo::BadElement("filter".into())))
-            })?;
+            let out = engine
+                .schema
+                .select_xpath(text, expr, mode, state, filter_cost::limit(engine))
+                .map_err(|e| one(filter_cost::xpath_error(engine, &e)))?;
             data::parse_data(&out).map_err(|e| one(render_error(engine, &xml_to_schema(e))))?
         }
         Filter::None if mode == WithDefaults::Explicit && acl.reads_everything() => {
@@ -341,7 +338,10 @@ fn retrieve(
                 data::parse_data(&out).map_err(|e| one(render_error(engine, &xml_to_schema(e))))?
             };
             match filter {
-                Filter::Subtree(f) => filter::subtree(model, &base, f),
+                Filter::Subtree(f) => {
+                    filter::subtree_limited(model, &base, f, filter_cost::limit(engine))
+                        .map_err(|e| one(filter_cost::subtree_error(engine, e)))?
+                }
                 _ => base,
             }
         }
@@ -1145,7 +1145,10 @@ fn create_subscription(
     let filter = match parse_filter(engine, op, filter_ns).map_err(one)? {
         Filter::None => None,
         Filter::Subtree(f) => Some(EventFilter::Subtree(f)),
-        Filter::XPath(x) => Some(EventFilter::XPath(x)),
+        Filter::XPath(x) => {
+            filter_cost::check_subscription(engine, &x).map_err(one)?;
+            Some(EventFilter::XPath(x))
+        }
     };
     let (replay, live) = engine.bus.subscribe(start);
     Ok(Outcome::Subscribe(
@@ -1341,23 +1344,28 @@ fn run(engine: &Arc<Engine>, ctx: &SessionCtx, subscribed: bool, op: &Element) -
     Outcome::Reply(ReplyBody::Errors(vec![RpcError::operation_not_supported(&op.name)]))
 }
 
-/// Applies a subscription's filter to an event; the event to send, if it passes.
+/// Applies a subscription's filter to an event; the event to send, if it passes. An event
+/// on which the filter would cost more than the limit is not sent: the error says why.
 pub fn filter_event(
     engine: &Engine,
     filter: Option<&EventFilter>,
     event: &Element,
-) -> Option<Element> {
+) -> Result<Option<Element>, String> {
+    let limit = engine.max_filter_cost();
     match filter {
-        None => Some(event.clone()),
+        None => Ok(Some(event.clone())),
         Some(EventFilter::Subtree(f)) => {
             let mut root = data::root();
             root.push(event.clone());
-            let out = filter::subtree(engine.schema.model(), &root, f);
+            let out = filter::subtree_limited(engine.schema.model(), &root, f, limit)
+                .map_err(|e| format!("subtree filter would take more than {} steps", e.limit))?;
             let first = out.elements().next().cloned();
-            first
+            Ok(first)
         }
-        Some(EventFilter::XPath(x)) => {
-            engine.schema.notification_matches(&event.to_xml(), x).then(|| event.clone())
-        }
+        Some(EventFilter::XPath(x)) => Ok(engine
+            .schema
+            .notification_matches(&event.to_xml(), x, limit)
+            .map_err(|e| e.to_string())?
+            .then(|| event.clone())),
     }
 }

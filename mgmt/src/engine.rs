@@ -45,11 +45,19 @@ pub struct EngineConfig {
     /// Configuration (top-level data nodes as XML) added to running at the first start, e.g. the
     /// daemon's ports. `None`: running starts empty (but for the administrator's NACM rules).
     pub initial_config: Option<String>,
+    /// Most steps a retrieval or notification filter may cost (`crate::xpath_cost`,
+    /// `filter::subtree_limited`).
+    pub max_filter_cost: u64,
 }
 
 impl Default for EngineConfig {
     fn default() -> Self {
-        EngineConfig { admin_user: None, replay_log: 1024, initial_config: None }
+        EngineConfig {
+            admin_user: None,
+            replay_log: 1024,
+            initial_config: None,
+            max_filter_cost: crate::config::Config::default().max_filter_cost,
+        }
     }
 }
 
@@ -190,6 +198,7 @@ pub struct Engine {
     pub(crate) content_id: String,
     started: SystemTime,
     runtime: Option<tokio::runtime::Handle>,
+    max_filter_cost: u64,
 }
 
 impl std::fmt::Debug for Engine {
@@ -348,6 +357,7 @@ impl Engine {
             content_id,
             started: SystemTime::now(),
             runtime: tokio::runtime::Handle::try_current().ok(),
+            max_filter_cost: config.max_filter_cost,
         });
         // Hand every backend the start-up configuration, then its notifier.
         let running = engine.ds.snapshot(DatastoreName::Running);
@@ -517,6 +527,11 @@ impl Engine {
     /// Whether a change holds the writer mutex at this moment.
     pub fn writer_busy(&self) -> bool {
         matches!(self.write.try_lock(), Err(TryLockError::WouldBlock))
+    }
+
+    /// Most steps a filter may cost.
+    pub fn max_filter_cost(&self) -> u64 {
+        self.max_filter_cost
     }
 
     /// Whether any backend is registered.

@@ -11,7 +11,8 @@ use tokio::time::Instant;
 use tracing::{debug, info, warn};
 
 use crate::budget::{Account, RequestLimits};
-use crate::dispatch::{dispatch, filter_event, Outcome, Subscription};
+use crate::delivery::deliverable;
+use crate::dispatch::{dispatch, Outcome, Subscription};
 use crate::engine::{EndReason, Engine, SessionCtx};
 use crate::error::{ErrorTag, ErrorType, RpcError};
 use crate::framing::{self, Decoder, Frame, Framing, FramingError, Refused};
@@ -333,32 +334,6 @@ fn control_notification(name: &str) -> String {
     )
 }
 
-/// The notification to send for `n`, if the subscription's filter and the user's access
-/// rights let it through.
-fn deliverable(
-    engine: &Engine,
-    ctx: &SessionCtx,
-    sub: &Subscription,
-    n: &Notification,
-) -> Option<String> {
-    if sub.stop.is_some_and(|stop| n.event_time > stop) {
-        return None;
-    }
-    let ns = n.event.namespace.as_deref().unwrap_or_default();
-    let module = engine
-        .schema()
-        .model()
-        .notification(ns, &n.event.name)
-        .map(|o| o.module.clone())
-        .unwrap_or_default();
-    if !engine.acl(&ctx.user).may_receive(&module, &n.event.name) {
-        engine.count_denied_notification();
-        return None;
-    }
-    let event = filter_event(engine, sub.filter.as_ref(), &n.event)?;
-    Some(Notification { event_time: n.event_time, event }.to_xml())
-}
-
 async fn run_inner<S>(
     stream: &mut S,
     handle: &SessionHandle,
@@ -441,7 +416,7 @@ where
             }
             Event::Notification(n) => {
                 let Some(s) = sub.as_deref() else { continue };
-                if let Some(text) = deliverable(engine, ctx, s, &n) {
+                if let Some(text) = deliverable(engine, ctx, s, n, handle).await {
                     if let Err(end) = conn.send(&text).await {
                         return end;
                     }

@@ -123,6 +123,7 @@ impl Server {
                 admin_user: config.admin_user.clone(),
                 replay_log: config.replay_log,
                 initial_config: config.initial_config.clone(),
+                max_filter_cost: config.max_filter_cost,
             };
             let registry = registry.clone();
             tokio::task::spawn_blocking(move || {

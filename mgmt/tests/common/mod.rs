@@ -60,6 +60,7 @@ pub fn test_engine_with(
             admin_user: admin.map(str::to_string),
             replay_log: 64,
             initial_config: None,
+            ..Default::default()
         },
         backends,
     )
