@@ -377,9 +377,15 @@ impl Schema {
             return Ok(String::new());
         }
         check_cost(expr, &tree, max_cost)?;
-        let set = tree.find_xpath(expr).map_err(SchemaError::from_yang)?;
+        let set: Vec<_> = tree.find_xpath(expr).map_err(SchemaError::from_yang)?.collect();
+        // A node whose ancestor is selected too is already in that ancestor's copy: copying
+        // and merging it again (`//*` selects every node) cost a merge per node for nothing.
+        let selected: std::collections::HashSet<_> = set.iter().map(|n| n.as_raw()).collect();
         let mut result = DataTree::new(&self.ctx);
-        for node in set {
+        for node in &set {
+            if node.ancestors().any(|a| selected.contains(&a.as_raw())) {
+                continue;
+            }
             let dup = node.duplicate(true).map_err(SchemaError::from_yang)?;
             result.merge(&dup).map_err(SchemaError::from_yang)?;
         }
