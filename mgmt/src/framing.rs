@@ -189,6 +189,11 @@ impl Decoder {
         }
     }
 
+    /// Sets the size limit; takes effect at the next message (between messages).
+    pub fn set_max_message_size(&mut self, max_message_size: usize) {
+        self.max_message_size = max_message_size;
+    }
+
     /// From now on, a message over the size limit is skipped to its end and handed out as
     /// [`Frame::Refused`] by [`Decoder::next_frame`], and the stream goes on.
     pub fn skip_refused(&mut self) {

@@ -372,6 +372,7 @@ where
         Err(e) => return SessionEnd::BadHello(e),
     };
     conn.decoder.set_framing(framing);
+    conn.decoder.set_max_message_size(settings.max_message_size);
     conn.decoder.skip_refused();
     conn.out_framing = framing;
     info!(

@@ -11,7 +11,7 @@ use mgmt::xml::{Element, NETCONF_BASE_NS};
 use tokio::io::DuplexStream;
 use tokio::task::JoinHandle;
 
-use super::{both_bases, test_engine_with, NcClient};
+use super::{both_bases, test_engine_configured, test_engine_with, NcClient};
 
 pub const IF: &str = "urn:ietf:params:xml:ns:yang:ietf-interfaces";
 pub const IANA: &str = "urn:ietf:params:xml:ns:yang:iana-if-type";
@@ -35,6 +35,18 @@ impl Fx {
     pub fn with_backends(backends: Vec<Arc<dyn mgmt::backend::Backend>>) -> Fx {
         let registry = Registry::new(16);
         let (dir, engine) = test_engine_with(Some("admin"), registry.clone(), backends);
+        Fx { registry, engine, idle: Some(Duration::from_secs(30)), _dir: dir }
+    }
+
+    /// A fixture whose engine has `config` (`admin` its administrator unless it names
+    /// another).
+    pub fn with_config(config: mgmt::engine::EngineConfig) -> Fx {
+        let registry = Registry::new(16);
+        let config = mgmt::engine::EngineConfig {
+            admin_user: config.admin_user.or(Some("admin".into())),
+            ..config
+        };
+        let (dir, engine) = test_engine_configured(registry.clone(), config, Vec::new());
         Fx { registry, engine, idle: Some(Duration::from_secs(30)), _dir: dir }
     }
 

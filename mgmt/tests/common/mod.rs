@@ -51,20 +51,23 @@ pub fn test_engine_with(
     registry: Arc<mgmt::sessions::Registry>,
     backends: Vec<Arc<dyn mgmt::backend::Backend>>,
 ) -> (tempfile::TempDir, Arc<mgmt::engine::Engine>) {
+    let config = mgmt::engine::EngineConfig {
+        admin_user: admin.map(str::to_string),
+        replay_log: 64,
+        ..Default::default()
+    };
+    test_engine_configured(registry, config, backends)
+}
+
+/// An engine with `config` on fresh datastores in a temporary directory.
+pub fn test_engine_configured(
+    registry: Arc<mgmt::sessions::Registry>,
+    config: mgmt::engine::EngineConfig,
+    backends: Vec<Arc<dyn mgmt::backend::Backend>>,
+) -> (tempfile::TempDir, Arc<mgmt::engine::Engine>) {
     let dir = tempfile::tempdir().expect("tempdir");
-    let engine = mgmt::engine::Engine::open(
-        dir.path(),
-        test_schema(),
-        registry,
-        mgmt::engine::EngineConfig {
-            admin_user: admin.map(str::to_string),
-            replay_log: 64,
-            initial_config: None,
-            ..Default::default()
-        },
-        backends,
-    )
-    .expect("engine");
+    let engine = mgmt::engine::Engine::open(dir.path(), test_schema(), registry, config, backends)
+        .expect("engine");
     (dir, engine)
 }
 
