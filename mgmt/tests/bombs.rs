@@ -134,16 +134,81 @@ async fn control(mut c: NcClient<Channel>, stop: Arc<AtomicBool>) -> Duration {
     worst
 }
 
+/// Sends `message` on a session of mallory's and returns the reply (checking it echoes
+/// `id`), and whether the session still answers afterwards.
+async fn attack(addr: std::net::SocketAddr, id: &str, message: String) -> (Element, bool) {
+    let mut c = session(addr, "mallory").await;
+    c.send(&message).await;
+    drop(message);
+    let r = reply(&mut c).await;
+    assert_eq!(r.attribute("message-id"), Some(id), "{}", r.to_xml());
+    let after = c.rpc("after", "<get-config><source><running/></source></get-config>").await;
+    (r, after.child(NETCONF_BASE_NS, "data").is_some())
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn bombs_are_refused_within_the_memory_ceiling() {
     let server = serve();
     let pid = server.child.id();
-    common::seed_interface_as(server.addr, "alice", "pw", "eth0", "uplink").await;
+    for i in 0..50 {
+        common::seed_interface_as(server.addr, "alice", "pw", &format!("eth{i}"), "port").await;
+    }
     let baseline = status_kib(pid, "VmRSS:");
 
     let stop = Arc::new(AtomicBool::new(false));
     let ctl = tokio::spawn(control(session(server.addr, "alice").await, stop.clone()));
     let t0 = Instant::now();
+
+    // A 64 MiB <get-config> subtree-filter bomb: every filter entry is matched against
+    // every interface, and it stays under the element limit (about 460 000 elements).
+    let entry = format!("<interface><description>{}</description></interface>", "d".repeat(250));
+    let open = format!(
+        "<rpc message-id=\"filter\" xmlns=\"{NETCONF_BASE_NS}\"><get-config><source><running/></source><filter type=\"subtree\"><interfaces xmlns=\"{IF_NS}\">"
+    );
+    let close = "</interfaces></filter></get-config></rpc>";
+    let bomb = padded(&open, &entry, close, MAX_MESSAGE);
+    let (r, alive) = attack(server.addr, "filter", bomb).await;
+    let (tag, kind, message) = error(&r);
+    assert_eq!((tag.as_str(), kind.as_str()), ("too-big", "application"), "{message}");
+    assert!(message.contains("subtree filter"), "{message}");
+    assert!(alive, "the session goes on after the filter bomb");
+
+    // The same 64 MiB as bare elements: over the element limit.
+    let open = format!("<rpc message-id=\"elements\" xmlns=\"{NETCONF_BASE_NS}\"><get-config><source><running/></source><filter type=\"subtree\">");
+    let bomb = padded(&open, "<a/>", "</filter></get-config></rpc>", MAX_MESSAGE);
+    let (r, alive) = attack(server.addr, "elements", bomb).await;
+    let (tag, kind, message) = error(&r);
+    assert_eq!((tag.as_str(), kind.as_str()), ("too-big", "rpc"), "{message}");
+    assert!(message.contains("XML elements"), "{message}");
+    assert!(alive, "the session goes on after the element bomb");
+
+    // 100 000 levels of nesting.
+    let deep = get_config_filtered(
+        "deep",
+        &format!("{}{}", "<a>".repeat(100_000), "</a>".repeat(100_000)),
+    );
+    let (r, alive) = attack(server.addr, "deep", deep).await;
+    let (tag, kind, message) = error(&r);
+    assert_eq!((tag.as_str(), kind.as_str()), ("too-big", "rpc"), "{message}");
+    assert!(message.contains("deep"), "{message}");
+    assert!(alive, "the session goes on after the deep nesting");
+
+    // Billion laughs: a document type declaration is refused, nothing is expanded.
+    let lol = (1..=9)
+        .map(|k| format!("<!ENTITY lol{k} \"{}\">", format!("&lol{};", k - 1).repeat(10)))
+        .collect::<String>();
+    let laughs = format!(
+        "<?xml version=\"1.0\"?><!DOCTYPE lolz [<!ENTITY lol0 \"lol\">{lol}]><rpc message-id=\"laughs\" xmlns=\"{NETCONF_BASE_NS}\"><get-config><source><running/></source><filter type=\"subtree\">&lol9;</filter></get-config></rpc>"
+    );
+    let mut c = session(server.addr, "mallory").await;
+    c.send(&laughs).await;
+    let r = reply(&mut c).await;
+    let (tag, kind, message) = error(&r);
+    assert_eq!((tag.as_str(), kind.as_str()), ("malformed-message", "rpc"), "{message}");
+    assert!(message.contains("document type"), "{message}");
+    let after = c.rpc("after", "<get-config><source><running/></source></get-config>").await;
+    assert!(after.child(NETCONF_BASE_NS, "data").is_some(), "the session goes on (base:1.1)");
+    eprintln!("single bombs answered in {:?}", t0.elapsed());
 
     // 64 sessions, each a maximal message at once (logged in first: more than 16
     // connections waiting to authenticate from one address displace each other).
@@ -153,19 +218,25 @@ async fn bombs_are_refused_within_the_memory_ceiling() {
         attackers.push(tokio::spawn(async move {
             let id = format!("max{i}");
             let open = format!(
-                "<rpc message-id=\"{id}\" xmlns=\"{NETCONF_BASE_NS}\"><get-config><source><running/></source><filter type=\"subtree\"><interfaces xmlns=\"{IF_NS}\"><interface><description>"
+                "<rpc message-id=\"{id}\" xmlns=\"{NETCONF_BASE_NS}\"><get-config><source><running/></source><filter type=\"subtree\"><interfaces xmlns=\"{IF_NS}\"/>"
             );
-            let close = "</description></interface></interfaces></filter></get-config></rpc>";
-            let message = padded(&open, "x", close, MAX_MESSAGE);
+            // Blank text, which the parser holds as a node before dropping it: 64 MiB
+            // received, then as much again parsed.
+            let message = padded(&open, " ", "</filter></get-config></rpc>", MAX_MESSAGE);
             c.send(&message).await;
             drop(message);
             let r = reply(&mut c).await;
             assert_eq!(r.attribute("message-id"), Some(id.as_str()));
             match r.child(NETCONF_BASE_NS, "data") {
-                Some(_) => "answered",
+                Some(d) => {
+                    assert!(d.to_xml().contains("eth49"), "the interfaces");
+                    "answered"
+                }
                 None => {
-                    let (tag, kind, _) = error(&r);
-                    assert_eq!((tag.as_str(), kind.as_str()), ("too-big", "rpc"));
+                    // Refused for the memory budget: the message is within the size limit.
+                    let (tag, kind, message) = error(&r);
+                    assert_eq!((tag.as_str(), kind.as_str()), ("too-big", "rpc"), "{message}");
+                    assert!(message.contains("shared by all sessions"), "{message}");
                     "refused"
                 }
             }
@@ -175,7 +246,7 @@ async fn bombs_are_refused_within_the_memory_ceiling() {
     for a in attackers {
         *outcomes.entry(a.await.expect("attacker")).or_insert(0) += 1;
     }
-    eprintln!("64 maximal messages: {outcomes:?} in {:?}", t0.elapsed());
+    eprintln!("64 maximal messages: {outcomes:?}, all bombs in {:?}", t0.elapsed());
 
     stop.store(true, Ordering::Relaxed);
     let worst = ctl.await.expect("control session");
