@@ -106,6 +106,12 @@ impl Server {
             inactivity_timeout: None,
             max_auth_attempts: 6,
             nodelay: true,
+            // What russh holds of a channel's data that its session has not read yet: 16
+            // packets (at most 32 KiB each) per connection, not 100. russh opens the SSH
+            // window as data arrives, not as it is read, so this queue is the only bound on
+            // it: with 100, each busy connection could hold 3 MiB outside the request budget
+            // (`crate::budget`).
+            channel_buffer_size: 16,
             ..Default::default()
         };
         let schema = {
