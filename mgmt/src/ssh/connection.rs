@@ -21,6 +21,7 @@ use tokio::time::Instant;
 use tracing::{debug, info, warn};
 
 use super::admission::{Stage, TicketWatch};
+use super::flood_log::Closed;
 use super::handler::{Handler, Progress};
 
 /// How long a cut connection is given to end after the disconnect message before its socket
@@ -109,7 +110,7 @@ pub async fn serve(
             tokio::time::sleep_until(login_deadline).await;
             watch.expire()
         } => {
-            if expired {
+            if expired && watch.flood_log().line(Closed::NoVersionLine) {
                 info!(%peer, "closing a connection that sent no SSH version line in time");
             }
             return;
@@ -146,7 +147,11 @@ pub async fn serve(
         _ = stopped.changed() => Cut::Shutdown,
     };
     match cut {
-        Cut::LoginTimeout => info!(%peer, "closing a connection that did not authenticate in time"),
+        Cut::LoginTimeout => {
+            if watch.flood_log().line(Closed::NotAuthenticated) {
+                info!(%peer, "closing a connection that did not authenticate in time")
+            }
+        }
         Cut::NoSession => {
             warn!(%peer, "closing a connection that started no NETCONF session in time")
         }

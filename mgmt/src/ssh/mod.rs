@@ -3,6 +3,7 @@
 pub mod admission;
 pub mod auth_pool;
 mod connection;
+mod flood_log;
 pub mod handler;
 pub mod hostkey;
 pub mod login_cache;

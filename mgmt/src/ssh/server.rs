@@ -236,8 +236,16 @@ async fn accept_loop(
     mut stopped: watch::Receiver<bool>,
     deadlines: Deadlines,
 ) {
+    // The flood log's summary is written when its interval is over, even if the flood
+    // stopped and nothing else would write it.
+    let mut summaries = tokio::time::interval(super::flood_log::INTERVAL);
+    summaries.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         let (socket, peer) = tokio::select! {
+            _ = summaries.tick() => {
+                admission.flood_log().flush();
+                continue;
+            }
             accepted = listener.accept() => match accepted {
                 Ok(a) => a,
                 Err(e) => {
