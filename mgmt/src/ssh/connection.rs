@@ -23,6 +23,7 @@ use tracing::{debug, info, warn};
 use super::admission::{Stage, TicketWatch};
 use super::flood_log::Closed;
 use super::handler::{Handler, Progress};
+use super::quick_ack::QuickAck;
 
 /// How long a cut connection is given to end after the disconnect message before its socket
 /// is shut down.
@@ -91,7 +92,7 @@ pub async fn serve(
     };
     // russh reads a packet's length and then its body: two reads per packet unless something
     // buffers below it.
-    let stream = tokio::io::BufReader::with_capacity(16 * 1024, socket);
+    let stream = tokio::io::BufReader::with_capacity(16 * 1024, QuickAck(socket));
 
     // Until the client's version line has arrived, russh's future is ours: dropping it (and
     // the duplicate, when this returns) closes the connection.

@@ -7,6 +7,7 @@ mod flood_log;
 pub mod handler;
 pub mod hostkey;
 pub mod login_cache;
+mod quick_ack;
 pub mod server;
 
 pub use admission::AdmissionStats;
