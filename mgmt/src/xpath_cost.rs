@@ -344,15 +344,15 @@ impl Parser<'_> {
             return self.unary();
         }
         let mut operands = vec![self.binary(level + 1)?];
-        loop {
-            match (level, self.peek()) {
-                (0, Some(Tok::Or))
+        while matches!(
+            (level, self.peek()),
+            (0, Some(Tok::Or))
                 | (1, Some(Tok::And))
                 | (2, Some(Tok::Compare))
                 | (3, Some(Tok::Plus | Tok::Minus))
-                | (4, Some(Tok::Multiply)) => self.pos += 1,
-                _ => break,
-            }
+                | (4, Some(Tok::Multiply))
+        ) {
+            self.pos += 1;
             operands.push(self.binary(level + 1)?);
         }
         Ok(match (operands.len(), level) {

@@ -17,10 +17,11 @@ use mgmt::xml::{Element, NETCONF_BASE_NS};
 use tokio::time::Instant;
 
 /// The most the server may have resident at its peak (VmHWM), in MiB. With the defaults
-/// (`mgmt-serve --help`), the requests in progress hold at most 256 MiB shared plus 1 MiB
-/// per session (320 MiB for 64 sessions); the rest is the server's own baseline and what SSH
-/// buffers per connection. Without the budget the same attack makes it hold gigabytes.
-const CEILING_MIB: u64 = 640;
+/// (`mgmt-serve --help`), requests in progress hold at most 256 MiB shared plus 1 MiB per
+/// session (320 MiB for 64 sessions) on top of the server's own 60 MiB; mimalloc keeps freed
+/// pages for a while before returning them (its purge delay), which under this attack can
+/// add about as much again. The measured peaks are in BENCHMARKS.md ("Memory under attack").
+const CEILING_MIB: u64 = 768;
 
 /// How long the control session's `<get>` may take while the server is under attack.
 const CONTROL_LATENCY: Duration = Duration::from_secs(2);

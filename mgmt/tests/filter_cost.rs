@@ -116,7 +116,7 @@ async fn filters_over_the_cost_limit_are_refused() {
     assert!(e.message.contains("node visits"), "{}", e.message);
 
     // Ordinary filters still work, and the session is still there.
-    let one = format!("/if:interfaces/if:interface[if:name='e7']");
+    let one = "/if:interfaces/if:interface[if:name='e7']";
     let r = c
         .rpc(
             "ok",
