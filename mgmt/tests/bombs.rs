@@ -20,7 +20,8 @@ use tokio::time::Instant;
 /// (`mgmt-serve --help`), requests in progress hold at most 256 MiB shared plus 1 MiB per
 /// session (320 MiB for 64 sessions) on top of the server's own 60 MiB; mimalloc keeps freed
 /// pages for a while before returning them (its purge delay), which under this attack can
-/// add about as much again. The measured peaks are in BENCHMARKS.md ("Memory under attack").
+/// add about as much again. The measured peaks are in BENCHMARKS.md (NETCONF server, "memory
+/// under attack").
 const CEILING_MIB: u64 = 768;
 
 /// How long the control session's `<get>` may take while the server is under attack.
