@@ -41,7 +41,9 @@ pub struct Config {
     /// Largest message accepted, in bytes; a larger one is skipped to its end and answered
     /// too-big, and the session goes on. Default 64 MiB.
     pub max_message_size: usize,
-    /// Most XML elements parsed from one message (too-big beyond). Default 1 048 576.
+    /// Most XML elements parsed from one message (too-big beyond). Default 524 288: a
+    /// 4096-interface configuration has about 100 000, and a maximal message's tree then fits
+    /// the shared request memory alone.
     pub max_message_elements: usize,
     /// Deepest nesting of XML elements in a message (too-big beyond), at most
     /// `xml::MAX_DEPTH` (512). Default 512.
@@ -96,7 +98,7 @@ impl Default for Config {
             login_grace_time: Duration::from_secs(30),
             auth_threads: 1,
             max_message_size: 64 * 1024 * 1024,
-            max_message_elements: 1 << 20,
+            max_message_elements: 1 << 19,
             max_message_depth: crate::xml::MAX_DEPTH,
             request_memory: 256 * 1024 * 1024,
             session_request_memory: 1024 * 1024,

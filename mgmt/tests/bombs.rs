@@ -162,7 +162,7 @@ async fn bombs_are_refused_within_the_memory_ceiling() {
     let t0 = Instant::now();
 
     // A 64 MiB <get-config> subtree-filter bomb: every filter entry is matched against
-    // every interface, and it stays under the element limit (about 460 000 elements).
+    // every interface, and it stays under the element limit (about 450 000 elements).
     let entry = format!("<interface><description>{}</description></interface>", "d".repeat(250));
     let open = format!(
         "<rpc message-id=\"filter\" xmlns=\"{NETCONF_BASE_NS}\"><get-config><source><running/></source><filter type=\"subtree\"><interfaces xmlns=\"{IF_NS}\">"

@@ -77,7 +77,7 @@ Limits on requests (a request over one is answered too-big and the session goes 
 SIZE in bytes, or with K, M or G for KiB, MiB, GiB):
   --max-message SIZE
                    largest message [64M]
-  --max-elements N most XML elements parsed from one message [1048576]
+  --max-elements N most XML elements parsed from one message [524288]
   --max-depth N    deepest nesting of XML elements in a message, at most 512 [512]
   --request-memory SIZE
                    memory all sessions together may hold for requests in progress (messages
