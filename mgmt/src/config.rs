@@ -38,8 +38,27 @@ pub struct Config {
     /// Threads that check passwords (Argon2id), apart from those that run requests.
     /// Default 1.
     pub auth_threads: usize,
-    /// Largest message accepted, in bytes. Default 64 MiB.
+    /// Largest message accepted, in bytes; a larger one is skipped to its end and answered
+    /// too-big, and the session goes on. Default 64 MiB.
     pub max_message_size: usize,
+    /// Most XML elements parsed from one message (too-big beyond). Default 524 288: a
+    /// 4096-interface configuration has about 100 000, and a maximal message's tree then fits
+    /// the shared request memory alone.
+    pub max_message_elements: usize,
+    /// Deepest nesting of XML elements in a message (too-big beyond), at most
+    /// `xml::MAX_DEPTH` (512). Default 512.
+    pub max_message_depth: usize,
+    /// Bytes of requests in progress (messages as they arrive, their parsed trees) that all
+    /// sessions together may hold beyond each session's `session_request_memory`; a request
+    /// that needs more is answered too-big ([`crate::budget`]). Default 256 MiB.
+    pub request_memory: usize,
+    /// Bytes of requests in progress each session holds of its own, never refused for other
+    /// sessions' requests. Default 1 MiB.
+    pub session_request_memory: usize,
+    /// Most work an XPath filter may cost, in the estimated node visits of its evaluation on
+    /// the data it filters ([`crate::xpath_cost`]); a costlier filter is refused. Default
+    /// 20 000 000.
+    pub max_filter_cost: u64,
     /// How long a connection has, from its accept, to start a NETCONF session; and a session,
     /// from its start, to send its hello. Default 60 s.
     pub hello_timeout: Duration,
@@ -79,6 +98,11 @@ impl Default for Config {
             login_grace_time: Duration::from_secs(30),
             auth_threads: 1,
             max_message_size: 64 * 1024 * 1024,
+            max_message_elements: 1 << 19,
+            max_message_depth: crate::xml::MAX_DEPTH,
+            request_memory: 256 * 1024 * 1024,
+            session_request_memory: 1024 * 1024,
+            max_filter_cost: 20_000_000,
             hello_timeout: Duration::from_secs(60),
             idle_timeout: Some(Duration::from_secs(600)),
             auth_rejection_time: Duration::from_secs(1),

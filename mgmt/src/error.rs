@@ -268,6 +268,12 @@ impl RpcError {
         ))
     }
 
+    /// too-big (rpc): the request exceeded one of the server's limits other than the message
+    /// size; `reason` says which and what to do, as a sentence.
+    pub fn too_big_because(reason: impl Into<String>) -> Self {
+        RpcError::new(ErrorTag::TooBig, ErrorType::Rpc).with_message(reason)
+    }
+
     /// Appends the `<rpc-error>` element to `out`, in the NETCONF base namespace declared by
     /// an ancestor as the default namespace.
     pub fn write_xml(&self, out: &mut String) {

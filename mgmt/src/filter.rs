@@ -2,7 +2,7 @@
 //! containment, selection and content match nodes), and the translation of an XPath filter's
 //! XML prefixes into the module names libyang evaluates (the `:xpath` capability, §8.9).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 use crate::model::{Kind, Model, SNode};
@@ -26,14 +26,66 @@ fn matches_name(f: &Element, d: &Element) -> bool {
 /// Applies the subtree filter whose top-level nodes are `filter`'s children to the data
 /// root `root`; returns a root holding the selected data. An empty filter selects nothing.
 pub fn subtree(model: &Model, root: &Element, filter: &Element) -> Element {
+    subtree_limited(model, root, filter, u64::MAX).unwrap_or_else(|_| root.clone_shallow())
+}
+
+/// A filter whose evaluation would take more steps than allowed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TooCostly {
+    /// The most steps allowed.
+    pub limit: u64,
+}
+
+/// [`subtree`], giving up after `max_steps` steps: a step is one filter node compared with
+/// one data node, or 64 bytes of text compared. A filter costs its nodes times the data
+/// nodes it is matched against at each level, so a large filter on large data can take
+/// far longer than either's size suggests (DECISIONS.md, "The cost of a filter").
+pub fn subtree_limited(
+    model: &Model,
+    root: &Element,
+    filter: &Element,
+    max_steps: u64,
+) -> Result<Element, TooCostly> {
     let mut out = root.clone_shallow();
     if !filter.has_elements() {
-        return out;
+        return Ok(out);
     }
-    if let Some(children) = select_children(model, None, root, filter, true) {
+    let mut steps = Steps { left: max_steps, limit: max_steps };
+    if let Some(children) = select_children(model, None, root, filter, true, &mut steps)? {
         out.children = children;
     }
-    out
+    Ok(out)
+}
+
+/// The steps a filter's evaluation may still take.
+struct Steps {
+    left: u64,
+    limit: u64,
+}
+
+impl Steps {
+    /// Takes one step, and one per 64 bytes of `text` compared.
+    fn take(&mut self, text: usize) -> Result<(), TooCostly> {
+        let cost = 1 + text as u64 / 64;
+        self.left = self.left.checked_sub(cost).ok_or(TooCostly { limit: self.limit })?;
+        Ok(())
+    }
+}
+
+/// Whether data node `d` matches content match node `cm` whose text is `want`.
+fn content_matches(
+    cm: &Element,
+    want: &str,
+    d: &Element,
+    steps: &mut Steps,
+) -> Result<bool, TooCostly> {
+    steps.take(0)?;
+    if !matches_name(cm, d) {
+        return Ok(false);
+    }
+    let text = d.text();
+    steps.take(text.len() + want.len())?;
+    Ok(text.trim() == want)
 }
 
 /// The children of `data` the filter sibling set (`filter`'s children) selects, in data
@@ -44,16 +96,23 @@ fn select_children(
     data: &Element,
     filter: &Element,
     top: bool,
-) -> Option<Vec<Node>> {
+    steps: &mut Steps,
+) -> Result<Option<Vec<Node>>, TooCostly> {
     let fchildren: Vec<&Element> = filter.elements().collect();
     let content: Vec<&Element> =
         fchildren.iter().copied().filter(|f| is_content_match(f)).collect();
+    let wanted: Vec<String> = content.iter().map(|cm| cm.text().trim().to_string()).collect();
     // Every content match node must match some child.
-    for cm in &content {
-        let want = cm.text();
-        let want = want.trim();
-        if !data.elements().any(|d| matches_name(cm, d) && d.text().trim() == want) {
-            return None;
+    for (cm, want) in content.iter().zip(&wanted) {
+        let mut found = false;
+        for d in data.elements() {
+            if content_matches(cm, want, d, steps)? {
+                found = true;
+                break;
+            }
+        }
+        if !found {
+            return Ok(None);
         }
     }
     let others: Vec<&Element> =
@@ -62,31 +121,37 @@ fn select_children(
         // Only content match nodes, all true: the whole node. At the top there is no node
         // whose content they test, only the datastore: they select the top-level nodes they
         // match and nothing else (RFC 6241 §6.2.5), never every module's data.
-        return Some(data.children.clone());
+        return Ok(Some(data.children.clone()));
     }
     // (index in data, filtered copy)
     let mut picked: BTreeMap<usize, Element> = BTreeMap::new();
+    // Those picked whole: copied once, however many filter nodes select them.
+    let mut whole: BTreeSet<usize> = BTreeSet::new();
     let mut selected_any = false;
     for (i, d) in data.elements().enumerate() {
-        for cm in &content {
-            if matches_name(cm, d) && d.text().trim() == cm.text().trim() {
+        for (cm, want) in content.iter().zip(&wanted) {
+            if content_matches(cm, want, d, steps)? && whole.insert(i) {
                 picked.insert(i, d.clone());
             }
         }
     }
     for f in &others {
         for (i, d) in data.elements().enumerate() {
+            steps.take(0)?;
             if !matches_name(f, d) {
                 continue;
             }
             if !f.has_elements() {
                 // Selection node: the whole subtree.
-                picked.insert(i, d.clone());
+                if whole.insert(i) {
+                    picked.insert(i, d.clone());
+                }
                 selected_any = true;
                 continue;
             }
             let sd = model.child_of(sdata, d.namespace.as_deref().unwrap_or_default(), &d.name);
-            if let Some(children) = select_children(model, sd.map(Arc::as_ref), d, f, false) {
+            if let Some(children) = select_children(model, sd.map(Arc::as_ref), d, f, false, steps)?
+            {
                 let mut copy = d.clone_shallow();
                 copy.children = children;
                 if let Some(s) = sd {
@@ -94,7 +159,8 @@ fn select_children(
                 }
                 // Several containment nodes may select parts of the same instance.
                 match picked.get_mut(&i) {
-                    Some(prev) => merge_selected(prev, copy),
+                    Some(_) if whole.contains(&i) => {}
+                    Some(prev) => merge_selected(prev, copy, steps)?,
                     None => {
                         picked.insert(i, copy);
                     }
@@ -104,9 +170,9 @@ fn select_children(
         }
     }
     if !selected_any && content.is_empty() {
-        return None;
+        return Ok(None);
     }
-    Some(picked.into_values().map(Node::Element).collect())
+    Ok(Some(picked.into_values().map(Node::Element).collect()))
 }
 
 /// Puts the list keys of `original` first in `copy` if they are missing.
@@ -133,15 +199,25 @@ fn add_keys(s: &SNode, original: &Element, copy: &mut Element) {
     }
 }
 
-fn merge_selected(into: &mut Element, from: Element) {
+fn merge_selected(into: &mut Element, from: Element, steps: &mut Steps) -> Result<(), TooCostly> {
     for n in from.children {
         if let Node::Element(e) = &n {
-            if into.elements().any(|x| x == e) {
+            steps.take(0)?;
+            let mut seen = false;
+            for x in into.elements() {
+                steps.take(0)?;
+                if x == e {
+                    seen = true;
+                    break;
+                }
+            }
+            if seen {
                 continue;
             }
         }
         into.children.push(n);
     }
+    Ok(())
 }
 
 /// Why an XPath expression cannot be translated.

@@ -17,6 +17,12 @@
 //! its first `<rpc>` in the same packet as its `<hello>`, the [`Decoder`] buffers raw input and
 //! hands out one message at a time, so the caller can switch framing between two messages
 //! with [`Decoder::set_framing`].
+//!
+//! A message over the size limit, or one the caller refuses while it arrives (the server's
+//! memory budget, `crate::budget`), need not end the session: both framings say where a
+//! message ends without its content, so a decoder set to [`Decoder::skip_refused`] keeps
+//! only the message's first [`REFUSED_HEAD`] bytes (enough for the `<rpc>` start tag and its
+//! message-id), counts and drops the rest, and hands out a [`Frame::Refused`] at its end.
 
 use thiserror::Error;
 
@@ -28,6 +34,10 @@ pub const MAX_CHUNK_SIZE: u64 = 4_294_967_295;
 
 /// Chunk size the encoder uses when splitting a message (a sender's free choice).
 pub const DEFAULT_ENCODE_CHUNK: usize = 65_536;
+
+/// How much of a refused message is kept: its start, where the `<rpc>` start tag with the
+/// message-id the error reply must echo is.
+pub const REFUSED_HEAD: usize = 8 * 1024;
 
 /// Which framing a session uses in one direction.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -74,6 +84,40 @@ pub enum FramingError {
     Truncated,
 }
 
+/// Why a message was refused while it arrived.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Refusal {
+    /// It is larger than the maximum message size.
+    TooLarge {
+        /// The maximum, in bytes.
+        limit: usize,
+    },
+    /// The caller refused it ([`Decoder::refuse_current`]): its memory budget could not
+    /// hold it.
+    Refused,
+}
+
+/// A message that was framed to its end but not kept.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Refused {
+    /// Its first bytes (at most [`REFUSED_HEAD`]).
+    pub head: Vec<u8>,
+    /// Its whole length, in bytes.
+    pub length: u64,
+    /// Why it was not kept.
+    pub cause: Refusal,
+}
+
+/// What the decoder hands out: a message, or the end of one it did not keep.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Frame {
+    /// A complete message.
+    Message(Vec<u8>),
+    /// A message refused while it arrived (only with [`Decoder::skip_refused`], or after
+    /// [`Decoder::refuse_current`]).
+    Refused(Refused),
+}
+
 // ===== impl Decoder =====
 
 /// Where the chunked decoder stands within a message.
@@ -112,6 +156,16 @@ pub struct Decoder {
     failed: Option<FramingError>,
     /// Whether the first message may turn out to be chunked (see [`Decoder::for_hello`]).
     sniff_first: bool,
+    /// Whether an oversize message is skipped to its end ([`Frame::Refused`]) rather than
+    /// an error that ends the stream.
+    skip_refused: bool,
+    /// The current message's length so far, kept or not.
+    length: u64,
+    /// Set while the current message is being skipped: why. `message` then holds its head.
+    skipping: Option<Refusal>,
+    /// End-of-message framing, while skipping: the last bytes seen, which may be the start
+    /// of the marker (not yet counted in `length`).
+    skip_tail: Vec<u8>,
 }
 
 impl Decoder {
@@ -128,7 +182,36 @@ impl Decoder {
             have_chunk: false,
             failed: None,
             sniff_first: false,
+            skip_refused: false,
+            length: 0,
+            skipping: None,
+            skip_tail: Vec::new(),
         }
+    }
+
+    /// Sets the size limit; takes effect at the next message (between messages).
+    pub fn set_max_message_size(&mut self, max_message_size: usize) {
+        self.max_message_size = max_message_size;
+    }
+
+    /// From now on, a message over the size limit is skipped to its end and handed out as
+    /// [`Frame::Refused`] by [`Decoder::next_frame`], and the stream goes on.
+    pub fn skip_refused(&mut self) {
+        self.skip_refused = true;
+    }
+
+    /// Refuses the message now arriving: its content so far is dropped but for its head, the
+    /// rest is skipped as it arrives, and its end is handed out as [`Frame::Refused`] with
+    /// [`Refusal::Refused`]. Between messages this does nothing.
+    pub fn refuse_current(&mut self) {
+        if self.skipping.is_none() && !self.between_messages() {
+            self.start_skipping(Refusal::Refused);
+        }
+    }
+
+    /// The bytes this decoder holds (its buffers' capacity), for a memory budget.
+    pub fn buffered(&self) -> usize {
+        self.input.capacity() + self.message.capacity() + self.skip_tail.capacity()
     }
 
     /// A decoder for a peer's hello: end-of-message framing as RFC 6242 §4.1 requires, except
@@ -168,8 +251,13 @@ impl Decoder {
     /// Whether the decoder is between messages with no buffered input: the state in which a
     /// peer may close the stream without losing anything.
     pub fn is_idle(&self) -> bool {
-        self.pos == self.input.len()
-            && self.message.is_empty()
+        self.pos == self.input.len() && self.between_messages()
+    }
+
+    /// Whether no message has begun (input not yet looked at aside).
+    fn between_messages(&self) -> bool {
+        self.message.is_empty()
+            && self.skipping.is_none()
             && self.chunk == ChunkState::HeaderLf
             && !self.have_chunk
     }
@@ -178,6 +266,9 @@ impl Decoder {
     pub fn finish(&self) -> Result<(), FramingError> {
         if let Some(e) = &self.failed {
             return Err(e.clone());
+        }
+        if self.skipping.is_some() {
+            return Err(FramingError::Truncated);
         }
         // Whitespace after the last end-of-message marker is harmless.
         let rest = &self.input[self.pos..];
@@ -196,8 +287,27 @@ impl Decoder {
     }
 
     /// The next complete message, `Ok(None)` if more input is needed. After an error every
-    /// later call returns the same error.
+    /// later call returns the same error. A refused message is an error here
+    /// ([`FramingError::MessageTooLarge`]); [`Decoder::next_frame`] hands it out instead.
     pub fn next_message(&mut self) -> Result<Option<Vec<u8>>, FramingError> {
+        match self.next_frame()? {
+            None => Ok(None),
+            Some(Frame::Message(m)) => Ok(Some(m)),
+            Some(Frame::Refused(r)) => {
+                let limit = match r.cause {
+                    Refusal::TooLarge { limit } => limit,
+                    Refusal::Refused => self.max_message_size,
+                };
+                let e = FramingError::MessageTooLarge { limit };
+                self.failed = Some(e.clone());
+                Err(e)
+            }
+        }
+    }
+
+    /// The next complete message or refused one, `Ok(None)` if more input is needed. After
+    /// an error every later call returns the same error.
+    pub fn next_frame(&mut self) -> Result<Option<Frame>, FramingError> {
         if let Some(e) = &self.failed {
             return Err(e.clone());
         }
@@ -219,43 +329,120 @@ impl Decoder {
         result
     }
 
+    /// Drops the current message's content but for its head and skips the rest of it.
+    fn start_skipping(&mut self, cause: Refusal) {
+        if self.framing == Framing::EndOfMessage {
+            // A partial marker at the end is not content yet: it goes to the tail.
+            let partial = partial_marker(&self.message);
+            self.skip_tail = self.message.split_off(self.message.len() - partial);
+        }
+        self.length = self.message.len() as u64;
+        self.message.truncate(REFUSED_HEAD);
+        self.message.shrink_to_fit();
+        self.skipping = Some(cause);
+    }
+
+    /// The refused message that just ended; the decoder is between messages again.
+    fn refused(&mut self, cause: Refusal) -> Frame {
+        self.skipping = None;
+        self.skip_tail = Vec::new();
+        self.eom_scanned = 0;
+        let length = std::mem::take(&mut self.length);
+        Frame::Refused(Refused { head: std::mem::take(&mut self.message), length, cause })
+    }
+
+    /// Appends content to the message, growing it by at most doubling and never beyond the
+    /// size limit unless the content needs it: a message's buffer is what a budget charges.
+    fn append(&mut self, bytes: &[u8]) {
+        let needed = self.message.len() + bytes.len();
+        if needed > self.message.capacity() {
+            let doubled = (self.message.capacity() * 2).min(self.max_message_size);
+            let target = needed.max(doubled);
+            self.message.reserve_exact(target - self.message.len());
+        }
+        self.message.extend_from_slice(bytes);
+        self.length += bytes.len() as u64;
+    }
+
     fn too_large(&self) -> FramingError {
         FramingError::MessageTooLarge { limit: self.max_message_size }
     }
 
-    fn next_eom(&mut self) -> Result<Option<Vec<u8>>, FramingError> {
+    fn next_eom(&mut self) -> Result<Option<Frame>, FramingError> {
+        if let Some(cause) = self.skipping {
+            return Ok(self.skip_eom(cause));
+        }
         // Move all available input into the message, then look for the marker in the part not
         // yet scanned (backing up far enough to catch a marker split across two feeds).
-        let rest = &self.input[self.pos..];
-        self.message.extend_from_slice(rest);
+        let rest = std::mem::take(&mut self.input);
+        self.append(&rest[self.pos..]);
+        self.input = rest;
         self.pos = self.input.len();
         let start = self.eom_scanned.saturating_sub(EOM.len() - 1);
         let found = self.message[start..].windows(EOM.len()).position(|w| w == EOM);
         match found {
             Some(offset) => {
                 let end = start + offset;
-                if end > self.max_message_size {
-                    return Err(self.too_large());
-                }
                 // Bytes after the marker belong to the next message: give them back.
                 let tail = self.message.split_off(end + EOM.len());
                 self.message.truncate(end);
                 self.requeue(tail);
                 self.eom_scanned = 0;
-                Ok(Some(std::mem::take(&mut self.message)))
+                if end > self.max_message_size {
+                    if !self.skip_refused {
+                        return Err(self.too_large());
+                    }
+                    self.length = end as u64;
+                    self.message.truncate(REFUSED_HEAD);
+                    self.message.shrink_to_fit();
+                    return Ok(Some(
+                        self.refused(Refusal::TooLarge { limit: self.max_message_size }),
+                    ));
+                }
+                self.length = 0;
+                Ok(Some(Frame::Message(std::mem::take(&mut self.message))))
             }
             None => {
                 // Everything but a trailing partial marker is surely message content.
-                let partial =
-                    (1..EOM.len()).rev().find(|&k| self.message.ends_with(&EOM[..k])).unwrap_or(0);
-                let content = self.message.len() - partial;
-                if content > self.max_message_size {
-                    return Err(self.too_large());
-                }
+                let content = self.message.len() - partial_marker(&self.message);
                 self.eom_scanned = self.message.len();
+                if content > self.max_message_size {
+                    if !self.skip_refused {
+                        return Err(self.too_large());
+                    }
+                    self.start_skipping(Refusal::TooLarge { limit: self.max_message_size });
+                }
                 Ok(None)
             }
         }
+    }
+
+    /// End-of-message framing, skipping: looks for the marker in what arrived, keeping
+    /// nothing but a possible start of it.
+    fn skip_eom(&mut self, cause: Refusal) -> Option<Frame> {
+        let mut seen = std::mem::take(&mut self.skip_tail);
+        seen.extend_from_slice(&self.input[self.pos..]);
+        self.pos = self.input.len();
+        match seen.windows(EOM.len()).position(|w| w == EOM) {
+            Some(end) => {
+                self.keep_head(&seen[..end]);
+                self.requeue(seen.split_off(end + EOM.len()));
+                Some(self.refused(cause))
+            }
+            None => {
+                let content = seen.len() - partial_marker(&seen);
+                self.keep_head(&seen[..content]);
+                self.skip_tail = seen.split_off(content);
+                None
+            }
+        }
+    }
+
+    /// Skipping: counts `content`, keeping what the head still has room for.
+    fn keep_head(&mut self, content: &[u8]) {
+        let room = REFUSED_HEAD.saturating_sub(self.message.len()).min(content.len());
+        self.message.extend_from_slice(&content[..room]);
+        self.length += content.len() as u64;
     }
 
     /// Puts bytes back in front of the unconsumed input.
@@ -269,12 +456,20 @@ impl Decoder {
         self.pos = 0;
     }
 
-    fn next_chunked(&mut self) -> Result<Option<Vec<u8>>, FramingError> {
+    fn next_chunked(&mut self) -> Result<Option<Frame>, FramingError> {
         while self.pos < self.input.len() {
             if let ChunkState::Data(remaining) = self.chunk {
                 let available = self.input.len() - self.pos;
                 let take = usize::try_from(remaining).map_or(available, |r| r.min(available));
-                self.message.extend_from_slice(&self.input[self.pos..self.pos + take]);
+                if self.skipping.is_some() {
+                    let input = std::mem::take(&mut self.input);
+                    self.keep_head(&input[self.pos..self.pos + take]);
+                    self.input = input;
+                } else {
+                    let input = std::mem::take(&mut self.input);
+                    self.append(&input[self.pos..self.pos + take]);
+                    self.input = input;
+                }
                 self.pos += take;
                 let left = remaining - take as u64;
                 self.chunk = if left == 0 { ChunkState::HeaderLf } else { ChunkState::Data(left) };
@@ -299,10 +494,13 @@ impl Decoder {
                     ChunkState::Size(v)
                 }
                 (ChunkState::Size(v), b'\n') => {
-                    // Reject an oversize message as soon as a chunk header announces it.
-                    let total = self.message.len() as u64 + v;
-                    if total > self.max_message_size as u64 {
-                        return Err(self.too_large());
+                    // Refuse an oversize message as soon as a chunk header announces it.
+                    let total = self.length + v;
+                    if total > self.max_message_size as u64 && self.skipping.is_none() {
+                        if !self.skip_refused {
+                            return Err(self.too_large());
+                        }
+                        self.start_skipping(Refusal::TooLarge { limit: self.max_message_size });
                     }
                     self.have_chunk = true;
                     ChunkState::Data(v)
@@ -314,7 +512,11 @@ impl Decoder {
                     }
                     self.chunk = ChunkState::HeaderLf;
                     self.have_chunk = false;
-                    return Ok(Some(std::mem::take(&mut self.message)));
+                    if let Some(cause) = self.skipping {
+                        return Ok(Some(self.refused(cause)));
+                    }
+                    self.length = 0;
+                    return Ok(Some(Frame::Message(std::mem::take(&mut self.message))));
                 }
                 (ChunkState::EndLf, b) => return Err(FramingError::ExpectedEndLineFeed(b)),
                 (ChunkState::Data(_), _) => unreachable!("handled above"),
@@ -322,6 +524,11 @@ impl Decoder {
         }
         Ok(None)
     }
+}
+
+/// How many bytes at the end of `bytes` are a proper start of the end-of-message marker.
+fn partial_marker(bytes: &[u8]) -> usize {
+    (1..EOM.len()).rev().find(|&k| bytes.ends_with(&EOM[..k])).unwrap_or(0)
 }
 
 // ===== encoding =====
@@ -570,6 +777,79 @@ xmlns=\"urn:ietf:params:xml:ns:netconf:base:1.0\">\n  <close-session/>\n</rpc>\n
         assert_eq!(got, vec![msg.to_vec()]);
         assert!(d.is_idle());
         assert_eq!(d.finish(), Ok(()));
+    }
+
+    /// Decodes `input` with a skipping decoder: every frame, then whether the stream ended
+    /// clean.
+    fn frames(
+        framing: Framing,
+        max: usize,
+        input: &[u8],
+    ) -> (Vec<Frame>, Result<(), FramingError>) {
+        let mut d = Decoder::new(framing, max);
+        d.skip_refused();
+        let mut out = Vec::new();
+        for piece in input.chunks(3) {
+            d.feed(piece);
+            while let Some(f) = d.next_frame().expect("framed") {
+                out.push(f);
+            }
+        }
+        (out, d.finish())
+    }
+
+    fn refused(head: &[u8], length: u64, limit: usize) -> Frame {
+        Frame::Refused(Refused { head: head.to_vec(), length, cause: Refusal::TooLarge { limit } })
+    }
+
+    #[test]
+    fn oversize_messages_are_skipped_and_the_next_one_read() {
+        let (f, end) = frames(Framing::EndOfMessage, 4, b"123456]]>]]><a/>]]>]]>");
+        assert_eq!(f, vec![refused(b"123456", 6, 4), Frame::Message(b"<a/>".to_vec())]);
+        assert_eq!(end, Ok(()));
+        let (f, end) = frames(Framing::Chunked, 10, b"\n#6\nabcdef\n#5\nghijk\n##\n\n#2\nok\n##\n");
+        assert_eq!(f, vec![refused(b"abcdefghijk", 11, 10), Frame::Message(b"ok".to_vec())]);
+        assert_eq!(end, Ok(()));
+    }
+
+    #[test]
+    fn a_refused_message_keeps_only_its_head() {
+        let mut big = vec![b'x'; 3 * REFUSED_HEAD];
+        big.extend_from_slice(EOM);
+        let mut d = Decoder::new(Framing::EndOfMessage, REFUSED_HEAD);
+        d.skip_refused();
+        let mut got = None;
+        for piece in big.chunks(1000) {
+            d.feed(piece);
+            if let Some(f) = d.next_frame().expect("framed") {
+                got = Some(f);
+            }
+            assert!(d.message.len() <= REFUSED_HEAD + 1000, "buffered {}", d.message.len());
+        }
+        let Some(Frame::Refused(r)) = got else { panic!("refused: {got:?}") };
+        assert_eq!((r.head.len(), r.length), (REFUSED_HEAD, 3 * REFUSED_HEAD as u64));
+        assert!(d.is_idle());
+    }
+
+    #[test]
+    fn the_caller_may_refuse_the_message_arriving() {
+        for (framing, first, rest, next) in [
+            (Framing::EndOfMessage, &b"<rpc>abc]]"[..], &b"x]]>]]><b/>]]>]]>"[..], &b"<b/>"[..]),
+            (Framing::Chunked, b"\n#8\n<rpc>abc\n#3\nde", b"f\n##\n\n#4\n<b/>\n##\n", b"<b/>"),
+        ] {
+            let mut d = Decoder::new(framing, 100);
+            d.feed(first);
+            assert_eq!(d.next_frame(), Ok(None));
+            d.refuse_current();
+            d.feed(rest);
+            let Ok(Some(Frame::Refused(r))) = d.next_frame() else {
+                panic!("{framing:?}: refused")
+            };
+            assert_eq!(r.cause, Refusal::Refused, "{framing:?}");
+            assert!(r.head.starts_with(b"<rpc>abc"), "{framing:?}: {:?}", r.head);
+            assert_eq!(r.length, 11, "{framing:?}");
+            assert_eq!(d.next_frame(), Ok(Some(Frame::Message(next.to_vec()))), "{framing:?}");
+        }
     }
 
     #[test]

@@ -77,7 +77,18 @@ pub enum HelloError {
 
 /// Parses a hello sent by `sender`.
 pub fn parse_hello(bytes: &[u8], sender: Sender) -> Result<Hello, HelloError> {
-    let root = xml::parse(bytes)?;
+    parse_hello_limited(bytes, sender, xml::ParseLimits::TRUSTED, &mut |_| true)
+}
+
+/// Parses a hello sent by `sender` within `limits`, charging `charge` for the tree it
+/// builds (`xml::parse_limited`).
+pub fn parse_hello_limited(
+    bytes: &[u8],
+    sender: Sender,
+    limits: xml::ParseLimits,
+    charge: &mut dyn FnMut(usize) -> bool,
+) -> Result<Hello, HelloError> {
+    let root = xml::parse_limited(bytes, limits, charge)?;
     if !root.is(NETCONF_BASE_NS, "hello") {
         return Err(HelloError::NotHello(root.qualified_name()));
     }

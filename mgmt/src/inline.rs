@@ -19,6 +19,9 @@
 //!
 //! Everything else (get, copy-config, delete-config, kill-session, cancel-commit,
 //! create-subscription, get-schema, backend RPCs, anything large) goes to the blocking pool.
+//! A filter's cost is not known from the sizes: one that would take more than a light
+//! request may (`filter_cost::LIGHT`) stops and calls [`refuse`], and the request runs on the
+//! pool.
 //!
 //! A light change ([`needs_writer`]) must wait for the changes before it: its session
 //! awaits the writer mutex (`Engine::write_async`: the task yields, the worker serves other

@@ -15,16 +15,19 @@
 
 mod admin_access;
 pub mod backend;
+pub mod budget;
 pub mod client;
 pub mod config;
 pub mod cross_refs;
 pub mod data;
 pub mod datastore;
+mod delivery;
 pub mod dispatch;
 pub mod edit;
 pub mod engine;
 pub mod error;
 pub mod filter;
+mod filter_cost;
 pub mod framing;
 pub mod fuzzing;
 pub mod hello;
@@ -43,4 +46,5 @@ pub mod ssh;
 pub mod users;
 mod when;
 pub mod xml;
+pub mod xpath_cost;
 mod yang_errors;

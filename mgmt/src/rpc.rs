@@ -16,7 +16,8 @@
 //! attributes and prefixed namespace declarations are kept in [`ReplyAttrs`].
 
 use crate::error::{ErrorInfo, ErrorTag, ErrorType, RpcError};
-use crate::xml::{self, escape_attr, Element, Node, NETCONF_BASE_NS};
+use crate::framing::{Refusal, Refused};
+use crate::xml::{self, escape_attr, Element, Node, ParseLimits, XmlError, NETCONF_BASE_NS};
 
 /// The attributes to put on an `<rpc-reply>`, rendered (each with a leading space).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -78,10 +79,64 @@ pub struct Rejected {
 
 /// Parses one message as an `<rpc>`.
 pub fn parse_request(bytes: &[u8]) -> Result<Request, Rejected> {
-    let root = xml::parse(bytes).map_err(|e| Rejected {
-        reply_attrs: ReplyAttrs::none(),
-        error: Box::new(RpcError::malformed_message(e)),
+    parse_request_limited(bytes, ParseLimits::TRUSTED, &mut |_| true)
+}
+
+/// Parses one client message as an `<rpc>` within `limits`, charging `charge` for the tree
+/// it builds (`xml::parse_limited`). A message over a limit is too-big, and its reply
+/// echoes the `<rpc>` start tag's attributes if the message begins with one.
+pub fn parse_request_limited(
+    bytes: &[u8],
+    limits: ParseLimits,
+    charge: &mut dyn FnMut(usize) -> bool,
+) -> Result<Request, Rejected> {
+    let root = xml::parse_limited(bytes, limits, charge).map_err(|e| {
+        let too_big = match e {
+            XmlError::TooDeep { limit } => format!(
+                "The message nests XML elements more than {limit} deep, the most this server accepts; flatten or split the request."
+            ),
+            XmlError::TooManyElements { limit } => format!(
+                "The message holds more than {limit} XML elements, the most this server parses in one message; split the request."
+            ),
+            XmlError::OverBudget => BUSY.to_string(),
+            e => {
+                return Rejected {
+                    reply_attrs: ReplyAttrs::none(),
+                    error: Box::new(RpcError::malformed_message(e)),
+                }
+            }
+        };
+        Rejected {
+            reply_attrs: head_attrs(bytes),
+            error: Box::new(RpcError::too_big_because(too_big)),
+        }
     })?;
+    request_from(root)
+}
+
+/// Why a message was refused for the shared memory budget.
+const BUSY: &str = "The server's memory for requests in progress, shared by all sessions, is taken by other requests, so this message was refused; send it again later, or in smaller requests.";
+
+/// The reply to a message the framing refused while it arrived (its attributes, if its
+/// head holds the `<rpc>` start tag, and the error).
+pub fn refused(message: &Refused) -> (ReplyAttrs, RpcError) {
+    let error = match message.cause {
+        Refusal::TooLarge { limit } => RpcError::too_big(limit),
+        Refusal::Refused => RpcError::too_big_because(BUSY),
+    };
+    (head_attrs(&message.head), error)
+}
+
+/// The reply attributes of the `<rpc>` start tag at the start of `bytes`, if there is one.
+fn head_attrs(bytes: &[u8]) -> ReplyAttrs {
+    let head = &bytes[..bytes.len().min(crate::framing::REFUSED_HEAD)];
+    xml::parse_root_tag(head)
+        .filter(|root| root.is(NETCONF_BASE_NS, "rpc"))
+        .map_or_else(ReplyAttrs::none, |root| ReplyAttrs::from_request(&root))
+}
+
+/// The request a parsed message holds, or why it holds none.
+fn request_from(root: Element) -> Result<Request, Rejected> {
     if !root.is(NETCONF_BASE_NS, "rpc") {
         let what = match &root.namespace {
             Some(ns) => format!("<{}> in namespace {ns}", root.name),
@@ -232,6 +287,42 @@ xmlns:ex=\"http://example.net/content/1.0\" message-id=\"101\" ex:user-id=\"fred
             assert_eq!(e.error.error_type, ErrorType::Rpc);
             assert_eq!(e.reply_attrs, ReplyAttrs::none());
         }
+    }
+
+    #[test]
+    fn a_message_over_a_limit_is_too_big_with_its_message_id() {
+        let rpc = |body: &str| {
+            format!("<rpc message-id=\"7\" xmlns=\"{NETCONF_BASE_NS}\"><get>{body}</get></rpc>")
+        };
+        let limits = ParseLimits { max_elements: 10, max_depth: 5 };
+        for (body, says) in [
+            ("<a/>".repeat(10), "more than 10 XML elements"),
+            ("<a><a><a><a/></a></a></a>".to_string(), "more than 5 deep"),
+        ] {
+            let e = parse_request_limited(rpc(&body).as_bytes(), limits, &mut |_| true)
+                .expect_err("over a limit");
+            assert_eq!((e.error.tag, e.error.error_type), (ErrorTag::TooBig, ErrorType::Rpc));
+            assert!(e.error.message.as_deref().is_some_and(|m| m.contains(says)), "{:?}", e.error);
+            let text = reply(&e.reply_attrs, &ReplyBody::Errors(vec![*e.error]));
+            assert!(text.contains("message-id=\"7\""), "{text}");
+        }
+        // Within them, and the budget refusing.
+        let small = rpc(&"<a/>".repeat(8));
+        assert!(parse_request_limited(small.as_bytes(), limits, &mut |_| true).is_ok());
+        let limits = ParseLimits { max_elements: usize::MAX, max_depth: 512 };
+        let big = rpc(&"<a/>".repeat(10_000));
+        let e = parse_request_limited(big.as_bytes(), limits, &mut |_| false).expect_err("budget");
+        assert_eq!(e.error.tag, ErrorTag::TooBig);
+        assert!(e.error.message.as_deref().is_some_and(|m| m.contains("shared by all sessions")));
+        // A refused message's head gives its message-id, even cut off mid-character.
+        let mut head = rpc("").into_bytes();
+        head.extend_from_slice("é".as_bytes());
+        head.pop();
+        let refused_message =
+            Refused { head, length: 1 << 30, cause: Refusal::TooLarge { limit: 1 << 26 } };
+        let (attrs, error) = refused(&refused_message);
+        assert_eq!(attrs, ReplyAttrs(" message-id=\"7\"".into()));
+        assert_eq!(error.tag, ErrorTag::TooBig);
     }
 
     #[test]

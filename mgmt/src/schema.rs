@@ -197,6 +197,15 @@ pub enum SchemaError {
         /// (`min-elements`, a top-level mandatory choice).
         schema_path: Option<String>,
     },
+    /// An XPath expression whose evaluation would cost more than allowed
+    /// (`crate::xpath_cost`).
+    #[error("the XPath expression could take up to {estimate} node visits on this data, more than this server's limit of {limit}")]
+    TooCostly {
+        /// The bound on its cost, in node visits.
+        estimate: u64,
+        /// The limit.
+        limit: u64,
+    },
 }
 
 impl SchemaError {
@@ -346,13 +355,15 @@ impl Schema {
 
     /// Evaluates an XPath 1.0 `expr` (JSON-style module-name prefixes) on the data and returns
     /// the selected nodes with their ancestors (and list keys), rendered in `mode`, and the
-    /// selected nodes' data paths (JSON form; `<get-data>`'s max-depth counts from them).
+    /// selected nodes' data paths (JSON form; `<get-data>`'s max-depth counts from them);
+    /// refused without running if its cost on this data could exceed `max_cost` node visits.
     pub fn select_xpath(
         &self,
         xml: &str,
         expr: &str,
         mode: WithDefaults,
         state: bool,
+        max_cost: u64,
     ) -> Result<(String, Vec<String>), SchemaError> {
         if expr.contains('\0') {
             return Err(SchemaError::Invalid {
@@ -371,11 +382,18 @@ impl Schema {
         if tree.reference().is_none() {
             return Ok((String::new(), Vec::new()));
         }
-        let set = tree.find_xpath(expr).map_err(SchemaError::from_yang)?;
+        check_cost(expr, &tree, max_cost)?;
+        let set: Vec<_> = tree.find_xpath(expr).map_err(SchemaError::from_yang)?.collect();
+        // A node whose ancestor is selected too is already in that ancestor's copy: copying
+        // and merging it again (`//*` selects every node) cost a merge per node for nothing.
+        let selected: std::collections::HashSet<_> = set.iter().map(|n| n.as_raw()).collect();
         let mut result = DataTree::new(&self.ctx);
         let mut paths = Vec::new();
-        for node in set {
+        for node in &set {
             paths.push(node.path());
+            if node.ancestors().any(|a| selected.contains(&a.as_raw())) {
+                continue;
+            }
             let dup = node.duplicate(true).map_err(SchemaError::from_yang)?;
             result.merge(&dup).map_err(SchemaError::from_yang)?;
         }
@@ -423,14 +441,23 @@ impl Schema {
     }
 
     /// Whether the XPath `expr` (module-name prefixes) selects anything in the notification
-    /// `xml` (its event element).
-    pub fn notification_matches(&self, xml: &str, expr: &str) -> bool {
+    /// `xml` (its event element); an error if its cost on this event could exceed
+    /// `max_cost` node visits (it is not run then).
+    pub fn notification_matches(
+        &self,
+        xml: &str,
+        expr: &str,
+        max_cost: u64,
+    ) -> Result<bool, SchemaError> {
         if expr.contains('\0') {
-            return false;
+            return Ok(false);
         }
         match self.parse_op(xml, DataOperation::NotificationYang) {
-            Ok(tree) => tree.find_xpath(expr).is_ok_and(|set| set.count() > 0),
-            Err(_) => false,
+            Ok(tree) => {
+                check_cost(expr, &tree, max_cost)?;
+                Ok(tree.find_xpath(expr).is_ok_and(|set| set.count() > 0))
+            }
+            Err(_) => Ok(false),
         }
     }
 
@@ -570,6 +597,37 @@ impl Schema {
         let tree = self.parse_config(xml)?;
         self.print_config(&tree)
     }
+}
+
+/// Refuses `expr` if its cost on `tree` could exceed `max_cost` node visits.
+fn check_cost(expr: &str, tree: &DataTree<'_>, max_cost: u64) -> Result<(), SchemaError> {
+    let estimate =
+        crate::xpath_cost::estimate(expr, shape(tree)).map_err(|e| SchemaError::Invalid {
+            message: e.to_string(),
+            path: None,
+            app_tag: None,
+            schema_path: None,
+        })?;
+    if estimate > max_cost as f64 {
+        // (Saturates: a bound beyond u64 is as refused as one just over the limit.)
+        return Err(SchemaError::TooCostly { estimate: estimate as u64, limit: max_cost });
+    }
+    Ok(())
+}
+
+/// The shape of a data tree, for `xpath_cost`: one walk, a few steps per node.
+fn shape(tree: &DataTree<'_>) -> crate::xpath_cost::Shape {
+    let mut shape = crate::xpath_cost::Shape { nodes: 0, depth: 0, fanout: 0 };
+    let mut top = 0;
+    for node in tree.traverse() {
+        shape.nodes += 1;
+        let up = node.ancestors().count() as u64;
+        top += u64::from(up == 0);
+        shape.depth = shape.depth.max(up + 1);
+        shape.fanout = shape.fanout.max(node.children().count() as u64);
+    }
+    shape.fanout = shape.fanout.max(top);
+    shape
 }
 
 fn print_mode(tree: &DataTree<'_>, mode: WithDefaults) -> Result<String, SchemaError> {

@@ -10,11 +10,13 @@ use tokio::sync::broadcast::error::RecvError;
 use tokio::time::Instant;
 use tracing::{debug, info, warn};
 
-use crate::dispatch::{dispatch, filter_event, Outcome, Subscription};
+use crate::budget::{Account, RequestLimits};
+use crate::delivery::deliverable;
+use crate::dispatch::{dispatch, Outcome, Subscription};
 use crate::engine::{EndReason, Engine, SessionCtx};
 use crate::error::{ErrorTag, ErrorType, RpcError};
-use crate::framing::{self, Decoder, Framing, FramingError};
-use crate::hello::{self, HelloError, Sender};
+use crate::framing::{self, Decoder, Frame, Framing, FramingError, Refused};
+use crate::hello::{self, Hello, HelloError, Sender};
 use crate::inline::{self, Mode};
 use crate::notify::{format_time, Notification, NETMOD_NOTIFICATION_NS, NOTIFICATION_NS};
 use crate::rpc::{self, ReplyAttrs, ReplyBody};
@@ -33,7 +35,12 @@ pub struct SessionSettings {
     pub idle_timeout: Option<Duration>,
     /// Whether replies are indented (`crate::xml::indent`).
     pub indent_replies: bool,
+    /// What one request may hold and parse, and the budget the sessions share.
+    pub requests: RequestLimits,
 }
+
+/// The largest hello accepted: a client's capabilities take a few kilobytes.
+const MAX_HELLO: usize = 1024 * 1024;
 
 /// Why a session ended.
 #[derive(Debug)]
@@ -77,6 +84,8 @@ impl std::fmt::Display for SessionEnd {
 
 enum Event {
     Message(Vec<u8>),
+    /// A message refused as it arrived (too large, or over the memory budget).
+    Refused(Refused),
     Notification(Arc<Notification>),
     ReplayComplete,
     Stop,
@@ -87,6 +96,8 @@ struct Conn<'a, S> {
     decoder: Decoder,
     out_framing: Framing,
     buf: Vec<u8>,
+    /// What this session holds of the request memory budget.
+    account: Arc<Account>,
 }
 
 impl<S: AsyncRead + AsyncWrite + Unpin> Conn<'_, S> {
@@ -106,7 +117,24 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Conn<'_, S> {
     ) -> Result<Vec<u8>, SessionEnd> {
         match self.next_event(deadline, timeout_end, handle, None).await? {
             Event::Message(m) => Ok(m),
+            Event::Refused(r) => {
+                let limit = match r.cause {
+                    framing::Refusal::TooLarge { limit } => limit,
+                    framing::Refusal::Refused => MAX_HELLO,
+                };
+                Err(self.framing_failed(FramingError::MessageTooLarge { limit }).await)
+            }
             _ => Err(SessionEnd::Io(std::io::Error::other("unexpected event"))),
+        }
+    }
+
+    /// Charges the session's account for what the decoder holds; a message the budget
+    /// cannot hold is refused as it arrives (skipped to its end, then answered too-big).
+    fn charge_input(&mut self) {
+        if self.account.set(self.decoder.buffered()).is_err() {
+            self.decoder.refuse_current();
+            // Less than before: cannot fail.
+            let _ = self.account.set(self.decoder.buffered());
         }
     }
 
@@ -119,8 +147,9 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Conn<'_, S> {
         mut sub: Option<&mut Subscription>,
     ) -> Result<Event, SessionEnd> {
         loop {
-            match self.decoder.next_message() {
-                Ok(Some(m)) => return Ok(Event::Message(m)),
+            match self.decoder.next_frame() {
+                Ok(Some(Frame::Message(m))) => return Ok(Event::Message(m)),
+                Ok(Some(Frame::Refused(r))) => return Ok(Event::Refused(r)),
                 Ok(None) => {}
                 Err(e) => return Err(self.framing_failed(e).await),
             }
@@ -179,6 +208,7 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Conn<'_, S> {
                 return Err(SessionEnd::Io(std::io::Error::other("read past the buffer")));
             };
             self.decoder.feed(data);
+            self.charge_input();
         }
     }
 
@@ -235,6 +265,46 @@ where
     end
 }
 
+/// Parses a request message within `limits`, charging `account` for the tree it builds;
+/// the message itself is let go (and uncharged) once parsed.
+fn parse_request(
+    message: Vec<u8>,
+    limits: crate::xml::ParseLimits,
+    account: &Account,
+) -> Result<rpc::Request, rpc::Rejected> {
+    let parsed = rpc::parse_request_limited(&message, limits, &mut |n| account.grow(n).is_ok());
+    account.shrink(message.capacity());
+    parsed
+}
+
+/// Parses the client's hello within the request limits (on the blocking pool if it is
+/// large, as any large message).
+async fn parse_hello(
+    message: Vec<u8>,
+    account: &Arc<Account>,
+    settings: &SessionSettings,
+    handle: &SessionHandle,
+) -> Result<Hello, SessionEnd> {
+    let limits = settings.requests.parse;
+    let parse = move |message: Vec<u8>, account: &Account| {
+        let charge = &mut |n| account.grow(n).is_ok();
+        let hello = hello::parse_hello_limited(&message, Sender::Client, limits, charge);
+        account.shrink(message.capacity());
+        hello
+    };
+    let parsed = if message.len() <= inline::MAX_MESSAGE {
+        parse(message, account)
+    } else {
+        let account = account.clone();
+        let work = tokio::task::spawn_blocking(move || parse(message, &account));
+        tokio::select! {
+            done = work => done.map_err(|_| SessionEnd::Io(std::io::Error::other("the hello's parse failed")))?,
+            () = handle.killed() => return Err(SessionEnd::Killed),
+        }
+    };
+    parsed.map_err(SessionEnd::BadHello)
+}
+
 /// A request message, as far as the session got with it before replying.
 enum Handled {
     /// Parsed (a small message, on the session's task); not yet run.
@@ -264,32 +334,6 @@ fn control_notification(name: &str) -> String {
     )
 }
 
-/// The notification to send for `n`, if the subscription's filter and the user's access
-/// rights let it through.
-fn deliverable(
-    engine: &Engine,
-    ctx: &SessionCtx,
-    sub: &Subscription,
-    n: &Notification,
-) -> Option<String> {
-    if sub.stop.is_some_and(|stop| n.event_time > stop) {
-        return None;
-    }
-    let ns = n.event.namespace.as_deref().unwrap_or_default();
-    let module = engine
-        .schema()
-        .model()
-        .notification(ns, &n.event.name)
-        .map(|o| o.module.clone())
-        .unwrap_or_default();
-    if !engine.acl(&ctx.user).may_receive(&module, &n.event.name) {
-        engine.count_denied_notification();
-        return None;
-    }
-    let event = filter_event(engine, sub.filter.as_ref(), &n.event)?;
-    Some(Notification { event_time: n.event_time, event }.to_xml())
-}
-
 async fn run_inner<S>(
     stream: &mut S,
     handle: &SessionHandle,
@@ -302,9 +346,10 @@ where
 {
     let mut conn = Conn {
         stream,
-        decoder: Decoder::for_hello(settings.max_message_size),
+        decoder: Decoder::for_hello(settings.max_message_size.min(MAX_HELLO)),
         out_framing: Framing::EndOfMessage,
         buf: vec![0; 32 * 1024],
+        account: Arc::new(settings.requests.budget.account()),
     };
 
     // Both peers send their hello at once, in end-of-message framing (RFC 6242 §4.1).
@@ -318,15 +363,17 @@ where
         Ok(m) => m,
         Err(end) => return end,
     };
-    let client = match hello::parse_hello(&theirs, Sender::Client) {
+    let client = match parse_hello(theirs, &conn.account, settings, handle).await {
         Ok(h) => h,
-        Err(e) => return SessionEnd::BadHello(e),
+        Err(end) => return end,
     };
     let framing = match hello::negotiate(&settings.capabilities, &client.capabilities) {
         Ok(f) => f,
         Err(e) => return SessionEnd::BadHello(e),
     };
     conn.decoder.set_framing(framing);
+    conn.decoder.set_max_message_size(settings.max_message_size);
+    conn.decoder.skip_refused();
     conn.out_framing = framing;
     info!(
         session = handle.id(),
@@ -339,6 +386,8 @@ where
     let mut sub: Option<Box<Subscription>> = None;
 
     loop {
+        // The previous request is gone: the account holds only what the decoder holds.
+        conn.charge_input();
         // A subscribed session is never idle (RFC 5277: it waits for events).
         let deadline = match sub {
             Some(_) => None,
@@ -353,9 +402,22 @@ where
         };
         let message = match event {
             Event::Message(m) => m,
+            Event::Refused(r) => {
+                engine.count_bad_rpc();
+                SessionCounters::bump(&counters.in_bad_rpcs);
+                engine.count_error_reply();
+                SessionCounters::bump(&counters.out_rpc_errors);
+                debug!(session = handle.id(), length = r.length, cause = ?r.cause, "message refused as it arrived");
+                let (attrs, error) = rpc::refused(&r);
+                let text = rpc::reply(&attrs, &ReplyBody::Errors(vec![error]));
+                if let Err(end) = conn.send(&text).await {
+                    return end;
+                }
+                continue;
+            }
             Event::Notification(n) => {
                 let Some(s) = sub.as_deref() else { continue };
-                if let Some(text) = deliverable(engine, ctx, s, &n) {
+                if let Some(text) = deliverable(engine, ctx, s, n, handle).await {
                     if let Err(end) = conn.send(&text).await {
                         return end;
                     }
@@ -389,14 +451,16 @@ where
         }
         let size = message.len();
         let subscribed = sub.is_some();
+        let limits = settings.requests.parse;
         let parsed = if size <= inline::MAX_MESSAGE {
-            rpc::parse_request(&message).map(|request| Handled::Parsed(Box::new(request)))
+            parse_request(message, limits, &conn.account)
+                .map(|request| Handled::Parsed(Box::new(request)))
         } else {
             // A large message takes a while to parse too (milliseconds for a few hundred
             // kilobytes) and is never light: parsed and handled in one trip to the pool.
-            let (e, c) = (engine.clone(), ctx.clone());
+            let (e, c, account) = (engine.clone(), ctx.clone(), conn.account.clone());
             let work = tokio::task::spawn_blocking(move || {
-                rpc::parse_request(&message).map(|request| {
+                parse_request(message, limits, &account).map(|request| {
                     let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                         dispatch(&e, &c, Mode::Blocking, subscribed, &request.operation)
                     }))

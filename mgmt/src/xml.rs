@@ -12,8 +12,23 @@ use thiserror::Error;
 /// The NETCONF base namespace (RFC 6241 §3.1).
 pub const NETCONF_BASE_NS: &str = "urn:ietf:params:xml:ns:netconf:base:1.0";
 
-/// How deep elements may nest before a document is refused (keeps recursion bounded).
+/// How deep elements may nest before a document is refused (keeps recursion bounded): the
+/// most any parse allows, and [`ParseLimits`] may allow less.
 pub const MAX_DEPTH: usize = 512;
+
+/// What parsing one client message may build (DECISIONS.md, "A memory budget for requests").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ParseLimits {
+    /// Most elements.
+    pub max_elements: usize,
+    /// Deepest nesting, at most [`MAX_DEPTH`].
+    pub max_depth: usize,
+}
+
+impl ParseLimits {
+    /// No limit but [`MAX_DEPTH`]: for text the server wrote itself.
+    pub const TRUSTED: ParseLimits = ParseLimits { max_elements: usize::MAX, max_depth: MAX_DEPTH };
+}
 
 /// Why a message is not acceptable XML.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
@@ -44,9 +59,21 @@ pub enum XmlError {
     /// An entity reference other than the five predefined ones or a character reference.
     #[error("unknown entity reference '&{0};'")]
     UnknownEntity(String),
-    /// Elements nested more than [`MAX_DEPTH`] deep.
-    #[error("elements nested more than {MAX_DEPTH} deep")]
-    TooDeep,
+    /// Elements nested deeper than the limit.
+    #[error("elements nested more than {limit} deep")]
+    TooDeep {
+        /// The deepest nesting allowed.
+        limit: usize,
+    },
+    /// More elements than the limit.
+    #[error("more than {limit} elements")]
+    TooManyElements {
+        /// The most elements allowed.
+        limit: usize,
+    },
+    /// The memory budget refused what the parse would build.
+    #[error("the server's memory budget for requests cannot hold the parsed message")]
+    OverBudget,
 }
 
 /// An attribute (namespace declarations are kept apart, in [`Element::namespaces`]).
@@ -159,6 +186,25 @@ impl Element {
 
     fn extra_mut(&mut self) -> &mut Extra {
         self.extra.get_or_insert_with(Box::default)
+    }
+
+    /// About how many heap bytes this element's prefix, declarations and attributes take
+    /// (not its children): what a parse charges its memory budget beyond the element itself.
+    pub(crate) fn extra_size(&self) -> usize {
+        let Some(x) = &self.extra else { return 0 };
+        let string = |s: &Option<String>| s.as_ref().map_or(0, String::capacity);
+        let declarations: usize = x.namespaces.iter().map(|(p, u)| string(p) + u.capacity()).sum();
+        let attributes: usize = x
+            .attributes
+            .iter()
+            .map(|a| string(&a.namespace) + string(&a.prefix) + a.name.len() + a.value.capacity())
+            .sum();
+        std::mem::size_of::<Extra>()
+            + string(&x.prefix)
+            + x.namespaces.capacity() * std::mem::size_of::<(Option<String>, String)>()
+            + x.attributes.capacity() * std::mem::size_of::<Attribute>()
+            + declarations
+            + attributes
     }
 }
 
@@ -445,7 +491,25 @@ mod reference;
 
 /// Parses one XML document into its root element.
 pub fn parse(bytes: &[u8]) -> Result<Element, XmlError> {
-    parse::parse(bytes)
+    parse::parse(bytes, ParseLimits::TRUSTED, &mut |_| true)
+}
+
+/// Parses one XML document within `limits`, telling `charge` as it goes how many more bytes
+/// the tree built so far holds (an estimate; in steps of at most 64 KiB); a `false` from it
+/// ends the parse with [`XmlError::OverBudget`].
+pub fn parse_limited(
+    bytes: &[u8],
+    limits: ParseLimits,
+    charge: &mut dyn FnMut(usize) -> bool,
+) -> Result<Element, XmlError> {
+    parse::parse(bytes, limits, charge)
+}
+
+/// The root element's start tag alone (name, namespace, attributes; no children), if
+/// `bytes` begin with a well-formed one: what a reply to a message that cannot be parsed
+/// whole echoes.
+pub fn parse_root_tag(bytes: &[u8]) -> Option<Element> {
+    parse::root_tag(bytes)
 }
 
 // ===== writing =====
@@ -536,9 +600,43 @@ mod tests {
     #[test]
     fn depth_is_bounded() {
         let deep = "<a>".repeat(MAX_DEPTH + 1) + &"</a>".repeat(MAX_DEPTH + 1);
-        assert_eq!(parse(deep.as_bytes()), Err(XmlError::TooDeep));
+        assert_eq!(parse(deep.as_bytes()), Err(XmlError::TooDeep { limit: MAX_DEPTH }));
         let ok = "<a>".repeat(MAX_DEPTH) + &"</a>".repeat(MAX_DEPTH);
         assert!(parse(ok.as_bytes()).is_ok());
+        // An empty element counts as a level too.
+        let deep = "<a>".repeat(MAX_DEPTH) + "<b/>" + &"</a>".repeat(MAX_DEPTH);
+        assert_eq!(parse(deep.as_bytes()), Err(XmlError::TooDeep { limit: MAX_DEPTH }));
+    }
+
+    #[test]
+    fn a_parse_stays_within_its_limits_and_budget() {
+        let doc = format!("<r>{}</r>", "<a>x</a>".repeat(1000));
+        let few = ParseLimits { max_elements: 1000, max_depth: 4 };
+        assert_eq!(
+            parse_limited(doc.as_bytes(), few, &mut |_| true),
+            Err(XmlError::TooManyElements { limit: 1000 })
+        );
+        let enough = ParseLimits { max_elements: 1001, max_depth: 2 };
+        let mut charged = 0;
+        let tree = parse_limited(doc.as_bytes(), enough, &mut |n| {
+            charged += n;
+            true
+        })
+        .expect("within the limits");
+        // Every element and text node is charged at least its node's size.
+        assert!(charged >= 2001 * std::mem::size_of::<Node>(), "{charged}");
+        assert_eq!(tree.element_count(), 1001);
+        // A budget that says no ends the parse.
+        let big = format!("<r>{}</r>", "<a>x</a>".repeat(10_000));
+        assert_eq!(
+            parse_limited(big.as_bytes(), ParseLimits::TRUSTED, &mut |_| false),
+            Err(XmlError::OverBudget)
+        );
+        // A namespace declared afresh on every element costs no search through the others.
+        let many: String = (0..100_000).map(|i| format!("<a xmlns='urn:{i}'/>")).collect();
+        let started = std::time::Instant::now();
+        parse(format!("<r>{many}</r>").as_bytes()).expect("parses");
+        assert!(started.elapsed() < std::time::Duration::from_secs(2), "{:?}", started.elapsed());
     }
 
     #[test]

@@ -248,6 +248,7 @@ async fn backends_get_the_configuration_loaded_at_start_and_can_refuse_it() {
                 admin_user: Some("admin".into()),
                 replay_log: 8,
                 initial_config: None,
+                ..Default::default()
             },
             backends,
         )

@@ -1094,6 +1094,7 @@ async fn unconfirmed_commit_is_undone_by_a_restart() {
                 admin_user: Some("admin".into()),
                 replay_log: 8,
                 initial_config: None,
+                ..Default::default()
             },
             Vec::new(),
         )

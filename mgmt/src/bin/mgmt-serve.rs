@@ -4,7 +4,10 @@
 //! ```text
 //! mgmt-serve STATE_DIR [PORT] [--yang DIR]... [--module NAME]... [--admin USER] [--idle SECS]
 //!            [--login-cache SECS] [--login-grace SECS] [--max-startups N] [--per-source N]
-//!            [--max-connections N] [--auth-threads N] [--workers N] [--blocking N]
+//!            [--max-connections N] [--max-sessions N] [--auth-threads N] [--workers N]
+//!            [--blocking N]
+//!            [--max-message SIZE] [--max-elements N] [--max-depth N] [--request-memory SIZE]
+//!            [--session-memory SIZE] [--max-filter-cost N]
 //! ssh -p PORT -s alice@127.0.0.1 netconf
 //! ```
 //!
@@ -14,7 +17,8 @@
 //! DECISIONS.md "Where operations run"); `--blocking` the most threads that run heavy requests
 //! (default twice the CPUs, at least 4); `--auth-threads` those that check passwords (default
 //! 1). The limits on connections before authentication are in `--help` and DECISIONS.md
-//! ("Connections before authentication"). `mgmt-serve --help` lists it all.
+//! ("Connections before authentication"), those on requests in `--help` and DECISIONS.md ("A
+//! memory budget for requests", "The cost of a filter"). `mgmt-serve --help` lists it all.
 
 use std::io::Write as _;
 use std::path::PathBuf;
@@ -26,8 +30,10 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 const USAGE: &str = "usage: mgmt-serve STATE_DIR [PORT] [--yang DIR]... [--module NAME]... \
                      [--admin USER] [--idle SECS] [--indent] [--login-cache SECS] [--login-grace SECS] \
-                     [--max-startups N] [--per-source N] [--max-connections N] [--auth-threads N] \
-                     [--workers N] [--blocking N]";
+                     [--max-startups N] [--per-source N] [--max-connections N] [--max-sessions N] \
+                     [--auth-threads N] [--workers N] [--blocking N] [--max-message SIZE] [--max-elements N] \
+                     [--max-depth N] [--request-memory SIZE] [--session-memory SIZE] \
+                     [--max-filter-cost N]";
 
 const HELP: &str = "\
 mgmt-serve: the NETCONF server over SSH (subsystem `netconf`) on 127.0.0.1, until Ctrl-C.
@@ -61,10 +67,29 @@ usage: mgmt-serve STATE_DIR [PORT] [options]
   --max-connections N
                    most authenticated connections; kept apart, so connections waiting to
                    authenticate can never take them [128]
+  --max-sessions N most NETCONF sessions at once [64]
   --auth-threads N threads that check passwords (Argon2id), apart from those that run
                    requests, so password guessing cannot hold up other users' commits [1]
   --workers N      async worker threads: SSH and light requests [1]
   --blocking N     most threads for heavy requests [twice the CPUs, >= 4]
+
+Limits on requests (a request over one is answered too-big and the session goes on;
+SIZE in bytes, or with K, M or G for KiB, MiB, GiB):
+  --max-message SIZE
+                   largest message [64M]
+  --max-elements N most XML elements parsed from one message [524288]
+  --max-depth N    deepest nesting of XML elements in a message, at most 512 [512]
+  --request-memory SIZE
+                   memory all sessions together may hold for requests in progress (messages
+                   as they arrive, their parsed trees) beyond each one's own --session-memory;
+                   a request that needs more is refused while the others go on [256M]
+  --session-memory SIZE
+                   memory for requests in progress each session holds of its own, never
+                   refused because of other sessions' requests [1M]
+  --max-filter-cost N
+                   most node visits an XPath or subtree filter may cost on the data it
+                   filters (an XPath filter's is estimated before it runs); a costlier one is
+                   refused [20000000]
   -h, --help       this text
 
 The users file: one line per password or key, e.g.
@@ -115,6 +140,21 @@ fn count(flag: &str, args: &mut impl Iterator<Item = String>) -> Result<usize, S
     match v.parse::<usize>() {
         Ok(n) if n >= 1 => Ok(n),
         _ => Err(format!("{flag} takes a whole number of at least 1, not {v:?}")),
+    }
+}
+
+/// A flag's size in bytes: a whole number, perhaps followed by K, M or G (binary), at least 1.
+fn size(flag: &str, args: &mut impl Iterator<Item = String>) -> Result<usize, String> {
+    let v = value(flag, args)?;
+    let (digits, unit) = match v.char_indices().last() {
+        Some((i, 'k' | 'K')) => (&v[..i], 1 << 10),
+        Some((i, 'm' | 'M')) => (&v[..i], 1 << 20),
+        Some((i, 'g' | 'G')) => (&v[..i], 1 << 30),
+        _ => (v.as_str(), 1),
+    };
+    match digits.parse::<usize>().ok().and_then(|n| n.checked_mul(unit)) {
+        Some(n) if n >= 1 => Ok(n),
+        _ => Err(format!("{flag} takes a size such as 65536, 64K or 64M, not {v:?}")),
     }
 }
 
@@ -170,9 +210,26 @@ fn run(args: Vec<String>) -> Result<(), Box<dyn std::error::Error>> {
                 config.max_unauthenticated_per_source = count("--per-source", &mut args)?
             }
             "--max-connections" => config.max_connections = count("--max-connections", &mut args)?,
+            "--max-sessions" => config.max_sessions = count("--max-sessions", &mut args)?,
             "--auth-threads" => config.auth_threads = count("--auth-threads", &mut args)?,
             "--workers" => workers = count("--workers", &mut args)?,
             "--blocking" => blocking = count("--blocking", &mut args)?,
+            "--max-message" => config.max_message_size = size("--max-message", &mut args)?,
+            "--max-elements" => config.max_message_elements = count("--max-elements", &mut args)?,
+            "--max-depth" => {
+                let depth = count("--max-depth", &mut args)?;
+                if depth > mgmt::xml::MAX_DEPTH {
+                    return Err(format!("--max-depth is at most {}", mgmt::xml::MAX_DEPTH).into());
+                }
+                config.max_message_depth = depth;
+            }
+            "--request-memory" => config.request_memory = size("--request-memory", &mut args)?,
+            "--session-memory" => {
+                config.session_request_memory = size("--session-memory", &mut args)?
+            }
+            "--max-filter-cost" => {
+                config.max_filter_cost = count("--max-filter-cost", &mut args)? as u64
+            }
             p if !p.starts_with('-') => {
                 port = p.parse().map_err(|_| format!("{p:?} is not a port number\n{USAGE}"))?
             }

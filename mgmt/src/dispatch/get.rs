@@ -9,12 +9,18 @@ use crate::data;
 use crate::datastore::DatastoreName;
 use crate::engine::{Engine, SessionCtx};
 use crate::error::{ErrorTag, ErrorType, RpcError};
+use crate::inline::Mode;
 use crate::monitoring::{self, MONITORING_NS, YANG_LIBRARY_NS};
 use crate::nacm::NACM_NS;
 use crate::notify::NETMOD_NOTIFICATION_NS;
 use crate::xml::{Element, Node, NETCONF_BASE_NS};
 
-pub(super) fn get_config(engine: &Engine, ctx: &SessionCtx, op: &Element) -> OpResult {
+pub(super) fn get_config(
+    engine: &Engine,
+    ctx: &SessionCtx,
+    run_mode: Mode<'_>,
+    op: &Element,
+) -> OpResult {
     check_params(
         op,
         &[
@@ -30,7 +36,7 @@ pub(super) fn get_config(engine: &Engine, ctx: &SessionCtx, op: &Element) -> OpR
     let filter = parse_filter(engine, op, NETCONF_BASE_NS).map_err(one)?;
     let snap = engine.ds.snapshot(ds);
     let acl = engine.acl(&ctx.user);
-    retrieve(engine, &acl, &snap.root, Some(&snap.xml), mode, &filter, false, None)
+    retrieve(engine, &acl, &snap.root, Some(&snap.xml), mode, &filter, false, None, run_mode)
 }
 
 /// Whether a subtree filter can select the top-level node `name` in `ns`.
@@ -49,7 +55,7 @@ pub(super) fn add(engine: &Engine, root: &mut Element, e: Element) {
     data::merge(engine.schema.model(), None, root, wrapper);
 }
 
-pub(super) fn get(engine: &Engine, ctx: &SessionCtx, op: &Element) -> OpResult {
+pub(super) fn get(engine: &Engine, ctx: &SessionCtx, run_mode: Mode<'_>, op: &Element) -> OpResult {
     check_params(op, &[(NETCONF_BASE_NS, "filter"), (WITH_DEFAULTS_NS, "with-defaults")])
         .map_err(one)?;
     let mode = with_defaults(op).map_err(one)?;
@@ -59,7 +65,7 @@ pub(super) fn get(engine: &Engine, ctx: &SessionCtx, op: &Element) -> OpResult {
     }
     let root = operational(engine, ctx, &filter)?;
     let acl = engine.acl(&ctx.user);
-    retrieve(engine, &acl, &root, None, mode, &filter, true, None)
+    retrieve(engine, &acl, &root, None, mode, &filter, true, None, run_mode)
 }
 
 /// Running with the server's and the backends' state merged in (what `<get>` and the

@@ -163,8 +163,8 @@ fn run(
     if ns == NETCONF_BASE_NS {
         return match op.name.as_str() {
             "close-session" => close_session(op),
-            "get" => Outcome::from(get(engine, ctx, op)),
-            "get-config" => Outcome::from(get_config(engine, ctx, op)),
+            "get" => Outcome::from(get(engine, ctx, mode, op)),
+            "get-config" => Outcome::from(get_config(engine, ctx, mode, op)),
             "edit-config" => Outcome::from(edit_config(engine, ctx, mode, op)),
             "copy-config" => Outcome::from(copy_config(engine, ctx, mode, op)),
             "delete-config" => Outcome::from(delete_config(engine, ctx, mode, op)),
@@ -181,7 +181,7 @@ fn run(
         };
     }
     if ns == NMDA_NS && op.name == "get-data" {
-        return Outcome::from(get_data(engine, ctx, op));
+        return Outcome::from(get_data(engine, ctx, mode, op));
     }
     if ns == NMDA_NS && op.name == "edit-data" {
         return Outcome::from(edit_data(engine, ctx, mode, op));

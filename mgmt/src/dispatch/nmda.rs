@@ -97,7 +97,12 @@ pub(super) fn config_filter(
     kept_any || (want_config && !e.children.is_empty())
 }
 
-pub(super) fn get_data(engine: &Engine, ctx: &SessionCtx, op: &Element) -> OpResult {
+pub(super) fn get_data(
+    engine: &Engine,
+    ctx: &SessionCtx,
+    run_mode: Mode<'_>,
+    op: &Element,
+) -> OpResult {
     let n = NMDA_NS;
     check_params(
         op,
@@ -174,11 +179,13 @@ pub(super) fn get_data(engine: &Engine, ctx: &SessionCtx, op: &Element) -> OpRes
         Nmds::Conventional(d) => {
             let snap = engine.ds.snapshot(d);
             let text = Some(snap.xml.as_str());
-            retrieve(engine, &acl, &snap.root, text, mode, &filter, false, Some(&mut selected))?
+            let selected = Some(&mut selected);
+            retrieve(engine, &acl, &snap.root, text, mode, &filter, false, selected, run_mode)?
         }
         Nmds::Operational => {
             let root = operational(engine, ctx, &filter)?;
-            retrieve(engine, &acl, &root, None, mode, &filter, true, Some(&mut selected))?
+            let selected = Some(&mut selected);
+            retrieve(engine, &acl, &root, None, mode, &filter, true, selected, run_mode)?
         }
     };
     let ReplyBody::Raw(text) = body else { return Ok(body) };

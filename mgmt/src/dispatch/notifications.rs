@@ -14,6 +14,7 @@ use crate::data;
 use crate::engine::Engine;
 use crate::error::{ErrorTag, ErrorType, RpcError};
 use crate::filter;
+use crate::filter_cost;
 use crate::notify::{self, Notification, NOTIFICATION_NS, STREAM};
 use crate::rpc::ReplyBody;
 use crate::xml::{Element, NETCONF_BASE_NS};
@@ -97,7 +98,10 @@ pub(super) fn create_subscription(
     let filter = match parse_filter(engine, op, filter_ns).map_err(one)? {
         Filter::None => None,
         Filter::Subtree(f) => Some(EventFilter::Subtree(f)),
-        Filter::XPath(x) => Some(EventFilter::XPath(x)),
+        Filter::XPath(x) => {
+            filter_cost::check_subscription(engine, &x).map_err(one)?;
+            Some(EventFilter::XPath(x))
+        }
     };
     let (replay, live) = engine.bus.subscribe(start);
     Ok(Outcome::Subscribe(
@@ -112,23 +116,28 @@ pub(super) fn create_subscription(
     ))
 }
 
-/// Applies a subscription's filter to an event; the event to send, if it passes.
+/// Applies a subscription's filter to an event; the event to send, if it passes. An event
+/// on which the filter would cost more than the limit is not sent: the error says why.
 pub fn filter_event(
     engine: &Engine,
     filter: Option<&EventFilter>,
     event: &Element,
-) -> Option<Element> {
+) -> Result<Option<Element>, String> {
+    let limit = engine.max_filter_cost();
     match filter {
-        None => Some(event.clone()),
+        None => Ok(Some(event.clone())),
         Some(EventFilter::Subtree(f)) => {
             let mut root = data::root();
             root.push(event.clone());
-            let out = filter::subtree(engine.schema.model(), &root, f);
+            let out = filter::subtree_limited(engine.schema.model(), &root, f, limit)
+                .map_err(|e| format!("subtree filter would take more than {} steps", e.limit))?;
             let first = out.elements().next().cloned();
-            first
+            Ok(first)
         }
-        Some(EventFilter::XPath(x)) => {
-            engine.schema.notification_matches(&event.to_xml(), x).then(|| event.clone())
-        }
+        Some(EventFilter::XPath(x)) => Ok(engine
+            .schema
+            .notification_matches(&event.to_xml(), x, limit)
+            .map_err(|e| e.to_string())?
+            .then(|| event.clone())),
     }
 }

@@ -7,6 +7,8 @@ use crate::data::{self, data_text};
 use crate::engine::{schema_error, Engine};
 use crate::error::{ErrorInfo, ErrorTag, ErrorType, RpcError};
 use crate::filter::{self, xpath_to_modules};
+use crate::filter_cost;
+use crate::inline::Mode;
 use crate::nacm::UserAcl;
 use crate::rpc::ReplyBody;
 use crate::schema::{WithDefaults, WD_ATTR_NS};
@@ -77,7 +79,8 @@ pub(super) fn render_error(engine: &Engine, e: &crate::schema::SchemaError) -> R
 }
 
 /// Filters, applies with-defaults and access control to data (a root tree with its text).
-/// `selected` receives the data paths of the nodes an XPath filter selected.
+/// `selected` receives the data paths of the nodes an XPath filter selected; `run_mode` says
+/// where the request runs (a costly filter on a session's own task runs again on the pool).
 #[allow(clippy::too_many_arguments)]
 pub(super) fn retrieve(
     engine: &Engine,
@@ -88,6 +91,7 @@ pub(super) fn retrieve(
     filter: &Filter,
     state: bool,
     selected: Option<&mut Vec<String>>,
+    run_mode: Mode<'_>,
 ) -> OpResult {
     let model = engine.schema.model();
     let owned_text;
@@ -100,15 +104,10 @@ pub(super) fn retrieve(
     };
     let mut tree = match filter {
         Filter::XPath(expr) => {
-            let (out, paths) =
-                engine.schema.select_xpath(text, expr, mode, state).map_err(|e| {
-                    one(RpcError::new(ErrorTag::InvalidValue, ErrorType::Protocol)
-                        .with_message(format!(
-                        "The XPath filter cannot be evaluated: {e}; check its syntax and prefixes."
-                    ))
-                        .with_info(ErrorInfo::BadAttribute("select".into()))
-                        .with_info(ErrorInfo::BadElement("filter".into())))
-                })?;
+            let (out, paths) = engine
+                .schema
+                .select_xpath(text, expr, mode, state, filter_cost::limit(engine, run_mode))
+                .map_err(|e| one(filter_cost::xpath_error(engine, &e, run_mode)))?;
             if let Some(selected) = selected {
                 *selected = paths;
             }
@@ -128,7 +127,10 @@ pub(super) fn retrieve(
                 data::parse_data(&out).map_err(|e| one(render_error(engine, &xml_to_schema(e))))?
             };
             match filter {
-                Filter::Subtree(f) => filter::subtree(model, &base, f),
+                Filter::Subtree(f) => {
+                    filter::subtree_limited(model, &base, f, filter_cost::limit(engine, run_mode))
+                        .map_err(|e| one(filter_cost::subtree_error(engine, e, run_mode)))?
+                }
                 _ => base,
             }
         }

@@ -60,11 +60,19 @@ pub struct EngineConfig {
     /// Configuration (top-level data nodes as XML) added to running at the first start, e.g. the
     /// daemon's ports. `None`: running starts empty (but for the administrator's NACM rules).
     pub initial_config: Option<String>,
+    /// Most steps a retrieval or notification filter may cost (`crate::xpath_cost`,
+    /// `filter::subtree_limited`).
+    pub max_filter_cost: u64,
 }
 
 impl Default for EngineConfig {
     fn default() -> Self {
-        EngineConfig { admin_user: None, replay_log: 1024, initial_config: None }
+        EngineConfig {
+            admin_user: None,
+            replay_log: 1024,
+            initial_config: None,
+            max_filter_cost: crate::config::Config::default().max_filter_cost,
+        }
     }
 }
 
@@ -150,6 +158,7 @@ pub struct Engine {
     pub(crate) content_id: String,
     started: SystemTime,
     runtime: Option<tokio::runtime::Handle>,
+    max_filter_cost: u64,
 }
 
 impl std::fmt::Debug for Engine {
@@ -200,6 +209,11 @@ impl Engine {
 
     fn lock_state(&self) -> MutexGuard<'_, State> {
         self.state.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Most steps a filter may cost.
+    pub fn max_filter_cost(&self) -> u64 {
+        self.max_filter_cost
     }
 
     /// Whether any backend is registered.

@@ -69,6 +69,7 @@ impl Engine {
             content_id,
             started: SystemTime::now(),
             runtime: tokio::runtime::Handle::try_current().ok(),
+            max_filter_cost: config.max_filter_cost,
         });
         // Hand every backend the start-up configuration, then its notifier.
         let running = engine.ds.snapshot(DatastoreName::Running);

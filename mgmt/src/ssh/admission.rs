@@ -30,6 +30,8 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use tokio::sync::Notify;
 use tracing::warn;
 
+use super::flood_log::{Closed, FloodLog};
+
 /// How many connections may wait for authentication, and how many authenticated ones may be
 /// open.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -185,6 +187,7 @@ pub struct Admission {
     limits: Limits,
     table: Mutex<Table>,
     counters: Counters,
+    flood_log: FloodLog,
 }
 
 impl Admission {
@@ -195,7 +198,17 @@ impl Admission {
             per_source: limits.per_source.max(1),
             authenticated: limits.authenticated,
         };
-        Arc::new(Admission { limits, table: Mutex::default(), counters: Counters::default() })
+        Arc::new(Admission {
+            limits,
+            table: Mutex::default(),
+            counters: Counters::default(),
+            flood_log: FloodLog::default(),
+        })
+    }
+
+    /// The rate-limited log of connections closed before they authenticated.
+    pub(crate) fn flood_log(&self) -> &FloodLog {
+        &self.flood_log
     }
 
     fn table(&self) -> MutexGuard<'_, Table> {
@@ -227,12 +240,14 @@ impl Admission {
                     Reason::Full => &self.counters.displaced,
                 };
                 counter.fetch_add(1, Ordering::Relaxed);
-                warn!(
-                    displaced = %w.peer,
-                    by = %peer,
-                    "closing an unauthenticated connection: {}",
-                    reason.text()
-                );
+                if self.flood_log.line(Closed::Displaced) {
+                    warn!(
+                        displaced = %w.peer,
+                        by = %peer,
+                        "closing an unauthenticated connection: {}",
+                        reason.text()
+                    );
+                }
             }
         }
         let id = table.next_id;
@@ -375,6 +390,11 @@ pub struct TicketWatch {
 }
 
 impl TicketWatch {
+    /// The rate-limited log of connections closed before they authenticated.
+    pub(crate) fn flood_log(&self) -> &FloodLog {
+        &self.admission.flood_log
+    }
+
     /// Completes when the connection has been displaced (never, once it has authenticated).
     pub async fn displaced(&self) {
         self.displaced.wait().await;

@@ -21,7 +21,9 @@ use tokio::time::Instant;
 use tracing::{debug, info, warn};
 
 use super::admission::{Stage, TicketWatch};
+use super::flood_log::Closed;
 use super::handler::{Handler, Progress};
+use super::quick_ack::QuickAck;
 
 /// How long a cut connection is given to end after the disconnect message before its socket
 /// is shut down.
@@ -90,7 +92,7 @@ pub async fn serve(
     };
     // russh reads a packet's length and then its body: two reads per packet unless something
     // buffers below it.
-    let stream = tokio::io::BufReader::with_capacity(16 * 1024, socket);
+    let stream = tokio::io::BufReader::with_capacity(16 * 1024, QuickAck(socket));
 
     // Until the client's version line has arrived, russh's future is ours: dropping it (and
     // the duplicate, when this returns) closes the connection.
@@ -109,7 +111,7 @@ pub async fn serve(
             tokio::time::sleep_until(login_deadline).await;
             watch.expire()
         } => {
-            if expired {
+            if expired && watch.flood_log().line(Closed::NoVersionLine) {
                 info!(%peer, "closing a connection that sent no SSH version line in time");
             }
             return;
@@ -146,7 +148,11 @@ pub async fn serve(
         _ = stopped.changed() => Cut::Shutdown,
     };
     match cut {
-        Cut::LoginTimeout => info!(%peer, "closing a connection that did not authenticate in time"),
+        Cut::LoginTimeout => {
+            if watch.flood_log().line(Closed::NotAuthenticated) {
+                info!(%peer, "closing a connection that did not authenticate in time")
+            }
+        }
         Cut::NoSession => {
             warn!(%peer, "closing a connection that started no NETCONF session in time")
         }

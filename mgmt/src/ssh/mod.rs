@@ -3,9 +3,11 @@
 pub mod admission;
 pub mod auth_pool;
 mod connection;
+mod flood_log;
 pub mod handler;
 pub mod hostkey;
 pub mod login_cache;
+mod quick_ack;
 pub mod server;
 
 pub use admission::AdmissionStats;

@@ -18,6 +18,7 @@ use super::handler::{Accounts, Handler, Progress, Shared};
 use super::hostkey::{self, HostKeyError};
 use super::login_cache::LoginCache;
 use crate::backend::Backend;
+use crate::budget::RequestLimits;
 use crate::config::Config;
 use crate::engine::{Engine, EngineConfig, EngineError};
 use crate::schema::{Schema, SchemaError};
@@ -105,6 +106,12 @@ impl Server {
             inactivity_timeout: None,
             max_auth_attempts: 6,
             nodelay: true,
+            // What russh holds of a channel's data that its session has not read yet: 16
+            // packets (at most 32 KiB each) per connection, not 100. russh opens the SSH
+            // window as data arrives, not as it is read, so this queue is the only bound on
+            // it: with 100, each busy connection could hold 3 MiB outside the request budget
+            // (`crate::budget`).
+            channel_buffer_size: 16,
             ..Default::default()
         };
         let schema = {
@@ -122,6 +129,7 @@ impl Server {
                 admin_user: config.admin_user.clone(),
                 replay_log: config.replay_log,
                 initial_config: config.initial_config.clone(),
+                max_filter_cost: config.max_filter_cost,
             };
             let registry = registry.clone();
             tokio::task::spawn_blocking(move || {
@@ -143,6 +151,7 @@ impl Server {
                 hello_timeout: config.hello_timeout,
                 idle_timeout: config.idle_timeout,
                 indent_replies: config.indent_replies,
+                requests: RequestLimits::new(&config),
             },
             auth_pool: AuthPool::new(config.auth_threads).map_err(StartError::AuthPool)?,
         });
@@ -227,8 +236,16 @@ async fn accept_loop(
     mut stopped: watch::Receiver<bool>,
     deadlines: Deadlines,
 ) {
+    // The flood log's summary is written when its interval is over, even if the flood
+    // stopped and nothing else would write it.
+    let mut summaries = tokio::time::interval(super::flood_log::INTERVAL);
+    summaries.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         let (socket, peer) = tokio::select! {
+            _ = summaries.tick() => {
+                admission.flood_log().flush();
+                continue;
+            }
             accepted = listener.accept() => match accepted {
                 Ok(a) => a,
                 Err(e) => {

@@ -20,7 +20,7 @@ use quick_xml::events::{BytesStart, Event};
 use quick_xml::name::{NamespaceError, PrefixDeclaration, QName};
 use quick_xml::Reader;
 
-use super::{Attribute, Element, Node, XmlError, MAX_DEPTH};
+use super::{Attribute, Element, Node, ParseLimits, XmlError};
 
 /// The namespace the prefix `xml` is bound to in every document.
 const XML_NS: &str = "http://www.w3.org/XML/1998/namespace";
@@ -28,9 +28,18 @@ const XML_NS: &str = "http://www.w3.org/XML/1998/namespace";
 const XMLNS_NS: &str = "http://www.w3.org/2000/xmlns/";
 /// Declarations in scope at once (quick-xml's default limit).
 const MAX_BINDINGS: usize = 128;
+/// Distinct namespace URIs whose one copy the elements share. A message uses a handful; the
+/// search is linear, so a message declaring a new URI on every element must not make it
+/// quadratic (beyond these, each declaration keeps its own copy, which its text paid for).
+const MAX_SHARED_URIS: usize = 32;
 
-/// Parses one XML document into its root element.
-pub(super) fn parse(bytes: &[u8]) -> Result<Element, XmlError> {
+/// Parses one XML document into its root element, within `limits`, charging `charge` for
+/// what it builds (see `xml::parse_limited`).
+pub(super) fn parse(
+    bytes: &[u8],
+    limits: ParseLimits,
+    charge: &mut dyn FnMut(usize) -> bool,
+) -> Result<Element, XmlError> {
     let text = std::str::from_utf8(bytes).map_err(|_| XmlError::NotUtf8)?;
     let mut reader = Reader::from_str(text);
     reader.config_mut().check_end_names = true;
@@ -38,6 +47,7 @@ pub(super) fn parse(bytes: &[u8]) -> Result<Element, XmlError> {
     let mut stack: Vec<Element> = Vec::new();
     let mut root: Option<Element> = None;
     let mut scope = Scope::default();
+    let mut meter = Meter { limits, elements: 0, pending: 0, charge };
     loop {
         let position = reader.buffer_position();
         let syntax = |e: quick_xml::Error| XmlError::Syntax { position, reason: e.to_string() };
@@ -45,15 +55,17 @@ pub(super) fn parse(bytes: &[u8]) -> Result<Element, XmlError> {
             Event::Start(_) | Event::Empty(_) if root.is_some() => {
                 return Err(XmlError::TrailingContent);
             }
+            Event::Start(_) | Event::Empty(_) if stack.len() >= limits.max_depth => {
+                return Err(XmlError::TooDeep { limit: limits.max_depth });
+            }
             Event::Start(start) => {
-                if stack.len() >= MAX_DEPTH {
-                    return Err(XmlError::TooDeep);
-                }
                 let element = scope.open(&start, position)?;
+                meter.element(&element)?;
                 stack.push(element);
             }
             Event::Empty(start) => {
                 let element = scope.open(&start, position)?;
+                meter.element(&element)?;
                 scope.close();
                 attach(&mut stack, &mut root, element);
             }
@@ -65,13 +77,86 @@ pub(super) fn parse(bytes: &[u8]) -> Result<Element, XmlError> {
                 None => return Err(unmatched_end(position)),
             },
             other => {
+                meter.text(&other)?;
                 if other_event(other, &mut stack, position)? {
                     break;
                 }
             }
         }
     }
+    meter.flush()?;
     finish(&stack, root, reader.buffer_position())
+}
+
+/// The first start tag of `bytes`, as an element without children, if it is well-formed.
+pub(super) fn root_tag(bytes: &[u8]) -> Option<Element> {
+    // The tag may be followed by anything, even a cut-off character.
+    let valid = match std::str::from_utf8(bytes) {
+        Ok(text) => text,
+        Err(e) => std::str::from_utf8(&bytes[..e.valid_up_to()]).ok()?,
+    };
+    let mut reader = Reader::from_str(valid);
+    let mut scope = Scope::default();
+    loop {
+        let position = reader.buffer_position();
+        match reader.read_event().ok()? {
+            Event::Start(start) | Event::Empty(start) => return scope.open(&start, position).ok(),
+            Event::Decl(_) | Event::Comment(_) | Event::PI(_) => {}
+            Event::Text(t) if t.as_ref().trim().is_empty() => {}
+            _ => return None,
+        }
+    }
+}
+
+/// Counts what a parse builds against its limits and budget.
+struct Meter<'a> {
+    limits: ParseLimits,
+    elements: usize,
+    /// Bytes built but not yet charged.
+    pending: usize,
+    charge: &'a mut dyn FnMut(usize) -> bool,
+}
+
+impl Meter<'_> {
+    /// Charged at once, not byte by byte: the budget is shared between threads.
+    const STEP: usize = 64 * 1024;
+    /// An element's place in its parent's children (a vector that may have doubled).
+    const ELEMENT: usize = 2 * std::mem::size_of::<Node>();
+
+    fn element(&mut self, e: &Element) -> Result<(), XmlError> {
+        self.elements += 1;
+        if self.elements > self.limits.max_elements {
+            return Err(XmlError::TooManyElements { limit: self.limits.max_elements });
+        }
+        self.add(Self::ELEMENT + e.extra_size())
+    }
+
+    /// Text becomes a node of its own or grows the one before it.
+    fn text(&mut self, event: &Event<'_>) -> Result<(), XmlError> {
+        let len = match event {
+            Event::Text(t) => t.len(),
+            Event::CData(c) => c.len(),
+            Event::GeneralRef(r) => r.len(),
+            _ => return Ok(()),
+        };
+        self.add(std::mem::size_of::<Node>() + len)
+    }
+
+    fn add(&mut self, bytes: usize) -> Result<(), XmlError> {
+        self.pending += bytes;
+        if self.pending >= Self::STEP {
+            self.flush()?;
+        }
+        Ok(())
+    }
+
+    fn flush(&mut self) -> Result<(), XmlError> {
+        let bytes = std::mem::take(&mut self.pending);
+        if bytes > 0 && !(self.charge)(bytes) {
+            return Err(XmlError::OverBudget);
+        }
+        Ok(())
+    }
 }
 
 /// The namespace declarations in scope.
@@ -93,7 +178,9 @@ impl Scope {
             return known.clone();
         }
         let new: Arc<str> = uri.into();
-        self.uris.push(new.clone());
+        if self.uris.len() < MAX_SHARED_URIS {
+            self.uris.push(new.clone());
+        }
         new
     }
 

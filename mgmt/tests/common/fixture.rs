@@ -11,7 +11,7 @@ use mgmt::xml::{Element, NETCONF_BASE_NS};
 use tokio::io::DuplexStream;
 use tokio::task::JoinHandle;
 
-use super::{both_bases, test_engine_with, NcClient};
+use super::{both_bases, test_engine_configured, test_engine_with, NcClient};
 
 pub const IF: &str = "urn:ietf:params:xml:ns:yang:ietf-interfaces";
 pub const IANA: &str = "urn:ietf:params:xml:ns:yang:iana-if-type";
@@ -38,6 +38,18 @@ impl Fx {
         Fx { registry, engine, idle: Some(Duration::from_secs(30)), _dir: dir }
     }
 
+    /// A fixture whose engine has `config` (`admin` its administrator unless it names
+    /// another).
+    pub fn with_config(config: mgmt::engine::EngineConfig) -> Fx {
+        let registry = Registry::new(16);
+        let config = mgmt::engine::EngineConfig {
+            admin_user: config.admin_user.or(Some("admin".into())),
+            ..config
+        };
+        let (dir, engine) = test_engine_configured(registry.clone(), config, Vec::new());
+        Fx { registry, engine, idle: Some(Duration::from_secs(30)), _dir: dir }
+    }
+
     pub fn settings(&self) -> SessionSettings {
         SessionSettings {
             capabilities: self.engine.capabilities().to_vec(),
@@ -45,6 +57,7 @@ impl Fx {
             hello_timeout: Duration::from_secs(10),
             idle_timeout: self.idle,
             indent_replies: false,
+            requests: Default::default(),
         }
     }
 

@@ -51,19 +51,23 @@ pub fn test_engine_with(
     registry: Arc<mgmt::sessions::Registry>,
     backends: Vec<Arc<dyn mgmt::backend::Backend>>,
 ) -> (tempfile::TempDir, Arc<mgmt::engine::Engine>) {
+    let config = mgmt::engine::EngineConfig {
+        admin_user: admin.map(str::to_string),
+        replay_log: 64,
+        ..Default::default()
+    };
+    test_engine_configured(registry, config, backends)
+}
+
+/// An engine with `config` on fresh datastores in a temporary directory.
+pub fn test_engine_configured(
+    registry: Arc<mgmt::sessions::Registry>,
+    config: mgmt::engine::EngineConfig,
+    backends: Vec<Arc<dyn mgmt::backend::Backend>>,
+) -> (tempfile::TempDir, Arc<mgmt::engine::Engine>) {
     let dir = tempfile::tempdir().expect("tempdir");
-    let engine = mgmt::engine::Engine::open(
-        dir.path(),
-        test_schema(),
-        registry,
-        mgmt::engine::EngineConfig {
-            admin_user: admin.map(str::to_string),
-            replay_log: 64,
-            initial_config: None,
-        },
-        backends,
-    )
-    .expect("engine");
+    let engine = mgmt::engine::Engine::open(dir.path(), test_schema(), registry, config, backends)
+        .expect("engine");
     (dir, engine)
 }
 
@@ -317,8 +321,18 @@ pub fn interface_description(data: &Element, name: &str) -> Option<String> {
 /// Merges interface `name` (ethernetCsmacd) with `description` into running with our own
 /// client, as alice.
 pub async fn seed_interface(addr: std::net::SocketAddr, name: &str, description: &str) {
-    let ssh =
-        ssh_login(addr, Login::Password("alice", "wonderland")).await.expect("login accepted");
+    seed_interface_as(addr, "alice", "wonderland", name, description).await
+}
+
+/// [`seed_interface`] as `user` with `password`.
+pub async fn seed_interface_as(
+    addr: std::net::SocketAddr,
+    user: &str,
+    password: &str,
+    name: &str,
+    description: &str,
+) {
+    let ssh = ssh_login(addr, Login::Password(user, password)).await.expect("login accepted");
     let channel = open_subsystem(&ssh, "netconf").await.expect("netconf subsystem");
     let mut c = NcClient::connect(channel.into_stream(), &both_bases()).await;
     let reply = c

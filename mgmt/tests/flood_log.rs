@@ -1,0 +1,97 @@
+//! A flood of connections that never authenticate does not make the server write a log line
+//! for each connection it closes (issue 23): the first few of each interval are written,
+//! then one summary line counts the rest.
+
+mod common;
+
+use std::collections::VecDeque;
+use std::io::Write;
+use std::sync::Mutex;
+use std::time::Duration;
+
+use common::live_config;
+use tokio::net::TcpStream;
+use tokio::time::Instant;
+
+/// How often the server sums up (`ssh::flood_log::INTERVAL`).
+const INTERVAL: Duration = Duration::from_secs(10);
+
+/// Everything the server logged.
+static LOG: Mutex<Vec<u8>> = Mutex::new(Vec::new());
+
+struct Capture;
+
+impl Write for Capture {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        LOG.lock().unwrap_or_else(std::sync::PoisonError::into_inner).extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+fn lines() -> Vec<String> {
+    let log = LOG.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    String::from_utf8_lossy(&log).lines().map(str::to_string).collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_connection_flood_is_summed_up_not_logged_line_by_line() {
+    tracing_subscriber::fmt().with_writer(|| Capture).with_ansi(false).init();
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(dir.path().join("users"), "").expect("users");
+    let server = mgmt::ssh::Server::start(mgmt::config::Config {
+        max_unauthenticated: 8,
+        max_unauthenticated_per_source: 4,
+        login_grace_time: Duration::from_secs(1),
+        ..live_config(dir.path())
+    })
+    .await
+    .expect("server starts");
+
+    // 2000 silent connections from one address, each displacing an older one; the last few
+    // reach the login deadline.
+    const FLOOD: u64 = 2000;
+    let mut open = VecDeque::new();
+    for _ in 0..FLOOD {
+        open.push_back(TcpStream::connect(server.local_addr()).await.expect("connect"));
+        if open.len() > 8 {
+            open.pop_front();
+        }
+    }
+    let t0 = Instant::now();
+    let summary = loop {
+        let found = lines().into_iter().find(|l| l.contains("without a line each"));
+        if let Some(line) = found {
+            break line;
+        }
+        assert!(t0.elapsed() < INTERVAL + Duration::from_secs(5), "no summary line: {:?}", lines());
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    eprintln!("{summary}");
+    let stats = server.admission();
+    let closed = stats.displaced + stats.displaced_per_source + stats.login_timeouts;
+    assert!(closed >= FLOOD - 8, "{stats:?}");
+    let own: Vec<String> = lines()
+        .into_iter()
+        .filter(|l| {
+            l.contains("closing an unauthenticated connection")
+                || l.contains("closing a connection that")
+        })
+        .collect();
+    // At most ten a interval, and the flood took at most two intervals.
+    assert!(own.len() <= 20, "{} lines of their own:\n{}", own.len(), own.join("\n"));
+    // The summary counts what had no line of its own.
+    let counted: u64 = ["displaced=", "no_version_line=", "not_authenticated="]
+        .iter()
+        .map(|field| {
+            let at = summary.find(field).unwrap_or_else(|| panic!("{field} in {summary}"));
+            let digits: String =
+                summary[at + field.len()..].chars().take_while(char::is_ascii_digit).collect();
+            digits.parse::<u64>().expect("a count")
+        })
+        .sum();
+    assert!(counted + own.len() as u64 >= FLOOD - 8 - 20, "{summary}");
+    server.shutdown().await;
+}
