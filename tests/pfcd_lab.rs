@@ -766,6 +766,13 @@ fn the_lldp_model_drives_the_agent_and_refuses_what_it_cannot_run() {
     assert!(!all.contains("<name>lab1</name>"), "no LLDP state for lab1: {all}");
     let pfc = pfc_of(&mut c, "lab1");
     assert_eq!(top_leaf(&pfc, "oper-pfc-enable").as_deref(), Some("p0 p3"), "{pfc}");
+    let peer = lab_port(&mut c, "lab1");
+    let peer = inside(&peer, "peer-dcbx");
+    assert_eq!(
+        value(peer, "pfc-enable-source").as_deref(),
+        Some("local"),
+        "our shutdown LLDPDU made the peer forget us at once: {peer}"
+    );
     c.close_session().expect("close");
     daemon.stop();
     let _ = std::fs::remove_dir_all(&dir);

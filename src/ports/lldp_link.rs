@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use dataplane::wire::MacAddr;
-use lldp::agent::AgentEvent;
+use lldp::agent::{AdminStatus, AgentConfig, AgentEvent};
 use lldp::dcbx::{DcbxAdmin, DcbxEvent, PfcAdmin, PfcOper};
 use lldp::port::{DcbxPort, LocalSystem, PortOutput, PortSettings};
 use lldp::wire::TimeInterval;
@@ -67,7 +67,10 @@ pub struct Step {
 pub struct LinkLldp {
     ours: DcbxPort,
     peer: DcbxPort,
+    /// Our agent runs (the port has an LLDP entry).
     enabled: bool,
+    /// The link is up for our agent (from the first configuration on).
+    link_up: bool,
     start: Instant,
     /// Our Local Delay TLV's value (from the port's speed and medium).
     local_delay: TimeInterval,
@@ -93,35 +96,34 @@ impl LinkLldp {
         let mut peer = DcbxPort::new("eth0", peer.mac, peer_system, settings)?;
         let start = Instant::now();
         let _ = peer.set_port_enabled(true, Duration::ZERO);
-        Ok(LinkLldp { ours, peer, enabled: false, start, local_delay })
+        Ok(LinkLldp { ours, peer, enabled: false, link_up: false, start, local_delay })
     }
 
     fn now(&self) -> Duration {
         self.start.elapsed()
     }
 
-    /// Our port's new LLDP and DCBX settings; a port without an LLDP entry stops its agent
-    /// (a shutdown LLDPDU tells the peer).
+    /// Our port's new LLDP and DCBX settings. A port without an LLDP entry runs its agent
+    /// with adminStatus disabled: one that ran sends its shutdown LLDPDU, so that the peer
+    /// forgets us at once. The link itself stays up.
     pub fn apply(&mut self, intent: &PortIntent) -> Step {
         let now = self.now();
         let mut step = Step::default();
         let enabled = intent.lldp.is_some();
+        let off = AgentConfig { admin_status: AdminStatus::Disabled, ..AgentConfig::default() };
         let settings = PortSettings {
-            lldp: intent.lldp.clone().unwrap_or_default(),
+            lldp: intent.lldp.clone().unwrap_or(off),
             dcbx: dcbx_admin(intent, self.local_delay),
         };
-        if !enabled && self.enabled {
-            let out = self.ours.set_port_enabled(false, now);
-            self.deliver(out, &mut step, now);
-        }
         match self.ours.set_settings(settings, now) {
             Ok(out) => self.deliver(out, &mut step, now),
             // prepare checked the settings with the same rules: not reached.
             Err(e) => warn!(error = %e, "LLDP settings refused by the agent; the previous stay"),
         }
-        if enabled && !self.enabled {
+        if !self.link_up {
             let out = self.ours.set_port_enabled(true, now);
             self.deliver(out, &mut step, now);
+            self.link_up = true;
         }
         self.enabled = enabled;
         step.changed = true;
@@ -140,7 +142,7 @@ impl LinkLldp {
             lldp: self.ours.agent().config().clone(),
             dcbx: self.ours.admin().clone(),
         };
-        off.lldp.admin_status = lldp::agent::AdminStatus::Disabled;
+        off.lldp.admin_status = AdminStatus::Disabled;
         let Ok(out) = self.ours.set_settings(off, now) else { return false };
         let sent = !out.frames.is_empty();
         let mut step = Step::default();
