@@ -212,6 +212,24 @@ fn notifications(daemon: &Daemon) -> Vec<String> {
     String::from_utf8_lossy(&out.stdout).lines().map(str::to_string).collect()
 }
 
+/// `edit` goes into the candidate, its commit is refused with an rpc-error whose path contains
+/// `path` and whose message contains `message`, and running stays `before`.
+fn assert_commit_refused(c: &mut Client, edit: &str, path: &str, message: &str, before: &str) {
+    c.edit_config(Datastore::Candidate, edit, None).expect("the candidate takes it");
+    let err = c.commit().expect_err("refused");
+    let errors = err.reply().map(|r| r.errors().to_vec()).unwrap_or_default();
+    assert!(
+        errors.iter().any(|e| {
+            e.error_path.as_deref().is_some_and(|p| p.contains(path))
+                && e.error_message.as_deref().is_some_and(|m| m.contains(message))
+        }),
+        "{path}: {message} in {errors:?}"
+    );
+    c.discard_changes().expect("discard");
+    let running = c.get_config(Datastore::Running, None).expect("get-config");
+    assert_eq!(running.data().unwrap_or_default(), before, "running unchanged");
+}
+
 fn pfc_edit(port: &str, inner: &str) -> String {
     format!(
         "<interfaces xmlns=\"{IF_NS}\"><interface><name>{port}</name>\
@@ -412,18 +430,7 @@ fn refusals_name_the_path_and_change_nothing_and_restarts_keep_the_configuration
         ),
     ];
     for (edit, path, message) in refusals {
-        c.edit_config(Datastore::Candidate, &edit, None).expect("the candidate takes it");
-        let err = c.commit().expect_err("refused");
-        let errors = err.reply().map(|r| r.errors().to_vec()).unwrap_or_default();
-        assert!(
-            errors.iter().any(|e| {
-                e.error_path.as_deref().is_some_and(|p| p.contains(path))
-                    && e.error_message.as_deref().is_some_and(|m| m.contains(message))
-            }),
-            "{path}: {message} in {errors:?}"
-        );
-        c.discard_changes().expect("discard");
-        assert_eq!(running(&mut c), before, "running unchanged");
+        assert_commit_refused(&mut c, &edit, path, message, &before);
     }
 
     // A priority outside 0-7 is refused at once, by its type.
@@ -736,18 +743,7 @@ fn the_lldp_model_drives_the_agent_and_refuses_what_it_cannot_run() {
         ),
     ];
     for (edit, path, message) in refusals {
-        c.edit_config(Datastore::Candidate, &edit, None).expect("the candidate takes it");
-        let err = c.commit().expect_err("refused");
-        let errors = err.reply().map(|r| r.errors().to_vec()).unwrap_or_default();
-        assert!(
-            errors.iter().any(|e| {
-                e.error_path.as_deref().is_some_and(|p| p.contains(path))
-                    && e.error_message.as_deref().is_some_and(|m| m.contains(message))
-            }),
-            "{path}: {message} in {errors:?}"
-        );
-        c.discard_changes().expect("discard");
-        assert_eq!(running(&mut c), before, "running unchanged");
+        assert_commit_refused(&mut c, &edit, path, message, &before);
     }
 
     // Without its LLDP entry a port runs no agent: the peer forgets it, PFC runs as configured.
@@ -762,8 +758,16 @@ fn the_lldp_model_drives_the_agent_and_refuses_what_it_cannot_run() {
     )
     .expect("edit");
     c.commit().expect("commit");
-    let all = get(&mut c, &format!("<lldp xmlns=\"{LLDP_NS}\"/>"));
-    assert!(!all.contains("<name>lab1</name>"), "no LLDP state for lab1: {all}");
+    // The commit's reply comes once the port has the change; its state follows within a step.
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        let all = get(&mut c, &format!("<lldp xmlns=\"{LLDP_NS}\"/>"));
+        if !all.contains("<name>lab1</name>") {
+            break;
+        }
+        assert!(Instant::now() < deadline, "no LLDP state for lab1: {all}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
     let pfc = pfc_of(&mut c, "lab1");
     assert_eq!(top_leaf(&pfc, "oper-pfc-enable").as_deref(), Some("p0 p3"), "{pfc}");
     let peer = lab_port(&mut c, "lab1");
