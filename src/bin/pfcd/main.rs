@@ -20,7 +20,10 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 objects, headroom, per-priority buffers and pause state) over NETCONF/SSH. With no settings file \
 it runs the embedded lab: four simulated Bridge Ports (lab0 3 m at 100G, lab1 100 m of Cat6 at \
 10G, lab2 10 km at 100G on an allowance too small for it, lab3 60 km at 400G), each linked to an \
-in-process peer that congests lossless priority 3.
+in-process peer that congests lossless priority 3 and runs LLDP/DCBX with it (lab0-lab2's peers are \
+willing, lab3's is not), and the bridge's transmit pipeline, paused as the peers pause the ports. \
+Modules served: ieee802-dot1q-pfc-bridge, ieee802-dot1ab-lldp with the DCBX and PFC TLV modules, \
+ietf-interfaces, ieee802-dot1q-bridge, pfcd-pipeline, pfcd-lab.
 
 On first start pfcd creates the administrator with a random password (Argon2id hash in the users \
 file, the password in <state-dir>/admin.password, both mode 0600) and stores the lab's \
