@@ -78,12 +78,14 @@ async fn serve(
     lab: Arc<Lab>,
 ) -> Result<(), DaemonError> {
     use tokio::signal::unix::{signal, SignalKind};
-    let backends = northbound::backends(lab.clone());
-    let server = mgmt::ssh::Server::start_with_backends(config, backends).await?;
-    banner::print(server.local_addr(), settings, admin, &lab);
+    // The handlers first: a signal that came between "pfcd ready" and their installation
+    // would take its default action (SIGHUP's ends the process).
     let mut term = signal(SignalKind::terminate()).map_err(DaemonError::Signals)?;
     let mut int = signal(SignalKind::interrupt()).map_err(DaemonError::Signals)?;
     let mut hup = signal(SignalKind::hangup()).map_err(DaemonError::Signals)?;
+    let backends = northbound::backends(lab.clone());
+    let server = mgmt::ssh::Server::start_with_backends(config, backends).await?;
+    banner::print(server.local_addr(), settings, admin, &lab);
     loop {
         tokio::select! {
             _ = term.recv() => break,
