@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex, PoisonError, RwLock};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use dataplane::pipeline::{FsmState, Pipeline, PipelineConfig, PipelineStats, Traffic};
+use dataplane::pipeline::{ClassView, Pipeline, PipelineConfig, PipelineStats, Traffic};
 use dataplane::time::{LinkSpeed, Picos};
 use tracing::{info, info_span, warn};
 
@@ -27,15 +27,8 @@ const LOAD_PERCENT: u64 = 50;
 /// as long as the port is paused.
 const SLOWER: u64 = 10;
 
-/// One (port, priority) of the pipeline.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct ClassSnapshot {
-    pub fsm: Option<FsmState>,
-    /// The pause the pipeline port is under (Priority_Paused as last given to it).
-    pub paused: bool,
-    pub external_depth: u64,
-    pub departed: u64,
-}
+/// One (port, priority) of the pipeline: the engine's view of it.
+pub type ClassSnapshot = Option<ClassView>;
 
 /// The pipeline as a step left it.
 #[derive(Debug, Clone)]
@@ -204,16 +197,10 @@ impl PipelineRun {
         let mut external_used = 0;
         let classes = (0..ports)
             .map(|port| {
-                let mut row = [ClassSnapshot::default(); PRIORITIES];
+                let mut row: [ClassSnapshot; PRIORITIES] = [None; PRIORITIES];
                 for (n, c) in row.iter_mut().enumerate() {
-                    let depth = p.external_depth(port, n) as u64;
-                    external_used += depth;
-                    *c = ClassSnapshot {
-                        fsm: p.fsm_state(port, n),
-                        paused: self.paused.get(port).is_some_and(|m| m & (1 << n) != 0),
-                        external_depth: depth,
-                        departed: p.departed(port, n),
-                    };
+                    *c = p.class_view(port, n);
+                    external_used += c.map_or(0, |v| v.external_depth as u64);
                 }
                 row
             })

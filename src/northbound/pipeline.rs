@@ -97,12 +97,14 @@ pub fn port_state(s: &PipelineSnapshot, port: usize) -> Option<Element> {
     let mut e = Element::new(ns, "pipeline");
     for (n, c) in row.iter().enumerate() {
         let mut p = Element::new(ns, "priority").with(leaf(ns, "priority", n));
-        if let Some(fsm) = c.fsm {
-            p.push(leaf(ns, "fsm-state", fsm_name(fsm)));
+        if let Some(c) = c {
+            p.push(leaf(ns, "fsm-state", fsm_name(c.fsm)));
+            p.push(leaf(ns, "pause", c.pause));
+            p.push(leaf(ns, "external-fifo-depth", c.external_depth));
+            p.push(leaf(ns, "onchip-fifo-depth", c.onchip_depth));
+            p.push(leaf(ns, "inflight", c.inflight));
+            p.push(leaf(ns, "departed", c.departed));
         }
-        p.push(leaf(ns, "pause", c.paused));
-        p.push(leaf(ns, "external-fifo-depth", c.external_depth));
-        p.push(leaf(ns, "departed", c.departed));
         e.push(p);
     }
     Some(e)

@@ -96,6 +96,21 @@ impl Port {
     }
 }
 
+/// One (port, priority) of a pipeline, read from outside ([`Pipeline::class_view`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ClassView {
+    pub fsm: FsmState,
+    /// PAUSE as the MAC and the Pause FSM see it (after the detection latency).
+    pub pause: bool,
+    /// FDs of the class between QMAN and the wire or external memory.
+    pub inflight: u32,
+    /// FDs in its external FIFO and, in `fifo` mode, in its on-chip FIFO.
+    pub external_depth: usize,
+    pub onchip_depth: usize,
+    /// Frames of the class that have left on the wire.
+    pub departed: u64,
+}
+
 /// The pipeline engine. Build it, optionally schedule PFC frames, then [`Pipeline::run`].
 pub struct Pipeline {
     cfg: PipelineConfig,
@@ -340,6 +355,20 @@ impl Pipeline {
             return queued + self.direct_in_push_queue(port * PRIORITIES + priority);
         }
         queued
+    }
+
+    /// One class as its Pause FSM, MAC and FIFOs see it now.
+    pub fn class_view(&self, port: usize, priority: usize) -> Option<ClassView> {
+        let c = self.class(port, priority)?;
+        let p = self.pauses.get(port * PRIORITIES + priority)?;
+        Some(ClassView {
+            fsm: c.fsm,
+            pause: c.pause,
+            inflight: c.inflight,
+            external_depth: p.external.len(),
+            onchip_depth: p.onchip.len(),
+            departed: c.departed,
+        })
     }
 
     pub fn fsm_state(&self, port: usize, priority: usize) -> Option<FsmState> {

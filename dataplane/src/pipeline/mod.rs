@@ -20,6 +20,6 @@ mod wheel;
 
 pub use class::FsmState;
 pub use config::{ExternalMemoryConfig, PauseMode, PipelineConfig, Traffic};
-pub use engine::{Departure, Pipeline};
+pub use engine::{ClassView, Departure, Pipeline};
 pub use fd::Fd;
 pub use stats::PipelineStats;
