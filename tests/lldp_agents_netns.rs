@@ -323,3 +323,44 @@ fn malformed_lldpdus_are_discarded_and_counted_and_good_entries_stay() {
     assert_eq!(p["dcbx"]["oper"]["pfc"]["reason"], "peer-sent-no-pfc-tlv");
     assert!(agent_b.log().contains("LLDPDU discarded"));
 }
+
+#[test]
+fn vlan_tagged_lldpdus_are_refused_and_counted_not_taken_as_the_peer() {
+    if !can_run("vlan_tagged_lldpdus_are_refused_and_counted_not_taken_as_the_peer") {
+        return;
+    }
+    let scratch = Scratch::new("lldp-vlan");
+    let (a, b) = pair("vl", MAC_LOW, MAC_HIGH);
+    up(&a, &b);
+    let agent_b = Agent::start(&b, &scratch, "b", &settings("lldpb", true, &[1], ""));
+    wait_for(Duration::from_secs(3), "B's port up", || {
+        agent_b.port("lldpb").filter(|p| p["port-enabled"] == true)
+    });
+    let src = MacAddr([0x02, 0, 0, 0, 0, 0x0a]);
+    let mut pdu =
+        Lldpdu::new(ChassisId::MacAddress(src), PortId::InterfaceName("vlan5".into()), 120);
+    pdu.tlvs.push(Tlv::PfcConfig(PfcConfig {
+        willing: false,
+        pfc_cap: 8,
+        pfc_enable: 0x30,
+        ..PfcConfig::default()
+    }));
+    let untagged = LldpFrame::new(src, pdu).to_vec().expect("emits");
+    // The same LLDPDU from a station on VLAN 5 (this kernel has no 8021q module for a VLAN
+    // interface, so the tag is written by hand; the receiving kernel strips it all the same).
+    let mut tagged = untagged.clone();
+    tagged.splice(12..12, [0x81, 0x00, 0x00, 0x05]);
+    inject(&a, "lldpa", vec![tagged.clone(), tagged], Duration::ZERO);
+    let p = wait_for(Duration::from_secs(2), "both tagged frames counted", || {
+        agent_b.port("lldpb").filter(|p| p["rx-statistics"]["total-frames"] == 2)
+    });
+    assert_eq!(p["rx-statistics"]["total-discarded-frames"], 2, "{}", p["rx-statistics"]);
+    assert_eq!(p["neighbours"].as_array().map(Vec::len), Some(0), "not a neighbour");
+    assert_eq!(agent_b.oper_enable("lldpb"), Some(list(&[1])), "B keeps its own PFC");
+    assert!(agent_b.log().contains("LLDPDU discarded"));
+    // Untagged, the same LLDPDU is the peer: the refusal was the tag's doing.
+    inject(&a, "lldpa", vec![untagged], Duration::ZERO);
+    wait_for(Duration::from_secs(2), "B adopts the untagged peer's [4, 5]", || {
+        (agent_b.oper_enable("lldpb")? == list(&[4, 5])).then_some(())
+    });
+}
