@@ -364,3 +364,70 @@ fn vlan_tagged_lldpdus_are_refused_and_counted_not_taken_as_the_peer() {
         (agent_b.oper_enable("lldpb")? == list(&[4, 5])).then_some(())
     });
 }
+
+#[test]
+fn an_interface_deleted_and_created_again_is_reopened_with_its_new_address() {
+    if !can_run("an_interface_deleted_and_created_again_is_reopened_with_its_new_address") {
+        return;
+    }
+    let scratch = Scratch::new("lldp-recreate");
+    let (a, b) = pair("rc", MAC_LOW, MAC_HIGH);
+    up(&a, &b);
+    let agent_a = Agent::start(&a, &scratch, "a", &settings("lldpa", true, &[3], ""));
+    let agent_b = Agent::start(&b, &scratch, "b", &settings("lldpb", true, &[4], ""));
+    // Both willing: the end with the lower MAC address (A) adopts the other's.
+    wait_for(Duration::from_secs(3), "both on B's [4]", || {
+        (agent_a.oper_enable("lldpa")? == list(&[4]) && agent_b.oper_enable("lldpb")? == list(&[4]))
+            .then_some(())
+    });
+    // Deleting one end deletes the pair; created again, B's end now has the lower address.
+    a.link(&["del", "lldpa"]);
+    wait_for(Duration::from_secs(2), "B's port down", || {
+        agent_b.port("lldpb").filter(|p| p["port-enabled"] == false)
+    });
+    let mac_lowest = "02:00:00:00:00:09";
+    veth(&a, "lldpa", MAC_LOW, &b, "lldpb", mac_lowest);
+    let start = Instant::now();
+    up(&a, &b);
+    wait_for(Duration::from_secs(3), "both on A's [3], B tie-breaking with its new MAC", || {
+        (agent_a.oper_enable("lldpa")? == list(&[3]) && agent_b.oper_enable("lldpb")? == list(&[3]))
+            .then_some(())
+    });
+    eprintln!("re-agreed {:?} after the interfaces came back", start.elapsed());
+    let pa = agent_a.port("lldpa").expect("state");
+    assert_eq!(
+        pa["dcbx"]["peer"]["source-mac"],
+        mac_lowest.replace(':', "-"),
+        "B sends from its new address"
+    );
+    assert!(!agent_b.log().contains("LLDPDU not sent"), "{}", agent_b.log());
+}
+
+#[test]
+fn a_missing_interface_does_not_stop_the_others_and_opens_when_it_appears() {
+    if !can_run("a_missing_interface_does_not_stop_the_others_and_opens_when_it_appears") {
+        return;
+    }
+    let scratch = Scratch::new("lldp-missing");
+    let (a, b) = pair("mi", MAC_LOW, MAC_HIGH);
+    up(&a, &b);
+    let agent_a = Agent::start(&a, &scratch, "a", &settings("lldpa", false, &[3], ""));
+    // The missing interface comes first in B's port list.
+    let config = "[pfc]\nwilling = true\nenable = [6]\n[[port]]\nname = \"later0\"\n\
+                  [[port]]\nname = \"lldpb\"\n";
+    let agent_b = Agent::start(&b, &scratch, "b", config);
+    wait_for(Duration::from_secs(3), "B's other port adopts A's [3]", || {
+        (agent_b.oper_enable("lldpb")? == list(&[3])).then_some(())
+    });
+    assert!(agent_a.port("lldpa").is_some());
+    assert!(agent_b.log().contains("later0"), "the missing interface is logged");
+    // The interface appears: the agent opens it and runs LLDP on it.
+    b.link(&["add", "later0", "type", "veth", "peer", "name", "later1"]);
+    b.link(&["set", "later1", "up"]);
+    b.link(&["set", "later0", "up"]);
+    let p = wait_for(Duration::from_secs(3), "later0 opened and up", || {
+        agent_b.port("later0").filter(|p| p["port-enabled"] == true)
+    });
+    let sent = p["tx-statistics"]["total-frames"].as_u64().unwrap_or(0);
+    assert!(sent >= 1, "later0 transmits: {p}");
+}

@@ -202,6 +202,20 @@ impl Agent {
         Ok(out)
     }
 
+    /// The port's MAC address changed (or the interface was re-created with another): our
+    /// LLDPDUs' source address, and what DCBX tie-breaks with, changed. A local change: sent
+    /// at once with a fast burst.
+    pub fn set_port_mac(&mut self, mac: MacAddr, now: Duration) -> Output {
+        let mut out = Output::default();
+        if mac == self.port_mac {
+            return out;
+        }
+        self.port_mac = mac;
+        self.tx.fast_start(&self.config, now);
+        self.run_tx(now, &mut out);
+        out
+    }
+
     /// Runs the timers up to `now`: neighbours age out, LLDPDUs fall due.
     pub fn poll(&mut self, now: Duration) -> Output {
         let mut out = Output::default();

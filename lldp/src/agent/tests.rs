@@ -278,3 +278,14 @@ fn unencodable_local_information_is_refused() {
     info.tlvs.push(Tlv::Ttl(Ttl(3)));
     assert!(Agent::new(AgentConfig::default(), OUR_MAC, info).is_err());
 }
+
+#[test]
+fn a_new_port_mac_is_the_source_address_at_once() {
+    let mut a = agent(AgentConfig::default());
+    let new_mac = MacAddr([0x02, 0, 0, 0, 0, 0x99]);
+    let out = a.set_port_mac(new_mac, S(3));
+    assert_eq!(out.frames.len(), 1, "the peer hears the new address at once");
+    assert_eq!(LldpFrame::parse(&out.frames[0]).expect("parses").src, new_mac);
+    assert_eq!(a.port_mac(), new_mac);
+    assert_eq!(a.set_port_mac(new_mac, S(4)), Output::default());
+}
