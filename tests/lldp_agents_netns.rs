@@ -431,3 +431,60 @@ fn a_missing_interface_does_not_stop_the_others_and_opens_when_it_appears() {
     let sent = p["tx-statistics"]["total-frames"].as_u64().unwrap_or(0);
     assert!(sent >= 1, "later0 transmits: {p}");
 }
+
+#[test]
+fn a_new_mac_address_is_sent_and_tie_broken_with_at_once() {
+    if !can_run("a_new_mac_address_is_sent_and_tie_broken_with_at_once") {
+        return;
+    }
+    let scratch = Scratch::new("lldp-newmac");
+    let (a, b) = pair("nm", MAC_LOW, MAC_HIGH);
+    up(&a, &b);
+    // msgTxInterval 30 s: only the change itself can carry the new address within seconds.
+    let lldp = "message-tx-interval = 30";
+    let agent_a = Agent::start(&a, &scratch, "a", &settings("lldpa", true, &[3], lldp));
+    let agent_b = Agent::start(&b, &scratch, "b", &settings("lldpb", true, &[4], lldp));
+    wait_for(Duration::from_secs(3), "both on B's [4] (A has the lower MAC)", || {
+        (agent_a.oper_enable("lldpa")? == list(&[4]) && agent_b.oper_enable("lldpb")? == list(&[4]))
+            .then_some(())
+    });
+    // B's interface gets an address below A's, link up all along.
+    b.link(&["set", "lldpb", "address", "02:00:00:00:00:09"]);
+    wait_for(Duration::from_secs(3), "both on A's [3], B now the lower MAC", || {
+        (agent_a.oper_enable("lldpa")? == list(&[3]) && agent_b.oper_enable("lldpb")? == list(&[3]))
+            .then_some(())
+    });
+    let pa = agent_a.port("lldpa").expect("state");
+    assert_eq!(pa["dcbx"]["peer"]["source-mac"], "02-00-00-00-00-09");
+}
+
+#[test]
+fn a_short_link_flap_re_agrees_as_soon_as_the_link_is_back() {
+    if !can_run("a_short_link_flap_re_agrees_as_soon_as_the_link_is_back") {
+        return;
+    }
+    let scratch = Scratch::new("lldp-flap");
+    let (a, b) = pair("fl", MAC_LOW, MAC_HIGH);
+    up(&a, &b);
+    let agent_a = Agent::start(&a, &scratch, "a", &settings("lldpa", false, &[3], ""));
+    let agent_b = Agent::start(&b, &scratch, "b", &settings("lldpb", true, &[6], ""));
+    wait_for(Duration::from_secs(3), "B adopts [3]", || {
+        (agent_b.oper_enable("lldpb")? == list(&[3])).then_some(())
+    });
+    let mut took = Vec::new();
+    for _ in 0..3 {
+        a.link(&["set", "lldpa", "down"]);
+        wait_for(Duration::from_secs(2), "B back on its own [6]", || {
+            (agent_b.oper_enable("lldpb")? == list(&[6])).then_some(())
+        });
+        std::thread::sleep(Duration::from_millis(200));
+        let start = Instant::now();
+        a.link(&["set", "lldpa", "up"]);
+        // reinitDelay (2 s) must not hold the first LLDPDU back after a flap.
+        wait_for(Duration::from_secs(1), "B adopts [3] again", || {
+            (agent_b.oper_enable("lldpb")? == list(&[3])).then_some(())
+        });
+        took.push(start.elapsed());
+    }
+    eprintln!("re-agreed after link up, three 200 ms flaps: {took:?}");
+}
