@@ -466,7 +466,7 @@ fn a_short_link_flap_re_agrees_as_soon_as_the_link_is_back() {
     let scratch = Scratch::new("lldp-flap");
     let (a, b) = pair("fl", MAC_LOW, MAC_HIGH);
     up(&a, &b);
-    let agent_a = Agent::start(&a, &scratch, "a", &settings("lldpa", false, &[3], ""));
+    let _agent_a = Agent::start(&a, &scratch, "a", &settings("lldpa", false, &[3], ""));
     let agent_b = Agent::start(&b, &scratch, "b", &settings("lldpb", true, &[6], ""));
     wait_for(Duration::from_secs(3), "B adopts [3]", || {
         (agent_b.oper_enable("lldpb")? == list(&[3])).then_some(())
