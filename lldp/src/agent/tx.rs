@@ -9,6 +9,7 @@
 //!         SIGNAL_TX: txNow; txTTR = txFast > 0 ? msgFastTx : msgTxInterval
 //! tx:     IDLE --txNow && txCredit > 0--> INFO_FRAME (send, txCredit--)
 //!              --adminStatus loses tx--> SHUTDOWN_FRAME (send TTL 0; wait reinitDelay)
+//!         any state --!portEnabled--> LLDP_INITIALIZE (nothing sent, no wait)
 //! ```
 //!
 //! Where this departs from the figures, on purpose (DECISIONS.md, "LLDP agent and DCBX"):
