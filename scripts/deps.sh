@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what building and testing pfcd needs on a fresh Debian machine. Idempotent: a second
-# run only checks. Needs root for apt-get (CI and the dev machines run as root).
+# run only checks. Needs root for apt-get (CI and the dev machines run as root). It changes
+# nothing else on the host: the tests isolate themselves from any lldpd/lldpad running there.
 #
 # Why each package:
 #   cmake, libpcre2-dev, pkg-config  build libyang from the yang2 crate ("bundled" feature)
@@ -54,19 +55,5 @@ if ((${#missing[@]})); then
   restore_policy
   trap - EXIT
 fi
-
-# Belt and braces: whatever started them, no host-wide LLDP agent may keep running. Test
-# harnesses start their own instances inside network namespaces.
-for d in lldpd lldpad; do
-  if command -v systemctl >/dev/null 2>&1 && [ -d /run/systemd/system ]; then
-    systemctl disable --now "$d" >/dev/null 2>&1 || true
-  fi
-  # Only daemons in the host's network namespace are ours to stop.
-  for pid in $(pgrep -x "$d" 2>/dev/null || true); do
-    if [ "$(readlink "/proc/$pid/ns/net")" = "$(readlink /proc/1/ns/net)" ]; then
-      kill "$pid" 2>/dev/null || true
-    fi
-  done
-done
 
 echo "deps: ok"

@@ -323,3 +323,168 @@ fn malformed_lldpdus_are_discarded_and_counted_and_good_entries_stay() {
     assert_eq!(p["dcbx"]["oper"]["pfc"]["reason"], "peer-sent-no-pfc-tlv");
     assert!(agent_b.log().contains("LLDPDU discarded"));
 }
+
+#[test]
+fn vlan_tagged_lldpdus_are_refused_and_counted_not_taken_as_the_peer() {
+    if !can_run("vlan_tagged_lldpdus_are_refused_and_counted_not_taken_as_the_peer") {
+        return;
+    }
+    let scratch = Scratch::new("lldp-vlan");
+    let (a, b) = pair("vl", MAC_LOW, MAC_HIGH);
+    up(&a, &b);
+    let agent_b = Agent::start(&b, &scratch, "b", &settings("lldpb", true, &[1], ""));
+    wait_for(Duration::from_secs(3), "B's port up", || {
+        agent_b.port("lldpb").filter(|p| p["port-enabled"] == true)
+    });
+    let src = MacAddr([0x02, 0, 0, 0, 0, 0x0a]);
+    let mut pdu =
+        Lldpdu::new(ChassisId::MacAddress(src), PortId::InterfaceName("vlan5".into()), 120);
+    pdu.tlvs.push(Tlv::PfcConfig(PfcConfig {
+        willing: false,
+        pfc_cap: 8,
+        pfc_enable: 0x30,
+        ..PfcConfig::default()
+    }));
+    let untagged = LldpFrame::new(src, pdu).to_vec().expect("emits");
+    // The same LLDPDU from a station on VLAN 5 (this kernel has no 8021q module for a VLAN
+    // interface, so the tag is written by hand; the receiving kernel strips it all the same).
+    let mut tagged = untagged.clone();
+    tagged.splice(12..12, [0x81, 0x00, 0x00, 0x05]);
+    inject(&a, "lldpa", vec![tagged.clone(), tagged], Duration::ZERO);
+    let p = wait_for(Duration::from_secs(2), "both tagged frames counted", || {
+        agent_b.port("lldpb").filter(|p| p["rx-statistics"]["total-frames"] == 2)
+    });
+    assert_eq!(p["rx-statistics"]["total-discarded-frames"], 2, "{}", p["rx-statistics"]);
+    assert_eq!(p["neighbours"].as_array().map(Vec::len), Some(0), "not a neighbour");
+    assert_eq!(agent_b.oper_enable("lldpb"), Some(list(&[1])), "B keeps its own PFC");
+    assert!(agent_b.log().contains("LLDPDU discarded"));
+    // Untagged, the same LLDPDU is the peer: the refusal was the tag's doing.
+    inject(&a, "lldpa", vec![untagged], Duration::ZERO);
+    wait_for(Duration::from_secs(2), "B adopts the untagged peer's [4, 5]", || {
+        (agent_b.oper_enable("lldpb")? == list(&[4, 5])).then_some(())
+    });
+}
+
+#[test]
+fn an_interface_deleted_and_created_again_is_reopened_with_its_new_address() {
+    if !can_run("an_interface_deleted_and_created_again_is_reopened_with_its_new_address") {
+        return;
+    }
+    let scratch = Scratch::new("lldp-recreate");
+    let (a, b) = pair("rc", MAC_LOW, MAC_HIGH);
+    up(&a, &b);
+    let agent_a = Agent::start(&a, &scratch, "a", &settings("lldpa", true, &[3], ""));
+    let agent_b = Agent::start(&b, &scratch, "b", &settings("lldpb", true, &[4], ""));
+    // Both willing: the end with the lower MAC address (A) adopts the other's.
+    wait_for(Duration::from_secs(3), "both on B's [4]", || {
+        (agent_a.oper_enable("lldpa")? == list(&[4]) && agent_b.oper_enable("lldpb")? == list(&[4]))
+            .then_some(())
+    });
+    // Deleting one end deletes the pair; created again, B's end now has the lower address.
+    a.link(&["del", "lldpa"]);
+    wait_for(Duration::from_secs(2), "B's port down", || {
+        agent_b.port("lldpb").filter(|p| p["port-enabled"] == false)
+    });
+    let mac_lowest = "02:00:00:00:00:09";
+    veth(&a, "lldpa", MAC_LOW, &b, "lldpb", mac_lowest);
+    let start = Instant::now();
+    up(&a, &b);
+    wait_for(Duration::from_secs(3), "both on A's [3], B tie-breaking with its new MAC", || {
+        (agent_a.oper_enable("lldpa")? == list(&[3]) && agent_b.oper_enable("lldpb")? == list(&[3]))
+            .then_some(())
+    });
+    eprintln!("re-agreed {:?} after the interfaces came back", start.elapsed());
+    let pa = agent_a.port("lldpa").expect("state");
+    assert_eq!(
+        pa["dcbx"]["peer"]["source-mac"],
+        mac_lowest.replace(':', "-"),
+        "B sends from its new address"
+    );
+    assert!(!agent_b.log().contains("LLDPDU not sent"), "{}", agent_b.log());
+}
+
+#[test]
+fn a_missing_interface_does_not_stop_the_others_and_opens_when_it_appears() {
+    if !can_run("a_missing_interface_does_not_stop_the_others_and_opens_when_it_appears") {
+        return;
+    }
+    let scratch = Scratch::new("lldp-missing");
+    let (a, b) = pair("mi", MAC_LOW, MAC_HIGH);
+    up(&a, &b);
+    let agent_a = Agent::start(&a, &scratch, "a", &settings("lldpa", false, &[3], ""));
+    // The missing interface comes first in B's port list.
+    let config = "[pfc]\nwilling = true\nenable = [6]\n[[port]]\nname = \"later0\"\n\
+                  [[port]]\nname = \"lldpb\"\n";
+    let agent_b = Agent::start(&b, &scratch, "b", config);
+    wait_for(Duration::from_secs(3), "B's other port adopts A's [3]", || {
+        (agent_b.oper_enable("lldpb")? == list(&[3])).then_some(())
+    });
+    assert!(agent_a.port("lldpa").is_some());
+    assert!(agent_b.log().contains("later0"), "the missing interface is logged");
+    // The interface appears: the agent opens it and runs LLDP on it.
+    b.link(&["add", "later0", "type", "veth", "peer", "name", "later1"]);
+    b.link(&["set", "later1", "up"]);
+    b.link(&["set", "later0", "up"]);
+    let p = wait_for(Duration::from_secs(3), "later0 opened and up", || {
+        agent_b.port("later0").filter(|p| p["port-enabled"] == true)
+    });
+    let sent = p["tx-statistics"]["total-frames"].as_u64().unwrap_or(0);
+    assert!(sent >= 1, "later0 transmits: {p}");
+}
+
+#[test]
+fn a_new_mac_address_is_sent_and_tie_broken_with_at_once() {
+    if !can_run("a_new_mac_address_is_sent_and_tie_broken_with_at_once") {
+        return;
+    }
+    let scratch = Scratch::new("lldp-newmac");
+    let (a, b) = pair("nm", MAC_LOW, MAC_HIGH);
+    up(&a, &b);
+    // msgTxInterval 30 s: only the change itself can carry the new address within seconds.
+    let lldp = "message-tx-interval = 30";
+    let agent_a = Agent::start(&a, &scratch, "a", &settings("lldpa", true, &[3], lldp));
+    let agent_b = Agent::start(&b, &scratch, "b", &settings("lldpb", true, &[4], lldp));
+    wait_for(Duration::from_secs(3), "both on B's [4] (A has the lower MAC)", || {
+        (agent_a.oper_enable("lldpa")? == list(&[4]) && agent_b.oper_enable("lldpb")? == list(&[4]))
+            .then_some(())
+    });
+    // B's interface gets an address below A's, link up all along.
+    b.link(&["set", "lldpb", "address", "02:00:00:00:00:09"]);
+    wait_for(Duration::from_secs(3), "both on A's [3], B now the lower MAC", || {
+        (agent_a.oper_enable("lldpa")? == list(&[3]) && agent_b.oper_enable("lldpb")? == list(&[3]))
+            .then_some(())
+    });
+    let pa = agent_a.port("lldpa").expect("state");
+    assert_eq!(pa["dcbx"]["peer"]["source-mac"], "02-00-00-00-00-09");
+}
+
+#[test]
+fn a_short_link_flap_re_agrees_as_soon_as_the_link_is_back() {
+    if !can_run("a_short_link_flap_re_agrees_as_soon_as_the_link_is_back") {
+        return;
+    }
+    let scratch = Scratch::new("lldp-flap");
+    let (a, b) = pair("fl", MAC_LOW, MAC_HIGH);
+    up(&a, &b);
+    let _agent_a = Agent::start(&a, &scratch, "a", &settings("lldpa", false, &[3], ""));
+    let agent_b = Agent::start(&b, &scratch, "b", &settings("lldpb", true, &[6], ""));
+    wait_for(Duration::from_secs(3), "B adopts [3]", || {
+        (agent_b.oper_enable("lldpb")? == list(&[3])).then_some(())
+    });
+    let mut took = Vec::new();
+    for _ in 0..3 {
+        a.link(&["set", "lldpa", "down"]);
+        wait_for(Duration::from_secs(2), "B back on its own [6]", || {
+            (agent_b.oper_enable("lldpb")? == list(&[6])).then_some(())
+        });
+        std::thread::sleep(Duration::from_millis(200));
+        let start = Instant::now();
+        a.link(&["set", "lldpa", "up"]);
+        // reinitDelay (2 s) must not hold the first LLDPDU back after a flap.
+        wait_for(Duration::from_secs(1), "B adopts [3] again", || {
+            (agent_b.oper_enable("lldpb")? == list(&[3])).then_some(())
+        });
+        took.push(start.elapsed());
+    }
+    eprintln!("re-agreed after link up, three 200 ms flaps: {took:?}");
+}

@@ -4,9 +4,10 @@
 //!
 //! lldpad cannot transmit DCBX on a veth (no DCB netlink support), but it receives: its port is
 //! set to `adminStatus=rx`. It runs with its own settings file (`-f`), no PID file (`-p`), in a
-//! namespace of its own for the network and, through `unshare --ipc`, for the shared memory it
-//! keeps state in, so it can never meet another lldpad. lldptool reaches it through an abstract
-//! socket, which is per network namespace.
+//! network namespace of its own and, through `unshare --ipc --mount`, with its own SysV IPC and
+//! its own /dev/shm, where it keeps state (`lldpad.state`, with the pid it checks for "already
+//! running"), so it never meets another lldpad, the host's included. lldptool reaches it
+//! through an abstract socket, which is per network namespace.
 //!
 //! lldptool labels MBC "MACsec Bypass Capable"; the bit means the opposite (1 = cannot bypass,
 //! SPEC §2.4). We check that lldptool shows the bit we sent, whatever its label says.
@@ -64,8 +65,16 @@ fn lldpad_reads_our_pfc_tlv_in_both_lengths() {
     b.link(&["set", "lldpb", "up"]);
 
     let conf = scratch.path("lldpad.conf");
+    // lldpad keeps its state, with the pid it takes as "already running", in
+    // /dev/shm/lldpad.state (POSIX shared memory: a file, which a new IPC namespace does not
+    // hide). A mount namespace with a /dev/shm of its own keeps it from any other lldpad's.
     let mut cmd = a.command(&unshare);
-    cmd.arg("--ipc").arg(&lldpad).arg("-f").arg(&conf).args(["-p", "-t"]);
+    cmd.args(["--ipc", "--mount", "--propagation", "private", "/bin/sh", "-c"])
+        .arg("mount -t tmpfs -o mode=1777 tmpfs /dev/shm && exec \"$0\" \"$@\"")
+        .arg(&lldpad)
+        .arg("-f")
+        .arg(&conf)
+        .args(["-p", "-t"]);
     let _lldpad = Daemon::spawn("lldpad", cmd, &scratch.path("lldpad.log"));
     let tool = |args: &[&str]| a.command(&lldptool).args(args).output().ok();
     wait_for(Duration::from_secs(10), "lldpad to take adminStatus=rx", || {

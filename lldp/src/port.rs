@@ -134,6 +134,14 @@ impl DcbxPort {
         Ok(port_out)
     }
 
+    /// The interface's MAC address changed: the new one is sent, and DCBX tie-breaks with it.
+    pub fn set_port_mac(&mut self, mac: MacAddr, now: Duration) -> PortOutput {
+        let out = self.agent.set_port_mac(mac, now);
+        let mut port_out = self.finish(out);
+        port_out.dcbx_events.extend(self.renegotiate());
+        port_out
+    }
+
     pub fn receive(&mut self, frame: &[u8], now: Duration) -> PortOutput {
         let out = self.agent.receive(frame, now);
         self.finish(out)

@@ -9,9 +9,9 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use dataplane::io::link::{is_up, LinkWatcher};
+use dataplane::io::link::{identity, is_up, LinkWatcher};
 use dataplane::io::{FramePort, IoError, PacketSocket};
-use dataplane::wire::EtherType;
+use dataplane::wire::{EtherType, MacAddr};
 use lldp::agent::{AdminStatus, AgentEvent};
 use lldp::dcbx::DcbxEvent;
 use lldp::neighbours::NeighbourEvent;
@@ -53,6 +53,10 @@ struct Port {
 
 struct Agents {
     ports: Vec<Port>,
+    /// Ports whose interface does not exist (yet): opened when it appears.
+    missing: Vec<(String, PortSettings)>,
+    /// The system's settings, for the first port opened, which may come late.
+    system_settings: (Option<MacAddr>, Option<String>, Option<String>),
     system: Option<LocalSystem>,
     start: Instant,
     state_file: Option<PathBuf>,
@@ -71,6 +75,8 @@ pub fn run(opts: Options) -> Result<(), RunError> {
     let links = LinkWatcher::new()?;
     let mut agents = Agents {
         ports: Vec::new(),
+        missing: Vec::new(),
+        system_settings: (None, None, None),
         system: None,
         start: Instant::now(),
         state_file: opts.state_file,
@@ -159,6 +165,9 @@ impl Agents {
             }
             false
         });
+        self.missing.retain(|(n, _)| loaded.ports.iter().any(|(m, _)| m == n));
+        self.system_settings =
+            (loaded.chassis_id, loaded.system_name.clone(), loaded.system_description.clone());
         for (name, settings) in loaded.ports.clone() {
             if let Some(p) = self.ports.iter_mut().find(|p| p.port.name() == name) {
                 let out = p
@@ -169,25 +178,73 @@ impl Agents {
                 Self::handle(p, out, &mut self.dirty);
                 continue;
             }
-            let socket =
-                PacketSocket::open(&name, EtherType::LLDP, &[settings.lldp.dest_mac_address])?;
-            let system = self.system.get_or_insert_with(|| LocalSystem {
-                chassis_id: ChassisId::MacAddress(loaded.chassis_id.unwrap_or(socket.mac())),
-                system_name: Some(loaded.system_name.clone().unwrap_or_else(hostname)),
-                system_description: Some(
-                    loaded
-                        .system_description
-                        .clone()
-                        .unwrap_or_else(|| format!("pfcd pfc-lldp {}", env!("CARGO_PKG_VERSION"))),
-                ),
-            });
-            let port = DcbxPort::new(&name, socket.mac(), system.clone(), settings)
-                .map_err(|source| RunError::Port { port: name.clone(), source })?;
-            info!(port = %name, mac = %socket.mac(), ifindex = socket.ifindex(), "port opened");
-            self.ports.push(Port { socket, port });
+            self.missing.retain(|(n, _)| *n != name);
+            self.open(name, settings)?;
         }
         self.dirty = true;
         Ok(())
+    }
+
+    /// Opens a port; an interface that does not exist is logged and waits in `missing`, so
+    /// that it stops neither the other ports nor the agent.
+    fn open(&mut self, name: String, settings: PortSettings) -> Result<(), RunError> {
+        let socket =
+            match PacketSocket::open(&name, EtherType::LLDP, &[settings.lldp.dest_mac_address]) {
+                Ok(s) => s,
+                Err(e @ IoError::NoSuchInterface(_)) => {
+                    warn!(port = %name, error = %e, "port not opened: waiting for the interface");
+                    self.missing.push((name, settings));
+                    return Ok(());
+                }
+                Err(e) => return Err(e.into()),
+            };
+        let (chassis_id, system_name, system_description) = &self.system_settings;
+        let system = self.system.get_or_insert_with(|| LocalSystem {
+            chassis_id: ChassisId::MacAddress(chassis_id.unwrap_or(socket.mac())),
+            system_name: Some(system_name.clone().unwrap_or_else(hostname)),
+            system_description: Some(
+                system_description
+                    .clone()
+                    .unwrap_or_else(|| format!("pfcd pfc-lldp {}", env!("CARGO_PKG_VERSION"))),
+            ),
+        });
+        let port = DcbxPort::new(&name, socket.mac(), system.clone(), settings)
+            .map_err(|source| RunError::Port { port: name.clone(), source })?;
+        info!(port = %name, mac = %socket.mac(), ifindex = socket.ifindex(), "port opened");
+        self.ports.push(Port { socket, port });
+        self.dirty = true;
+        Ok(())
+    }
+
+    /// Opens the ports whose interface has appeared since.
+    fn open_missing(&mut self) {
+        for (name, settings) in std::mem::take(&mut self.missing) {
+            if let Err(e) = self.open(name.clone(), settings) {
+                warn!(port = %name, error = %e, "port not opened");
+            }
+        }
+    }
+
+    /// A port's interface deleted and created again has a new index, which the old socket
+    /// is not bound to; its MAC address may have changed too. Either way: a new socket, and
+    /// the agent told of the address.
+    fn reopen_if_changed(p: &mut Port, now: Duration, dirty: &mut bool) {
+        let name = p.port.name();
+        let Some((ifindex, mac)) = identity(name) else { return };
+        if ifindex == p.socket.ifindex() && mac == p.socket.mac() {
+            return;
+        }
+        let groups = [p.port.agent().config().dest_mac_address];
+        match PacketSocket::open(name, EtherType::LLDP, &groups) {
+            Ok(socket) => {
+                info!(port = name, ifindex, mac = %mac, "interface re-created or re-addressed: socket reopened");
+                p.socket = socket;
+                let out = p.port.set_port_mac(p.socket.mac(), now);
+                *dirty = true;
+                Self::handle(p, out, dirty);
+            }
+            Err(e) => warn!(port = name, error = %e, "cannot reopen the port"),
+        }
     }
 
     fn reload(&mut self, path: Option<&Path>, overrides: &Overrides) {
@@ -204,8 +261,10 @@ impl Agents {
     }
 
     fn check_links(&mut self) {
+        self.open_missing();
         let now = self.now();
         for p in &mut self.ports {
+            Self::reopen_if_changed(p, now, &mut self.dirty);
             let up = is_up(p.port.name());
             if up != p.port.agent().port_enabled() {
                 info!(port = p.port.name(), up, "link state");

@@ -13,6 +13,7 @@ use nix::sys::socket::{
 };
 
 use super::IoError;
+use crate::wire::MacAddr;
 
 /// Netlink multicast group of link changes.
 const RTMGRP_LINK: u32 = 1;
@@ -22,12 +23,26 @@ const RTMGRP_LINK: u32 = 1;
 /// link watch, up to a second late; the carrier is current as soon as the link comes up.
 /// Missing interfaces, and interfaces that are down (whose carrier cannot be read), are down.
 pub fn is_up(interface: &str) -> bool {
+    sysfs(interface, "carrier").is_some_and(|s| s == "1")
+}
+
+/// The interface's index and MAC address as they are now, or `None` when it does not exist.
+/// An interface deleted and created again under its name has a new index (and maybe a new
+/// address): a socket bound to the old one sends nothing (ENXIO) and receives nothing.
+pub fn identity(interface: &str) -> Option<(i32, MacAddr)> {
+    let ifindex = sysfs(interface, "ifindex")?.parse().ok()?;
+    let mac = sysfs(interface, "address")?.parse().ok()?;
+    Some((ifindex, mac))
+}
+
+/// One attribute of `/sys/class/net/<interface>/`, trimmed; `None` when it cannot be read.
+fn sysfs(interface: &str, attribute: &str) -> Option<String> {
     if interface.is_empty() || interface.contains('/') || interface.starts_with('.') {
-        return false;
+        return None;
     }
-    std::fs::read_to_string(format!("/sys/class/net/{interface}/carrier"))
-        .map(|s| s.trim() == "1")
-        .unwrap_or(false)
+    std::fs::read_to_string(format!("/sys/class/net/{interface}/{attribute}"))
+        .ok()
+        .map(|s| s.trim().to_string())
 }
 
 /// Readable when some link changed.
@@ -88,5 +103,7 @@ mod tests {
         assert!(is_up("lo"));
         assert!(!is_up("no-such-interface-0"));
         assert!(!is_up("../lo"));
+        assert!(identity("lo").is_some_and(|(i, _)| i > 0));
+        assert_eq!(identity("no-such-interface-0"), None);
     }
 }

@@ -6,12 +6,22 @@
 //! keeps the socket's EtherType), and made non-blocking for a poll loop. The group addresses the
 //! protocol listens to are joined with `PACKET_ADD_MEMBERSHIP`, so a NIC that filters multicast
 //! passes them; the membership ends with the socket.
+//!
+//! VLAN tags: the kernel takes the tag out of a received frame before a socket bound to one
+//! EtherType sees it, and the auxiliary data (`PACKET_AUXDATA`) no longer carries it by then.
+//! What is left is the packet type: a frame whose VLAN has no VLAN interface here is marked
+//! `PACKET_OTHERHOST`, which a group-addressed frame never is otherwise. [`PacketSocket`] gives
+//! such a frame back with a tag in it (TPID 81-00, TCI unknown and written 0), as it was on the
+//! wire, so the protocol code refuses it as it would any tagged frame. A frame of a VLAN that
+//! has an interface goes to that interface, not here; a priority-tagged frame (VID 0) is
+//! indistinguishable from an untagged one and taken as untagged, as 802.1Q treats it.
 
-use std::io::{ErrorKind, Read, Write};
+use std::io::{ErrorKind, Write};
 use std::os::fd::{AsFd, AsRawFd, BorrowedFd};
 
+use nix::errno::Errno;
 use nix::ifaddrs::getifaddrs;
-use nix::sys::socket::{bind, LinkAddr};
+use nix::sys::socket::{bind, recvfrom, LinkAddr};
 use socket2::{Domain, Protocol, Socket, Type};
 
 use super::{FramePort, IoError};
@@ -95,14 +105,38 @@ impl FramePort for PacketSocket {
 
     fn recv(&mut self, buf: &mut [u8]) -> Result<Option<usize>, IoError> {
         loop {
-            match (&self.socket).read(buf) {
-                Ok(n) => return Ok(Some(n)),
-                Err(e) if e.kind() == ErrorKind::WouldBlock => return Ok(None),
-                Err(e) if e.kind() == ErrorKind::Interrupted => continue,
-                Err(e) => return Err(self.os_error("recv", e)),
+            match recvfrom::<LinkAddr>(self.socket.as_raw_fd(), buf) {
+                Ok((n, from)) => {
+                    let group = buf.first().is_some_and(|b| b & 1 == 1);
+                    let other_vlan = from.is_some_and(|a| a.pkttype() == PACKET_OTHERHOST);
+                    return Ok(Some(if group && other_vlan { restore_tag(buf, n) } else { n }));
+                }
+                Err(Errno::EAGAIN) => return Ok(None),
+                Err(Errno::EINTR) => continue,
+                Err(e) => {
+                    return Err(self.os_error("recv", std::io::Error::from_raw_os_error(e as i32)))
+                }
             }
         }
     }
+}
+
+/// `sll_pkttype` of a frame to another host (linux/if_packet.h).
+const PACKET_OTHERHOST: u8 = 3;
+
+/// Puts a VLAN tag (81-00, TCI 0: the kernel kept no more) back after the source address of
+/// the `len`-octet frame in `buf`; the frame's last octets are lost if `buf` is full. Returns
+/// the new length.
+fn restore_tag(buf: &mut [u8], len: usize) -> usize {
+    const TAG_AT: usize = 12;
+    let len = len.min(buf.len());
+    if len < TAG_AT || buf.len() < TAG_AT + 4 {
+        return len;
+    }
+    let new_len = (len + 4).min(buf.len());
+    buf.copy_within(TAG_AT..new_len - 4, TAG_AT + 4);
+    buf[TAG_AT..TAG_AT + 4].copy_from_slice(&[0x81, 0x00, 0x00, 0x00]);
+    new_len
 }
 
 /// The interface's `AF_PACKET` address (index and MAC address), as `getifaddrs` lists it.
@@ -150,5 +184,25 @@ fn join_group(socket: &Socket, ifindex: i32, group: MacAddr) -> std::io::Result<
         Ok(())
     } else {
         Err(std::io::Error::last_os_error())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_restored_tag_sits_after_the_source_address() {
+        let mut buf = [0u8; 20];
+        let frame: Vec<u8> = (1..=14).collect();
+        buf[..14].copy_from_slice(&frame);
+        assert_eq!(restore_tag(&mut buf, 14), 18);
+        assert_eq!(&buf[..12], &frame[..12]);
+        assert_eq!(&buf[12..16], &[0x81, 0, 0, 0]);
+        assert_eq!(&buf[16..18], &frame[12..14]);
+        // A full buffer loses the frame's tail, not the tag.
+        let mut full = [7u8; 16];
+        assert_eq!(restore_tag(&mut full, 16), 16);
+        assert_eq!(&full[12..16], &[0x81, 0, 0, 0]);
     }
 }

@@ -165,7 +165,7 @@ impl Agent {
         if !enabled {
             self.forget_neighbours(&mut out);
         }
-        self.apply_tx_enabled(false, now, &mut out);
+        self.apply_tx_enabled(true, now, &mut out);
         out
     }
 
@@ -180,7 +180,7 @@ impl Agent {
         if was_rx && !self.rx_enabled() {
             self.forget_neighbours(&mut out);
         }
-        self.apply_tx_enabled(true, now, &mut out);
+        self.apply_tx_enabled(false, now, &mut out);
         if self.config.ttl() != old_ttl {
             self.tx.fast_start(&self.config, now);
         }
@@ -200,6 +200,20 @@ impl Agent {
         self.tx.fast_start(&self.config, now);
         self.run_tx(now, &mut out);
         Ok(out)
+    }
+
+    /// The port's MAC address changed (or the interface was re-created with another): our
+    /// LLDPDUs' source address, and what DCBX tie-breaks with, changed. A local change: sent
+    /// at once with a fast burst.
+    pub fn set_port_mac(&mut self, mac: MacAddr, now: Duration) -> Output {
+        let mut out = Output::default();
+        if mac == self.port_mac {
+            return out;
+        }
+        self.port_mac = mac;
+        self.tx.fast_start(&self.config, now);
+        self.run_tx(now, &mut out);
+        out
     }
 
     /// Runs the timers up to `now`: neighbours age out, LLDPDUs fall due.
@@ -289,12 +303,12 @@ impl Agent {
         }
     }
 
-    /// Tells the transmitter whether it may run; `port_up` says whether a shutdown LLDPDU can
-    /// still go out.
-    fn apply_tx_enabled(&mut self, port_up: bool, now: Duration, out: &mut Output) {
+    /// Tells the transmitter whether it may run; `link_change` is true when the port's state
+    /// is what changed (no shutdown LLDPDU then, nor reinitDelay: see `Transmitter`).
+    fn apply_tx_enabled(&mut self, link_change: bool, now: Duration, out: &mut Output) {
         let mut actions = Vec::new();
-        let can_send = port_up && self.port_enabled;
-        self.tx.set_enabled(self.tx_enabled(), can_send, &self.config, now, &mut actions);
+        let port_up = !link_change && self.port_enabled;
+        self.tx.set_enabled(self.tx_enabled(), port_up, &self.config, now, &mut actions);
         self.send(actions, out);
     }
 

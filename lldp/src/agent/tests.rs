@@ -109,6 +109,33 @@ fn admin_disable_sends_a_shutdown_lldpdu() {
 }
 
 #[test]
+fn a_short_link_flap_transmits_at_once_when_the_port_is_back() {
+    // 802.1AB-2016 Figure 9-1: !portEnabled leads to TX_LLDP_INITIALIZE, no txShutdownWhile;
+    // reinitDelay only follows a shutdown LLDPDU (an admin disable).
+    let mut a = agent(AgentConfig::default());
+    a.receive(&peer_frame(1, 121, vec![]), S(1));
+    assert!(a.set_port_enabled(false, S(5)).frames.is_empty());
+    let out = a.set_port_enabled(true, MS(5100));
+    assert_eq!(out.frames.len(), 1, "the LLDPDU goes out as soon as the port is back");
+    assert_eq!(parse(&out.frames[0]).ttl, 121);
+    // The neighbour, forgotten on the down, is back with its next LLDPDU and answered at once.
+    let out = a.receive(&peer_frame(1, 121, vec![]), MS(5200));
+    assert!(out.neighbours_changed());
+    assert_eq!(out.frames.len(), 1);
+}
+
+#[test]
+fn a_link_flap_during_the_reinit_delay_ends_it() {
+    let mut a = agent(AgentConfig::default());
+    let disabled = AgentConfig { admin_status: AdminStatus::Disabled, ..AgentConfig::default() };
+    assert_eq!(a.set_config(disabled, S(1)).frames.len(), 1);
+    // The port goes down and up: TX_LLDP_INITIALIZE, the shutdown's wait is over.
+    a.set_port_enabled(false, MS(1100));
+    a.set_port_enabled(true, MS(1200));
+    assert_eq!(a.set_config(AgentConfig::default(), MS(1300)).frames.len(), 1);
+}
+
+#[test]
 fn shutdown_lldpdu_deletes_the_neighbour_at_once() {
     let mut a = agent(AgentConfig::default());
     a.receive(&peer_frame(1, 121, vec![]), S(1));
@@ -250,4 +277,15 @@ fn unencodable_local_information_is_refused() {
     let mut info = local("eth0");
     info.tlvs.push(Tlv::Ttl(Ttl(3)));
     assert!(Agent::new(AgentConfig::default(), OUR_MAC, info).is_err());
+}
+
+#[test]
+fn a_new_port_mac_is_the_source_address_at_once() {
+    let mut a = agent(AgentConfig::default());
+    let new_mac = MacAddr([0x02, 0, 0, 0, 0, 0x99]);
+    let out = a.set_port_mac(new_mac, S(3));
+    assert_eq!(out.frames.len(), 1, "the peer hears the new address at once");
+    assert_eq!(LldpFrame::parse(&out.frames[0]).expect("parses").src, new_mac);
+    assert_eq!(a.port_mac(), new_mac);
+    assert_eq!(a.set_port_mac(new_mac, S(4)), Output::default());
 }

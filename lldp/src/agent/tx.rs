@@ -9,6 +9,7 @@
 //!         SIGNAL_TX: txNow; txTTR = txFast > 0 ? msgFastTx : msgTxInterval
 //! tx:     IDLE --txNow && txCredit > 0--> INFO_FRAME (send, txCredit--)
 //!              --adminStatus loses tx--> SHUTDOWN_FRAME (send TTL 0; wait reinitDelay)
+//!         any state --!portEnabled--> LLDP_INITIALIZE (nothing sent, no wait)
 //! ```
 //!
 //! Where this departs from the figures, on purpose (DECISIONS.md, "LLDP agent and DCBX"):
@@ -49,23 +50,31 @@ pub(crate) struct Transmitter {
 
 impl Transmitter {
     /// Brings the transmitter to the state `enabled` (portEnabled && adminStatus has tx) asks
-    /// for. Losing it sends a shutdown LLDPDU when `can_send` (the port is still up).
+    /// for. `port_up` is false when the port is (or just went) down.
+    ///
+    /// Losing transmit on a port that is up is an admin disable: TX_SHUTDOWN_FRAME sends a
+    /// shutdown LLDPDU and txShutdownWhile holds the restart back for reinitDelay. A port that
+    /// is down goes to TX_LLDP_INITIALIZE (802.1AB-2016 Figure 9-1, `!portEnabled`), which has
+    /// no such wait and ends one in progress, so a link flap re-agrees as soon as it is back.
     pub(crate) fn set_enabled(
         &mut self,
         enabled: bool,
-        can_send: bool,
+        port_up: bool,
         config: &AgentConfig,
         now: Duration,
         out: &mut Vec<TxAction>,
     ) {
+        if !port_up {
+            self.shutdown_until = None;
+        }
         if self.running && !enabled {
             self.running = false;
             self.tx_now = false;
             self.next_tick = None;
-            if can_send {
+            if port_up {
                 out.push(TxAction::Shutdown);
+                self.shutdown_until = Some(now + config.reinit());
             }
-            self.shutdown_until = Some(now + config.reinit());
         } else if !self.running && enabled {
             self.poll(true, config, now, out);
         }
@@ -247,5 +256,8 @@ mod tests {
         out.clear();
         tx.set_enabled(false, false, &c, S(5), &mut out);
         assert!(out.is_empty());
+        // No shutdown was sent, so nothing holds the restart back.
+        tx.set_enabled(true, true, &c, MS(5100), &mut out);
+        assert_eq!(out, vec![TxAction::Info]);
     }
 }
