@@ -615,6 +615,7 @@ fn a_willing_peer_adopts_our_pfc_enable_within_a_second_and_the_headroom_is_meas
     c.close_session().expect("close");
     daemon.stop();
     let log = std::fs::read_to_string(dir.with_extension("log")).expect("log");
+    assert!(!log.contains('\u{1b}'), "a log written to a file has no terminal colours:\n{log}");
     for port in PORTS {
         assert!(
             log.lines().any(|l| l.contains(port) && l.contains("LLDP shutdown LLDPDU sent")),
