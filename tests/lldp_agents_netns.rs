@@ -488,3 +488,47 @@ fn a_short_link_flap_re_agrees_as_soon_as_the_link_is_back() {
     }
     eprintln!("re-agreed after link up, three 200 ms flaps: {took:?}");
 }
+
+/// An LLDPDU longer than 2048 octets (a jumbo link) is read whole: its last TLV, the PFC
+/// Configuration, is used, and nothing is counted as an error.
+#[test]
+fn an_lldpdu_longer_than_2048_octets_is_read_whole() {
+    if !can_run("an_lldpdu_longer_than_2048_octets_is_read_whole") {
+        return;
+    }
+    let scratch = Scratch::new("lldp-jumbo");
+    let (a, b) = pair("jb", MAC_LOW, MAC_HIGH);
+    a.link(&["set", "lldpa", "mtu", "9000"]);
+    b.link(&["set", "lldpb", "mtu", "9000"]);
+    up(&a, &b);
+    let agent_b = Agent::start(&b, &scratch, "b", &settings("lldpb", true, &[1], ""));
+    wait_for(Duration::from_secs(3), "B's port up", || {
+        agent_b.port("lldpb").filter(|p| p["port-enabled"] == true)
+    });
+    let src = MacAddr([0x02, 0, 0, 0, 0, 0x0a]);
+    let mut pdu =
+        Lldpdu::new(ChassisId::MacAddress(src), PortId::InterfaceName("jumbo".into()), 120);
+    // Seven organizationally specific TLVs of an OUI nobody interprets, 500 octets each.
+    for subtype in 0..7 {
+        pdu.tlvs.push(Tlv::Org(lldp::wire::OrgTlv {
+            oui: lldp::wire::Oui([0x02, 0x12, 0x34]),
+            subtype,
+            info: vec![0x5a; 496],
+        }));
+    }
+    pdu.tlvs.push(Tlv::PfcConfig(PfcConfig {
+        willing: false,
+        pfc_cap: 8,
+        pfc_enable: 0x30,
+        ..PfcConfig::default()
+    }));
+    let frame = LldpFrame::new(src, pdu).to_vec().expect("emits");
+    assert!(frame.len() > 3500, "a jumbo LLDPDU: {} octets", frame.len());
+    inject(&a, "lldpa", vec![frame], Duration::ZERO);
+    wait_for(Duration::from_secs(2), "B adopts the jumbo peer's [4, 5]", || {
+        (agent_b.oper_enable("lldpb")? == list(&[4, 5])).then_some(())
+    });
+    let p = agent_b.port("lldpb").expect("state");
+    assert_eq!(p["rx-statistics"]["error-frames"], 0, "{}", p["rx-statistics"]);
+    assert_eq!(p["rx-statistics"]["total-unrecognized-tlvs"], 7, "{}", p["rx-statistics"]);
+}

@@ -51,8 +51,13 @@ struct Port {
     port: DcbxPort,
 }
 
+/// Receive buffer: the largest frame a packet socket can hand over, so that an LLDPDU on a
+/// jumbo link is never cut short (recvfrom drops what does not fit, silently).
+const RX_BUFFER: usize = 65_536;
+
 struct Agents {
     ports: Vec<Port>,
+    rx_buffer: Vec<u8>,
     /// Ports whose interface does not exist (yet): opened when it appears.
     missing: Vec<(String, PortSettings)>,
     /// The system's settings, for the first port opened, which may come late.
@@ -75,6 +80,7 @@ pub fn run(opts: Options) -> Result<(), RunError> {
     let links = LinkWatcher::new()?;
     let mut agents = Agents {
         ports: Vec::new(),
+        rx_buffer: vec![0; RX_BUFFER],
         missing: Vec::new(),
         system_settings: (None, None, None),
         system: None,
@@ -277,10 +283,10 @@ impl Agents {
 
     fn receive(&mut self, i: usize) {
         let Some(p) = self.ports.get_mut(i) else { return };
-        let mut buf = [0u8; 2048];
+        let buf = &mut self.rx_buffer;
         // A bounded batch, so one busy port cannot starve the others.
         for _ in 0..64 {
-            match p.socket.recv(&mut buf) {
+            match p.socket.recv(buf) {
                 Ok(Some(n)) => {
                     let now = self.start.elapsed();
                     let out = p.port.receive(buf.get(..n).unwrap_or_default(), now);
