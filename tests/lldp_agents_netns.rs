@@ -532,3 +532,33 @@ fn an_lldpdu_longer_than_2048_octets_is_read_whole() {
     assert_eq!(p["rx-statistics"]["error-frames"], 0, "{}", p["rx-statistics"]);
     assert_eq!(p["rx-statistics"]["total-unrecognized-tlvs"], 7, "{}", p["rx-statistics"]);
 }
+
+/// SIGHUP applies a new system name and description: the peer sees them at once.
+#[test]
+fn sighup_applies_a_new_system_name_and_description() {
+    if !can_run("sighup_applies_a_new_system_name_and_description") {
+        return;
+    }
+    let scratch = Scratch::new("lldp-sysname");
+    let (a, b) = pair("sn", MAC_LOW, MAC_HIGH);
+    up(&a, &b);
+    let config = |name: &str| {
+        format!(
+            "system-name = \"{name}\"\nsystem-description = \"{name} desc\"\n{}",
+            settings("lldpa", false, &[3], "")
+        )
+    };
+    let agent_a = Agent::start(&a, &scratch, "a", &config("one"));
+    let agent_b = Agent::start(&b, &scratch, "b", &settings("lldpb", true, &[4], ""));
+    let neighbour = |agent: &Agent| agent.port("lldpb")?["neighbours"].get(0).cloned();
+    wait_for(Duration::from_secs(3), "B sees A as 'one'", || {
+        neighbour(&agent_b).filter(|n| n["system-name"] == "one")
+    });
+    agent_a.reconfigure(&config("two"));
+    let n = wait_for(Duration::from_secs(2), "B sees A as 'two'", || {
+        neighbour(&agent_b).filter(|n| n["system-name"] == "two")
+    });
+    let tlvs = n["tlvs"].to_string();
+    assert!(tlvs.contains(&hex::encode("two desc")), "the new description is sent: {tlvs}");
+    assert!(agent_a.log().contains("system identity changed"), "{}", agent_a.log());
+}

@@ -142,6 +142,19 @@ impl DcbxPort {
         port_out
     }
 
+    /// A new system identity (chassis ID, system name or description): a local change,
+    /// advertised at once.
+    pub fn set_system(
+        &mut self,
+        system: LocalSystem,
+        now: Duration,
+    ) -> Result<PortOutput, PortError> {
+        let local = local_info(&self.name, &system, &self.admin);
+        let out = self.agent.set_local(local, now)?;
+        self.system = system;
+        Ok(self.finish(out))
+    }
+
     pub fn receive(&mut self, frame: &[u8], now: Duration) -> PortOutput {
         let out = self.agent.receive(frame, now);
         self.finish(out)

@@ -174,6 +174,7 @@ impl Agents {
         self.missing.retain(|(n, _)| loaded.ports.iter().any(|(m, _)| m == n));
         self.system_settings =
             (loaded.chassis_id, loaded.system_name.clone(), loaded.system_description.clone());
+        self.apply_system(now)?;
         for (name, settings) in loaded.ports.clone() {
             if let Some(p) = self.ports.iter_mut().find(|p| p.port.name() == name) {
                 let out = p
@@ -188,6 +189,33 @@ impl Agents {
             self.open(name, settings)?;
         }
         self.dirty = true;
+        Ok(())
+    }
+
+    /// Gives every open port the system the settings now describe (a SIGHUP that changed the
+    /// chassis ID, system name or description); an unset chassis ID keeps the one in use.
+    fn apply_system(&mut self, now: Duration) -> Result<(), RunError> {
+        let Some(current) = &self.system else { return Ok(()) };
+        let (chassis_id, system_name, system_description) = &self.system_settings;
+        let wanted = LocalSystem {
+            chassis_id: chassis_id.map_or(current.chassis_id.clone(), ChassisId::MacAddress),
+            system_name: Some(system_name.clone().unwrap_or_else(hostname)),
+            system_description: Some(
+                system_description.clone().unwrap_or_else(default_description),
+            ),
+        };
+        if wanted == *current {
+            return Ok(());
+        }
+        info!(system = ?wanted, "system identity changed");
+        for p in &mut self.ports {
+            let out = p
+                .port
+                .set_system(wanted.clone(), now)
+                .map_err(|source| RunError::Port { port: p.port.name().to_string(), source })?;
+            Self::handle(p, out, &mut self.dirty);
+        }
+        self.system = Some(wanted);
         Ok(())
     }
 
@@ -209,9 +237,7 @@ impl Agents {
             chassis_id: ChassisId::MacAddress(chassis_id.unwrap_or(socket.mac())),
             system_name: Some(system_name.clone().unwrap_or_else(hostname)),
             system_description: Some(
-                system_description
-                    .clone()
-                    .unwrap_or_else(|| format!("pfcd pfc-lldp {}", env!("CARGO_PKG_VERSION"))),
+                system_description.clone().unwrap_or_else(default_description),
             ),
         });
         let port = DcbxPort::new(&name, socket.mac(), system.clone(), settings)
@@ -434,4 +460,9 @@ fn log_dcbx_event(port: &str, e: &DcbxEvent) {
         }
         DcbxEvent::MisconfigurationCleared => info!(port, "DCBX PFC misconfiguration cleared"),
     }
+}
+
+/// The System Description sent when the settings give none.
+fn default_description() -> String {
+    format!("pfcd pfc-lldp {}", env!("CARGO_PKG_VERSION"))
 }
