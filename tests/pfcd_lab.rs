@@ -110,6 +110,12 @@ impl Drop for Daemon {
     }
 }
 
+/// Removes a test's state directory and the daemon's log beside it.
+fn remove_state(dir: &Path) {
+    let _ = std::fs::remove_dir_all(dir);
+    let _ = std::fs::remove_file(dir.with_extension("log"));
+}
+
 fn state_dir(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("pfcd-test-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
@@ -361,8 +367,7 @@ fn the_lab_pauses_and_the_under_provisioned_port_stops_dropping_once_measured() 
     assert!(number(&pfc_of(&mut c, "lab1"), "pfc-indications") >= lab1_indications);
     c.close_session().expect("close");
     daemon.stop();
-    let _ = std::fs::remove_dir_all(&dir);
-    let _ = std::fs::remove_file(dir.with_extension("log"));
+    remove_state(&dir);
 }
 
 #[test]
@@ -482,8 +487,7 @@ fn refusals_name_the_path_and_change_nothing_and_restarts_keep_the_configuration
     });
     c.close_session().expect("close");
     daemon.stop();
-    let _ = std::fs::remove_dir_all(&dir);
-    let _ = std::fs::remove_file(dir.with_extension("log"));
+    remove_state(&dir);
 }
 
 const LLDP_NS: &str = "urn:ieee:std:802.1AB:yang:ieee802-dot1ab-lldp";
@@ -622,8 +626,7 @@ fn a_willing_peer_adopts_our_pfc_enable_within_a_second_and_the_headroom_is_meas
             "SIGTERM sends {port}'s shutdown LLDPDU:\n{log}"
         );
     }
-    let _ = std::fs::remove_dir_all(&dir);
-    let _ = std::fs::remove_file(dir.with_extension("log"));
+    remove_state(&dir);
 }
 
 #[test]
@@ -678,8 +681,7 @@ fn a_peer_that_is_not_willing_and_differs_is_reported_misconfigured() {
     );
     c.close_session().expect("close");
     daemon.stop();
-    let _ = std::fs::remove_dir_all(&dir);
-    let _ = std::fs::remove_file(dir.with_extension("log"));
+    remove_state(&dir);
 }
 
 #[test]
@@ -783,8 +785,7 @@ fn the_lldp_model_drives_the_agent_and_refuses_what_it_cannot_run() {
     );
     c.close_session().expect("close");
     daemon.stop();
-    let _ = std::fs::remove_dir_all(&dir);
-    let _ = std::fs::remove_file(dir.with_extension("log"));
+    remove_state(&dir);
 }
 
 /// yangcli (yuma123, Debian) learns pfcd's modules by get-schema (the module list from
@@ -904,8 +905,7 @@ fn kill_9_during_a_stream_of_commits_keeps_the_last_acknowledged_one() {
     });
     c.close_session().expect("close");
     daemon.stop();
-    let _ = std::fs::remove_dir_all(&dir);
-    let _ = std::fs::remove_file(dir.with_extension("log"));
+    remove_state(&dir);
 }
 
 /// SIGHUP re-reads the settings file: a change is logged as taking effect at the next start,
@@ -1025,8 +1025,7 @@ fn the_pipeline_holds_a_paused_priority_in_external_memory_and_follows_its_mode(
     assert_eq!(value(&memory, "used").as_deref(), Some("0"), "fifo mode: {memory}");
     c.close_session().expect("close");
     daemon.stop();
-    let _ = std::fs::remove_dir_all(&dir);
-    let _ = std::fs::remove_file(dir.with_extension("log"));
+    remove_state(&dir);
 }
 
 /// `[lab] traffic = false`: an idle lab. LLDP/DCBX still run and agree with the peers, nothing

@@ -6,7 +6,7 @@
 //! without one it runs no agent and PFC runs on `pfc-enable` alone. A setting on the port entry
 //! wins over the same setting at `/lldp`, which wins over the YANG default.
 
-use lldp::agent::{AdminStatus, AgentConfig};
+use lldp::agent::{AdminStatus, AgentConfig, RemoteStatistics};
 use lldp::neighbours::RemoteSystem;
 use lldp::wire::{ChassisId, PfcConfig, PfcFormat, PortId, SystemCapabilities, NEAREST_BRIDGE};
 use mgmt::backend::BackendError;
@@ -179,15 +179,7 @@ fn show_bits(mask: u8) -> String {
 /// with an LLDP entry its identity, counters, neighbours and DCBX outcome.
 pub fn state(ports: &[std::sync::Arc<PortSnapshot>]) -> Element {
     let ns = LLDP_NS;
-    let mut totals = lldp::agent::RemoteStatistics::default();
-    for s in ports {
-        let r = s.lldp.ours.agent().statistics().remote;
-        totals.remote_inserts += r.remote_inserts;
-        totals.remote_deletes += r.remote_deletes;
-        totals.remote_drops += r.remote_drops;
-        totals.remote_ageouts += r.remote_ageouts;
-    }
-    let counter32 = |v: u64| v % (1 << 32);
+    let totals = remote_totals(ports.iter().map(|s| s.lldp.ours.agent().statistics().remote));
     let mut lldp = Element::new(ns, "lldp").with(
         Element::new(ns, "remote-statistics")
             .with(leaf(ns, "remote-inserts", counter32(totals.remote_inserts)))
@@ -202,6 +194,21 @@ pub fn state(ports: &[std::sync::Arc<PortSnapshot>]) -> Element {
         lldp.push(port_state(s));
     }
     lldp
+}
+
+/// The remote table's counters summed over ports (`/lldp/remote-statistics` is system-wide).
+pub fn remote_totals(ports: impl Iterator<Item = RemoteStatistics>) -> RemoteStatistics {
+    ports.fold(RemoteStatistics::default(), |t, r| RemoteStatistics {
+        remote_inserts: t.remote_inserts + r.remote_inserts,
+        remote_deletes: t.remote_deletes + r.remote_deletes,
+        remote_drops: t.remote_drops + r.remote_drops,
+        remote_ageouts: t.remote_ageouts + r.remote_ageouts,
+    })
+}
+
+/// A count as a YANG counter32: it wraps.
+pub fn counter32(v: u64) -> u64 {
+    v % (1 << 32)
 }
 
 fn local_system(view: &LldpView) -> Element {
@@ -226,7 +233,6 @@ fn port_state(s: &PortSnapshot) -> Element {
     let ns = LLDP_NS;
     let agent = s.lldp.ours.agent();
     let stats = agent.statistics();
-    let counter32 = |v: u64| v % (1 << 32);
     let mut port = Element::new(ns, "port").with(leaf(ns, "name", &s.name)).with(leaf(
         ns,
         "dest-mac-address",

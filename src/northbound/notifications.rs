@@ -11,7 +11,7 @@ use mgmt::notify::Notifier;
 use mgmt::xml::Element;
 use tracing::warn;
 
-use super::lldp::{misconfiguration_name, LLDP_NS, PFC_TLV_NS};
+use super::lldp::{counter32, misconfiguration_name, remote_totals, LLDP_NS, PFC_TLV_NS};
 use super::pfc::{clamp_name, source_identity};
 use super::xml::{leaf, pfc_enable_bits};
 use super::{PFC_BRIDGE_NS, PFC_NS};
@@ -40,15 +40,9 @@ pub fn forward(events: Receiver<PortEvent>, notifier: Notifier, lab: Arc<Lab>) {
 /// The remote table's counters over every port: `own` for `port`, the latest snapshot's for the
 /// others.
 fn system_totals(lab: &Lab, port: &str, own: RemoteStatistics) -> RemoteStatistics {
-    let mut total = own;
-    for p in lab.ports.iter().filter(|p| p.name != port) {
-        let r = p.snapshot().lldp.ours.agent().statistics().remote;
-        total.remote_inserts += r.remote_inserts;
-        total.remote_deletes += r.remote_deletes;
-        total.remote_drops += r.remote_drops;
-        total.remote_ageouts += r.remote_ageouts;
-    }
-    total
+    let others = lab.ports.iter().filter(|p| p.name != port);
+    let others = others.map(|p| p.snapshot().lldp.ours.agent().statistics().remote);
+    remote_totals(std::iter::once(own).chain(others))
 }
 
 /// The notification for `event`.
@@ -100,7 +94,6 @@ pub fn notification(event: &PortEvent) -> Element {
         }
         PortEvent::RemoteTableChange { stats, .. } => {
             let ns = LLDP_NS;
-            let counter32 = |v: u64| v % (1 << 32);
             return Element::new(ns, "remote-table-change")
                 .with(leaf(ns, "remote-insert", counter32(stats.remote_inserts)))
                 .with(leaf(ns, "remote-delete", counter32(stats.remote_deletes)))
