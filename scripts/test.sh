@@ -7,6 +7,11 @@ cd "$(dirname "$0")/.."
 
 bash scripts/deps.sh
 
+# A one-off build in CI gains nothing from incremental caches, which would double target/.
+if [[ "${CI:-}" == "true" ]]; then
+    export CARGO_INCREMENTAL=0
+fi
+
 echo "== cargo fmt --check"
 cargo fmt --all -- --check
 
