@@ -6,6 +6,7 @@
 //! [`lab`] (the embedded default: simulated ports, links and peers). [`lldp_agent`] is the LLDP
 //! run loop `pfc-lldp` uses; [`scenario`] runs the `pfcsim` scenarios.
 
+pub mod bridge;
 pub mod daemon;
 pub mod lab;
 pub mod lldp_agent;

@@ -1,3 +1,5 @@
+use std::collections::VecDeque;
+
 use super::fd::Fd;
 use super::ring::Ring;
 use crate::time::Picos;
@@ -93,8 +95,10 @@ pub(crate) struct ClassPause {
     /// memory may be full), and those whose write is under way.
     pub staged: u32,
     pub writing: u32,
-    /// QMAN's backlog (for random traffic).
+    /// QMAN's backlog (random or offered traffic).
     pub backlog: u64,
+    /// Offered traffic: the buffer handle and length of each frame of the backlog, in order.
+    pub offered: VecDeque<(u32, u16)>,
     /// `fifo` mode: the on-chip FIFO between NTI and MAC.
     pub onchip: Ring<Fd>,
     /// Whether this class was ever paused (for "unpaused classes keep flowing").
@@ -109,6 +113,7 @@ impl ClassPause {
             staged: 0,
             writing: 0,
             backlog: 0,
+            offered: VecDeque::new(),
             onchip: Ring::with_capacity(8),
             ever_paused: false,
         }

@@ -69,6 +69,9 @@ pub enum Traffic {
     /// Each class receives, every 64 cycles, a random number of frames averaging `load_percent`
     /// of its port's line rate divided among the classes.
     Random { load_percent: u64 },
+    /// Only the frames handed to [`crate::pipeline::Pipeline::offer`]: a bridge forwarding
+    /// real frames, each with its own buffer handle and length.
+    Offered,
 }
 
 /// Everything that shapes a pipeline run.

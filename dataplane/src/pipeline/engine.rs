@@ -42,6 +42,8 @@ pub struct Departure {
     pub priority: u8,
     pub seq: u64,
     pub len: u16,
+    /// The FD's buffer handle: the one given to [`Pipeline::offer`] for offered traffic.
+    pub buffer: u32,
 }
 
 /// A PFC frame reaching a port's MAC: first the indication (for the reaction-bound checker),
@@ -245,6 +247,7 @@ impl Pipeline {
             ports: cfg.ports,
             nclasses,
             saturated: cfg.traffic == Traffic::Saturated,
+            offered: cfg.traffic == Traffic::Offered,
             min_len: cfg.min_len,
             max_len: cfg.max_len,
             uniform_wire: cfg.speed.frame_time(u64::from(cfg.min_len)),
@@ -303,6 +306,44 @@ impl Pipeline {
 
     pub fn departures(&self) -> &[Departure] {
         &self.log.list
+    }
+
+    /// Moves the departures recorded so far into `out` (appended, in order of departure).
+    pub fn take_departures(&mut self, out: &mut Vec<Departure>) {
+        out.append(&mut self.log.list);
+    }
+
+    /// Offered traffic: a frame of `len` octets (FCS excluded, 60 to the configured
+    /// `max_len`) held in buffer `buffer` waits at QMAN for (`port`, `priority`). Refused, with
+    /// the reason, outside `Traffic::Offered` or for a port, priority or length the pipeline
+    /// does not have.
+    pub fn offer(
+        &mut self,
+        port: usize,
+        priority: usize,
+        len: u16,
+        buffer: u32,
+    ) -> Result<(), String> {
+        if self.cfg.traffic != Traffic::Offered {
+            return Err("the pipeline is not configured for offered traffic".into());
+        }
+        if port >= self.cfg.ports || priority >= PRIORITIES {
+            return Err(format!("no class for port {port}, priority {priority}"));
+        }
+        if len > self.cfg.max_len {
+            return Err(format!("a {len}-octet frame is longer than max_len {}", self.cfg.max_len));
+        }
+        let ci = port * PRIORITIES + priority;
+        let class = &mut self.pauses[ci];
+        class.offered.push_back((buffer, len));
+        class.backlog += 1;
+        self.refresh_class(ci);
+        Ok(())
+    }
+
+    /// Offered frames of one class still waiting at QMAN.
+    pub fn backlog(&self, port: usize, priority: usize) -> u64 {
+        self.pauses.get(port * PRIORITIES + priority).map_or(0, |c| c.backlog)
     }
 
     pub fn config(&self) -> &PipelineConfig {

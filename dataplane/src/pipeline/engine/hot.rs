@@ -48,6 +48,8 @@ pub(super) struct Limits {
     pub nclasses: usize,
     /// Every class always has traffic (no backlogs to count).
     pub saturated: bool,
+    /// Frames come from `Pipeline::offer` with their own buffers and lengths.
+    pub offered: bool,
     pub min_len: u16,
     pub max_len: u16,
     /// The wire time of a `min_len` frame.
@@ -144,13 +146,18 @@ impl Hot<'_> {
         self.elig.rr = ci + 1;
         let ci = ci % MAX_CLASSES;
         let p = ci / PRIORITIES;
-        let len = if UNIFORM || lim.min_len == lim.max_len {
-            lim.min_len
+        let (len, buffer) = if !UNIFORM && lim.offered {
+            // (The class was eligible, so its backlog, and this queue, are not empty.)
+            let (buffer, len) = self.pauses[ci].offered.pop_front().unwrap_or_default();
+            (len, buffer)
+        } else if UNIFORM || lim.min_len == lim.max_len {
+            (lim.min_len, *self.pushed as u32)
         } else {
-            self.rng.between(u64::from(lim.min_len), u64::from(lim.max_len)) as u16
+            let len = self.rng.between(u64::from(lim.min_len), u64::from(lim.max_len)) as u16;
+            (len, *self.pushed as u32)
         };
         let class = &mut self.classes[ci];
-        let fd = Fd::of_class(ci, len, class.next_seq, *self.pushed as u32);
+        let fd = Fd::of_class(ci, len, class.next_seq, buffer);
         *self.pushed += 1;
         class.next_seq += 1;
         if !DIRECT {
@@ -335,7 +342,25 @@ impl Hot<'_> {
         now: Picos,
         cycle: u64,
     ) {
-        let sent = if EXTERNAL {
+        let sent = self.select::<EXTERNAL, UNIFORM>(p, now);
+        if !UNIFORM && sent {
+            // A cycle longer than a frame's wire time (a software bridge's microsecond cycle):
+            // the wire frees within the cycle, and the MAC starts the next frame then rather
+            // than one frame per cycle. (Never with a cycle shorter than the shortest frame,
+            // as in the hardware models: the wire is then busy past `now` after any start.)
+            while self.ports[p].busy_until <= now && self.select::<EXTERNAL, UNIFORM>(p, now) {}
+        }
+        let at =
+            if sent && EXTERNAL { self.wake_time_after_send(p) } else { self.port_wake_time(p) };
+        if let Some(at) = at {
+            self.wake_port(p, at, cycle);
+        }
+    }
+
+    /// Transmission selection on port `p` in the pause mode at hand: whether a frame started.
+    #[inline(always)]
+    fn select<const EXTERNAL: bool, const UNIFORM: bool>(&mut self, p: usize, now: Picos) -> bool {
+        if EXTERNAL {
             self.transmit_from_queue::<true, UNIFORM>(p, now)
         } else {
             match self.lim.mode {
@@ -344,11 +369,6 @@ impl Hot<'_> {
                 }
                 PauseMode::Fifo => self.transmit_from_fifo(p, now),
             }
-        };
-        let at =
-            if sent && EXTERNAL { self.wake_time_after_send(p) } else { self.port_wake_time(p) };
-        if let Some(at) = at {
-            self.wake_port(p, at, cycle);
         }
     }
 
@@ -491,6 +511,7 @@ impl Hot<'_> {
                 priority: fd.priority(),
                 seq: fd.seq,
                 len: fd.len,
+                buffer: fd.buffer,
             });
         }
         // Giving back credit changes nothing else of the class's or the port's eligibility.
@@ -526,6 +547,7 @@ mod tests {
             ports: 1,
             nclasses: 8,
             saturated: true,
+            offered: false,
             min_len: 60,
             max_len: 60,
             uniform_wire: Picos(1),

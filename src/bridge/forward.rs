@@ -1,0 +1,183 @@
+//! What happens to one received frame: MAC Control is the MAC's (PFC pauses the port's
+//! transmit side), link-local frames are never forwarded, data frames are classified
+//! (priority from the PCP, VLAN from the tag or the port's PVID), learned, looked up, admitted
+//! to the ingress port's buffer, stored once and offered to the pipeline for each port they
+//! leave on.
+
+use std::time::Instant;
+
+use dataplane::mac::RxOutcome;
+use dataplane::pipeline::Pipeline;
+use dataplane::time::Picos;
+use dataplane::wire::{EtherType, EthernetHeader, MacControl, PRIORITIES};
+use tracing::warn;
+
+use super::fdb::{Destination, Fdb};
+use super::ingress::Admission;
+use super::port::BridgePort;
+use super::store::FrameStore;
+
+/// 01-80-C2-00-00-00 to -0F: reserved for link-local protocols, never forwarded (802.1Q 8.6.3
+/// Table 8-1).
+fn link_local(dst: &[u8]) -> bool {
+    dst.len() >= 6 && dst[..5] == [0x01, 0x80, 0xc2, 0x00, 0x00] && dst[5] <= 0x0f
+}
+
+/// The bridge's forwarding state, apart from the ports.
+pub struct Forwarder {
+    pub engine: Pipeline,
+    pub fdb: Fdb,
+    pub store: FrameStore,
+    /// The largest frame the pipeline carries, octets (FCS excluded).
+    pub max_len: usize,
+    /// Bad frames logged so far (the first few of each port are, then only counted).
+    pub logged: u64,
+}
+
+/// Bad frames logged per run before the log goes quiet (the counters keep counting).
+const LOG_LIMIT: u64 = 64;
+
+impl Forwarder {
+    /// Handles a frame received on port `i` at `at` (engine time `now`).
+    pub fn receive<P>(
+        &mut self,
+        ports: &mut [BridgePort<P>],
+        i: usize,
+        frame: &[u8],
+        at: Instant,
+        now: Picos,
+    ) {
+        let nports = ports.len();
+        let port = &mut ports[i];
+        port.counters.rx_frames += 1;
+        port.counters.rx_octets += frame.len() as u64;
+        let Ok((header, _)) = EthernetHeader::parse(frame) else {
+            port.counters.malformed += 1;
+            self.log_bad(&port.setup.name, "frame shorter than an Ethernet header", frame.len());
+            return;
+        };
+        if header.ethertype == EtherType::MAC_CONTROL && header.vlan.is_none() {
+            self.mac_control(port, i, frame, at, now);
+            return;
+        }
+        if link_local(&header.dst.0) {
+            match header.ethertype {
+                EtherType::LLDP => port.counters.lldpdus += 1,
+                EtherType::HMPDU => port.counters.hmpdus += 1,
+                _ => port.counters.link_local += 1,
+            }
+            return;
+        }
+        if frame.len() > self.max_len {
+            port.counters.oversize += 1;
+            self.log_bad(&port.setup.name, "frame longer than the bridge's largest", frame.len());
+            return;
+        }
+        let priority = usize::from(header.priority(port.setup.default_priority)) % PRIORITIES;
+        let vid = header.vlan.map(|t| t.vid).filter(|v| *v != 0).unwrap_or(port.setup.pvid);
+        port.counters.rx_per_priority[priority] += 1;
+        self.fdb.learn(vid, header.src, i, at);
+        let out: Vec<usize> = match self.fdb.lookup(vid, header.dst, at) {
+            Destination::Port(p) if p != i => vec![p],
+            Destination::Port(_) => Vec::new(),
+            Destination::Flood => (0..nports).filter(|p| *p != i).collect(),
+        };
+        if out.is_empty() {
+            port.counters.filtered += 1;
+            return;
+        }
+        match port.ingress.admit(priority, frame.len()) {
+            Admission::Stored => {}
+            Admission::DroppedLossless => {
+                port.counters.lossless_drops += 1;
+                return;
+            }
+            Admission::DroppedLossy => {
+                port.counters.lossy_drops += 1;
+                return;
+            }
+        }
+        let handle = self.store.put(frame, i, priority as u8, out.len() as u32);
+        let len = u16::try_from(frame.len()).unwrap_or(u16::MAX);
+        for p in out {
+            if let Err(e) = self.engine.offer(p, priority, len, handle) {
+                // (Cannot happen: ports, priorities and lengths were checked above.)
+                warn!(error = %e, "pipeline refused a frame");
+                self.release(ports, handle);
+            }
+        }
+    }
+
+    /// A MAC Control frame on port `i`: PFC (or, with PFC off, PAUSE) pauses the port's
+    /// transmit side in the pipeline.
+    fn mac_control<P>(
+        &mut self,
+        port: &mut BridgePort<P>,
+        i: usize,
+        frame: &[u8],
+        at: Instant,
+        now: Picos,
+    ) {
+        let control = match MacControl::parse(frame) {
+            Ok(c) => c,
+            Err(e) => {
+                port.counters.bad_mac_control += 1;
+                self.log_bad(&port.setup.name, &format!("MAC Control frame: {e}"), frame.len());
+                return;
+            }
+        };
+        match port.receiver.receive(now, &control, Picos::ZERO) {
+            RxOutcome::PfcApplied { priorities } => {
+                port.counters.pfc_indications += 1;
+                let MacControl::Pfc(pfc) = control else { return };
+                if pfc.enable & !port.setup.pfc_enable != 0 {
+                    port.counters.pfc_to_disabled_priority += 1;
+                    self.log_bad(
+                        &port.setup.name,
+                        &format!(
+                            "PFC frame names priorities {:#04x} whose PFC is not enabled (ignored for them)",
+                            pfc.enable & !port.setup.pfc_enable
+                        ),
+                        frame.len(),
+                    );
+                }
+                for n in 0..PRIORITIES {
+                    if priorities & (1 << n) != 0 && pfc.time[n] != 0 {
+                        port.reaction.paused(n, at);
+                    }
+                }
+                if priorities != 0 {
+                    self.engine.schedule_pfc(now, i, priorities, pfc.time);
+                }
+            }
+            RxOutcome::LinkPauseApplied => {
+                // The pipeline pauses per priority: a link pause is all eight at once.
+                let MacControl::Pause(pause) = control else { return };
+                self.engine.schedule_pfc(now, i, 0xff, [pause.pause_time; PRIORITIES]);
+            }
+            RxOutcome::PauseIgnored
+            | RxOutcome::PfcIgnored
+            | RxOutcome::DiscardedWrongDestination => port.counters.mac_control_ignored += 1,
+        }
+    }
+
+    /// One copy of a stored frame is done with (sent, or refused); the last frees the ingress
+    /// port's buffer.
+    pub fn release<P>(&mut self, ports: &mut [BridgePort<P>], handle: u32) {
+        if let Some(freed) = self.store.release(handle) {
+            if let Some(p) = ports.get_mut(freed.in_port) {
+                p.ingress.release(usize::from(freed.priority), freed.len);
+            }
+        }
+    }
+
+    fn log_bad(&mut self, port: &str, what: &str, len: usize) {
+        self.logged += 1;
+        if self.logged <= LOG_LIMIT {
+            warn!(port, len, "discarded: {what}");
+            if self.logged == LOG_LIMIT {
+                warn!("further discarded frames are only counted (see the port counters)");
+            }
+        }
+    }
+}

@@ -1,0 +1,164 @@
+//! The bridge's state as the loop last published it: per port counters, buffer occupancy,
+//! XOFF and pause state, pause reaction figures and the pipeline's per-class view.
+
+use serde::Serialize;
+
+use dataplane::pipeline::FsmState;
+use dataplane::wire::PRIORITIES;
+
+use super::forward::Forwarder;
+use super::port::{BridgePort, PortCounters};
+
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct BridgeSnapshot {
+    pub ports: Vec<PortSnapshot>,
+    pub fdb_entries: usize,
+    pub fdb_not_learned: u64,
+    /// Frames stored in the bridge now (waiting, in the pipeline, in external memory).
+    pub frames_in_bridge: usize,
+    /// Frames the pipeline sent, in external memory now, flushed back, recycled: its statistics.
+    pub pipeline_departed: u64,
+    pub pipeline_recycled: u64,
+    pub pipeline_flushed: u64,
+    pub pipeline_order_violations: u64,
+    pub external_fifo_peak: usize,
+}
+
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct PortSnapshot {
+    pub name: String,
+    pub pfc_enable: u8,
+    #[serde(flatten)]
+    pub counters: CountersView,
+    /// Receive buffer occupancy and its peak per priority, octets.
+    pub occupancy: [u64; PRIORITIES],
+    pub occupancy_peak: [u64; PRIORITIES],
+    /// XOFF asserted towards the peer (bit n), and priorities the peer holds paused (bit n).
+    pub xoff: u8,
+    pub paused: u8,
+    /// Pause reaction (PFC arrival to the last frame of the priority out): samples, p50, p99,
+    /// worst, in microseconds.
+    pub reaction_samples: usize,
+    pub reaction_p50_us: f64,
+    pub reaction_p99_us: f64,
+    pub reaction_max_us: f64,
+    /// Per priority: the Pause FSM state and the external FIFO depth of the transmit side.
+    pub fsm: Vec<String>,
+    pub external_depth: [usize; PRIORITIES],
+}
+
+/// The counters, named as the JSON shows them.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct CountersView {
+    pub rx_frames: u64,
+    pub rx_octets: u64,
+    pub tx_frames: u64,
+    pub tx_octets: u64,
+    pub rx_per_priority: [u64; PRIORITIES],
+    pub tx_per_priority: [u64; PRIORITIES],
+    pub pfc_indications: u64,
+    pub pfc_requests: u64,
+    pub bad_mac_control: u64,
+    pub pfc_to_disabled_priority: u64,
+    pub mac_control_ignored: u64,
+    pub hmpdus: u64,
+    pub lldpdus: u64,
+    pub link_local: u64,
+    pub malformed: u64,
+    pub oversize: u64,
+    pub filtered: u64,
+    pub lossless_drops: u64,
+    pub lossy_drops: u64,
+    pub tx_errors: u64,
+}
+
+impl From<&PortCounters> for CountersView {
+    fn from(c: &PortCounters) -> Self {
+        CountersView {
+            rx_frames: c.rx_frames,
+            rx_octets: c.rx_octets,
+            tx_frames: c.tx_frames,
+            tx_octets: c.tx_octets,
+            rx_per_priority: c.rx_per_priority,
+            tx_per_priority: c.tx_per_priority,
+            pfc_indications: c.pfc_indications,
+            pfc_requests: c.pfc_requests,
+            bad_mac_control: c.bad_mac_control,
+            pfc_to_disabled_priority: c.pfc_to_disabled_priority,
+            mac_control_ignored: c.mac_control_ignored,
+            hmpdus: c.hmpdus,
+            lldpdus: c.lldpdus,
+            link_local: c.link_local,
+            malformed: c.malformed,
+            oversize: c.oversize,
+            filtered: c.filtered,
+            lossless_drops: c.lossless_drops,
+            lossy_drops: c.lossy_drops,
+            tx_errors: c.tx_errors,
+        }
+    }
+}
+
+impl BridgeSnapshot {
+    pub fn take<P>(ports: &[BridgePort<P>], fwd: &Forwarder) -> Self {
+        let now = fwd.engine.now();
+        let stats = fwd.engine.stats();
+        let ports = ports
+            .iter()
+            .enumerate()
+            .map(|(i, p)| {
+                let mut samples: Vec<f64> =
+                    p.reaction.samples().map(|d| d.as_secs_f64() * 1e6).collect();
+                samples.sort_by(f64::total_cmp);
+                let pct = |q: f64| {
+                    if samples.is_empty() {
+                        0.0
+                    } else {
+                        samples[((samples.len() - 1) as f64 * q).round() as usize]
+                    }
+                };
+                let views: Vec<_> = (0..PRIORITIES).map(|n| fwd.engine.class_view(i, n)).collect();
+                PortSnapshot {
+                    name: p.setup.name.clone(),
+                    pfc_enable: p.setup.pfc_enable,
+                    counters: CountersView::from(&p.counters),
+                    occupancy: std::array::from_fn(|n| p.ingress.occupancy(n)),
+                    occupancy_peak: p.ingress.peak,
+                    xoff: p.ingress.xoff(),
+                    paused: p.receiver.paused_vector(now),
+                    reaction_samples: samples.len(),
+                    reaction_p50_us: pct(0.5),
+                    reaction_p99_us: pct(0.99),
+                    reaction_max_us: samples.last().copied().unwrap_or(0.0),
+                    fsm: views
+                        .iter()
+                        .map(|v| fsm_name(v.map_or(FsmState::Idle, |v| v.fsm)).to_string())
+                        .collect(),
+                    external_depth: std::array::from_fn(|n| {
+                        views[n].map_or(0, |v| v.external_depth)
+                    }),
+                }
+            })
+            .collect();
+        BridgeSnapshot {
+            ports,
+            fdb_entries: fwd.fdb.len(),
+            fdb_not_learned: fwd.fdb.not_learned,
+            frames_in_bridge: fwd.store.in_use(),
+            pipeline_departed: stats.departed,
+            pipeline_recycled: stats.recycled_by_nti + stats.returned_by_mac,
+            pipeline_flushed: stats.flushed,
+            pipeline_order_violations: stats.order_violations,
+            external_fifo_peak: stats.external_fifo_peak,
+        }
+    }
+}
+
+fn fsm_name(s: FsmState) -> &'static str {
+    match s {
+        FsmState::Idle => "idle",
+        FsmState::WaitHaltAck => "wait-halt-ack",
+        FsmState::PipeClean => "pipe-clean",
+        FsmState::Flushing => "flushing",
+    }
+}
