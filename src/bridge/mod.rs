@@ -17,6 +17,7 @@ pub mod port;
 pub mod reaction;
 pub mod run;
 pub mod snapshot;
+pub mod spec;
 pub mod store;
 
 use std::os::fd::AsFd;

@@ -1,0 +1,78 @@
+//! A port as the command line names it: `NAME[,pfc=3+4][,prio=N][,pvid=N][,headroom=BITS]
+//! [,buffer=OCTETS][,lossy=OCTETS][,quanta=N]`.
+
+use dataplane::wire::PRIORITIES;
+
+use super::port::BridgePortSetup;
+
+/// Parses one port spec; the message says what to fix.
+pub fn parse_port(spec: &str) -> Result<BridgePortSetup, String> {
+    let mut parts = spec.split(',');
+    let name = parts.next().filter(|n| !n.is_empty()).ok_or("a port needs an interface name")?;
+    let mut port = BridgePortSetup::new(name, 0);
+    for part in parts {
+        let (key, value) = part
+            .split_once('=')
+            .ok_or_else(|| format!("'{part}' in port {name}: use key=value"))?;
+        let number = |max: u64| -> Result<u64, String> {
+            value
+                .parse::<u64>()
+                .ok()
+                .filter(|v| *v <= max)
+                .ok_or_else(|| format!("{key}={value} in port {name}: a number up to {max}"))
+        };
+        match key {
+            "pfc" => port.pfc_enable = priorities(value).map_err(|e| format!("port {name}: {e}"))?,
+            "prio" => port.default_priority = number(7)? as u8,
+            "pvid" => port.pvid = number(4094)?.max(1) as u16,
+            "headroom" => port.headroom_bits = number(u64::from(u32::MAX))?,
+            "buffer" => port.buffer.allocation_octets = Some(number(1 << 32)?),
+            "lossy" => port.lossy_pool = number(1 << 32)?,
+            "quanta" => {
+                port.pause_quanta = number(0xffff)?.max(2) as u16;
+                port.refresh_quanta = port.pause_quanta / 2;
+            }
+            _ => {
+                return Err(format!(
+                    "'{key}' in port {name}: known keys are pfc, prio, pvid, headroom, buffer, lossy, quanta"
+                ))
+            }
+        }
+    }
+    Ok(port)
+}
+
+/// `3+4` (or `none`) as a PFC Enable vector.
+fn priorities(value: &str) -> Result<u8, String> {
+    if value == "none" {
+        return Ok(0);
+    }
+    value.split('+').try_fold(0u8, |acc, p| match p.parse::<usize>() {
+        Ok(n) if n < PRIORITIES => Ok(acc | 1 << n),
+        _ => Err(format!("pfc={value}: priorities 0 to 7 joined by '+', e.g. pfc=3+4")),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_port_spec_sets_what_it_names() {
+        let p = parse_port("veth0,pfc=3+4,prio=2,pvid=5,headroom=20000,quanta=1000").expect("ok");
+        assert_eq!(p.name, "veth0");
+        assert_eq!(p.pfc_enable, 0b0001_1000);
+        assert_eq!((p.default_priority, p.pvid, p.headroom_bits), (2, 5, 20_000));
+        assert_eq!((p.pause_quanta, p.refresh_quanta), (1000, 500));
+        assert_eq!(parse_port("eth1").expect("ok").pfc_enable, 0);
+    }
+
+    #[test]
+    fn mistakes_are_named() {
+        assert!(parse_port("veth0,pfc=8").unwrap_err().contains("priorities 0 to 7"));
+        assert!(parse_port("veth0,prio=9").unwrap_err().contains("up to 7"));
+        assert!(parse_port("veth0,colour=red").unwrap_err().contains("known keys"));
+        assert!(parse_port("veth0,pfc").unwrap_err().contains("key=value"));
+        assert!(parse_port("").is_err());
+    }
+}
