@@ -173,3 +173,18 @@ pub fn wait_for<T>(timeout: Duration, what: &str, mut check: impl FnMut() -> Opt
 pub fn pfc_lldp() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_pfc-lldp"))
 }
+
+/// Runs `f` on a thread that has entered the namespace, and returns what it returns: a socket
+/// opened there stays in the namespace wherever it is used afterwards.
+pub fn in_netns<T: Send>(ns: &Netns, f: impl FnOnce() -> T + Send) -> T {
+    let path = format!("/run/netns/{}", ns.name);
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            let file = std::fs::File::open(&path).expect("open the namespace");
+            nix::sched::setns(file, nix::sched::CloneFlags::CLONE_NEWNET).expect("setns");
+            f()
+        })
+        .join()
+        .expect("thread in the namespace")
+    })
+}

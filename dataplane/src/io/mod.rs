@@ -4,6 +4,8 @@
 //! - [`PacketSocket`]: a real interface, through an `AF_PACKET` socket bound to it for one
 //!   EtherType — LLDP (88-CC, group 01-80-C2-00-00-0E), MAC Control for PFC (88-08) or HMPDUs
 //!   (89-A2, both to 01-80-C2-00-00-01) — with the group addresses it needs joined;
+//! - [`RawPort`]: a real interface for every frame (`ETH_P_ALL`), VLAN tags as on the wire, in
+//!   batches: what a bridge port, the traffic tool and the delay line use;
 //! - [`SimPort`]: one end of a simulated link ([`crate::sim::SimLink`] in each direction), in
 //!   simulated time;
 //! - [`link`]: whether an interface is up, and a netlink watcher that says when that may have
@@ -11,11 +13,13 @@
 
 pub mod link;
 mod packet;
+mod raw;
 mod sim_port;
 
 use crate::wire::MacAddr;
 
 pub use packet::PacketSocket;
+pub use raw::{RawCounters, RawOptions, RawPort, RxBatch, MAX_BATCH};
 pub use sim_port::{SimClock, SimPort};
 
 /// Why a port could not be opened or used.

@@ -1,0 +1,201 @@
+//! The system calls no safe crate wraps for an `ETH_P_ALL` packet socket: bind with a protocol,
+//! integer socket options of `SOL_PACKET`, `recvmmsg` with a control buffer per message, and
+//! `sendmmsg`. Every `unsafe` of the raw port is here, one call each, with the pointers built from
+//! slices that outlive the call.
+
+use std::io;
+use std::os::fd::RawFd;
+
+/// Frames one `recvmmsg`/`sendmmsg` call handles at most (the arrays below live on the stack).
+pub const MAX_BATCH: usize = 64;
+
+/// Binds a packet socket to interface `ifindex` for frames of `protocol` (host order;
+/// `ETH_P_ALL` for every frame). Binding with the protocol, on a socket opened with none, means
+/// the socket never holds a frame of another interface.
+#[allow(unsafe_code)] // nix's LinkAddr cannot be built with a protocol; libc::bind takes a pointer
+pub fn bind(fd: RawFd, ifindex: i32, protocol: u16) -> io::Result<()> {
+    let addr = libc::sockaddr_ll {
+        sll_family: libc::AF_PACKET as u16,
+        sll_protocol: protocol.to_be(),
+        sll_ifindex: ifindex,
+        sll_hatype: 0,
+        sll_pkttype: 0,
+        sll_halen: 0,
+        sll_addr: [0; 8],
+    };
+    let len = std::mem::size_of::<libc::sockaddr_ll>() as libc::socklen_t;
+    // SAFETY: `addr` is an initialised sockaddr_ll on our stack for the whole call and `len` is
+    // its size; the kernel only reads it.
+    let rc = unsafe { libc::bind(fd, std::ptr::addr_of!(addr).cast(), len) };
+    if rc == 0 {
+        Ok(())
+    } else {
+        Err(io::Error::last_os_error())
+    }
+}
+
+/// Sets an `int` socket option.
+#[allow(unsafe_code)] // neither nix nor socket2 wraps PACKET_AUXDATA and friends
+pub fn set_int(fd: RawFd, level: i32, name: i32, value: i32) -> io::Result<()> {
+    let len = std::mem::size_of::<i32>() as libc::socklen_t;
+    // SAFETY: the pointer is to an i32 on our stack, alive for the call; `len` is its size.
+    let rc = unsafe { libc::setsockopt(fd, level, name, std::ptr::addr_of!(value).cast(), len) };
+    if rc == 0 {
+        Ok(())
+    } else {
+        Err(io::Error::last_os_error())
+    }
+}
+
+/// Adds a `PACKET_ADD_MEMBERSHIP` of `kind` (e.g. `PACKET_MR_PROMISC`) on `ifindex`.
+#[allow(unsafe_code)] // setsockopt with a packet_mreq, which no safe crate wraps
+pub fn add_membership(fd: RawFd, ifindex: i32, kind: i32) -> io::Result<()> {
+    let mreq = libc::packet_mreq {
+        mr_ifindex: ifindex,
+        mr_type: kind as u16,
+        mr_alen: 0,
+        mr_address: [0; 8],
+    };
+    let len = std::mem::size_of::<libc::packet_mreq>() as libc::socklen_t;
+    // SAFETY: `mreq` is an initialised packet_mreq alive for the call; `len` is its size.
+    let rc = unsafe {
+        libc::setsockopt(
+            fd,
+            libc::SOL_PACKET,
+            libc::PACKET_ADD_MEMBERSHIP,
+            std::ptr::addr_of!(mreq).cast(),
+            len,
+        )
+    };
+    if rc == 0 {
+        Ok(())
+    } else {
+        Err(io::Error::last_os_error())
+    }
+}
+
+/// One received message as the kernel described it.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Received {
+    /// Octets of the frame (its real length when truncated).
+    pub len: usize,
+    /// `sll_pkttype`: host, broadcast, multicast, other host, outgoing.
+    pub pkttype: u8,
+    /// Octets of control data written.
+    pub control_len: usize,
+    /// The frame did not fit its buffer.
+    pub truncated: bool,
+}
+
+/// Receives up to `out.len()` (at most [`MAX_BATCH`]) frames without waiting: frame `i` into
+/// `frames[i]`, its control messages into `controls[i]`. Returns how many arrived (0 if none
+/// was waiting).
+#[allow(unsafe_code)] // recvmmsg, which nix wraps only with an allocation per message
+pub fn recv_many(
+    fd: RawFd,
+    frames: &mut [&mut [u8]],
+    controls: &mut [&mut [u8]],
+    out: &mut [Received],
+) -> io::Result<usize> {
+    let n = out.len().min(frames.len()).min(controls.len()).min(MAX_BATCH);
+    let mut iov: [libc::iovec; MAX_BATCH] =
+        std::array::from_fn(|_| libc::iovec { iov_base: std::ptr::null_mut(), iov_len: 0 });
+    let mut names: [libc::sockaddr_ll; MAX_BATCH] = std::array::from_fn(|_| libc::sockaddr_ll {
+        sll_family: 0,
+        sll_protocol: 0,
+        sll_ifindex: 0,
+        sll_hatype: 0,
+        sll_pkttype: 0,
+        sll_halen: 0,
+        sll_addr: [0; 8],
+    });
+    for (v, f) in iov.iter_mut().zip(frames.iter_mut()).take(n) {
+        *v = libc::iovec { iov_base: f.as_mut_ptr().cast(), iov_len: f.len() };
+    }
+    let mut msgs: [libc::mmsghdr; MAX_BATCH] = std::array::from_fn(|_| empty_mmsghdr());
+    for i in 0..n {
+        let h = &mut msgs[i].msg_hdr;
+        h.msg_name = std::ptr::addr_of_mut!(names[i]).cast();
+        h.msg_namelen = std::mem::size_of::<libc::sockaddr_ll>() as libc::socklen_t;
+        h.msg_iov = std::ptr::addr_of_mut!(iov[i]);
+        h.msg_iovlen = 1;
+        h.msg_control = controls[i].as_mut_ptr().cast();
+        h.msg_controllen = controls[i].len();
+    }
+    // SAFETY: the first `n` headers point at `names`, `iov` (each at a caller's buffer of the
+    // stated length) and the caller's control buffers of the stated length, all alive and
+    // exclusively borrowed for the call; the kernel writes only within those lengths.
+    let rc = unsafe {
+        libc::recvmmsg(
+            fd,
+            msgs.as_mut_ptr(),
+            n as libc::c_uint,
+            libc::MSG_DONTWAIT | libc::MSG_TRUNC,
+            std::ptr::null_mut(),
+        )
+    };
+    if rc < 0 {
+        let e = io::Error::last_os_error();
+        return match e.kind() {
+            io::ErrorKind::WouldBlock | io::ErrorKind::Interrupted => Ok(0),
+            _ => Err(e),
+        };
+    }
+    let got = rc as usize;
+    for i in 0..got {
+        let h = &msgs[i].msg_hdr;
+        out[i] = Received {
+            len: msgs[i].msg_len as usize,
+            pkttype: names[i].sll_pkttype,
+            control_len: h.msg_controllen,
+            truncated: h.msg_flags & libc::MSG_TRUNC != 0,
+        };
+    }
+    Ok(got)
+}
+
+/// Sends up to [`MAX_BATCH`] frames in one call without waiting; returns how many the kernel
+/// took (fewer when its queue is full).
+#[allow(unsafe_code)] // sendmmsg, which nix wraps only with an allocation per call
+pub fn send_many(fd: RawFd, frames: &[&[u8]]) -> io::Result<usize> {
+    let n = frames.len().min(MAX_BATCH);
+    let mut iov: [libc::iovec; MAX_BATCH] =
+        std::array::from_fn(|_| libc::iovec { iov_base: std::ptr::null_mut(), iov_len: 0 });
+    for (v, f) in iov.iter_mut().zip(frames).take(n) {
+        // The kernel only reads through iov_base for a send; the cast to *mut is what iovec
+        // requires.
+        *v = libc::iovec { iov_base: f.as_ptr() as *mut libc::c_void, iov_len: f.len() };
+    }
+    let mut msgs: [libc::mmsghdr; MAX_BATCH] = std::array::from_fn(|_| empty_mmsghdr());
+    for i in 0..n {
+        msgs[i].msg_hdr.msg_iov = std::ptr::addr_of_mut!(iov[i]);
+        msgs[i].msg_hdr.msg_iovlen = 1;
+    }
+    // SAFETY: the first `n` headers point at `iov`, each at a caller's frame of the stated
+    // length, alive for the call; no name or control data (the socket is bound).
+    let rc =
+        unsafe { libc::sendmmsg(fd, msgs.as_mut_ptr(), n as libc::c_uint, libc::MSG_DONTWAIT) };
+    if rc < 0 {
+        let e = io::Error::last_os_error();
+        return match e.kind() {
+            io::ErrorKind::WouldBlock | io::ErrorKind::Interrupted => Ok(0),
+            _ => Err(e),
+        };
+    }
+    Ok(rc as usize)
+}
+
+fn empty_mmsghdr() -> libc::mmsghdr {
+    libc::mmsghdr {
+        msg_hdr: libc::msghdr {
+            msg_name: std::ptr::null_mut(),
+            msg_namelen: 0,
+            msg_iov: std::ptr::null_mut(),
+            msg_iovlen: 0,
+            msg_control: std::ptr::null_mut(),
+            msg_controllen: 0,
+            msg_flags: 0,
+        },
+        msg_len: 0,
+    }
+}
