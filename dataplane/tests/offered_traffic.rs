@@ -114,9 +114,9 @@ fn a_paused_priority_is_held_while_the_other_flows_and_nothing_is_lost() {
 #[test]
 fn offers_the_pipeline_cannot_take_are_refused_with_a_reason() {
     let mut p = Pipeline::new(bridge_config(PauseMode::External)).expect("config");
-    assert!(p.offer(2, 0, 60, 0).unwrap_err().contains("port 2"));
-    assert!(p.offer(0, 8, 60, 0).unwrap_err().contains("priority 8"));
-    assert!(p.offer(0, 0, 9_217, 0).unwrap_err().contains("max_len"));
+    assert!(p.offer(2, 0, 60, 0).expect_err("refused").contains("port 2"));
+    assert!(p.offer(0, 8, 60, 0).expect_err("refused").contains("priority 8"));
+    assert!(p.offer(0, 0, 9_217, 0).expect_err("refused").contains("max_len"));
     let mut random = Pipeline::new(PipelineConfig {
         traffic: Traffic::Random { load_percent: 50 },
         ..PipelineConfig::default()

@@ -20,7 +20,7 @@ use super::port::BridgePort;
 use super::snapshot::BridgeSnapshot;
 
 /// Frames taken from one port before the others get a turn.
-const RX_BURST: usize = 256;
+const RX_BURST: usize = 32;
 /// How long the loop sleeps while frames are in the bridge: the pipeline's clock must follow
 /// the wall clock closely for the wire rate and the pause reaction.
 const BUSY_WAIT: Duration = Duration::from_micros(20);

@@ -1,0 +1,341 @@
+//! pfc-bridge between two hosts, each a network namespace joined to the bridge's namespace by
+//! a veth pair: h1 — [p1 pfc-bridge p2] — h2. The hosts' frames are sent and read by this test
+//! on raw sockets opened inside their namespaces.
+//!
+//! - every frame is forwarded once, in order per priority;
+//! - PFC from h2 holds priority 3 while priority 0 keeps flowing (external mode), the bridge's
+//!   buffer passes XOFF and it sends PFC to h1, and XON releases everything in order with no
+//!   loss; in `stall` mode the same pause holds priority 0 too;
+//! - bad frames on the wire are counted and change nothing.
+//!
+//! Needs root (namespaces); skipped loudly without it, failed in CI.
+
+mod common;
+
+use std::path::PathBuf;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use common::netns::{can_run, in_netns, veth, wait_for, Daemon, Netns};
+use common::Scratch;
+use dataplane::io::{FramePort, RawOptions, RawPort};
+use dataplane::wire::{EtherType, EthernetHeader, MacAddr, MacControl, PfcFrame, VlanTag};
+use serde_json::Value;
+
+const H1: MacAddr = MacAddr([0x02, 0, 0, 0, 0x01, 0x01]);
+const H2: MacAddr = MacAddr([0x02, 0, 0, 0, 0x02, 0x02]);
+/// The EtherType of the test's frames (IEEE 802 local experimental 1).
+const TEST_TYPE: EtherType = EtherType(0x88b5);
+const VID: u16 = 10;
+const FRAME: usize = 1000;
+
+struct Topology {
+    h1: RawPort,
+    h2: RawPort,
+    state: PathBuf,
+    _bridge: Daemon,
+    _scratch: Scratch,
+    _ns: [Netns; 3],
+}
+
+/// h1 — p1 [bridge] p2 — h2, links up, pfc-bridge running with PFC on priority 3 of both
+/// ports in `mode`.
+fn topology(tag: &str, mode: &str) -> Topology {
+    let scratch = Scratch::new(&format!("bridge-{tag}"));
+    let h1 = Netns::new(&format!("{tag}h1"));
+    let sw = Netns::new(&format!("{tag}sw"));
+    let h2 = Netns::new(&format!("{tag}h2"));
+    veth(&h1, "eth0", "02:00:00:00:01:01", &sw, "p1", "02:00:00:00:0f:01");
+    veth(&sw, "p2", "02:00:00:00:0f:02", &h2, "eth0", "02:00:00:00:02:02");
+    for (ns, ifs) in [(&h1, &["eth0"][..]), (&sw, &["p1", "p2"][..]), (&h2, &["eth0"][..])] {
+        // No IPv6 neighbour discovery or MLD: the hosts send only the test's frames.
+        ns.run("/usr/sbin/sysctl", &["-qw", "net.ipv6.conf.all.disable_ipv6=1"]);
+        ns.run("/usr/sbin/sysctl", &["-qw", "net.ipv6.conf.default.disable_ipv6=1"]);
+        for i in ifs {
+            ns.link(&["set", i, "up"]);
+        }
+    }
+    let state = scratch.path("bridge.json");
+    let mut cmd = sw.command(env!("CARGO_BIN_EXE_pfc-bridge"));
+    cmd.args(["--port", "p1,pfc=3", "--port", "p2,pfc=3", "--speed", "10G", "--mode", mode])
+        .arg("--state")
+        .arg(&state);
+    let bridge = Daemon::spawn("pfc-bridge", cmd, &scratch.path("bridge.log"));
+    wait_for(Duration::from_secs(10), "pfc-bridge's first state", || state.exists().then_some(()));
+    let open = |ns: &Netns| {
+        // A large receive buffer: the test reads in bursts.
+        let options = RawOptions { recv_buffer: Some(16 << 20), ..RawOptions::default() };
+        in_netns(ns, || RawPort::open("eth0", &options)).expect("host socket")
+    };
+    Topology {
+        h1: open(&h1),
+        h2: open(&h2),
+        state,
+        _bridge: bridge,
+        _scratch: scratch,
+        _ns: [h1, sw, h2],
+    }
+}
+
+impl Topology {
+    /// The bridge's state file once it shows `ready` (it is rewritten every half second).
+    fn state_when(&self, what: &str, ready: impl Fn(&Value) -> bool) -> Value {
+        wait_for(Duration::from_secs(5), what, || {
+            let text = std::fs::read_to_string(&self.state).ok()?;
+            let v: Value = serde_json::from_str(&text).ok()?;
+            ready(&v).then_some(v)
+        })
+    }
+}
+
+fn port<'a>(state: &'a Value, name: &str) -> &'a Value {
+    state["ports"]
+        .as_array()
+        .and_then(|ps| ps.iter().find(|p| p["name"] == name))
+        .unwrap_or_else(|| panic!("port {name} in {state}"))
+}
+
+/// A tagged test frame from h1 to h2: priority, sequence number within it.
+fn data(priority: u8, seq: u32) -> Vec<u8> {
+    let header = EthernetHeader {
+        dst: H2,
+        src: H1,
+        vlan: Some(VlanTag { pcp: priority, dei: false, vid: VID }),
+        ethertype: TEST_TYPE,
+    };
+    let mut frame = vec![0u8; FRAME];
+    let at = header.emit(&mut frame).expect("header");
+    frame[at] = priority;
+    frame[at + 1..at + 5].copy_from_slice(&seq.to_be_bytes());
+    frame
+}
+
+/// (priority, sequence number) of a test frame.
+fn parse_data(frame: &[u8]) -> Option<(u8, u32)> {
+    let (header, body) = EthernetHeader::parse(frame).ok()?;
+    if header.ethertype != TEST_TYPE || body.len() < 5 {
+        return None;
+    }
+    let pcp = header.vlan?.pcp;
+    assert_eq!(body[0], pcp, "the frame's priority is its PCP");
+    Some((pcp, u32::from_be_bytes(body[1..5].try_into().ok()?)))
+}
+
+fn send(port: &mut RawPort, frame: &[u8]) {
+    for _ in 0..1000 {
+        match port.send(frame) {
+            Ok(()) => return,
+            Err(_) => std::thread::sleep(Duration::from_micros(100)),
+        }
+    }
+    panic!("cannot send");
+}
+
+/// Everything `port` receives within `time`.
+fn drain(port: &mut RawPort, time: Duration) -> Vec<Vec<u8>> {
+    let end = Instant::now() + time;
+    let mut got = Vec::new();
+    let mut buf = vec![0u8; 9300];
+    loop {
+        match port.recv(&mut buf) {
+            Ok(Some(n)) => got.push(buf[..n].to_vec()),
+            _ if Instant::now() >= end => return got,
+            _ => std::thread::sleep(Duration::from_micros(200)),
+        }
+    }
+}
+
+fn sequences(frames: &[Vec<u8>], priority: u8) -> Vec<u32> {
+    frames
+        .iter()
+        .filter_map(|f| parse_data(f))
+        .filter(|(p, _)| *p == priority)
+        .map(|(_, s)| s)
+        .collect()
+}
+
+fn pfc_frames(frames: &[Vec<u8>]) -> Vec<PfcFrame> {
+    frames
+        .iter()
+        .filter_map(|f| match MacControl::parse(f) {
+            Ok(MacControl::Pfc(p)) => Some(p),
+            _ => None,
+        })
+        .collect()
+}
+
+fn pfc(priorities: u8, quanta: u16) -> Vec<u8> {
+    PfcFrame::pause(H2, priorities, quanta).to_vec()
+}
+
+#[test]
+fn every_frame_is_forwarded_once_in_order_per_priority() {
+    if !can_run("every_frame_is_forwarded_once_in_order_per_priority") {
+        return;
+    }
+    let mut t = topology("fw", "external");
+    // Paced (10 frames every 200 µs, 400 Mb/s): this sender does not honour PFC, so a burst
+    // past the lossless buffer would be dropped, as it should.
+    let mut sent = 0;
+    for burst in 0..200u32 {
+        for k in 0..5u32 {
+            let seq = burst * 5 + k;
+            send(&mut t.h1, &data(0, seq));
+            send(&mut t.h1, &data(3, seq));
+            sent += 2;
+        }
+        std::thread::sleep(Duration::from_micros(200));
+    }
+    let got = drain(&mut t.h2, Duration::from_millis(500));
+    for priority in [0u8, 3] {
+        let seqs = sequences(&got, priority);
+        assert_eq!(
+            seqs,
+            (0..1000).collect::<Vec<u32>>(),
+            "priority {priority}: all, once, in order"
+        );
+    }
+    let state = t
+        .state_when("the bridge's counters", |s| port(s, "p2")["tx_frames"].as_u64() == Some(sent));
+    assert_eq!(port(&state, "p1")["rx_per_priority"][3], 1000);
+    assert_eq!(port(&state, "p1")["lossless_drops"], 0);
+    assert_eq!(state["pipeline_order_violations"], 0);
+}
+
+/// What a pause run saw: frames at h2 during the pause and after it, frames the bridge sent
+/// h1, and the bridge's state at the end.
+struct PauseRun {
+    during: Vec<Vec<u8>>,
+    after: Vec<Vec<u8>>,
+    at_h1: Vec<Vec<u8>>,
+    state: Value,
+}
+
+/// h2 pauses priority 3 (refreshing about every millisecond) while h1 sends 20 frames of
+/// priority 3 and 200 of priority 0; then h2 sends XON.
+fn pause_run(t: &mut Topology) -> PauseRun {
+    // 65 535 quanta are 3.4 ms at 10 Gb/s: h2 refreshes well within that.
+    send(&mut t.h2, &pfc(1 << 3, 0xffff));
+    std::thread::sleep(Duration::from_millis(1));
+    for seq in 0..200u32 {
+        if seq < 20 {
+            send(&mut t.h1, &data(3, seq));
+        }
+        send(&mut t.h1, &data(0, seq));
+    }
+    let mut during = Vec::new();
+    let mut at_h1 = Vec::new();
+    for _ in 0..100 {
+        send(&mut t.h2, &pfc(1 << 3, 0xffff));
+        during.extend(drain(&mut t.h2, Duration::from_millis(1)));
+        at_h1.extend(drain(&mut t.h1, Duration::ZERO));
+    }
+    send(&mut t.h2, &pfc(1 << 3, 0));
+    let after = drain(&mut t.h2, Duration::from_millis(300));
+    at_h1.extend(drain(&mut t.h1, Duration::from_millis(50)));
+    let state = t.state_when("the pause's reaction sample", |s| {
+        port(s, "p2")["reaction_samples"].as_u64() >= Some(1)
+            && port(s, "p1")["xoff"] == 0
+            && s["frames_in_bridge"] == 0
+    });
+    PauseRun { during, after, at_h1, state }
+}
+
+#[test]
+fn pfc_holds_priority_3_while_0_flows_and_the_bridge_pauses_its_own_sender() {
+    if !can_run("pfc_holds_priority_3_while_0_flows_and_the_bridge_pauses_its_own_sender") {
+        return;
+    }
+    let mut t = topology("pfc", "external");
+    let PauseRun { during, after, at_h1, state } = pause_run(&mut t);
+    assert_eq!(sequences(&during, 3), Vec::<u32>::new(), "no priority 3 while paused");
+    assert_eq!(sequences(&during, 0), (0..200).collect::<Vec<u32>>(), "priority 0 flows");
+    assert_eq!(sequences(&after, 3), (0..20).collect::<Vec<u32>>(), "all of priority 3 after XON");
+    // 20 frames of 1000 octets pass XOFF (13 967 octets for Annex N's headroom): the bridge
+    // asks h1 to pause priority 3, and releases it once they have left.
+    let requests = pfc_frames(&at_h1);
+    assert!(
+        requests.iter().any(|f| f.enable & (1 << 3) != 0 && f.time[3] > 0),
+        "the bridge paused h1's priority 3: {requests:?}"
+    );
+    assert!(
+        requests.iter().any(|f| f.enable & (1 << 3) != 0 && f.time[3] == 0),
+        "and released it: {requests:?}"
+    );
+    assert!(requests.iter().all(|f| f.enable & !(1 << 3) == 0), "only priority 3");
+    let p1 = port(&state, "p1");
+    let p2 = port(&state, "p2");
+    assert!(p2["pfc_indications"].as_u64() >= Some(100), "{p2}");
+    assert_eq!(p1["pfc_requests"].as_u64(), Some(requests.len() as u64));
+    assert_eq!(p1["lossless_drops"], 0);
+    assert!(state["pipeline_recycled"].as_u64() > Some(0), "paused frames went to external memory");
+    assert_eq!(state["pipeline_order_violations"], 0);
+    eprintln!(
+        "pause reaction on the wire: p50 {} µs, p99 {} µs over {} pauses",
+        p2["reaction_p50_us"], p2["reaction_p99_us"], p2["reaction_samples"]
+    );
+}
+
+#[test]
+fn in_stall_mode_the_pause_holds_the_other_priority_too() {
+    if !can_run("in_stall_mode_the_pause_holds_the_other_priority_too") {
+        return;
+    }
+    let mut t = topology("stall", "stall");
+    let PauseRun { during, after, state, .. } = pause_run(&mut t);
+    assert_eq!(sequences(&during, 3), Vec::<u32>::new());
+    let p0_during = sequences(&during, 0).len();
+    assert!(p0_during < 200, "stall: priority 0 waits behind the paused priority ({p0_during})");
+    let mut p0: Vec<u32> = sequences(&during, 0);
+    p0.extend(sequences(&after, 0));
+    assert_eq!(p0, (0..200).collect::<Vec<u32>>(), "nothing lost, in order");
+    assert_eq!(sequences(&after, 3), (0..20).collect::<Vec<u32>>());
+    assert_eq!(port(&state, "p1")["lossless_drops"], 0);
+}
+
+#[test]
+fn bad_frames_on_the_wire_are_counted_and_change_nothing() {
+    if !can_run("bad_frames_on_the_wire_are_counted_and_change_nothing") {
+        return;
+    }
+    let mut t = topology("bad", "external");
+    let good = pfc(1 << 3, 0xffff);
+    let mut truncated = good.clone();
+    truncated.truncate(18);
+    let mut wrong_opcode = good.clone();
+    wrong_opcode[14..16].copy_from_slice(&[0x02, 0x02]);
+    let to_priority_5 = pfc(1 << 5, 0xffff);
+    let mut hmpdu = vec![0u8; 60];
+    hmpdu[..6].copy_from_slice(&[0x01, 0x80, 0xc2, 0x00, 0x00, 0x01]);
+    hmpdu[6..12].copy_from_slice(&H2.0);
+    hmpdu[12..14].copy_from_slice(&[0x89, 0xa2]);
+    hmpdu[14..].fill(0xa5);
+    for f in [&truncated, &wrong_opcode, &to_priority_5, &hmpdu] {
+        send(&mut t.h2, f);
+    }
+    std::thread::sleep(Duration::from_millis(5));
+    for seq in 0..50 {
+        send(&mut t.h1, &data(5, seq));
+        send(&mut t.h1, &data(3, seq));
+        if seq % 5 == 4 {
+            // Paced, as in the forwarding test: this sender does not honour PFC.
+            std::thread::sleep(Duration::from_micros(200));
+        }
+    }
+    let got = drain(&mut t.h2, Duration::from_millis(300));
+    assert_eq!(sequences(&got, 5), (0..50).collect::<Vec<u32>>(), "priority 5 is not paused");
+    assert_eq!(sequences(&got, 3), (0..50).collect::<Vec<u32>>(), "nor priority 3");
+    let state = t.state_when("the discards counted", |s| {
+        port(s, "p2")["bad_mac_control"].as_u64() == Some(2)
+    });
+    let p2 = port(&state, "p2");
+    assert_eq!(p2["pfc_to_disabled_priority"], 1, "{p2}");
+    assert_eq!(p2["hmpdus"], 1);
+    assert_eq!(p2["paused"], 0);
+    assert_eq!(p2["tx_frames"], 100);
+    assert_eq!(port(&state, "p1")["pfc_requests"], 0);
+    let log = Command::new("cat").arg(t._scratch.path("bridge.log")).output().expect("log");
+    let log = String::from_utf8_lossy(&log.stdout);
+    assert!(log.contains("MAC Control frame: truncated"), "logged: {log}");
+    assert!(log.contains("unsupported MAC Control opcode 0x0202"), "logged: {log}");
+}
