@@ -6,6 +6,7 @@
 
 use std::time::Instant;
 
+use dataplane::headroom::measure::Interface;
 use dataplane::mac::RxOutcome;
 use dataplane::pipeline::Pipeline;
 use dataplane::time::Picos;
@@ -63,7 +64,12 @@ impl Forwarder {
         if link_local(&header.dst.0) {
             match header.ethertype {
                 EtherType::LLDP => port.counters.lldpdus += 1,
-                EtherType::HMPDU => port.counters.hmpdus += 1,
+                EtherType::HMPDU => {
+                    port.counters.hmpdus += 1;
+                    if let Some(m) = port.measure.as_mut() {
+                        m.receive(now, Interface::Unprotected, frame);
+                    }
+                }
                 _ => port.counters.link_local += 1,
             }
             return;

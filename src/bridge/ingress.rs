@@ -59,6 +59,28 @@ impl IngressBuffer {
         })
     }
 
+    /// New thresholds for a new headroom allowance; what is stored stays, and XOFF is
+    /// re-decided against the new thresholds.
+    pub fn replan(
+        &mut self,
+        pfc_enable: u8,
+        headroom_bits: u64,
+        config: &BufferConfig,
+    ) -> Result<(), BufferPlanError> {
+        let plan = BufferPlan::new(headroom_bits, config)?;
+        for n in 0..PRIORITIES {
+            if pfc_enable & (1 << n) != 0 {
+                self.plans[n] = Some(plan);
+                if self.occupancy[n] >= plan.xoff_octets {
+                    self.xoff |= 1 << n;
+                } else if self.occupancy[n] <= plan.xon_octets {
+                    self.xoff &= !(1 << n);
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// The plan of priority `n` (PFC-enabled priorities only).
     pub fn plan(&self, n: usize) -> Option<BufferPlan> {
         self.plans.get(n).copied().flatten()

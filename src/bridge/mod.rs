@@ -50,7 +50,7 @@ pub enum BridgeError {
     #[error("port {port}: {source}")]
     Open { port: String, source: dataplane::io::IoError },
     #[error("port {port}: {source}")]
-    Buffer { port: String, source: dataplane::headroom::BufferPlanError },
+    Port { port: String, source: port::PortError },
     #[error("the bridge needs 1 to 256 ports, not {0}")]
     Ports(usize),
     #[error("pipeline: {0}")]
@@ -120,7 +120,7 @@ impl Bridge {
                 .map_err(|source| BridgeError::Open { port: p.name.clone(), source })?;
             let mac = io.mac();
             let port = port::BridgePort::new(p.clone(), io, mac, setup.speed)
-                .map_err(|source| BridgeError::Buffer { port: p.name.clone(), source })?;
+                .map_err(|source| BridgeError::Port { port: p.name.clone(), source })?;
             ports.push(port);
         }
         let config = pipeline_config(ports.len(), setup.mode, setup.speed, setup.max_frame);

@@ -4,6 +4,7 @@
 
 use std::collections::VecDeque;
 
+use dataplane::headroom::measure::{MeasureConfig, Participant};
 use dataplane::headroom::{BufferConfig, BufferPlanError};
 use dataplane::mac::{PfcInitiator, PfcReceiver};
 use dataplane::time::LinkSpeed;
@@ -23,8 +24,13 @@ pub struct BridgePortSetup {
     pub default_priority: u8,
     /// VLAN of untagged and priority-tagged frames.
     pub pvid: u16,
-    /// The headroom allowance in force, bit times: sizes the lossless buffers.
+    /// The headroom allowance, bit times: sizes the lossless buffers (until a measurement
+    /// replaces it, with `measure`).
     pub headroom_bits: u64,
+    /// Measure the headroom with HMPDUs (36.9, 36.10) and put the result in force.
+    pub measure: bool,
+    /// The longest link the port may have, metres: bounds what a measurement may find.
+    pub longest_link_metres: u64,
     pub buffer: BufferConfig,
     /// Octets the lossy priorities share.
     pub lossy_pool: u64,
@@ -42,6 +48,8 @@ impl BridgePortSetup {
             default_priority: 0,
             pvid: 1,
             headroom_bits: 126_224,
+            measure: false,
+            longest_link_metres: dataplane::headroom::measure::DEFAULT_LONGEST_LINK_METRES,
             buffer: BufferConfig::default(),
             lossy_pool: 256 * 1024,
             pause_quanta: 0xffff,
@@ -101,6 +109,11 @@ pub struct BridgePort<P> {
     pub tx_backlog: VecDeque<u32>,
     pub reaction: ReactionTracker,
     pub counters: PortCounters,
+    /// The headroom measurement participant (with `measure`).
+    pub measure: Option<Participant>,
+    /// The allowance in force, bit times, and whether it was measured.
+    pub headroom_bits: u64,
+    pub headroom_measured: bool,
 }
 
 impl<P> BridgePort<P> {
@@ -109,13 +122,28 @@ impl<P> BridgePort<P> {
         io: P,
         mac: MacAddr,
         speed: LinkSpeed,
-    ) -> Result<Self, BufferPlanError> {
+    ) -> Result<Self, PortError> {
         let ingress = IngressBuffer::new(
             setup.pfc_enable,
             setup.headroom_bits,
             &setup.buffer,
             setup.lossy_pool,
-        )?;
+        )
+        .map_err(PortError::Buffer)?;
+        let measure = if setup.measure {
+            // Eight results: the estimate is the lower median of eight, so one late reading
+            // of the software timestamps does not move it.
+            let cfg = MeasureConfig {
+                results_wanted: dataplane::headroom::measure::ESTIMATE_WINDOW as u32,
+                ..MeasureConfig::for_link(speed, mac, setup.longest_link_metres)
+            };
+            let mut participant = Participant::new(cfg).map_err(PortError::Measure)?;
+            participant.begin();
+            participant.set_oper_up(true);
+            Some(participant)
+        } else {
+            None
+        };
         let initiator = PfcInitiator::new(speed, mac, setup.pfc_enable)
             .with_quanta(setup.pause_quanta, setup.refresh_quanta);
         Ok(BridgePort {
@@ -125,9 +153,51 @@ impl<P> BridgePort<P> {
             tx_backlog: VecDeque::new(),
             reaction: ReactionTracker::default(),
             counters: PortCounters::default(),
+            measure,
+            headroom_bits: setup.headroom_bits,
+            headroom_measured: false,
             setup,
             io,
             mac,
         })
+    }
+}
+
+/// Why a port cannot be set up.
+#[derive(Debug, thiserror::Error)]
+pub enum PortError {
+    #[error(transparent)]
+    Buffer(BufferPlanError),
+    #[error("headroom measurement: {0}")]
+    Measure(dataplane::headroom::measure::MeasureError),
+}
+
+impl<P> BridgePort<P> {
+    /// Puts a measured round trip in force: round trip × 512 + one maximum frame (WD), and the
+    /// lossless buffers re-planned for it. Returns whether the allowance changed.
+    pub fn follow_measurement(&mut self) -> bool {
+        let Some(result) = self.measure.as_ref().and_then(|m| m.headroom(&self.worst_case()))
+        else {
+            return false;
+        };
+        let Ok(headroom) = result else { return false };
+        if self.headroom_measured && headroom.bits == self.headroom_bits {
+            return false;
+        }
+        match self.ingress.replan(self.setup.pfc_enable, headroom.bits, &self.setup.buffer) {
+            Ok(()) => {
+                self.headroom_bits = headroom.bits;
+                self.headroom_measured = true;
+                true
+            }
+            Err(e) => {
+                tracing::warn!(port = %self.setup.name, error = %e, "measured headroom not put in force");
+                false
+            }
+        }
+    }
+
+    fn worst_case(&self) -> dataplane::headroom::WorstCase {
+        dataplane::headroom::WorstCase { max_frame_octets: self.setup.buffer.max_frame_octets }
     }
 }

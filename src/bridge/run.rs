@@ -13,7 +13,9 @@ use dataplane::time::Picos;
 use dataplane::wire::PRIORITIES;
 use nix::poll::{PollFd, PollFlags};
 use nix::sys::time::TimeSpec;
-use tracing::warn;
+use tracing::{info, warn};
+
+use dataplane::headroom::measure::Interface;
 
 use super::forward::Forwarder;
 use super::port::BridgePort;
@@ -81,6 +83,7 @@ pub fn run<P: FramePort + AsFd>(
         for port in ports.iter_mut() {
             track_resumes(port, now);
             pfc_initiator(port, now);
+            headroom_measurement(port, now);
         }
         if wall - last_age >= AGE_EVERY {
             fwd.fdb.age(wall);
@@ -169,13 +172,39 @@ fn pfc_initiator<P: FramePort>(port: &mut BridgePort<P>, now: Picos) {
     }
 }
 
+/// The port's measurement participant sends what it has (requests, responses), and a new
+/// estimate is put in force.
+fn headroom_measurement<P: FramePort>(port: &mut BridgePort<P>, now: Picos) {
+    let Some(m) = port.measure.as_mut() else { return };
+    while m.wants_transmit(now, Interface::Unprotected) {
+        let Some(pdu) = m.poll_transmit(now, Interface::Unprotected, Picos::ZERO) else { break };
+        if let Err(e) = port.io.send(&pdu.to_vec()) {
+            port.counters.tx_errors += 1;
+            warn!(port = %port.setup.name, error = %e, "cannot send an HMPDU");
+            break;
+        }
+    }
+    if port.follow_measurement() {
+        info!(
+            port = %port.setup.name,
+            bits = port.headroom_bits,
+            round_trip_quanta = ?port.measure.as_ref().and_then(|m| m.round_trip_quanta()),
+            "measured headroom allowance in force"
+        );
+    }
+}
+
 /// Sleeps until a frame arrives on any port, or the next thing due: soon while frames are in
 /// the bridge, at the next PFC refresh or pause end otherwise.
 fn wait<P: AsFd>(ports: &[BridgePort<P>], fwd: &Forwarder, now: Picos) {
     let busy = fwd.store.in_use() > 0 || ports.iter().any(|p| !p.tx_backlog.is_empty());
     let mut timeout = if busy { BUSY_WAIT } else { IDLE_WAIT };
     for port in ports {
-        let due = [port.initiator.next_refresh(now), port.receiver.next_resume(now)];
+        let due = [
+            port.initiator.next_refresh(now),
+            port.receiver.next_resume(now),
+            port.measure.as_ref().and_then(|m| m.next_deadline()),
+        ];
         for t in due.into_iter().flatten() {
             let ps = t.as_ps().saturating_sub(now.as_ps());
             timeout = timeout.min(Duration::from_nanos(ps / 1_000).max(Duration::from_micros(1)));

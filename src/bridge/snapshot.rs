@@ -42,6 +42,14 @@ pub struct PortSnapshot {
     pub reaction_p50_us: f64,
     pub reaction_p99_us: f64,
     pub reaction_max_us: f64,
+    /// The headroom allowance in force, bit times, its source ("configured" or "measured"),
+    /// the measured round trip (pause quanta) and the measurement's exchanges.
+    pub headroom_bits: u64,
+    pub headroom_source: &'static str,
+    pub measured_round_trip_quanta: Option<u32>,
+    pub hmpdus_sent: u64,
+    pub hmpdus_processed: u64,
+    pub measurement_results: u64,
     /// Per priority: the Pause FSM state and the external FIFO depth of the transmit side.
     pub fsm: Vec<String>,
     pub external_depth: [usize; PRIORITIES],
@@ -120,6 +128,21 @@ impl BridgeSnapshot {
                 let views: Vec<_> = (0..PRIORITIES).map(|n| fwd.engine.class_view(i, n)).collect();
                 PortSnapshot {
                     name: p.setup.name.clone(),
+                    headroom_bits: p.headroom_bits,
+                    headroom_source: if p.headroom_measured { "measured" } else { "configured" },
+                    measured_round_trip_quanta: p
+                        .measure
+                        .as_ref()
+                        .and_then(|m| m.round_trip_quanta()),
+                    hmpdus_sent: p.measure.as_ref().map_or(0, |m| m.counters().hmpdus_sent),
+                    hmpdus_processed: p
+                        .measure
+                        .as_ref()
+                        .map_or(0, |m| m.counters().hmpdus_processed),
+                    measurement_results: p
+                        .measure
+                        .as_ref()
+                        .map_or(0, |m| m.counters().responses_received),
                     pfc_enable: p.setup.pfc_enable,
                     counters: CountersView::from(&p.counters),
                     occupancy: std::array::from_fn(|n| p.ingress.occupancy(n)),

@@ -1,5 +1,5 @@
-//! A port as the command line names it: `NAME[,pfc=3+4][,prio=N][,pvid=N][,headroom=BITS]
-//! [,buffer=OCTETS][,lossy=OCTETS][,quanta=N]`.
+//! A port as the command line names it: `NAME[,pfc=3+4][,prio=N][,pvid=N]
+//! [,headroom=BITS|measured][,longest=METRES][,buffer=OCTETS][,lossy=OCTETS][,quanta=N]`.
 
 use dataplane::wire::PRIORITIES;
 
@@ -25,7 +25,9 @@ pub fn parse_port(spec: &str) -> Result<BridgePortSetup, String> {
             "pfc" => port.pfc_enable = priorities(value).map_err(|e| format!("port {name}: {e}"))?,
             "prio" => port.default_priority = number(7)? as u8,
             "pvid" => port.pvid = number(4094)?.max(1) as u16,
+            "headroom" if value == "measured" => port.measure = true,
             "headroom" => port.headroom_bits = number(u64::from(u32::MAX))?,
+            "longest" => port.longest_link_metres = number(40_000_000)?.max(1),
             "buffer" => port.buffer.allocation_octets = Some(number(1 << 32)?),
             "lossy" => port.lossy_pool = number(1 << 32)?,
             "quanta" => {
@@ -34,7 +36,7 @@ pub fn parse_port(spec: &str) -> Result<BridgePortSetup, String> {
             }
             _ => {
                 return Err(format!(
-                    "'{key}' in port {name}: known keys are pfc, prio, pvid, headroom, buffer, lossy, quanta"
+                    "'{key}' in port {name}: known keys are pfc, prio, pvid, headroom, longest, buffer, lossy, quanta"
                 ))
             }
         }
