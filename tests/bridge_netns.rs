@@ -222,6 +222,10 @@ fn pause_run(t: &mut Topology) -> PauseRun {
             send(&mut t.h1, &data(3, seq));
         }
         send(&mut t.h1, &data(0, seq));
+        if seq % 20 == 19 {
+            // Sending may take milliseconds on a busy machine: the pause must not lapse.
+            send(&mut t.h2, &pfc(1 << 3, 0xffff));
+        }
     }
     let mut during = Vec::new();
     let mut at_h1 = Vec::new();

@@ -25,12 +25,30 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::thread::JoinHandle;
 
-use dataplane::io::FramePort;
+use dataplane::io::{FramePort, IoError, RawPort, RxBatch};
 use dataplane::pipeline::{ExternalMemoryConfig, PauseMode, Pipeline, PipelineConfig, Traffic};
 use dataplane::time::{LinkSpeed, Picos};
 
 pub use port::{BridgePortSetup, PortCounters};
 pub use snapshot::{BridgeSnapshot, PortSnapshot};
+
+/// A bridge port's interface: frames one at a time, and many per system call.
+pub trait BridgeIo: FramePort + AsFd + Send {
+    /// Receives what is waiting, up to the batch's capacity; how many.
+    fn recv_many(&mut self, batch: &mut RxBatch) -> Result<usize, IoError>;
+    /// Sends as many of `frames` as the interface takes now; how many.
+    fn send_many(&mut self, frames: &[&[u8]]) -> Result<usize, IoError>;
+}
+
+impl BridgeIo for RawPort {
+    fn recv_many(&mut self, batch: &mut RxBatch) -> Result<usize, IoError> {
+        self.recv_batch(batch)
+    }
+
+    fn send_many(&mut self, frames: &[&[u8]]) -> Result<usize, IoError> {
+        self.send_batch(frames)
+    }
+}
 
 /// The bridge as the settings describe it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -108,7 +126,7 @@ impl Bridge {
     /// the bridge's thread.
     pub fn start<P, F>(setup: &BridgeSetup, open: F) -> Result<Bridge, BridgeError>
     where
-        P: FramePort + AsFd + Send + 'static,
+        P: BridgeIo + 'static,
         F: Fn(&str) -> Result<P, dataplane::io::IoError>,
     {
         if setup.ports.is_empty() || setup.ports.len() > 256 {

@@ -2,12 +2,11 @@
 //! clock, send what it sent, let each port's PFC initiator ask for pauses, publish state, and
 //! sleep in `ppoll(2)` until a frame arrives or there is work due.
 
-use std::os::fd::AsFd;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
-use dataplane::io::FramePort;
+use dataplane::io::{FramePort, RxBatch};
 use dataplane::pipeline::Departure;
 use dataplane::time::Picos;
 use dataplane::wire::PRIORITIES;
@@ -20,9 +19,12 @@ use dataplane::headroom::measure::Interface;
 use super::forward::Forwarder;
 use super::port::BridgePort;
 use super::snapshot::BridgeSnapshot;
+use super::BridgeIo;
 
 /// Frames taken from one port before the others get a turn.
 const RX_BURST: usize = 32;
+/// Frames handed to one port's socket per system call.
+const TX_BURST: usize = 64;
 /// How long the loop sleeps while frames are in the bridge: the pipeline's clock must follow
 /// the wall clock closely for the wire rate and the pause reaction.
 const BUSY_WAIT: Duration = Duration::from_micros(20);
@@ -34,7 +36,7 @@ const PUBLISH_EVERY: Duration = Duration::from_millis(100);
 const AGE_EVERY: Duration = Duration::from_secs(1);
 
 /// Runs the bridge until `stop` is set.
-pub fn run<P: FramePort + AsFd>(
+pub fn run<P: BridgeIo>(
     mut ports: Vec<BridgePort<P>>,
     mut fwd: Forwarder,
     stop: Arc<AtomicBool>,
@@ -46,25 +48,17 @@ pub fn run<P: FramePort + AsFd>(
     }
     let start = Instant::now();
     let cycle_ps = fwd.engine.config().cycle.as_ps().max(1);
-    let mut buf = vec![0u8; 65_536];
+    // Slots for the largest frame the bridge forwards, its VLAN tag restored; larger ones
+    // are dropped by the socket layer and counted there.
+    let mut batches: Vec<RxBatch> =
+        ports.iter().map(|_| RxBatch::new(RX_BURST, fwd.max_len + 4)).collect();
     let mut departures: Vec<Departure> = Vec::new();
     let mut last_publish = start;
     let mut last_age = start;
     while !stop.load(Ordering::Relaxed) {
         let wall = Instant::now();
         let now = Picos((wall - start).as_nanos() as u64 * 1_000);
-        for i in 0..ports.len() {
-            for _ in 0..RX_BURST {
-                match ports[i].io.recv(&mut buf) {
-                    Ok(Some(n)) => fwd.receive(&mut ports, i, &buf[..n], Instant::now(), now),
-                    Ok(None) => break,
-                    Err(e) => {
-                        warn!(port = %ports[i].setup.name, error = %e, "receive failed");
-                        break;
-                    }
-                }
-            }
-        }
+        receive(&mut ports, &mut batches, &mut fwd, now);
         // The pipeline catches up with the wall clock.
         let target = now.as_ps() / cycle_ps;
         let behind = target.saturating_sub(fwd.engine.now().as_ps() / cycle_ps);
@@ -98,35 +92,75 @@ pub fn run<P: FramePort + AsFd>(
     publish(&published, &ports, &fwd);
 }
 
-/// Sends port `p`'s waiting frames, in order, until the socket refuses one for now.
-fn flush_backlog<P: FramePort>(
+/// Takes what every port has received, then hands the MAC Control frames of all ports to
+/// their MACs before any data frame is forwarded: within one turn of the loop the order of
+/// arrival across ports is not known, and a PFC frame that came in while the loop was busy
+/// must not let data that came in after it leave first.
+fn receive<P: BridgeIo>(
+    ports: &mut [BridgePort<P>],
+    batches: &mut [RxBatch],
+    fwd: &mut Forwarder,
+    now: Picos,
+) {
+    for (port, batch) in ports.iter_mut().zip(batches.iter_mut()) {
+        if let Err(e) = port.io.recv_many(batch) {
+            warn!(port = %port.setup.name, error = %e, "receive failed");
+        }
+    }
+    let at = Instant::now();
+    for control_pass in [true, false] {
+        for (i, batch) in batches.iter().enumerate() {
+            for frame in batch.iter().filter(|f| is_mac_control(f) == control_pass) {
+                fwd.receive(ports, i, frame, at, now);
+            }
+        }
+    }
+}
+
+/// An untagged frame of EtherType 88-08.
+fn is_mac_control(frame: &[u8]) -> bool {
+    frame.get(12..14) == Some(&[0x88, 0x08][..])
+}
+
+/// Sends port `p`'s waiting frames, in order and many per system call, until the socket
+/// refuses one for now.
+fn flush_backlog<P: BridgeIo>(
     ports: &mut [BridgePort<P>],
     p: usize,
     fwd: &mut Forwarder,
     at: Instant,
 ) {
-    while let Some(&handle) = ports[p].tx_backlog.front() {
-        let frame = fwd.store.get(handle);
-        let priority = frame_priority(fwd, handle);
-        let len = frame.len();
+    while !ports[p].tx_backlog.is_empty() {
+        let handles: Vec<u32> = ports[p].tx_backlog.iter().take(TX_BURST).copied().collect();
+        let frames: Vec<&[u8]> = handles.iter().map(|h| fwd.store.get(*h)).collect();
         let port = &mut ports[p];
-        match port.io.send(frame) {
-            Ok(()) => {
-                port.counters.tx_frames += 1;
-                port.counters.tx_octets += len as u64;
-                port.counters.tx_per_priority[priority] += 1;
-                port.reaction.sent(priority, at);
-            }
-            Err(e) if would_block(&e) => return,
+        let (sent, failed) = match port.io.send_many(&frames) {
+            Ok(n) => (n, false),
+            Err(e) if would_block(&e) => (0, false),
             Err(e) => {
                 port.counters.tx_errors += 1;
                 if port.counters.tx_errors == 1 {
                     warn!(port = %port.setup.name, error = %e, "send failed; frames to it are dropped and counted");
                 }
+                // The head frame is given up, so one bad frame cannot hold the port.
+                (0, true)
             }
+        };
+        for (handle, frame) in handles.iter().zip(&frames).take(sent) {
+            let priority = frame_priority(fwd, *handle);
+            port.counters.tx_frames += 1;
+            port.counters.tx_octets += frame.len() as u64;
+            port.counters.tx_per_priority[priority] += 1;
+            port.reaction.sent(priority, at);
         }
-        ports[p].tx_backlog.pop_front();
-        fwd.release(ports, handle);
+        let done = if failed { 1 } else { sent };
+        drop(frames);
+        for handle in ports[p].tx_backlog.drain(..done).collect::<Vec<_>>() {
+            fwd.release(ports, handle);
+        }
+        if done < handles.len() && !failed {
+            return;
+        }
     }
 }
 
@@ -196,7 +230,7 @@ fn headroom_measurement<P: FramePort>(port: &mut BridgePort<P>, now: Picos) {
 
 /// Sleeps until a frame arrives on any port, or the next thing due: soon while frames are in
 /// the bridge, at the next PFC refresh or pause end otherwise.
-fn wait<P: AsFd>(ports: &[BridgePort<P>], fwd: &Forwarder, now: Picos) {
+fn wait<P: BridgeIo>(ports: &[BridgePort<P>], fwd: &Forwarder, now: Picos) {
     let busy = fwd.store.in_use() > 0 || ports.iter().any(|p| !p.tx_backlog.is_empty());
     let mut timeout = if busy { BUSY_WAIT } else { IDLE_WAIT };
     for port in ports {
