@@ -2,8 +2,96 @@
 //! printed as RFC 7951 JSON by libyang itself (the `--json` output and what the tables read),
 //! so pfcsh writes no JSON by hand and every value keeps its YANG type's JSON form.
 
+use quick_xml::events::Event;
 use yang2::context::Context;
 use yang2::data::{Data as _, DataFormat, DataParserFlags, DataPrinterFlags, DataTree, DataValidationFlags};
+
+/// The XML inside a reply's `<data>`, each top-level element given the prefix declarations
+/// of `<rpc-reply>` and `<data>` it relies on: a server may declare the prefixes of identity
+/// values (`pfc:measured`) once on an enclosing element, which the data alone would lose.
+/// A prefix declared nowhere is read as the prefix a module of the schema chose for itself
+/// (pfcd writes `pfc:measured` without declaring `pfc`; DECISIONS.md, "pfcsh reads").
+pub fn reply_data(reply: &mgmt::client::Reply, ctx: &Context) -> String {
+    let inner = reply.data().unwrap_or_default();
+    let mut declared = enclosing_declarations(reply.raw());
+    let mut modules: Vec<_> = ctx.modules(false).collect();
+    modules.sort_by_key(|m| !m.is_implemented());
+    for m in modules {
+        let key = format!("xmlns:{}", m.prefix());
+        if !declared.iter().any(|(k, _)| *k == key) {
+            declared.push((key, m.namespace().to_string()));
+        }
+    }
+    if declared.is_empty() {
+        return inner.to_string();
+    }
+    let mut reader = quick_xml::Reader::from_str(inner);
+    let mut depth = 0usize;
+    let mut inserts = Vec::new();
+    loop {
+        let at = usize::try_from(reader.buffer_position()).unwrap_or(0);
+        let (start, opens) = match reader.read_event() {
+            Ok(Event::Start(s)) => (Some(s.into_owned()), true),
+            Ok(Event::Empty(s)) => (Some(s.into_owned()), false),
+            Ok(Event::End(_)) => {
+                depth = depth.saturating_sub(1);
+                continue;
+            }
+            Ok(Event::Eof) | Err(_) => break,
+            _ => continue,
+        };
+        if let (Some(s), 0) = (start, depth) {
+            let own: Vec<String> = s
+                .attributes()
+                .flatten()
+                .map(|a| a.key.as_ref().to_string())
+                .collect();
+            let extra: String = declared
+                .iter()
+                .filter(|(k, _)| !own.contains(k))
+                .map(|(k, v)| format!(" {k}=\"{v}\""))
+                .collect();
+            // The declarations go right after `<name`.
+            let lt = inner[at..].find('<').map_or(at, |i| at + i);
+            inserts.push((lt + 1 + s.name().as_ref().len(), extra));
+        }
+        if opens {
+            depth += 1;
+        }
+    }
+    let mut out = inner.to_string();
+    for (offset, extra) in inserts.into_iter().rev() {
+        if out.is_char_boundary(offset) {
+            out.insert_str(offset, &extra);
+        }
+    }
+    out
+}
+
+/// `xmlns:PREFIX` declarations on `<rpc-reply>` and `<data>` (the first two start tags).
+fn enclosing_declarations(raw: &str) -> Vec<(String, String)> {
+    let mut reader = quick_xml::Reader::from_str(raw);
+    let mut out = Vec::new();
+    let mut seen = 0;
+    while seen < 2 {
+        match reader.read_event() {
+            Ok(Event::Start(s)) | Ok(Event::Empty(s)) => {
+                seen += 1;
+                for a in s.attributes().flatten() {
+                    let key = a.key.as_ref().to_string();
+                    if key.starts_with("xmlns:") {
+                        let value = a.value.to_string();
+                        out.retain(|(k, _): &(String, String)| *k != key);
+                        out.push((key, value));
+                    }
+                }
+            }
+            Ok(Event::Eof) | Err(_) => break,
+            _ => {}
+        }
+    }
+    out
+}
 
 /// Parses `xml` (any number of top-level elements; state data allowed) without validating it
 /// as a whole datastore: a filtered reply is a part, not a datastore.
@@ -93,6 +181,19 @@ pub fn flag(v: &serde_json::Value, path: &str) -> Option<bool> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn reply_prefixes_are_carried_into_the_data() {
+        let raw = r#"<rpc-reply xmlns="urn:ietf:params:xml:ns:netconf:base:1.0" xmlns:pfc="urn:p" message-id="1"><data><a xmlns="urn:a"><s>pfc:x</s></a><b xmlns="urn:b" xmlns:pfc="urn:own"/></data></rpc-reply>"#;
+        let reply = match mgmt::client::parse_message(raw.to_string()).expect("parses") {
+            mgmt::client::Incoming::Reply(r) => r,
+            mgmt::client::Incoming::Notification(_) => panic!("a reply"),
+        };
+        assert_eq!(
+            reply_data(&reply, &Context::new(yang2::context::ContextFlags::NO_YANGLIBRARY).expect("ctx")),
+            r#"<a xmlns:pfc="urn:p" xmlns="urn:a"><s>pfc:x</s></a><b xmlns="urn:b" xmlns:pfc="urn:own"/>"#
+        );
+    }
 
     #[test]
     fn members_are_found_whatever_their_prefix() {

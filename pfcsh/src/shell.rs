@@ -83,7 +83,7 @@ impl Session {
                 .client
                 .get_config(Datastore::Running, Some(&filter))
                 .ok()
-                .and_then(|r| data::xml_to_value(&self.ctx, r.data().unwrap_or_default()).ok())
+                .and_then(|r| data::xml_to_value(&self.ctx, &data::reply_data(&r, &self.ctx)).ok())
                 .map(|v| {
                     show::interfaces(&v).iter().map(show::name_of).collect::<Vec<String>>()
                 })
@@ -102,7 +102,7 @@ impl Session {
                 .client
                 .get_config(source, None)
                 .ok()
-                .and_then(|r| data::xml_to_value(&self.ctx, r.data().unwrap_or_default()).ok())
+                .and_then(|r| data::xml_to_value(&self.ctx, &data::reply_data(&r, &self.ctx)).ok())
                 .unwrap_or(Value::Null);
             self.config_cache = Some(v);
         }
@@ -190,8 +190,8 @@ impl Session {
     /// Fetches `filter` with `<get>` and prints it as the format asks.
     fn show(&mut self, filter: &str, render: impl Fn(&Value) -> String) -> Result<(), String> {
         let reply = self.client.get(Some(filter)).map_err(err("show"))?;
-        let xml = reply.data().unwrap_or_default();
-        self.print_data(xml, render)
+        let xml = data::reply_data(&reply, &self.ctx);
+        self.print_data(&xml, render)
     }
 
     fn print_data(&self, xml: &str, render: impl Fn(&Value) -> String) -> Result<(), String> {
@@ -209,8 +209,8 @@ impl Session {
     fn show_configuration(&mut self, path: &[&str]) -> Result<(), String> {
         let store = self.config_store();
         let reply = self.client.get_config(store, None).map_err(err("show configuration"))?;
-        let xml = reply.data().unwrap_or_default();
-        let tree = data::parse_xml(&self.ctx, xml)?;
+        let xml = data::reply_data(&reply, &self.ctx);
+        let tree = data::parse_xml(&self.ctx, &xml)?;
         let prefix = if path.is_empty() {
             "set ".to_string()
         } else {
@@ -219,7 +219,7 @@ impl Session {
             format!("set {} ", config_path::words_of(&walk.steps))
         };
         let lines = crate::set_form::lines(&tree);
-        self.print_data(xml, |_| {
+        self.print_data(&xml, |_| {
             lines
                 .iter()
                 .filter(|l| format!("{l} ").starts_with(&prefix))
@@ -230,7 +230,7 @@ impl Session {
 
     fn config_lines(&mut self, store: Datastore) -> Result<Vec<String>, String> {
         let reply = self.client.get_config(store, None).map_err(err("get-config"))?;
-        let tree = data::parse_xml(&self.ctx, reply.data().unwrap_or_default())?;
+        let tree = data::parse_xml(&self.ctx, &data::reply_data(&reply, &self.ctx))?;
         Ok(crate::set_form::lines(&tree))
     }
 

@@ -31,7 +31,7 @@ use std::time::Duration;
 
 pub use error::{Error, Result};
 pub use ops::{Datastore, DefaultOperation};
-pub use reply::{Incoming, Reply, RpcError, NOTIFICATION_NS};
+pub use reply::{parse_message, Incoming, Reply, RpcError, NOTIFICATION_NS};
 pub use transport::{Auth, ConnectOptions};
 
 use crate::framing::Framing;
