@@ -21,12 +21,12 @@ pub fn compare(running: &[String], candidate: &[String]) -> Vec<String> {
         if i < n && j < m && running[i] == candidate[j] {
             i += 1;
             j += 1;
-        } else if j < m && (i == n || lcs[i][j + 1] >= lcs[i + 1][j]) {
-            out.push(format!("+ {}", candidate[j]));
-            j += 1;
-        } else {
+        } else if i < n && (j == m || lcs[i + 1][j] >= lcs[i][j + 1]) {
             out.push(format!("- {}", running[i]));
             i += 1;
+        } else {
+            out.push(format!("+ {}", candidate[j]));
+            j += 1;
         }
     }
     out
