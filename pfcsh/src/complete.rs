@@ -155,7 +155,10 @@ fn path_candidates(session: &mut Session, done: &[String], with_value: bool) -> 
             for v in crate::shell::existing_keys(&existing, &walk.steps, *index) {
                 out.push(Candidate::new(v, format!("existing {}", list.name())));
             }
-            out.push(Candidate::new("", format!("<{key_name}> {type_text} key of {}", list.name())));
+            out.push(Candidate::new(
+                "",
+                format!("<{key_name}> {type_text} key of {}", list.name()),
+            ));
         }
         Next::Value(leaf) => {
             if !with_value {

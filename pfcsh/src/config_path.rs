@@ -124,9 +124,7 @@ pub fn walk<'a>(ctx: &'a Context, words: &[String], config_only: bool) -> Result
                 };
                 steps.push(Step { node: node.clone(), keys: Vec::new() });
                 match node.kind() {
-                    SchemaNodeKind::List if node.list_keys().next().is_some() => {
-                        Next::Key(node, 0)
-                    }
+                    SchemaNodeKind::List if node.list_keys().next().is_some() => Next::Key(node, 0),
                     SchemaNodeKind::Leaf | SchemaNodeKind::LeafList => Next::Value(node),
                     _ => Next::Child(children(ctx, Some(&node), config_only)),
                 }
@@ -154,7 +152,11 @@ pub fn walk<'a>(ctx: &'a Context, words: &[String], config_only: bool) -> Result
 }
 
 fn unknown_word(word: &str, steps: &[Step<'_>], candidates: &[SchemaNode<'_>]) -> String {
-    let place = if steps.is_empty() { "at the top".to_string() } else { format!("under {}", words_of(steps)) };
+    let place = if steps.is_empty() {
+        "at the top".to_string()
+    } else {
+        format!("under {}", words_of(steps))
+    };
     let mut names: Vec<String> = candidates.iter().map(|c| display_name(c, candidates)).collect();
     names.sort();
     names.dedup();
@@ -229,7 +231,11 @@ pub fn set_xml(ctx: &Context, walk: &Walk<'_>) -> Result<String, String> {
             ))
         }
         (Some(_), false) => {
-            return Err(format!("{} is a {}, not a leaf: it takes no value", words_of(steps), kind_name(last)))
+            return Err(format!(
+                "{} is a {}, not a leaf: it takes no value",
+                words_of(steps),
+                kind_name(last)
+            ))
         }
         (v, _) => v.clone(),
     };
@@ -283,7 +289,11 @@ pub fn delete_xml(walk: &Walk<'_>) -> Result<String, String> {
             if this_ns != ns { format!(" xmlns=\"{}\"", escape(&this_ns)) } else { String::new() };
         ns = this_ns;
         let last = i + 1 == steps.len();
-        let op = if last { format!(" xmlns:nc=\"{NC}\" nc:operation=\"delete\"") } else { String::new() };
+        let op = if last {
+            format!(" xmlns:nc=\"{NC}\" nc:operation=\"delete\"")
+        } else {
+            String::new()
+        };
         open.push_str(&format!("<{name}{xmlns}{op}>"));
         for (key, value) in s.node.list_keys().zip(&s.keys) {
             open.push_str(&format!("<{0}>{1}</{0}>", key.name(), escape(value)));
@@ -291,7 +301,9 @@ pub fn delete_xml(walk: &Walk<'_>) -> Result<String, String> {
         if last && s.node.kind() == SchemaNodeKind::LeafList {
             match &walk.value {
                 Some(v) => open.push_str(&escape(v)),
-                None => return Err(format!("delete {}: name the entry to delete", words_of(steps))),
+                None => {
+                    return Err(format!("delete {}: name the entry to delete", words_of(steps)))
+                }
             }
         }
         close.push(format!("</{name}>"));

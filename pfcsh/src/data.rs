@@ -4,7 +4,9 @@
 
 use quick_xml::events::Event;
 use yang2::context::Context;
-use yang2::data::{Data as _, DataFormat, DataParserFlags, DataPrinterFlags, DataTree, DataValidationFlags};
+use yang2::data::{
+    Data as _, DataFormat, DataParserFlags, DataPrinterFlags, DataTree, DataValidationFlags,
+};
 
 /// The XML inside a reply's `<data>`, each top-level element given the prefix declarations
 /// of `<rpc-reply>` and `<data>` it relies on: a server may declare the prefixes of identity
@@ -41,11 +43,8 @@ pub fn reply_data(reply: &mgmt::client::Reply, ctx: &Context) -> String {
             _ => continue,
         };
         if let (Some(s), 0) = (start, depth) {
-            let own: Vec<String> = s
-                .attributes()
-                .flatten()
-                .map(|a| a.key.as_ref().to_string())
-                .collect();
+            let own: Vec<String> =
+                s.attributes().flatten().map(|a| a.key.as_ref().to_string()).collect();
             let extra: String = declared
                 .iter()
                 .filter(|(k, _)| !own.contains(k))
@@ -154,9 +153,11 @@ pub fn list<'v>(v: &'v serde_json::Value, path: &str) -> &'v [serde_json::Value]
 /// booleans printed, identities without their module prefix.
 pub fn text(v: &serde_json::Value, path: &str) -> Option<String> {
     match at(v, path)? {
-        serde_json::Value::String(s) => {
-            Some(s.rsplit_once(':').filter(|(m, _)| m.contains('-') && !m.contains(' ')).map_or_else(|| s.clone(), |(_, n)| n.to_string()))
-        }
+        serde_json::Value::String(s) => Some(
+            s.rsplit_once(':')
+                .filter(|(m, _)| m.contains('-') && !m.contains(' '))
+                .map_or_else(|| s.clone(), |(_, n)| n.to_string()),
+        ),
         serde_json::Value::Number(n) => Some(n.to_string()),
         serde_json::Value::Bool(b) => Some(b.to_string()),
         serde_json::Value::Array(a) if a.len() == 1 && a[0].is_null() => Some(String::new()),

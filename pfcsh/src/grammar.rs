@@ -37,51 +37,91 @@ const OPT_PORT: Then = Then::Port { optional: true, after: &[] };
 const DETAIL: &[Word] = &[w("detail", "every field each neighbour sent", Then::End)];
 
 const SHOW: &[Word] = &[
-    w("interfaces", "interface state", words(&[w(
-        "pfc",
-        "PFC per port: enabled and paused priorities, requests, allowance in force",
-        OPT_PORT,
-    )])),
+    w(
+        "interfaces",
+        "interface state",
+        words(&[w(
+            "pfc",
+            "PFC per port: enabled and paused priorities, requests, allowance in force",
+            OPT_PORT,
+        )]),
+    ),
     w("headroom", "headroom: method, itemised calculation, measurements and history", OPT_PORT),
     w("dcbx", "DCBX: admin, peer and operational PFC enable, misconfiguration", OPT_PORT),
-    w("lldp", "LLDP", words(&[w(
-        "neighbors",
-        "LLDP neighbours per port",
-        Then::Port { optional: true, after: DETAIL },
-    )])),
+    w(
+        "lldp",
+        "LLDP",
+        words(&[w(
+            "neighbors",
+            "LLDP neighbours per port",
+            Then::Port { optional: true, after: DETAIL },
+        )]),
+    ),
     w("pipeline", "transmit pipeline: Pause FSM state and FIFO depths", Then::End),
     w("counters", "pause, PFC, drop and LLDP counters per port", OPT_PORT),
-    w("configuration", "the configuration as set lines (a path narrows it)", Then::Path { value: false }),
+    w(
+        "configuration",
+        "the configuration as set lines (a path narrows it)",
+        Then::Path { value: false },
+    ),
 ];
 
 const SHOW_CONFIG: &[Word] = &[
-    w("interfaces", "interface state", words(&[w(
-        "pfc",
-        "PFC per port: enabled and paused priorities, requests, allowance in force",
-        OPT_PORT,
-    )])),
+    w(
+        "interfaces",
+        "interface state",
+        words(&[w(
+            "pfc",
+            "PFC per port: enabled and paused priorities, requests, allowance in force",
+            OPT_PORT,
+        )]),
+    ),
     w("headroom", "headroom: method, itemised calculation, measurements and history", OPT_PORT),
     w("dcbx", "DCBX: admin, peer and operational PFC enable, misconfiguration", OPT_PORT),
-    w("lldp", "LLDP", words(&[w(
-        "neighbors",
-        "LLDP neighbours per port",
-        Then::Port { optional: true, after: DETAIL },
-    )])),
+    w(
+        "lldp",
+        "LLDP",
+        words(&[w(
+            "neighbors",
+            "LLDP neighbours per port",
+            Then::Port { optional: true, after: DETAIL },
+        )]),
+    ),
     w("pipeline", "transmit pipeline: Pause FSM state and FIFO depths", Then::End),
     w("counters", "pause, PFC, drop and LLDP counters per port", OPT_PORT),
-    w("configuration", "the candidate as set lines (a path narrows it)", Then::Path { value: false }),
-    w("|", "pipe", words(&[w("compare", "the candidate against running, as +/- set lines", Then::End)])),
+    w(
+        "configuration",
+        "the candidate as set lines (a path narrows it)",
+        Then::Path { value: false },
+    ),
+    w(
+        "|",
+        "pipe",
+        words(&[w("compare", "the candidate against running, as +/- set lines", Then::End)]),
+    ),
 ];
 
 /// Operational mode.
 pub const OPERATIONAL: &[Word] = &[
     w("show", "show state or configuration", words(SHOW)),
-    w("clear", "clear", words(&[w("counters", "clear PFC counters (every port without one)", OPT_PORT)])),
-    w("request", "request an action", words(&[w("headroom", "headroom", words(&[w(
-        "measure",
-        "measure a port's headroom again",
-        Then::Port { optional: false, after: &[] },
-    )]))])),
+    w(
+        "clear",
+        "clear",
+        words(&[w("counters", "clear PFC counters (every port without one)", OPT_PORT)]),
+    ),
+    w(
+        "request",
+        "request an action",
+        words(&[w(
+            "headroom",
+            "headroom",
+            words(&[w(
+                "measure",
+                "measure a port's headroom again",
+                Then::Port { optional: false, after: &[] },
+            )]),
+        )]),
+    ),
     w("monitor", "print notifications as they come, until Ctrl-C", Then::End),
     w("configure", "enter configuration mode (edits the candidate)", Then::End),
     w("help", "the commands and the path syntax", Then::End),
@@ -93,21 +133,41 @@ pub const CONFIGURATION: &[Word] = &[
     w("set", "set a value: set PATH VALUE", Then::Path { value: true }),
     w("delete", "delete a node: delete PATH", Then::Path { value: true }),
     w("show", "show state, the candidate, or | compare", words(SHOW_CONFIG)),
-    w("commit", "commit the candidate to running", Then::Words {
-        words: &[
-            w("check", "validate the candidate without committing", Then::End),
-            w("confirmed", "commit, rolled back unless confirmed within N seconds", Then::Seconds),
-        ],
-        complete: true,
-    }),
+    w(
+        "commit",
+        "commit the candidate to running",
+        Then::Words {
+            words: &[
+                w("check", "validate the candidate without committing", Then::End),
+                w(
+                    "confirmed",
+                    "commit, rolled back unless confirmed within N seconds",
+                    Then::Seconds,
+                ),
+            ],
+            complete: true,
+        },
+    ),
     w("rollback", "throw the candidate's changes away", Then::End),
     w("discard", "throw the candidate's changes away", Then::End),
-    w("clear", "clear", words(&[w("counters", "clear PFC counters (every port without one)", OPT_PORT)])),
-    w("request", "request an action", words(&[w("headroom", "headroom", words(&[w(
-        "measure",
-        "measure a port's headroom again",
-        Then::Port { optional: false, after: &[] },
-    )]))])),
+    w(
+        "clear",
+        "clear",
+        words(&[w("counters", "clear PFC counters (every port without one)", OPT_PORT)]),
+    ),
+    w(
+        "request",
+        "request an action",
+        words(&[w(
+            "headroom",
+            "headroom",
+            words(&[w(
+                "measure",
+                "measure a port's headroom again",
+                Then::Port { optional: false, after: &[] },
+            )]),
+        )]),
+    ),
     w("help", "the commands and the path syntax", Then::End),
     w("exit", "leave configuration mode", Then::End),
 ];

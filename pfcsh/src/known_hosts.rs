@@ -47,8 +47,7 @@ impl KnownHosts {
         if let Some(dir) = self.path.parent() {
             std::fs::create_dir_all(dir)?;
         }
-        let mut file =
-            std::fs::OpenOptions::new().create(true).append(true).open(&self.path)?;
+        let mut file = std::fs::OpenOptions::new().create(true).append(true).open(&self.path)?;
         writeln!(file, "{id} sha256:{sha256_hex}")?;
         self.lines.push((id.to_string(), format!("sha256:{sha256_hex}")));
         Ok(())

@@ -84,6 +84,9 @@ mod tests {
     #[test]
     fn a_notification_on_one_line() {
         let n = r#"<notification xmlns="urn:ietf:params:xml:ns:netconf:notification:1.0"><eventTime>2026-01-01T00:00:00Z</eventTime><receive-buffer-drop xmlns="urn:x"><interface>lab2</interface><priority>3</priority></receive-buffer-drop></notification>"#;
-        assert_eq!(one_line(n), "2026-01-01T00:00:00Z  receive-buffer-drop  interface=lab2 priority=3");
+        assert_eq!(
+            one_line(n),
+            "2026-01-01T00:00:00Z  receive-buffer-drop  interface=lab2 priority=3"
+        );
     }
 }

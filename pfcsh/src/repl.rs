@@ -18,7 +18,10 @@ use rustyline::highlight::Highlighter;
 use rustyline::hint::Hinter;
 use rustyline::history::{DefaultHistory, History as _};
 use rustyline::validate::Validator;
-use rustyline::{Cmd, CompletionType, Config, ConditionalEventHandler, Editor, Event, EventContext, EventHandler, Helper, KeyEvent, RepeatCount};
+use rustyline::{
+    Cmd, CompletionType, ConditionalEventHandler, Config, Editor, Event, EventContext,
+    EventHandler, Helper, KeyEvent, RepeatCount,
+};
 
 use crate::complete::{at_cursor, matching};
 use crate::shell::{Flow, Session};
@@ -42,7 +45,10 @@ impl Completer for ShellHelper {
         let pairs = matching(&all, &partial)
             .into_iter()
             .filter(|c| !c.word.is_empty())
-            .map(|c| Pair { display: c.word.clone(), replacement: format!("{} ", crate::words::quote(&c.word)) })
+            .map(|c| Pair {
+                display: c.word.clone(),
+                replacement: format!("{} ", crate::words::quote(&c.word)),
+            })
             .collect();
         Ok((start, pairs))
     }
@@ -106,7 +112,10 @@ pub fn run(session: Session) -> Result<bool, String> {
     let pos = Arc::new(AtomicUsize::new(0));
     editor.bind_sequence(
         KeyEvent::from('?'),
-        EventHandler::Conditional(Box::new(QuestionMark { asked: Arc::clone(&asked), pos: Arc::clone(&pos) })),
+        EventHandler::Conditional(Box::new(QuestionMark {
+            asked: Arc::clone(&asked),
+            pos: Arc::clone(&pos),
+        })),
     );
     let history = crate::paths::history_file();
     let _ = editor.load_history(&history);

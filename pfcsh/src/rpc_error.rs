@@ -78,7 +78,9 @@ mod tests {
             "interfaces interface lab2 bridge-port pfc pfc-headroom-allowance"
         );
         assert_eq!(
-            path_words("/lldp:lldp/lldp:port[lldp:name='lab0'][lldp:dest-mac-address='01-80-C2-00-00-0E']"),
+            path_words(
+                "/lldp:lldp/lldp:port[lldp:name='lab0'][lldp:dest-mac-address='01-80-C2-00-00-0E']"
+            ),
             "lldp port lab0 01-80-C2-00-00-0E"
         );
     }

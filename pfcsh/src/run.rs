@@ -71,7 +71,10 @@ fn start(args: &Args) -> Result<bool, String> {
         return crate::repl::run(session).map(|failed| !failed);
     }
     let lines: Vec<String> = if !args.commands.is_empty() {
-        args.commands.iter().flat_map(|c| c.split(';').map(str::to_string).collect::<Vec<_>>()).collect()
+        args.commands
+            .iter()
+            .flat_map(|c| c.split(';').map(str::to_string).collect::<Vec<_>>())
+            .collect()
     } else if let Some(file) = &args.file {
         std::fs::read_to_string(file)
             .map_err(|e| format!("cannot read {}: {e}", file.display()))?

@@ -84,9 +84,7 @@ impl Session {
                 .get_config(Datastore::Running, Some(&filter))
                 .ok()
                 .and_then(|r| data::xml_to_value(&self.ctx, &data::reply_data(&r, &self.ctx)).ok())
-                .map(|v| {
-                    show::interfaces(&v).iter().map(show::name_of).collect::<Vec<String>>()
-                })
+                .map(|v| show::interfaces(&v).iter().map(show::name_of).collect::<Vec<String>>())
                 .unwrap_or_default();
             self.ports = Some(names);
         }
@@ -178,11 +176,12 @@ impl Session {
                 println!("candidate reverted to running");
             }
             ["set" | "delete" | "commit" | "rollback" | "discard", ..] => {
-                return Err(format!("`{}` works in configuration mode: type `configure` first", w[0]))
+                return Err(format!(
+                    "`{}` works in configuration mode: type `configure` first",
+                    w[0]
+                ))
             }
-            _ => {
-                return Err(format!("unknown command `{}`: press ? or type help", line.trim()))
-            }
+            _ => return Err(format!("unknown command `{}`: press ? or type help", line.trim())),
         }
         Ok(Flow::Continue)
     }
@@ -269,11 +268,9 @@ impl Session {
     }
 
     fn commit_confirmed(&mut self, secs: &str) -> Result<(), String> {
-        let n: u32 = secs
-            .parse()
-            .ok()
-            .filter(|n| *n > 0)
-            .ok_or_else(|| format!("commit confirmed takes whole seconds (at least 1), not `{secs}`"))?;
+        let n: u32 = secs.parse().ok().filter(|n| *n > 0).ok_or_else(|| {
+            format!("commit confirmed takes whole seconds (at least 1), not `{secs}`")
+        })?;
         self.client
             .rpc(&format!("<commit><confirmed/><confirm-timeout>{n}</confirm-timeout></commit>"))
             .and_then(|r| r.into_result())
@@ -287,7 +284,10 @@ impl Session {
             .map(|p| format!("<interface>{}</interface>", quick_xml::escape::escape(p)))
             .unwrap_or_default();
         self.client
-            .rpc(&format!("<clear-pfc-counters xmlns=\"{}\">{inner}</clear-pfc-counters>", filters::PFCB_NS))
+            .rpc(&format!(
+                "<clear-pfc-counters xmlns=\"{}\">{inner}</clear-pfc-counters>",
+                filters::PFCB_NS
+            ))
             .and_then(|r| r.into_result())
             .map_err(err("clear counters"))?;
         println!("counters cleared on {}", port.unwrap_or("every port"));
@@ -310,7 +310,10 @@ impl Session {
 
 /// A refused commit as one line, saying the candidate is kept.
 fn refused(what: &str, e: &mgmt::client::Error) -> String {
-    format!("{}; the candidate keeps your changes (fix them with set/delete, or discard)", sentence(what, e))
+    format!(
+        "{}; the candidate keeps your changes (fix them with set/delete, or discard)",
+        sentence(what, e)
+    )
 }
 
 fn one_port<'a>(words: &[&'a str]) -> Result<Option<&'a str>, String> {
@@ -345,7 +348,11 @@ pub fn existing_keys(config: &Value, steps: &[Step<'_>], index: usize) -> Vec<St
     let Some(key) = keys.get(index) else { return Vec::new() };
     data::list(here, last.node.name())
         .iter()
-        .filter(|e| keys.iter().zip(&last.keys).all(|(k, v)| data::text(e, k).as_deref() == Some(v)))
-        .filter_map(|e| data::at(e, key).map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_string)))
+        .filter(|e| {
+            keys.iter().zip(&last.keys).all(|(k, v)| data::text(e, k).as_deref() == Some(v))
+        })
+        .filter_map(|e| {
+            data::at(e, key).map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_string))
+        })
         .collect()
 }

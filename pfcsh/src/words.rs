@@ -16,7 +16,9 @@ pub fn split(line: &str) -> Vec<Word> {
     for (i, c) in line.char_indices() {
         match (quote, c) {
             (Some(q), c) if c == q => quote = None,
-            (Some(_), c) => current.get_or_insert(Word { text: String::new(), start: i }).text.push(c),
+            (Some(_), c) => {
+                current.get_or_insert(Word { text: String::new(), start: i }).text.push(c)
+            }
             (None, '"' | '\'') => {
                 quote = Some(c);
                 current.get_or_insert(Word { text: String::new(), start: i });

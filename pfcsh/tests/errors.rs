@@ -30,7 +30,11 @@ fn wrong_password_is_one_line_and_writes_nothing() {
 fn unreachable_daemon_is_one_line() {
     let home = Home::new();
     // A port nobody listens on: bind one, learn its number, close it.
-    let port = std::net::TcpListener::bind("127.0.0.1:0").expect("bind").local_addr().expect("addr").port();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .expect("bind")
+        .local_addr()
+        .expect("addr")
+        .port();
     let pw = home.path().join("pw");
     std::fs::write(&pw, "x").expect("file");
     let o = run(&mut home.pfcsh(port, &pw), &["show interfaces pfc"]);

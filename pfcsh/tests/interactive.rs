@@ -34,7 +34,11 @@ fn running_pfc_enable(lab: &Lab) -> String {
         .expect("get-config");
     let data = reply.data().unwrap_or_default().to_string();
     let _ = c.close_session();
-    data.split("<pfc-enable>").nth(1).and_then(|r| r.split("</pfc-enable>").next()).unwrap_or_default().to_string()
+    data.split("<pfc-enable>")
+        .nth(1)
+        .and_then(|r| r.split("</pfc-enable>").next())
+        .unwrap_or_default()
+        .to_string()
 }
 
 #[test]
@@ -66,7 +70,8 @@ fn completion_help_configure_commit_and_refusal() {
     p.exp_string("pfcsh# ").expect("prompt");
     p.send_line("show | compare").expect("send");
     p.exp_string("- set interfaces interface lab0 bridge-port pfc pfc-enable p3").expect("old");
-    p.exp_string("+ set interfaces interface lab0 bridge-port pfc pfc-enable \"p3 p4\"").expect("new");
+    p.exp_string("+ set interfaces interface lab0 bridge-port pfc pfc-enable \"p3 p4\"")
+        .expect("new");
     p.send_line("commit").expect("send");
     p.exp_string("commit complete").expect("committed");
     assert_eq!(running_pfc_enable(&lab), "p3 p4");
@@ -82,16 +87,22 @@ fn completion_help_configure_commit_and_refusal() {
     // A commit the server refuses: the reason, with the path in set words; the edit stays.
     p.send_line("configure").expect("send");
     p.exp_string("pfcsh# ").expect("prompt");
-    p.send_line("set interfaces interface lab0 bridge-port pfc pfc-headroom-allowance 999999999999")
-        .expect("send");
+    p.send_line(
+        "set interfaces interface lab0 bridge-port pfc pfc-headroom-allowance 999999999999",
+    )
+    .expect("send");
     p.exp_string("pfcsh# ").expect("prompt");
     p.send_line("commit").expect("send");
-    p.exp_string("commit refused: at `interfaces interface lab0 bridge-port pfc pfc-headroom-allowance`")
-        .expect("the server's reason");
+    p.exp_string(
+        "commit refused: at `interfaces interface lab0 bridge-port pfc pfc-headroom-allowance`",
+    )
+    .expect("the server's reason");
     p.exp_string("receive buffer").expect("what is wrong");
     p.send_line("show | compare").expect("send");
-    p.exp_string("+ set interfaces interface lab0 bridge-port pfc pfc-headroom-allowance 999999999999")
-        .expect("the candidate kept the edit");
+    p.exp_string(
+        "+ set interfaces interface lab0 bridge-port pfc pfc-headroom-allowance 999999999999",
+    )
+    .expect("the candidate kept the edit");
     assert_eq!(running_pfc_enable(&lab), "p3 p4", "running unchanged");
     p.exp_string("pfcsh# ").expect("prompt");
     p.send_line("discard").expect("send");

@@ -44,9 +44,8 @@ pub fn build_context(dir: &Path, modules: &[LibraryModule]) -> Result<Context, S
             continue;
         }
         let features: Vec<&str> = m.features.iter().map(String::as_str).collect();
-        ctx.load_module(&m.name, m.revision.as_deref(), &features).map_err(|e| {
-            SchemaError::Module { module: m.file_stem(), reason: e.to_string() }
-        })?;
+        ctx.load_module(&m.name, m.revision.as_deref(), &features)
+            .map_err(|e| SchemaError::Module { module: m.file_stem(), reason: e.to_string() })?;
     }
     Ok(ctx)
 }

@@ -43,10 +43,8 @@ pub fn parse_library(xml: &str) -> Result<Vec<LibraryModule>, String> {
                 if path.last().map(String::as_str) == Some("module-set")
                     && (name == "module" || name == "import-only-module")
                 {
-                    current = Some(LibraryModule {
-                        implemented: name == "module",
-                        ..Default::default()
-                    });
+                    current =
+                        Some(LibraryModule { implemented: name == "module", ..Default::default() });
                 }
                 path.push(name);
             }

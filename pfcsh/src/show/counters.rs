@@ -33,7 +33,8 @@ pub fn render(v: &Value) -> String {
                 grouped(prios.iter().filter_map(|p| number(p, leaf)).sum())
             }
         };
-        let port = lldp.iter().find(|p| text(p, "name").as_deref() == Some(&name)).unwrap_or(&empty);
+        let port =
+            lldp.iter().find(|p| text(p, "name").as_deref() == Some(&name)).unwrap_or(&empty);
         t.row(vec![
             name,
             n(pfc, "pfc-requests"),

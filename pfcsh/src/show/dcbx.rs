@@ -34,7 +34,8 @@ fn rows(v: &Value) -> Vec<Row> {
     for i in interfaces(v) {
         let name = name_of(i);
         let empty = Value::Null;
-        let lldp = ports.iter().find(|p| text(p, "name").as_deref() == Some(&name)).unwrap_or(&empty);
+        let lldp =
+            ports.iter().find(|p| text(p, "name").as_deref() == Some(&name)).unwrap_or(&empty);
         let remote = list(lldp, "remote-systems-data").first().unwrap_or(&empty);
         let dcbx = at(lldp, "pfc-dcbx").unwrap_or(&empty);
         let misconfigured = if flag(dcbx, "misconfigured") == Some(true) {
@@ -89,7 +90,16 @@ pub fn render(v: &Value, port: Option<&str>) -> String {
         ("MISCONFIGURED", Align::Left),
     ]);
     for r in rows {
-        t.row(vec![r.port, r.admin, r.willing, r.peer, r.peer_willing, r.oper, r.source, r.misconfigured]);
+        t.row(vec![
+            r.port,
+            r.admin,
+            r.willing,
+            r.peer,
+            r.peer_willing,
+            r.oper,
+            r.source,
+            r.misconfigured,
+        ]);
     }
     t.render()
 }

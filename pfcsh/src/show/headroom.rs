@@ -34,7 +34,9 @@ pub fn render(v: &Value, port: Option<&str>) -> String {
             or_dash(text(pfc, "headroom/method")),
             number(pfc, "allowance-in-force").map(kib_of_bits).unwrap_or_else(|| "-".into()),
             number(pfc, "calculated-allowance").map(kib_of_bits).unwrap_or_else(|| "-".into()),
-            number(pfc, "headroom/measurement/round-trip").map(quanta).unwrap_or_else(|| "-".into()),
+            number(pfc, "headroom/measurement/round-trip")
+                .map(quanta)
+                .unwrap_or_else(|| "-".into()),
             or_dash(text(pfc, "allowance-source")),
         ]);
     }
@@ -42,11 +44,13 @@ pub fn render(v: &Value, port: Option<&str>) -> String {
 }
 
 fn lines_table(lines: &[Value]) -> String {
-    let mut t = Table::new(&[("ITEMS", Align::Left), ("BITS", Align::Right), ("WHAT", Align::Left)]);
+    let mut t =
+        Table::new(&[("ITEMS", Align::Left), ("BITS", Align::Right), ("WHAT", Align::Left)]);
     for l in lines {
         let first = text(l, "first-item").unwrap_or_default();
         let last = text(l, "last-item").unwrap_or_default();
-        let items = if first == last || last.is_empty() { first } else { format!("{first}-{last}") };
+        let items =
+            if first == last || last.is_empty() { first } else { format!("{first}-{last}") };
         t.row(vec![
             items,
             number(l, "bits").map(grouped).unwrap_or_default(),
@@ -69,7 +73,10 @@ fn detail(i: &Value) -> String {
         ("clamp", or_dash(text(pfc, "allowance-clamp"))),
         ("link delay allowance", opt_bits(pfc, "pfc-link-delay-allowance")),
         ("headroom allowance", opt_bits(pfc, "pfc-headroom-allowance")),
-        ("minimum / maximum", format!("{} / {}", opt_bits(h, "minimum-allowance"), opt_bits(h, "maximum-allowance"))),
+        (
+            "minimum / maximum",
+            format!("{} / {}", opt_bits(h, "minimum-allowance"), opt_bits(h, "maximum-allowance")),
+        ),
         ("receive buffer", opt_bits(pfc, "receive-buffer-size")),
     ]);
     if let Some(calc) = at(h, "calculation") {
@@ -86,7 +93,15 @@ fn detail(i: &Value) -> String {
             ("operational", or_dash(text(m, "hm-oper-up"))),
             ("path", or_dash(text(m, "path"))),
             ("round trip", q("round-trip")),
-            ("min / max / last", format!("{} / {} / {}", q("round-trip-min"), q("round-trip-max"), q("round-trip-last"))),
+            (
+                "min / max / last",
+                format!(
+                    "{} / {} / {}",
+                    q("round-trip-min"),
+                    q("round-trip-max"),
+                    q("round-trip-last")
+                ),
+            ),
             ("results", or_dash(text(m, "result-count"))),
             ("headroom", opt_bits(m, "headroom")),
         ]);

@@ -2,8 +2,8 @@
 
 use serde_json::Value;
 
-use super::table::{Align, Table};
 use super::or_dash;
+use super::table::{Align, Table};
 use crate::data::{list, text};
 
 pub fn render(v: &Value, detail: bool) -> String {
@@ -23,7 +23,8 @@ pub fn render(v: &Value, detail: bool) -> String {
                 or_dash(text(n, "chassis-id")),
                 or_dash(text(n, "port-id")),
                 or_dash(text(n, "system-name")),
-                text(n, "pfc-tlv-extension/enable").map_or("-".into(), |e| super::units::priorities(&e)),
+                text(n, "pfc-tlv-extension/enable")
+                    .map_or("-".into(), |e| super::units::priorities(&e)),
             ]);
             if detail {
                 details += &format!("\n{port}: neighbour {}\n", or_dash(text(n, "chassis-id")));
@@ -44,7 +45,8 @@ fn flatten(v: &Value, prefix: &str, out: &mut String) {
         Value::Object(map) => {
             for (k, child) in map {
                 let name = k.rsplit(':').next().unwrap_or(k);
-                let path = if prefix.is_empty() { name.to_string() } else { format!("{prefix} {name}") };
+                let path =
+                    if prefix.is_empty() { name.to_string() } else { format!("{prefix} {name}") };
                 flatten(child, &path, out);
             }
         }

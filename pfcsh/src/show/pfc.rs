@@ -75,7 +75,10 @@ fn detail(i: &Value) -> String {
                 + &clamp.map(|c| format!(", clamped to the {c}")).unwrap_or_default(),
         ),
         ("allowance source", or_dash(text(pfc, "allowance-source"))),
-        ("receive buffer", number(pfc, "receive-buffer-size").map(bits).unwrap_or_else(|| "-".into())),
+        (
+            "receive buffer",
+            number(pfc, "receive-buffer-size").map(bits).unwrap_or_else(|| "-".into()),
+        ),
     ]);
     let mut t = Table::new(&[
         ("PRIO", Align::Right),
@@ -94,7 +97,9 @@ fn detail(i: &Value) -> String {
             yes("priority-paused"),
             number(p, "pause-time-remaining").map(quanta).unwrap_or_else(|| "-".into()),
             yes("xoff"),
-            number(p, "occupancy").map(|b| format!("{} bits", grouped(b))).unwrap_or_else(|| "-".into()),
+            number(p, "occupancy")
+                .map(|b| format!("{} bits", grouped(b)))
+                .unwrap_or_else(|| "-".into()),
             count(p, "frames-dropped"),
             count(p, "pfc-requests"),
             count(p, "pfc-indications"),

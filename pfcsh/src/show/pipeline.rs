@@ -15,12 +15,15 @@ pub fn render(v: &Value) -> String {
     let mut out = String::from("pipeline\n");
     out += &pairs(&[
         ("pause mode", or_dash(text(p, "mode"))),
-        ("external memory", format!(
-            "{} of {} octets used (peak {})",
-            n(p, "external-memory/used"),
-            n(p, "external-memory/capacity"),
-            n(p, "external-memory/peak-used")
-        )),
+        (
+            "external memory",
+            format!(
+                "{} of {} octets used (peak {})",
+                n(p, "external-memory/used"),
+                n(p, "external-memory/capacity"),
+                n(p, "external-memory/peak-used")
+            ),
+        ),
         ("departed frames", n(p, "statistics/departed")),
         ("pause indications", n(p, "statistics/pause-indications")),
     ]);

@@ -84,7 +84,8 @@ mod tests {
 
     #[test]
     fn rows_fit_80_columns_and_numbers_align_right() {
-        let mut t = Table::new(&[("PORT", Align::Left), ("N", Align::Right), ("TEXT", Align::Left)]);
+        let mut t =
+            Table::new(&[("PORT", Align::Left), ("N", Align::Right), ("TEXT", Align::Left)]);
         t.row(vec!["lab0".into(), "5".into(), "x".repeat(200)]);
         t.row(vec!["lab10".into(), "12345".into(), "short".into()]);
         let s = t.render();

@@ -78,7 +78,8 @@ impl Lab {
 
     /// A NETCONF session of the test's own (mgmt's client), to check what pfcsh did.
     pub fn client(&self) -> Client {
-        let opts = ConnectOptions::new("127.0.0.1", self.port, "admin", Auth::Password(self.password()));
+        let opts =
+            ConnectOptions::new("127.0.0.1", self.port, "admin", Auth::Password(self.password()));
         Client::connect(&opts).expect("connects")
     }
 }
