@@ -73,10 +73,10 @@ fn flatten<'a>(node: SchemaNode<'a>, config_only: bool, out: &mut Vec<SchemaNode
         SchemaNodeKind::Container
         | SchemaNodeKind::List
         | SchemaNodeKind::Leaf
-        | SchemaNodeKind::LeafList => {
-            if !config_only || node.is_config() {
-                out.push(node);
-            }
+        | SchemaNodeKind::LeafList
+            if !config_only || node.is_config() =>
+        {
+            out.push(node);
         }
         _ => {}
     }

@@ -97,7 +97,7 @@ fn xml_leaves(xml: &str) -> Leaves {
             }
             Event::Text(t) => text.push_str(&t.xml10_content()),
             Event::GeneralRef(r) => text.push_str(
-                &quick_xml::escape::resolve_predefined_entity(&r.xml10_content())
+                quick_xml::escape::resolve_predefined_entity(&r.xml10_content())
                     .unwrap_or_default(),
             ),
             Event::End(_) => {
@@ -155,7 +155,7 @@ fn json_of_every_show_command_equals_the_netconf_data() {
     ];
     let mut client = lab.client();
     for (command, filter) in cases {
-        let o = run(&mut home.pfcsh(lab.port, &lab.password_file).arg("--json"), &[command]);
+        let o = run(home.pfcsh(lab.port, &lab.password_file).arg("--json"), &[command]);
         assert!(o.status.success(), "{command}: {}", stderr(&o));
         let json: serde_json::Value = serde_json::from_str(&stdout(&o))
             .unwrap_or_else(|e| panic!("{command}: not JSON: {e}"));
@@ -168,7 +168,7 @@ fn json_of_every_show_command_equals_the_netconf_data() {
         assert_eq!(without_moving(from_json), without_moving(from_xml), "{command}");
     }
     // --xml prints the data itself.
-    let o = run(&mut home.pfcsh(lab.port, &lab.password_file).arg("--xml"), &["show dcbx lab3"]);
+    let o = run(home.pfcsh(lab.port, &lab.password_file).arg("--xml"), &["show dcbx lab3"]);
     assert!(o.status.success());
     assert!(stdout(&o).contains("<reason>neither-willing</reason>"), "{}", stdout(&o));
 }

@@ -41,6 +41,7 @@ impl Table {
         let header: Vec<String> = self.headers.iter().map(|(h, _)| h.to_string()).collect();
         for cells in std::iter::once(&header).chain(&self.rows) {
             let mut line = String::new();
+            #[allow(clippy::needless_range_loop)] // widths, cells and headers side by side
             for i in 0..n {
                 let cell = cells.get(i).map(String::as_str).unwrap_or("");
                 let cell: String = if cell.chars().count() > widths[i] {
