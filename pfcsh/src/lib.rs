@@ -45,4 +45,4 @@ pub mod shell;
 pub mod show;
 pub mod words;
 
-pub use run::run;
+pub use run::{open, run};
