@@ -67,6 +67,9 @@ fn completion_help_configure_commit_and_refusal() {
     keys(&mut p, "set interfaces interface lab0 bridge-port pf\t");
     keys(&mut p, "pfc-en\t");
     keys(&mut p, "p3 p4\r");
+    // Accepted (rustyline turns bracketed paste off), then the prompt: a prompt alone could
+    // be the redraw after Tab.
+    p.exp_string("\x1b[?2004l").expect("accepted");
     p.exp_string("pfcsh# ").expect("prompt");
     p.send_line("show | compare").expect("send");
     p.exp_string("- set interfaces interface lab0 bridge-port pfc pfc-enable p3").expect("old");
