@@ -319,6 +319,31 @@ fn public_key_login_from_a_key_file() {
 }
 
 #[test]
+fn subscribed_session_receives_notifications_and_times_out_without_one() {
+    let live = Live::start();
+    let mut listener = live.connect();
+    listener.create_subscription(None).expect("subscribed");
+    // Nothing happened yet: a short wait comes back empty, and the session still works.
+    assert_eq!(listener.next_notification(Duration::from_millis(200)).expect("wait"), None);
+    // Another session's commit raises netconf-config-change (RFC 6470).
+    let mut editor = live.connect();
+    editor.edit_config(Datastore::Candidate, &ifs(&iface("ge5", "five")), None).expect("edit");
+    editor.commit().expect("commit");
+    // (netconf-session-start for the editor's session may come first.)
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    let mut seen = Vec::new();
+    while !seen.iter().any(|n: &String| n.contains("netconf-config-change")) {
+        assert!(std::time::Instant::now() < deadline, "no netconf-config-change: {seen:?}");
+        if let Some(n) = listener.next_notification(Duration::from_secs(1)).expect("read") {
+            seen.push(n);
+        }
+    }
+    // rpc() still works on a subscribed session.
+    listener.get_config(Datastore::Running, Some(&if_filter())).expect("get-config");
+    editor.close_session().expect("close");
+}
+
+#[test]
 fn host_key_pin_is_checked() {
     let live = Live::start();
     let pub_line = std::fs::read_to_string(live.dir.path().join("state/ssh_host_ed25519_key.pub"))
@@ -326,6 +351,10 @@ fn host_key_pin_is_checked() {
     let host_key = PublicKey::from_openssh(pub_line.trim()).expect("public key");
     let fp = host_key.fingerprint(HashAlg::Sha256).as_bytes().to_vec();
     let mut opts = live.alice();
+    // What the client reports is what a pin must hold: pinning on first use works.
+    let unpinned = live.connect();
+    assert_eq!(unpinned.host_key_sha256(), fp.as_slice());
+    unpinned.close_session().expect("close");
     opts.host_key_sha256 = Some(fp.clone());
     Client::connect(&opts).expect("the right pin").close_session().expect("close");
     let mut wrong = fp;

@@ -31,7 +31,7 @@ use std::time::Duration;
 
 pub use error::{Error, Result};
 pub use ops::{Datastore, DefaultOperation};
-pub use reply::{Incoming, Reply, RpcError, NOTIFICATION_NS};
+pub use reply::{parse_message, Incoming, Reply, RpcError, NOTIFICATION_NS};
 pub use transport::{Auth, ConnectOptions};
 
 use crate::framing::Framing;
@@ -90,6 +90,46 @@ impl Client {
     /// carry `?module=...` parameters).
     pub fn has_capability(&self, prefix: &str) -> bool {
         self.capabilities.iter().any(|c| c.starts_with(prefix))
+    }
+
+    /// SHA-256 of the server's host key blob (what `ssh-keygen -lf` shows before base64):
+    /// what a caller pins after first use, to pass as
+    /// [`ConnectOptions::host_key_sha256`] next time.
+    pub fn host_key_sha256(&self) -> &[u8] {
+        self.transport.host_key_sha256()
+    }
+
+    /// `<create-subscription/>` (RFC 5277) on the `NETCONF` stream, or `stream`.
+    /// Notifications then arrive between replies: read them with
+    /// [`Client::next_notification`] ([`Client::rpc`] skips them).
+    pub fn create_subscription(&mut self, stream: Option<&str>) -> Result<()> {
+        let stream = stream.map(|s| format!("<stream>{s}</stream>")).unwrap_or_default();
+        let reply = self
+            .rpc(&format!(
+                "<create-subscription xmlns=\"{NOTIFICATION_NS}\">{stream}</create-subscription>"
+            ))?
+            .into_result()?;
+        if reply.is_ok() {
+            Ok(())
+        } else {
+            Err(Error::Protocol(format!("expected <ok/>, got: {}", reply.raw())))
+        }
+    }
+
+    /// The next `<notification>` (raw XML), waiting at most `wait`: `Ok(None)` when none came
+    /// in time, so a caller can look at a Ctrl-C flag between waits. A stray reply is an error.
+    pub fn next_notification(&mut self, wait: Duration) -> Result<Option<String>> {
+        let Some(bytes) = self.transport.recv_within(wait)? else {
+            return Ok(None);
+        };
+        let text = String::from_utf8(bytes)
+            .map_err(|_| Error::Protocol("a message that is not UTF-8".into()))?;
+        match reply::parse_message(text)? {
+            Incoming::Notification(n) => Ok(Some(n)),
+            Incoming::Reply(r) => {
+                Err(Error::Protocol(format!("a reply while no rpc was sent: {}", r.raw())))
+            }
+        }
     }
 
     /// The negotiated framing.

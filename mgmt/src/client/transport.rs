@@ -18,6 +18,9 @@ pub enum Auth {
     /// Public-key authentication with an unencrypted private key file (OpenSSH or PEM
     /// format; libssh2 derives the public key from it).
     KeyFile(PathBuf),
+    /// Public-key authentication with whichever identity a running ssh-agent
+    /// (`$SSH_AUTH_SOCK`) holds that the server accepts, tried in the agent's order.
+    Agent,
 }
 
 impl Auth {
@@ -25,6 +28,7 @@ impl Auth {
         match self {
             Auth::Password(_) => "password",
             Auth::KeyFile(_) => "public key",
+            Auth::Agent => "ssh-agent",
         }
     }
 }
@@ -80,7 +84,31 @@ pub(crate) struct Transport {
     out: Framing,
     timeout: Duration,
     buf: Vec<u8>,
+    /// SHA-256 of the server's host key blob, as libssh2 saw it during the handshake.
+    host_key_sha256: Vec<u8>,
 }
+
+/// Tries each identity the ssh-agent holds until the server accepts one.
+fn agent_auth(session: &ssh2::Session, user: &str) -> std::result::Result<(), ssh2::Error> {
+    let mut agent = session.agent()?;
+    agent.connect()?;
+    agent.list_identities()?;
+    let mut last = ssh2::Error::new(
+        ssh2::ErrorCode::Session(LIBSSH2_ERROR_PUBLICKEY_UNVERIFIED),
+        "the ssh-agent holds no key the server accepts",
+    );
+    for identity in agent.identities()? {
+        match agent.userauth(user, &identity) {
+            Ok(()) => return Ok(()),
+            Err(e) => last = e,
+        }
+    }
+    let _ = agent.disconnect();
+    Err(last)
+}
+
+/// libssh2's "public key unverified" code, for "no identity worked".
+const LIBSSH2_ERROR_PUBLICKEY_UNVERIFIED: i32 = -19;
 
 /// libssh2's time-out code; ssh2 turns it into `io::ErrorKind::TimedOut` on channel I/O.
 const LIBSSH2_ERROR_TIMEOUT: i32 = -9;
@@ -125,16 +153,21 @@ impl Transport {
         session.set_tcp_stream(tcp);
         session.handshake().map_err(ssh_error("handshake", timeout))?;
 
+        let host_key_sha256 =
+            session.host_key_hash(ssh2::HashType::Sha256).unwrap_or_default().to_vec();
         if let Some(expected) = &opts.host_key_sha256 {
-            let actual = session.host_key_hash(ssh2::HashType::Sha256).unwrap_or_default();
-            if actual != expected.as_slice() {
-                return Err(Error::HostKey { expected: hex(expected), actual: hex(actual) });
+            if host_key_sha256 != expected.as_slice() {
+                return Err(Error::HostKey {
+                    expected: hex(expected),
+                    actual: hex(&host_key_sha256),
+                });
             }
         }
 
         let auth_result = match &opts.auth {
             Auth::Password(pw) => session.userauth_password(&opts.user, pw),
             Auth::KeyFile(path) => session.userauth_pubkey_file(&opts.user, None, path, None),
+            Auth::Agent => agent_auth(&session, &opts.user),
         };
         match auth_result {
             Ok(()) if session.authenticated() => {}
@@ -171,7 +204,26 @@ impl Transport {
             out: Framing::EndOfMessage,
             timeout,
             buf: vec![0; 64 * 1024],
+            host_key_sha256,
         })
+    }
+
+    /// SHA-256 of the server's host key blob (empty if libssh2 gave none).
+    pub(crate) fn host_key_sha256(&self) -> &[u8] {
+        &self.host_key_sha256
+    }
+
+    /// Waits at most `wait` for the next complete message: `Ok(None)` when none came in
+    /// time. A message half received stays in the decoder for the next call.
+    pub(crate) fn recv_within(&mut self, wait: Duration) -> Result<Option<Vec<u8>>> {
+        self.session.set_timeout(u32::try_from(wait.as_millis()).unwrap_or(u32::MAX).max(1));
+        let got = self.recv();
+        self.session.set_timeout(u32::try_from(self.timeout.as_millis()).unwrap_or(u32::MAX));
+        match got {
+            Ok(m) => Ok(Some(m)),
+            Err(Error::Timeout { .. }) => Ok(None),
+            Err(e) => Err(e),
+        }
     }
 
     /// Switches both directions' framing (after the hellos).

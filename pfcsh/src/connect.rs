@@ -1,0 +1,100 @@
+//! From flags and `config.toml` to an authenticated NETCONF session, with the host key
+//! checked against (or, on first use, pinned in) `known_hosts`. Every failure is one line.
+
+use std::io::IsTerminal as _;
+use std::time::Duration;
+
+use mgmt::client::{Auth, Client, ConnectOptions, Error};
+
+use crate::cli::Args;
+use crate::known_hosts::{digest_of, host_id, KnownHosts};
+use crate::settings::FileSettings;
+
+/// The default NETCONF-over-SSH port.
+pub const DEFAULT_PORT: u16 = 830;
+
+/// Connects as `args` and the settings file say; `Err` is the one line to print.
+pub fn connect(args: &Args) -> Result<Client, String> {
+    let file = FileSettings::load(&crate::paths::config_file())?;
+    let host = args.host.clone().or(file.host).unwrap_or_else(|| "127.0.0.1".into());
+    let port = args.port.or(file.port).unwrap_or(DEFAULT_PORT);
+    let user = args
+        .user
+        .clone()
+        .or(file.user)
+        .or_else(|| std::env::var("USER").ok())
+        .unwrap_or_else(|| "admin".into());
+    let interactive = std::io::stdin().is_terminal();
+    let auth = if let Some(path) = args.password_file.clone().or(file.password_file.clone()) {
+        let text = std::fs::read_to_string(&path)
+            .map_err(|e| format!("cannot read the password file {}: {e}", path.display()))?;
+        Auth::Password(text.trim_end_matches(['\n', '\r']).to_string())
+    } else if let Some(key) = args.key.clone().or(file.key.clone()) {
+        Auth::KeyFile(key)
+    } else if std::env::var_os("SSH_AUTH_SOCK").is_some() {
+        Auth::Agent
+    } else if interactive {
+        prompt(&user, &host)?
+    } else {
+        return Err(format!(
+            "no credentials for {user}@{host}: give --password-file or --key (or run an ssh-agent)"
+        ));
+    };
+
+    let id = host_id(&host, port);
+    let known_path = crate::paths::known_hosts_file();
+    let mut known = KnownHosts::load(&known_path);
+    let pinned = known.pinned(&id).map(str::to_string);
+    let mut opts = ConnectOptions::new(host.clone(), port, user.clone(), auth.clone());
+    opts.timeout = Duration::from_secs(args.timeout.max(1));
+    opts.host_key_sha256 = pinned.as_deref().and_then(digest_of);
+
+    let client = match Client::connect(&opts) {
+        // No agent key was accepted: ask for the password when someone can type it.
+        Err(Error::Auth { .. }) if matches!(auth, Auth::Agent) && interactive => {
+            opts.auth = prompt(&user, &host)?;
+            Client::connect(&opts)
+        }
+        other => other,
+    }
+    .map_err(|e| explain(&e, &id, &user, known.path()))?;
+
+    if pinned.is_none() {
+        let digest = hex::encode(client.host_key_sha256());
+        known.pin(&id, &digest).map_err(|e| {
+            format!("cannot record the host key in {}: {e}", known.path().display())
+        })?;
+        eprintln!(
+            "pfcsh: first connection to {id}: host key SHA-256 {digest} pinned in {}",
+            known.path().display()
+        );
+    }
+    Ok(client)
+}
+
+fn prompt(user: &str, host: &str) -> Result<Auth, String> {
+    rpassword::prompt_password(format!("{user}@{host}'s password: "))
+        .map(Auth::Password)
+        .map_err(|e| format!("cannot read the password: {e}"))
+}
+
+/// One line for a failed connection.
+fn explain(e: &Error, id: &str, user: &str, known: &std::path::Path) -> String {
+    match e {
+        Error::HostKey { actual, .. } => format!(
+            "the host key of {id} has changed (SHA-256 now {actual}): refusing to connect; if the \
+             change is expected, delete the line for {id} in {}",
+            known.display()
+        ),
+        Error::Auth { method, .. } => {
+            format!("login as {user} at {id} refused ({method}): check the user and its password or key")
+        }
+        Error::Connect { addr, source } => {
+            format!("cannot connect to {addr}: {source} (is pfcd running there?)")
+        }
+        Error::Timeout { stage, after } => {
+            format!("{id} did not answer within {}s ({stage})", after.as_secs())
+        }
+        other => format!("cannot open a NETCONF session with {id}: {other}"),
+    }
+}

@@ -1,0 +1,166 @@
+//! The interactive loop on rustyline: Tab completes from `complete.rs`, `?` lists what may
+//! come next with descriptions (without inserting a `?`), history persists in
+//! `~/.local/share/pfcsh/history`.
+//!
+//! `?` is bound to accept the line with a flag set: the loop prints the help and hands the
+//! same line back to the editor with the cursor where it was. rustyline's key handlers must
+//! be `Send + Sync` and so cannot reach the session (and the NETCONF client) that the help
+//! needs; the loop can.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Arc;
+
+use rustyline::completion::{Completer, Pair};
+use rustyline::error::ReadlineError;
+use rustyline::highlight::Highlighter;
+use rustyline::hint::Hinter;
+use rustyline::history::{DefaultHistory, History as _};
+use rustyline::validate::Validator;
+use rustyline::{
+    Cmd, CompletionType, ConditionalEventHandler, Config, Editor, Event, EventContext,
+    EventHandler, Helper, KeyEvent, RepeatCount,
+};
+
+use crate::complete::{at_cursor, matching};
+use crate::shell::{Flow, Session};
+
+/// Completion over the shared session.
+struct ShellHelper {
+    session: Rc<RefCell<Session>>,
+}
+
+impl Completer for ShellHelper {
+    type Candidate = Pair;
+
+    fn complete(
+        &self,
+        line: &str,
+        pos: usize,
+        _ctx: &rustyline::Context<'_>,
+    ) -> rustyline::Result<(usize, Vec<Pair>)> {
+        let mut session = self.session.borrow_mut();
+        let (start, partial, all) = at_cursor(&mut session, &line[..pos]);
+        let pairs = matching(&all, &partial)
+            .into_iter()
+            .filter(|c| !c.word.is_empty())
+            .map(|c| Pair {
+                display: c.word.clone(),
+                replacement: format!("{} ", crate::words::quote(&c.word)),
+            })
+            .collect();
+        Ok((start, pairs))
+    }
+}
+
+impl Hinter for ShellHelper {
+    type Hint = String;
+}
+impl Highlighter for ShellHelper {}
+impl Validator for ShellHelper {}
+impl Helper for ShellHelper {}
+
+/// `?`: remember where the cursor was and accept the line.
+struct QuestionMark {
+    asked: Arc<AtomicBool>,
+    pos: Arc<AtomicUsize>,
+}
+
+impl ConditionalEventHandler for QuestionMark {
+    fn handle(&self, _: &Event, _: RepeatCount, _: bool, ctx: &EventContext<'_>) -> Option<Cmd> {
+        self.asked.store(true, Ordering::SeqCst);
+        self.pos.store(ctx.pos(), Ordering::SeqCst);
+        Some(Cmd::AcceptLine)
+    }
+}
+
+/// The `?` listing for `line` (text before the cursor).
+pub fn help_text(session: &mut Session, line: &str) -> String {
+    let (_, partial, all) = at_cursor(session, line);
+    let shown = matching(&all, &partial);
+    if shown.is_empty() {
+        return "  (nothing may come here)\n".into();
+    }
+    let width = shown.iter().map(|c| c.word.chars().count()).max().unwrap_or(0).max(8);
+    let mut out = String::from("Possible completions:\n");
+    for c in shown {
+        let help: String = c.help.chars().take(78usize.saturating_sub(width + 4)).collect();
+        if c.word.is_empty() {
+            out += &format!("  {help}\n");
+        } else {
+            out += &format!("  {:<width$}  {help}\n", c.word);
+        }
+    }
+    out
+}
+
+/// Runs the interactive shell until `exit` or Ctrl-D. Errors of commands are printed and the
+/// loop goes on; the return value says whether any command failed.
+pub fn run(session: Session) -> Result<bool, String> {
+    let session = Rc::new(RefCell::new(session));
+    let config = Config::builder()
+        .completion_type(CompletionType::List)
+        .auto_add_history(false)
+        .max_history_size(5000)
+        .map_err(|e| e.to_string())?
+        .build();
+    let mut editor: Editor<ShellHelper, DefaultHistory> =
+        Editor::with_config(config).map_err(|e| format!("cannot start line editing: {e}"))?;
+    editor.set_helper(Some(ShellHelper { session: Rc::clone(&session) }));
+    let asked = Arc::new(AtomicBool::new(false));
+    let pos = Arc::new(AtomicUsize::new(0));
+    editor.bind_sequence(
+        KeyEvent::from('?'),
+        EventHandler::Conditional(Box::new(QuestionMark {
+            asked: Arc::clone(&asked),
+            pos: Arc::clone(&pos),
+        })),
+    );
+    let history = crate::paths::history_file();
+    let _ = editor.load_history(&history);
+    let mut failed = false;
+    let mut initial: Option<(String, String)> = None;
+    loop {
+        let prompt = session.borrow().prompt();
+        let read = match initial.take() {
+            Some((left, right)) => editor.readline_with_initial(prompt, (&left, &right)),
+            None => editor.readline(prompt),
+        };
+        let line = match read {
+            Ok(line) => line,
+            Err(ReadlineError::Interrupted) => continue,
+            Err(ReadlineError::Eof) => break,
+            Err(e) => return Err(format!("line editing failed: {e}")),
+        };
+        if asked.swap(false, Ordering::SeqCst) {
+            let at = pos.load(Ordering::SeqCst).min(line.len());
+            let at = (0..=at).rev().find(|i| line.is_char_boundary(*i)).unwrap_or(0);
+            print!("{}", help_text(&mut session.borrow_mut(), &line[..at]));
+            initial = Some((line[..at].to_string(), line[at..].to_string()));
+            continue;
+        }
+        if !line.trim().is_empty() {
+            let _ = editor.history_mut().add(line.trim());
+            save_history(&mut editor, &history);
+        }
+        let outcome = session.borrow_mut().execute(&line);
+        match outcome {
+            Ok(Flow::Continue) => {}
+            Ok(Flow::Quit) => break,
+            Err(e) => {
+                failed = true;
+                println!("error: {e}");
+            }
+        }
+    }
+    save_history(&mut editor, &history);
+    Ok(failed)
+}
+
+fn save_history(editor: &mut Editor<ShellHelper, DefaultHistory>, path: &std::path::Path) {
+    if let Some(dir) = path.parent() {
+        let _ = std::fs::create_dir_all(dir);
+    }
+    let _ = editor.save_history(path);
+}

@@ -1,0 +1,87 @@
+//! The subtree filters of the show commands: each asks for what its table shows, one port's
+//! entries when a port is named.
+
+pub const IF_NS: &str = "urn:ietf:params:xml:ns:yang:ietf-interfaces";
+pub const DOT1Q_NS: &str = "urn:ieee:std:802.1Q:yang:ieee802-dot1q-bridge";
+pub const PFCB_NS: &str = "urn:ieee:std:802.1Q:yang:ieee802-dot1q-pfc-bridge";
+pub const LLDP_NS: &str = "urn:ieee:std:802.1AB:yang:ieee802-dot1ab-lldp";
+pub const PIPELINE_NS: &str = "urn:pfcd:yang:pfcd-pipeline";
+
+fn name(port: Option<&str>) -> String {
+    match port {
+        Some(p) => format!("<name>{}</name>", quick_xml::escape::escape(p)),
+        None => "<name/>".into(),
+    }
+}
+
+/// `/interfaces/interface/bridge-port/pfc` with `inner` selected inside `pfc`.
+pub fn pfc(port: Option<&str>, inner: &str) -> String {
+    format!(
+        "<interfaces xmlns=\"{IF_NS}\"><interface>{}<bridge-port xmlns=\"{DOT1Q_NS}\">\
+         <pfc xmlns=\"{PFCB_NS}\">{inner}</pfc></bridge-port></interface></interfaces>",
+        name(port)
+    )
+}
+
+/// `/lldp/port` with `inner` selected.
+pub fn lldp(port: Option<&str>, inner: &str) -> String {
+    format!("<lldp xmlns=\"{LLDP_NS}\"><port>{}{inner}</port></lldp>", name(port))
+}
+
+/// `show interfaces pfc`.
+pub fn interfaces_pfc(port: Option<&str>) -> String {
+    pfc(
+        port,
+        "<pfc-enable/><oper-pfc-enable/><link-pause/><pfc-requests/><pfc-indications/>\
+         <allowance-in-force/><allowance-source/><allowance-clamp/><receive-buffer-size/>\
+         <priority><priority/><priority-paused/><pause-time-remaining/><xoff/><occupancy/>\
+         <frames-dropped/><pfc-requests/><pfc-indications/></priority>",
+    )
+}
+
+/// `show headroom`.
+pub fn headroom(port: Option<&str>) -> String {
+    pfc(
+        port,
+        "<pfc-link-delay-allowance/><pfc-headroom-allowance/><allowance-in-force/>\
+         <allowance-source/><allowance-clamp/><calculated-allowance/>\
+         <calculated-allowance-method/><receive-buffer-size/><headroom/>",
+    )
+}
+
+/// `show dcbx`: the port's own PFC Enable (admin), and LLDP's view of both ends.
+pub fn dcbx(port: Option<&str>) -> String {
+    pfc(port, "<pfc-enable/><oper-pfc-enable/>")
+        + &lldp(
+            port,
+            "<dest-mac-address/><pfc-tlv-extension xmlns=\"urn:ieee:std:802.1Q:yang:ieee802-dot1q-lldp-dcbx-tlv\"/>\
+             <remote-systems-data><time-mark/><remote-index/><system-name/>\
+             <pfc-tlv-extension xmlns=\"urn:ieee:std:802.1Q:yang:ieee802-dot1q-lldp-dcbx-tlv\"/>\
+             </remote-systems-data>\
+             <pfc-dcbx xmlns=\"urn:ieee:std:802.1Q:yang:ieee802-dot1q-lldp-pfc-tlv\"/>",
+        )
+}
+
+/// `show lldp neighbors`.
+pub fn lldp_neighbors(port: Option<&str>) -> String {
+    lldp(port, "<dest-mac-address/><remote-systems-data/>")
+}
+
+/// `show pipeline`.
+pub fn pipeline() -> String {
+    format!(
+        "<pipeline xmlns=\"{PIPELINE_NS}\"/><interfaces xmlns=\"{IF_NS}\"><interface><name/>\
+         <bridge-port xmlns=\"{DOT1Q_NS}\"><pipeline xmlns=\"{PIPELINE_NS}\"/></bridge-port>\
+         </interface></interfaces>"
+    )
+}
+
+/// `show counters`.
+pub fn counters(port: Option<&str>) -> String {
+    pfc(
+        port,
+        "<pfc-requests/><pfc-indications/><pause-frames-sent/><pause-frames-received/>\
+         <pause-frames-ignored/><pfc-frames-ignored/><mac-control-discarded/><discontinuity-time/>\
+         <priority><priority/><frames-accepted/><frames-dropped/></priority>",
+    ) + &lldp(port, "<dest-mac-address/><tx-statistics/><rx-statistics/>")
+}

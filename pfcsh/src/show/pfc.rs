@@ -1,0 +1,109 @@
+//! `show interfaces pfc [PORT]`: enabled and paused priorities, requests and indications, the
+//! allowance in force and where it comes from; one port adds its priorities.
+
+use serde_json::Value;
+
+use super::table::{pairs, Align, Table};
+use super::units::{bits, grouped, kib_of_bits, priorities, quanta};
+use super::{interfaces, name_of, or_dash};
+use crate::data::{flag, list, number, text};
+
+const PFC: &str = "bridge-port/pfc";
+
+fn paused(pfc: &Value) -> String {
+    let v: Vec<String> = list(pfc, "priority")
+        .iter()
+        .filter(|p| flag(p, "priority-paused") == Some(true))
+        .filter_map(|p| text(p, "priority"))
+        .collect();
+    if v.is_empty() {
+        "-".into()
+    } else {
+        v.join(",")
+    }
+}
+
+fn count(v: &Value, path: &str) -> String {
+    number(v, path).map(grouped).unwrap_or_else(|| "-".into())
+}
+
+pub fn render(v: &Value, port: Option<&str>) -> String {
+    let ports = interfaces(v);
+    if let (Some(_), [one]) = (port, ports) {
+        return detail(one);
+    }
+    let mut t = Table::new(&[
+        ("PORT", Align::Left),
+        ("PFC ON", Align::Left),
+        ("OPER", Align::Left),
+        ("PAUSED", Align::Left),
+        ("REQUESTS", Align::Right),
+        ("INDICATIONS", Align::Right),
+        ("ALLOWANCE", Align::Right),
+        ("SOURCE", Align::Left),
+    ]);
+    for i in ports {
+        let Some(pfc) = crate::data::at(i, PFC) else { continue };
+        t.row(vec![
+            name_of(i),
+            priorities(&text(pfc, "pfc-enable").unwrap_or_default()),
+            priorities(&text(pfc, "oper-pfc-enable").unwrap_or_default()),
+            paused(pfc),
+            count(pfc, "pfc-requests"),
+            count(pfc, "pfc-indications"),
+            number(pfc, "allowance-in-force").map(kib_of_bits).unwrap_or_else(|| "-".into()),
+            or_dash(text(pfc, "allowance-source")),
+        ]);
+    }
+    t.render()
+}
+
+fn detail(i: &Value) -> String {
+    let empty = Value::Null;
+    let pfc = crate::data::at(i, PFC).unwrap_or(&empty);
+    let mut out = format!("{}\n", name_of(i));
+    let clamp = text(pfc, "allowance-clamp").filter(|c| c != "none");
+    out += &pairs(&[
+        ("PFC enabled", priorities(&text(pfc, "pfc-enable").unwrap_or_default())),
+        ("operational", priorities(&text(pfc, "oper-pfc-enable").unwrap_or_default())),
+        ("paused now", paused(pfc)),
+        ("requests sent", count(pfc, "pfc-requests")),
+        ("indications received", count(pfc, "pfc-indications")),
+        (
+            "allowance in force",
+            number(pfc, "allowance-in-force").map(bits).unwrap_or_else(|| "-".into())
+                + &clamp.map(|c| format!(", clamped to the {c}")).unwrap_or_default(),
+        ),
+        ("allowance source", or_dash(text(pfc, "allowance-source"))),
+        (
+            "receive buffer",
+            number(pfc, "receive-buffer-size").map(bits).unwrap_or_else(|| "-".into()),
+        ),
+    ]);
+    let mut t = Table::new(&[
+        ("PRIO", Align::Right),
+        ("PAUSED", Align::Left),
+        ("REMAINING", Align::Right),
+        ("XOFF", Align::Left),
+        ("OCCUPANCY", Align::Right),
+        ("DROPPED", Align::Right),
+        ("REQUESTS", Align::Right),
+        ("INDICATIONS", Align::Right),
+    ]);
+    for p in list(pfc, "priority") {
+        let yes = |path| if flag(p, path) == Some(true) { "yes" } else { "no" }.to_string();
+        t.row(vec![
+            or_dash(text(p, "priority")),
+            yes("priority-paused"),
+            number(p, "pause-time-remaining").map(quanta).unwrap_or_else(|| "-".into()),
+            yes("xoff"),
+            number(p, "occupancy")
+                .map(|b| format!("{} bits", grouped(b)))
+                .unwrap_or_else(|| "-".into()),
+            count(p, "frames-dropped"),
+            count(p, "pfc-requests"),
+            count(p, "pfc-indications"),
+        ]);
+    }
+    out + "\n" + &t.render()
+}
