@@ -148,9 +148,14 @@ fn top_leaf(pfc: &str, leaf: &str) -> Option<String> {
     value(&top, leaf)
 }
 
-/// The first `<leaf>value</leaf>` in `xml`.
+/// The first `<leaf>value</leaf>` in `xml` (the start tag may declare namespaces, as identity
+/// values' leaves declare their prefix).
 fn value(xml: &str, leaf: &str) -> Option<String> {
-    let start = xml.find(&format!("<{leaf}>"))? + leaf.len() + 2;
+    let open = [format!("<{leaf}>"), format!("<{leaf} ")]
+        .iter()
+        .filter_map(|tag| xml.find(tag.as_str()))
+        .min()?;
+    let start = xml[open..].find('>')? + open + 1;
     let end = xml[start..].find(&format!("</{leaf}>"))? + start;
     Some(xml[start..end].to_string())
 }
@@ -328,7 +333,7 @@ fn the_lab_pauses_and_the_under_provisioned_port_stops_dropping_once_measured() 
     assert!(
         notes.iter().any(|n| n.contains("<headroom-allowance-changed")
             && n.contains("<interface>lab2</interface>")
-            && n.contains("<new-source>pfc:measured</new-source>")
+            && value(n, "new-source").as_deref() == Some("pfc:measured")
             && n.contains(&format!("<new-allowance>{allowance}</new-allowance>"))),
         "{notes:#?}"
     );
@@ -613,7 +618,7 @@ fn a_willing_peer_adopts_our_pfc_enable_within_a_second_and_the_headroom_is_meas
     assert!(
         notes.iter().any(|n| n.contains("<headroom-allowance-changed")
             && n.contains("<interface>lab0</interface>")
-            && n.contains("<new-source>pfc:measured</new-source>")),
+            && value(n, "new-source").as_deref() == Some("pfc:measured")),
         "a notification says the measurement is in force: {notes:#?}"
     );
     c.close_session().expect("close");

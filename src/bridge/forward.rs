@@ -39,7 +39,8 @@ pub struct Forwarder {
 const LOG_LIMIT: u64 = 64;
 
 impl Forwarder {
-    /// Handles a frame received on port `i` at `at` (engine time `now`).
+    /// Handles a frame received on port `i` at `at`, `now` in the pipeline's time (the kernel's
+    /// receive time: a PFC frame read late still pauses from when it came in).
     pub fn receive<P>(
         &mut self,
         ports: &mut [BridgePort<P>],

@@ -47,6 +47,9 @@ pub fn run<P: BridgeIo>(
         warn!(error = %e, "cannot reduce the timer slack; pauses may react later");
     }
     let start = Instant::now();
+    // The same moment on the clock the kernel stamps received frames with.
+    let start_unix =
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
     let cycle_ps = fwd.engine.config().cycle.as_ps().max(1);
     // Slots for the largest frame the bridge forwards, its VLAN tag restored; larger ones
     // are dropped by the socket layer and counted there.
@@ -58,13 +61,14 @@ pub fn run<P: BridgeIo>(
     while !stop.load(Ordering::Relaxed) {
         let wall = Instant::now();
         let now = Picos((wall - start).as_nanos() as u64 * 1_000);
-        receive(&mut ports, &mut batches, &mut fwd, now);
+        let received = receive(&mut ports, &mut batches, &mut fwd, Clock { start_unix, now });
         // The pipeline catches up with the wall clock.
         let target = now.as_ps() / cycle_ps;
         let behind = target.saturating_sub(fwd.engine.now().as_ps() / cycle_ps);
         fwd.engine.run(behind);
         fwd.engine.take_departures(&mut departures);
         let sent_at = Instant::now();
+        let moved = received > 0 || !departures.is_empty();
         for d in departures.drain(..) {
             let p = usize::from(d.port);
             if p < ports.len() {
@@ -87,7 +91,7 @@ pub fn run<P: BridgeIo>(
             publish(&published, &ports, &fwd);
             last_publish = wall;
         }
-        wait(&ports, &fwd, now);
+        wait(&ports, &fwd, now, moved);
     }
     publish(&published, &ports, &fwd);
 }
@@ -100,8 +104,8 @@ fn receive<P: BridgeIo>(
     ports: &mut [BridgePort<P>],
     batches: &mut [RxBatch],
     fwd: &mut Forwarder,
-    now: Picos,
-) {
+    clock: Clock,
+) -> usize {
     for (port, batch) in ports.iter_mut().zip(batches.iter_mut()) {
         if let Err(e) = port.io.recv_many(batch) {
             warn!(port = %port.setup.name, error = %e, "receive failed");
@@ -110,10 +114,32 @@ fn receive<P: BridgeIo>(
     let at = Instant::now();
     for control_pass in [true, false] {
         for (i, batch) in batches.iter().enumerate() {
-            for frame in batch.iter().filter(|f| is_mac_control(f) == control_pass) {
-                fwd.receive(ports, i, frame, at, now);
+            for k in 0..batch.len() {
+                let Some(frame) = batch.get(k) else { continue };
+                if is_mac_control(frame) == control_pass {
+                    let arrived = clock.arrival(batch.received_at(k), fwd.engine.now());
+                    fwd.receive(ports, i, frame, at, arrived);
+                }
             }
         }
+    }
+    batches.iter().map(RxBatch::len).sum()
+}
+
+/// The loop's clock: when it started on the kernel's receive clock, and the present turn.
+#[derive(Debug, Clone, Copy)]
+struct Clock {
+    start_unix: Duration,
+    now: Picos,
+}
+
+impl Clock {
+    /// A frame's arrival in the pipeline's time: the kernel's receive time, no earlier than the
+    /// pipeline (which cannot go back) and no later than this turn; this turn without one.
+    fn arrival(&self, received: Option<Duration>, pipeline: Picos) -> Picos {
+        let Some(t) = received else { return self.now };
+        let since_start = t.saturating_sub(self.start_unix);
+        Picos(since_start.as_nanos() as u64 * 1_000).max(pipeline).min(self.now)
     }
 }
 
@@ -228,10 +254,13 @@ fn headroom_measurement<P: FramePort>(port: &mut BridgePort<P>, now: Picos) {
     }
 }
 
-/// Sleeps until a frame arrives on any port, or the next thing due: soon while frames are in
-/// the bridge, at the next PFC refresh or pause end otherwise.
-fn wait<P: BridgeIo>(ports: &[BridgePort<P>], fwd: &Forwarder, now: Picos) {
-    let busy = fwd.store.in_use() > 0 || ports.iter().any(|p| !p.tx_backlog.is_empty());
+/// Sleeps until a frame arrives on any port, or the next thing due: soon while frames are
+/// moving through the bridge (`moved`: some came in or left in this turn), or wait for the
+/// socket; otherwise at the next PFC refresh, pause end or measurement deadline. Frames held by
+/// a pause wait without the loop spinning: a PFC storm costs no CPU.
+fn wait<P: BridgeIo>(ports: &[BridgePort<P>], fwd: &Forwarder, now: Picos, moved: bool) {
+    let backlog = ports.iter().any(|p| !p.tx_backlog.is_empty());
+    let busy = backlog || (moved && fwd.store.in_use() > 0);
     let mut timeout = if busy { BUSY_WAIT } else { IDLE_WAIT };
     for port in ports {
         let due = [

@@ -53,6 +53,8 @@ pub struct PortSnapshot {
     /// Per priority: the Pause FSM state and the external FIFO depth of the transmit side.
     pub fsm: Vec<String>,
     pub external_depth: [usize; PRIORITIES],
+    /// Per priority: frames waiting at QMAN (a halted class's frames wait here).
+    pub qman_backlog: [u64; PRIORITIES],
 }
 
 /// The counters, named as the JSON shows them.
@@ -157,6 +159,7 @@ impl BridgeSnapshot {
                         .iter()
                         .map(|v| fsm_name(v.map_or(FsmState::Idle, |v| v.fsm)).to_string())
                         .collect(),
+                    qman_backlog: std::array::from_fn(|n| fwd.engine.backlog(i, n)),
                     external_depth: std::array::from_fn(|n| {
                         views[n].map_or(0, |v| v.external_depth)
                     }),

@@ -13,7 +13,7 @@ use tracing::warn;
 
 use super::lldp::{counter32, misconfiguration_name, remote_totals, LLDP_NS, PFC_TLV_NS};
 use super::pfc::{clamp_name, source_identity};
-use super::xml::{leaf, pfc_enable_bits};
+use super::xml::{leaf, pfc_enable_bits, pfc_identity_leaf};
 use super::{PFC_BRIDGE_NS, PFC_NS};
 use crate::lab::Lab;
 use crate::ports::PortEvent;
@@ -48,15 +48,16 @@ fn system_totals(lab: &Lab, port: &str, own: RemoteStatistics) -> RemoteStatisti
 /// The notification for `event`.
 pub fn notification(event: &PortEvent) -> Element {
     let ns = PFC_BRIDGE_NS;
-    let source = |a: &Allowance| format!("pfc:{}", source_identity(a.source).0);
+    let source =
+        |name: &str, a: &Allowance| pfc_identity_leaf(ns, name, source_identity(a.source).0);
     let mut e = match event {
         PortEvent::AllowanceChanged { port, old, new } => {
             let mut e = Element::new(ns, "headroom-allowance-changed")
                 .with(leaf(ns, "interface", port))
                 .with(leaf(ns, "old-allowance", old.bits))
-                .with(leaf(ns, "old-source", source(old)))
+                .with(source("old-source", old))
                 .with(leaf(ns, "new-allowance", new.bits))
-                .with(leaf(ns, "new-source", source(new)));
+                .with(source("new-source", new));
             if let Some(clamp) = source_identity(new.source).1 {
                 e.push(leaf(ns, "clamp", clamp_name(clamp)));
             }
@@ -68,7 +69,7 @@ pub fn notification(event: &PortEvent) -> Element {
                 .with(leaf(ns, "priority", priority))
                 .with(leaf(ns, "frames-dropped", frames_dropped))
                 .with(leaf(ns, "allowance-in-force", allowance.bits))
-                .with(leaf(ns, "allowance-source", source(allowance)))
+                .with(source("allowance-source", allowance))
         }
         PortEvent::DcbxMisconfiguration { port, view } => {
             let ns = PFC_TLV_NS;

@@ -13,7 +13,8 @@ use tracing::{info, warn};
 
 use super::interfaces::{bridge_ports, bridge_state, check_port_exists};
 use super::xml::{
-    child_text, child_u64, identity_name, leaf, pfc_enable_bits, pfc_enable_mask, pfc_path,
+    child_text, child_u64, identity_name, leaf, pfc_enable_bits, pfc_enable_mask,
+    pfc_identity_leaf, pfc_path,
 };
 use super::{lldp, pipeline, DOT1Q_NS, IF_NS, PFC_BRIDGE_NS, PFC_NS};
 use crate::lab::Lab;
@@ -361,7 +362,7 @@ fn pfc_state(s: &PortSnapshot) -> Element {
             intent.headroom_allowance_bits.unwrap_or(intent.link_delay_allowance_bits),
         ))
         .with(leaf(ns, "allowance-in-force", a.bits))
-        .with(leaf(ns, "allowance-source", format!("pfc:{source}")));
+        .with(pfc_identity_leaf(ns, "allowance-source", source));
     if let Some(clamp) = clamp {
         pfc.push(leaf(ns, "allowance-clamp", clamp_name(clamp)));
     }
@@ -371,7 +372,7 @@ fn pfc_state(s: &PortSnapshot) -> Element {
             Method::Measurement => "measured",
         };
         pfc.push(leaf(ns, "calculated-allowance", bits));
-        pfc.push(leaf(ns, "calculated-allowance-method", format!("pfc:{method}")));
+        pfc.push(pfc_identity_leaf(ns, "calculated-allowance-method", method));
     }
     pfc.push(leaf(ns, "oper-pfc-enable", pfc_enable_bits(s.oper_pfc_enable)));
     pfc.push(leaf(ns, "oper-link-pause", false));
@@ -382,10 +383,10 @@ fn pfc_state(s: &PortSnapshot) -> Element {
     pfc.push(leaf(ns, "pfc-frames-ignored", s.pfc_frames_ignored));
     pfc.push(leaf(ns, "mac-control-discarded", s.mac_control_discarded));
     pfc.push(leaf(ns, "discontinuity-time", mgmt::notify::format_time(s.discontinuity_time)));
-    let mut headroom = Element::new(ns, "headroom").with(leaf(
+    let mut headroom = Element::new(ns, "headroom").with(pfc_identity_leaf(
         ns,
         "method-in-force",
-        format!("pfc:{}", s.method_in_force.as_str()),
+        s.method_in_force.as_str(),
     ));
     let r = &s.results;
     if let Some(bits) = r.calculation_bits {

@@ -7,6 +7,15 @@ pub fn leaf(ns: &str, name: &str, value: impl std::fmt::Display) -> Element {
     Element::leaf(ns, name, value.to_string())
 }
 
+/// A leaf whose value is an identity of ieee802-dot1q-pfc (`pfc:measured`), with the prefix
+/// declared on the leaf itself so that the value resolves wherever the leaf is copied to
+/// (RFC 7950 §9.10.3: the prefix must be in scope where the value appears).
+pub fn pfc_identity_leaf(ns: &str, name: &str, identity: &str) -> Element {
+    let mut e = Element::leaf(ns, name, format!("pfc:{identity}"));
+    e.namespaces_mut().push((Some("pfc".into()), super::PFC_NS.into()));
+    e
+}
+
 /// The trimmed text of child `name`, if present.
 pub fn child_text(e: &Element, ns: &str, name: &str) -> Option<String> {
     e.child(ns, name).map(|c| c.text().trim().to_string())
@@ -68,5 +77,10 @@ mod tests {
         assert_eq!(pfc_enable_bits(0b0001_1001), "p0 p3 p4");
         assert_eq!(pfc_enable_mask(""), 0);
         assert_eq!(identity_name("pfc:measured"), "measured");
+        let xml = pfc_identity_leaf("urn:x", "source", "measured").to_xml();
+        assert!(
+            xml.contains(&format!("xmlns:pfc=\"{}\"", super::super::PFC_NS)),
+            "the prefix is declared: {xml}"
+        );
     }
 }

@@ -69,6 +69,7 @@ fn main() -> ExitCode {
     let options = RawOptions {
         promiscuous: true,
         recv_buffer: Some(4 << 20),
+        timestamps: true,
         send_buffer: Some(4 << 20),
         ..RawOptions::default()
     };

@@ -11,9 +11,14 @@ const SOL_PACKET: i32 = 263;
 const PACKET_AUXDATA: i32 = 8;
 const TPID_8021Q: u16 = 0x8100;
 
-/// Space a control buffer needs for one `tpacket_auxdata` (CMSG_SPACE of its 20 octets), with
-/// room to spare should the kernel add another message.
-pub(super) const CONTROL_LEN: usize = 64;
+/// `SOL_SOCKET` / `SCM_TIMESTAMPNS` (the receive time, a `struct timespec`).
+const SOL_SOCKET: i32 = 1;
+const SCM_TIMESTAMPNS: i32 = 35;
+
+/// Space a control buffer needs for one `tpacket_auxdata` (CMSG_SPACE of its 20 octets) and a
+/// receive timestamp (CMSG_SPACE of a 16-octet timespec), with room to spare should the kernel
+/// add another message.
+pub(super) const CONTROL_LEN: usize = 128;
 
 /// Octets of `struct cmsghdr` before its data: `cmsg_len` (size_t), level and type (int each),
 /// padded to the alignment of size_t.
@@ -39,24 +44,41 @@ impl StrippedTag {
     }
 }
 
-/// Finds the `PACKET_AUXDATA` message among the `len` octets of control data in `control` and
-/// returns the stripped tag it reports, if any.
-pub(super) fn stripped_tag(control: &[u8], len: usize) -> Option<StrippedTag> {
+/// The receive time the kernel stamped on the frame (`SO_TIMESTAMPNS`), as time since the Unix
+/// epoch (CLOCK_REALTIME), when the control data holds one.
+pub(super) fn timestamp(control: &[u8], len: usize) -> Option<std::time::Duration> {
+    let data = cmsg(control, len, SOL_SOCKET, SCM_TIMESTAMPNS)?;
+    if data.len() < 16 {
+        return None;
+    }
+    let secs = i64::from_ne_bytes(data[0..8].try_into().ok()?);
+    let nanos = i64::from_ne_bytes(data[8..16].try_into().ok()?);
+    Some(std::time::Duration::new(u64::try_from(secs).ok()?, u32::try_from(nanos).ok()?))
+}
+
+/// The data of the control message of `level` and `kind` among the `len` octets of `control`.
+fn cmsg(control: &[u8], len: usize, level: i32, kind: i32) -> Option<&[u8]> {
     let control = control.get(..len)?;
     let mut at = 0;
     while at + CMSG_HDR_LEN <= control.len() {
         let cmsg_len = read_usize(&control[at..]);
-        let level = read_i32(&control[at + std::mem::size_of::<usize>()..]);
-        let kind = read_i32(&control[at + std::mem::size_of::<usize>() + 4..]);
+        let l = read_i32(&control[at + std::mem::size_of::<usize>()..]);
+        let k = read_i32(&control[at + std::mem::size_of::<usize>() + 4..]);
         if cmsg_len < CMSG_HDR_LEN || at + cmsg_len > control.len() {
             return None;
         }
-        if level == SOL_PACKET && kind == PACKET_AUXDATA {
-            return aux_tag(&control[at + CMSG_HDR_LEN..at + cmsg_len]);
+        if l == level && k == kind {
+            return Some(&control[at + CMSG_HDR_LEN..at + cmsg_len]);
         }
         at += align(cmsg_len);
     }
     None
+}
+
+/// Finds the `PACKET_AUXDATA` message among the `len` octets of control data in `control` and
+/// returns the stripped tag it reports, if any.
+pub(super) fn stripped_tag(control: &[u8], len: usize) -> Option<StrippedTag> {
+    aux_tag(cmsg(control, len, SOL_PACKET, PACKET_AUXDATA)?)
 }
 
 /// `struct tpacket_auxdata`: tp_status, tp_len, tp_snaplen (u32 each), tp_mac, tp_net,

@@ -28,7 +28,7 @@ use socket2::{Domain, Socket, Type};
 
 use super::{FramePort, IoError};
 use crate::wire::MacAddr;
-use auxdata::{reinsert_tag, stripped_tag, CONTROL_LEN, HEADROOM};
+use auxdata::{reinsert_tag, stripped_tag, timestamp, CONTROL_LEN, HEADROOM};
 pub use sys::MAX_BATCH;
 
 /// `ETH_P_ALL`: every protocol.
@@ -45,6 +45,9 @@ pub struct RawOptions {
     /// Send straight to the driver's queue (`PACKET_QDISC_BYPASS`): no qdisc, lower latency,
     /// but the driver's queue filling shows as send errors instead of waiting in a qdisc.
     pub qdisc_bypass: bool,
+    /// Have the kernel stamp each frame with its receive time (`SO_TIMESTAMPNS`), which
+    /// [`RxBatch::received_at`] gives.
+    pub timestamps: bool,
     /// Socket receive buffer in octets (`SO_RCVBUFFORCE` as root, else capped by
     /// `net.core.rmem_max`); the kernel default holds about a hundred 1500-octet frames.
     pub recv_buffer: Option<usize>,
@@ -87,6 +90,10 @@ impl RawPort {
             .map_err(os("PACKET_AUXDATA"))?;
         // Kernels before 4.20 lack it; the PACKET_OUTGOING check below covers them.
         let _ = sys::set_int(fd, libc::SOL_PACKET, libc::PACKET_IGNORE_OUTGOING, 1);
+        if options.timestamps {
+            sys::set_int(fd, libc::SOL_SOCKET, libc::SO_TIMESTAMPNS, 1)
+                .map_err(os("SO_TIMESTAMPNS"))?;
+        }
         if options.qdisc_bypass {
             sys::set_int(fd, libc::SOL_PACKET, libc::PACKET_QDISC_BYPASS, 1)
                 .map_err(os("PACKET_QDISC_BYPASS"))?;
@@ -128,6 +135,7 @@ impl RawPort {
     /// then `batch.iter()`. Returns how many (0: none waiting).
     pub fn recv_batch(&mut self, batch: &mut RxBatch) -> Result<usize, IoError> {
         batch.frames.clear();
+        batch.received_at.clear();
         let slot = batch.slot_len;
         let cap = batch.capacity().min(MAX_BATCH);
         let mut meta = [sys::Received::default(); MAX_BATCH];
@@ -144,6 +152,7 @@ impl RawPort {
             let control = &batch.control[i * CONTROL_LEN..(i + 1) * CONTROL_LEN];
             if let Some((start, len)) = self.accept(m, data, control) {
                 batch.frames.push((i * slot + start, len));
+                batch.received_at.push(timestamp(control, m.control_len));
             }
         }
         Ok(batch.frames.len())
@@ -253,6 +262,8 @@ pub struct RxBatch {
     slot_len: usize,
     /// (offset in `data`, length) of each frame handed over by the last receive.
     frames: Vec<(usize, usize)>,
+    /// The kernel's receive time of each (with [`RawOptions::timestamps`]).
+    received_at: Vec<Option<std::time::Duration>>,
 }
 
 impl RxBatch {
@@ -266,6 +277,7 @@ impl RxBatch {
             control: vec![0; frames * CONTROL_LEN],
             slot_len,
             frames: Vec::with_capacity(frames),
+            received_at: Vec::with_capacity(frames),
         }
     }
 
@@ -285,6 +297,12 @@ impl RxBatch {
     /// Frame `i` of the last receive.
     pub fn get(&self, i: usize) -> Option<&[u8]> {
         self.frames.get(i).map(|&(at, len)| &self.data[at..at + len])
+    }
+
+    /// When the kernel received frame `i` of the last receive, as time since the Unix epoch
+    /// (with [`RawOptions::timestamps`]).
+    pub fn received_at(&self, i: usize) -> Option<std::time::Duration> {
+        self.received_at.get(i).copied().flatten()
     }
 
     /// The frames of the last receive, in arrival order.
