@@ -81,7 +81,7 @@ pub fn run<P: BridgeIo>(
         for port in ports.iter_mut() {
             track_resumes(port, now);
             pfc_initiator(port, now);
-            headroom_measurement(port, now);
+            headroom_measurement(port, start);
         }
         if wall - last_age >= AGE_EVERY {
             fwd.fdb.age(wall);
@@ -234,8 +234,11 @@ fn pfc_initiator<P: FramePort>(port: &mut BridgePort<P>, now: Picos) {
 
 /// The port's measurement participant sends what it has (requests, responses), and a new
 /// estimate is put in force.
-fn headroom_measurement<P: FramePort>(port: &mut BridgePort<P>, now: Picos) {
+fn headroom_measurement<P: FramePort>(port: &mut BridgePort<P>, start: Instant) {
     let Some(m) = port.measure.as_mut() else { return };
+    // The clock read just before the HMPDU goes to the socket, not at the start of the turn:
+    // a request's timestamp and a response's adjustment are then off by the send call alone.
+    let now = Picos(start.elapsed().as_nanos() as u64 * 1_000);
     while m.wants_transmit(now, Interface::Unprotected) {
         let Some(pdu) = m.poll_transmit(now, Interface::Unprotected, Picos::ZERO) else { break };
         if let Err(e) = port.io.send(&pdu.to_vec()) {
