@@ -59,8 +59,8 @@ impl BridgePortSetup {
 }
 
 /// What a port counted. Discards say why, so a test or an operator can tell a bad peer from a
-/// full buffer.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+/// full buffer. (The state file shows them by these names.)
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
 pub struct PortCounters {
     pub rx_frames: u64,
     pub rx_octets: u64,

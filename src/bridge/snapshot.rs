@@ -29,7 +29,7 @@ pub struct PortSnapshot {
     pub name: String,
     pub pfc_enable: u8,
     #[serde(flatten)]
-    pub counters: CountersView,
+    pub counters: PortCounters,
     /// Receive buffer occupancy and its peak per priority, octets.
     pub occupancy: [u64; PRIORITIES],
     pub occupancy_peak: [u64; PRIORITIES],
@@ -55,58 +55,6 @@ pub struct PortSnapshot {
     pub external_depth: [usize; PRIORITIES],
     /// Per priority: frames waiting at QMAN (a halted class's frames wait here).
     pub qman_backlog: [u64; PRIORITIES],
-}
-
-/// The counters, named as the JSON shows them.
-#[derive(Debug, Clone, Default, Serialize)]
-pub struct CountersView {
-    pub rx_frames: u64,
-    pub rx_octets: u64,
-    pub tx_frames: u64,
-    pub tx_octets: u64,
-    pub rx_per_priority: [u64; PRIORITIES],
-    pub tx_per_priority: [u64; PRIORITIES],
-    pub pfc_indications: u64,
-    pub pfc_requests: u64,
-    pub bad_mac_control: u64,
-    pub pfc_to_disabled_priority: u64,
-    pub mac_control_ignored: u64,
-    pub hmpdus: u64,
-    pub lldpdus: u64,
-    pub link_local: u64,
-    pub malformed: u64,
-    pub oversize: u64,
-    pub filtered: u64,
-    pub lossless_drops: u64,
-    pub lossy_drops: u64,
-    pub tx_errors: u64,
-}
-
-impl From<&PortCounters> for CountersView {
-    fn from(c: &PortCounters) -> Self {
-        CountersView {
-            rx_frames: c.rx_frames,
-            rx_octets: c.rx_octets,
-            tx_frames: c.tx_frames,
-            tx_octets: c.tx_octets,
-            rx_per_priority: c.rx_per_priority,
-            tx_per_priority: c.tx_per_priority,
-            pfc_indications: c.pfc_indications,
-            pfc_requests: c.pfc_requests,
-            bad_mac_control: c.bad_mac_control,
-            pfc_to_disabled_priority: c.pfc_to_disabled_priority,
-            mac_control_ignored: c.mac_control_ignored,
-            hmpdus: c.hmpdus,
-            lldpdus: c.lldpdus,
-            link_local: c.link_local,
-            malformed: c.malformed,
-            oversize: c.oversize,
-            filtered: c.filtered,
-            lossless_drops: c.lossless_drops,
-            lossy_drops: c.lossy_drops,
-            tx_errors: c.tx_errors,
-        }
-    }
 }
 
 impl BridgeSnapshot {
@@ -146,7 +94,7 @@ impl BridgeSnapshot {
                         .as_ref()
                         .map_or(0, |m| m.counters().responses_received),
                     pfc_enable: p.setup.pfc_enable,
-                    counters: CountersView::from(&p.counters),
+                    counters: p.counters.clone(),
                     occupancy: std::array::from_fn(|n| p.ingress.occupancy(n)),
                     occupancy_peak: p.ingress.peak,
                     xoff: p.ingress.xoff(),
