@@ -13,6 +13,7 @@ pub mod lldp_agent;
 pub mod logging;
 pub mod northbound;
 pub mod ports;
+pub mod real_ports;
 pub mod scenario;
 pub mod settings;
 

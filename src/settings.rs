@@ -6,7 +6,13 @@
 //! state-dir = "./pfcd-state"      # host key, datastores, credentials
 //! users-file = "./pfcd-state/users"
 //! admin-user = "admin"            # created on first start with a random password
-//! ports = "lab"                   # the embedded lab (the only kind so far)
+//! ports = "lab"                   # the embedded lab; "interfaces": the [interfaces] below
+//!
+//! [interfaces]                    # with ports = "interfaces": a bridge on real interfaces
+//! names = ["eth1", "eth2"]        # the Linux interfaces that are pfcd's Bridge Ports
+//! speed = "10G"                   # the rate the bridge transmits at (veth reports none)
+//! max-frame = 9216                # the largest frame forwarded, octets without FCS
+//! receive-buffer = 1048576        # octets per port for the lossless priorities together
 //!
 //! [lab]
 //! time-ratio = 0.001              # simulated seconds per wall-clock second
@@ -39,6 +45,42 @@ pub struct Settings {
     pub ports: Ports,
     /// The lab's settings.
     pub lab: LabSettings,
+    /// The real interfaces' settings (with `ports = "interfaces"`).
+    pub interfaces: InterfaceSettings,
+}
+
+/// The bridge on real interfaces.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
+pub struct InterfaceSettings {
+    /// The Linux interfaces that are pfcd's Bridge Ports, in port order.
+    pub names: Vec<String>,
+    /// The rate every port transmits at (the pipeline runs one speed). Default 10G.
+    pub speed: String,
+    /// The largest frame forwarded, octets without FCS. Default 9216.
+    pub max_frame: u16,
+    /// Octets of receive buffer per port for the PFC-enabled priorities together: an
+    /// allowance larger than this is refused. Default 1 MiB.
+    pub receive_buffer: u64,
+}
+
+impl Default for InterfaceSettings {
+    fn default() -> Self {
+        InterfaceSettings {
+            names: Vec::new(),
+            speed: "10G".into(),
+            max_frame: 9216,
+            receive_buffer: 1 << 20,
+        }
+    }
+}
+
+impl InterfaceSettings {
+    pub fn link_speed(&self) -> Result<dataplane::time::LinkSpeed, String> {
+        self.speed
+            .parse()
+            .map_err(|e: dataplane::time::ParseLinkSpeedError| format!("interfaces.speed: {e}"))
+    }
 }
 
 /// Which ports pfcd runs.
@@ -47,6 +89,8 @@ pub struct Settings {
 pub enum Ports {
     /// Four simulated ports with simulated peers (src/lab/).
     Lab,
+    /// A bridge on the real interfaces of `[interfaces]` (src/bridge/, src/real_ports.rs).
+    Interfaces,
 }
 
 /// The embedded lab's clock.
@@ -83,6 +127,7 @@ impl Default for Settings {
             admin_user: "admin".to_string(),
             ports: Ports::Lab,
             lab: LabSettings::default(),
+            interfaces: InterfaceSettings::default(),
         }
     }
 }
@@ -163,6 +208,7 @@ impl Settings {
         note("lab.tick-ms", self.lab.tick_ms != other.lab.tick_ms);
         note("lab.ports", self.lab.ports != other.lab.ports);
         note("lab.traffic", self.lab.traffic != other.lab.traffic);
+        note("interfaces", self.interfaces != other.interfaces);
         changed
     }
 
@@ -180,6 +226,22 @@ impl Settings {
         }
         if !(1..=10_000).contains(&self.lab.tick_ms) {
             return Err(format!("lab.tick-ms is {}: use 1 to 10000", self.lab.tick_ms));
+        }
+        if self.ports == Ports::Interfaces {
+            let names = &self.interfaces.names;
+            if names.is_empty() || names.len() > 256 {
+                return Err(format!(
+                    "ports = \"interfaces\" needs 1 to 256 names in [interfaces] names, not {}",
+                    names.len()
+                ));
+            }
+            if let Some(dup) = names.iter().enumerate().find(|(i, n)| names[..*i].contains(n)) {
+                return Err(format!("interfaces.names lists {} twice", dup.1));
+            }
+            self.interfaces.link_speed()?;
+            if self.interfaces.max_frame < 60 {
+                return Err("interfaces.max-frame must be at least 60 octets".into());
+            }
         }
         Ok(())
     }

@@ -33,6 +33,8 @@ pub struct Forwarder {
     pub max_len: usize,
     /// Bad frames logged so far (the first few of each port are, then only counted).
     pub logged: u64,
+    /// A pause mode to change to once the bridge is empty.
+    pub pending_mode: Option<dataplane::pipeline::PauseMode>,
 }
 
 /// Bad frames logged per run before the log goes quiet (the counters keep counting).

@@ -28,6 +28,10 @@ pub struct IngressBuffer {
     /// XOFF asserted, per priority (bit n).
     xoff: u8,
     pub dropped: [u64; PRIORITIES],
+    pub octets_dropped: [u64; PRIORITIES],
+    pub accepted: [u64; PRIORITIES],
+    /// Times XOFF was asserted, per priority.
+    pub xoff_events: [u64; PRIORITIES],
     /// Deepest each priority's occupancy got, octets.
     pub peak: [u64; PRIORITIES],
 }
@@ -55,8 +59,37 @@ impl IngressBuffer {
             lossy_used: 0,
             xoff: 0,
             dropped: [0; PRIORITIES],
+            octets_dropped: [0; PRIORITIES],
+            accepted: [0; PRIORITIES],
+            xoff_events: [0; PRIORITIES],
             peak: [0; PRIORITIES],
         })
+    }
+
+    /// A new PFC Enable and headroom allowance: the enabled priorities get their own
+    /// allocation, the others share the lossy pool again. What is stored stays stored (counted
+    /// where its priority now belongs), and XOFF is decided afresh.
+    pub fn reconfigure(
+        &mut self,
+        pfc_enable: u8,
+        headroom_bits: u64,
+        config: &BufferConfig,
+    ) -> Result<(), BufferPlanError> {
+        let plan = BufferPlan::new(headroom_bits, config)?;
+        self.lossy_used = 0;
+        self.xoff = 0;
+        for n in 0..PRIORITIES {
+            if pfc_enable & (1 << n) != 0 {
+                self.plans[n] = Some(plan);
+                if self.occupancy[n] >= plan.xoff_octets {
+                    self.xoff |= 1 << n;
+                }
+            } else {
+                self.plans[n] = None;
+                self.lossy_used += self.occupancy[n];
+            }
+        }
+        Ok(())
     }
 
     /// New thresholds for a new headroom allowance; what is stored stays, and XOFF is
@@ -94,16 +127,19 @@ impl IngressBuffer {
             Some(plan) => {
                 if self.occupancy[n] + octets > plan.allocation_octets {
                     self.dropped[n] += 1;
+                    self.octets_dropped[n] += octets;
                     return Admission::DroppedLossless;
                 }
                 self.occupancy[n] += octets;
-                if self.occupancy[n] >= plan.xoff_octets {
+                if self.occupancy[n] >= plan.xoff_octets && self.xoff & (1 << n) == 0 {
                     self.xoff |= 1 << n;
+                    self.xoff_events[n] += 1;
                 }
             }
             None => {
                 if self.lossy_used + octets > self.lossy_pool {
                     self.dropped[n] += 1;
+                    self.octets_dropped[n] += octets;
                     return Admission::DroppedLossy;
                 }
                 self.lossy_used += octets;
@@ -111,6 +147,7 @@ impl IngressBuffer {
             }
         }
         self.peak[n] = self.peak[n].max(self.occupancy[n]);
+        self.accepted[n] += 1;
         Admission::Stored
     }
 
@@ -127,6 +164,15 @@ impl IngressBuffer {
             }
             None => self.lossy_used = self.lossy_used.saturating_sub(octets),
         }
+    }
+
+    /// Drops and peaks back to zero (clear-pfc-counters).
+    pub fn clear_counters(&mut self) {
+        self.dropped = [0; PRIORITIES];
+        self.octets_dropped = [0; PRIORITIES];
+        self.accepted = [0; PRIORITIES];
+        self.xoff_events = [0; PRIORITIES];
+        self.peak = self.occupancy;
     }
 
     /// XOFF per priority (bit n): the PFC initiator's requests.

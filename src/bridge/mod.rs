@@ -10,6 +10,7 @@
 //! - `port.rs`: a port's setup, MAC halves, buffer and counters; `reaction.rs`: how fast a
 //!   pause stops a priority; `snapshot.rs`: the state published.
 
+pub mod control;
 pub mod fdb;
 pub mod forward;
 pub mod ingress;
@@ -118,6 +119,7 @@ pub fn pipeline_config(
 pub struct Bridge {
     stop: Arc<AtomicBool>,
     published: Arc<Mutex<BridgeSnapshot>>,
+    controls: Mutex<std::sync::mpsc::Sender<control::Control>>,
     thread: Mutex<Option<JoinHandle<()>>>,
 }
 
@@ -150,17 +152,36 @@ impl Bridge {
             store: store::FrameStore::default(),
             max_len: usize::from(setup.max_frame),
             logged: 0,
+            pending_mode: None,
         };
         let stop = Arc::new(AtomicBool::new(false));
         let published = Arc::new(Mutex::new(BridgeSnapshot::take(&ports, &fwd)));
+        let (controls, controls_rx) = std::sync::mpsc::channel();
         let thread = {
             let (stop, published) = (stop.clone(), published.clone());
+            let speed = setup.speed;
             std::thread::Builder::new()
                 .name("bridge".into())
-                .spawn(move || run::run(ports, fwd, stop, published))
+                .spawn(move || {
+                    run::run(
+                        ports,
+                        fwd,
+                        run::Links { stop, published, controls: controls_rx, speed },
+                    )
+                })
                 .map_err(BridgeError::Thread)?
         };
-        Ok(Bridge { stop, published, thread: Mutex::new(Some(thread)) })
+        Ok(Bridge {
+            stop,
+            published,
+            controls: Mutex::new(controls),
+            thread: Mutex::new(Some(thread)),
+        })
+    }
+
+    /// Hands the loop a control; it takes it at its next turn (within 50 ms).
+    pub fn control(&self, c: control::Control) {
+        let _ = self.controls.lock().unwrap_or_else(PoisonError::into_inner).send(c);
     }
 
     /// The state as last published (every 100 ms).

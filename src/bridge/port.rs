@@ -13,6 +13,9 @@ use dataplane::wire::{MacAddr, PRIORITIES};
 use super::ingress::IngressBuffer;
 use super::reaction::ReactionTracker;
 
+/// Measurement results a port keeps.
+pub const RESULTS_KEPT: usize = 32;
+
 /// How one port is set up (from the settings file).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BridgePortSetup {
@@ -27,8 +30,11 @@ pub struct BridgePortSetup {
     /// The headroom allowance, bit times: sizes the lossless buffers (until a measurement
     /// replaces it, with `measure`).
     pub headroom_bits: u64,
-    /// Measure the headroom with HMPDUs (36.9, 36.10) and put the result in force.
+    /// Measure the headroom with HMPDUs (36.9, 36.10).
     pub measure: bool,
+    /// Put a measurement's result in force here (the tool); pfcd selects the allowance itself
+    /// (minimum, maximum, method) and hands it over with `PortControl`.
+    pub follow_measurement: bool,
     /// The longest link the port may have, metres: bounds what a measurement may find.
     pub longest_link_metres: u64,
     pub buffer: BufferConfig,
@@ -49,6 +55,7 @@ impl BridgePortSetup {
             pvid: 1,
             headroom_bits: 126_224,
             measure: false,
+            follow_measurement: true,
             longest_link_metres: dataplane::headroom::measure::DEFAULT_LONGEST_LINK_METRES,
             buffer: BufferConfig::default(),
             lossy_pool: 256 * 1024,
@@ -111,9 +118,12 @@ pub struct BridgePort<P> {
     pub counters: PortCounters,
     /// The headroom measurement participant (with `measure`).
     pub measure: Option<Participant>,
+    /// The measurement's results, oldest first (the last [`RESULTS_KEPT`]).
+    pub results: VecDeque<dataplane::headroom::measure::Measurement>,
     /// The allowance in force, bit times, and whether it was measured.
     pub headroom_bits: u64,
     pub headroom_measured: bool,
+    pub speed: LinkSpeed,
 }
 
 impl<P> BridgePort<P> {
@@ -131,16 +141,7 @@ impl<P> BridgePort<P> {
         )
         .map_err(PortError::Buffer)?;
         let measure = if setup.measure {
-            // Eight results: the estimate is the lower median of eight, so one late reading
-            // of the software timestamps does not move it.
-            let cfg = MeasureConfig {
-                results_wanted: dataplane::headroom::measure::ESTIMATE_WINDOW as u32,
-                ..MeasureConfig::for_link(speed, mac, setup.longest_link_metres)
-            };
-            let mut participant = Participant::new(cfg).map_err(PortError::Measure)?;
-            participant.begin();
-            participant.set_oper_up(true);
-            Some(participant)
+            Some(participant(speed, mac, setup.longest_link_metres)?)
         } else {
             None
         };
@@ -154,8 +155,10 @@ impl<P> BridgePort<P> {
             reaction: ReactionTracker::default(),
             counters: PortCounters::default(),
             measure,
+            results: VecDeque::new(),
             headroom_bits: setup.headroom_bits,
             headroom_measured: false,
+            speed,
             setup,
             io,
             mac,
@@ -176,6 +179,9 @@ impl<P> BridgePort<P> {
     /// Puts a measured round trip in force: round trip × 512 + one maximum frame (WD), and the
     /// lossless buffers re-planned for it. Returns whether the allowance changed.
     pub fn follow_measurement(&mut self) -> bool {
+        if !self.setup.follow_measurement {
+            return false;
+        }
         let Some(result) = self.measure.as_ref().and_then(|m| m.headroom(&self.worst_case()))
         else {
             return false;
@@ -199,5 +205,72 @@ impl<P> BridgePort<P> {
 
     fn worst_case(&self) -> dataplane::headroom::WorstCase {
         dataplane::headroom::WorstCase { max_frame_octets: self.setup.buffer.max_frame_octets }
+    }
+}
+
+/// A measurement participant for a port, measuring from now on. Eight results: the estimate
+/// is the lower median of eight, so one late reading of the software timestamps does not move
+/// it.
+fn participant(speed: LinkSpeed, mac: MacAddr, longest: u64) -> Result<Participant, PortError> {
+    let cfg = MeasureConfig {
+        results_wanted: dataplane::headroom::measure::ESTIMATE_WINDOW as u32,
+        ..MeasureConfig::for_link(speed, mac, longest)
+    };
+    let mut participant = Participant::new(cfg).map_err(PortError::Measure)?;
+    participant.begin();
+    participant.set_oper_up(true);
+    Ok(participant)
+}
+
+/// What pfcd asks of a port while it runs (from its configuration).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PortControl {
+    /// Operational PFC Enable.
+    pub pfc_enable: u8,
+    /// The headroom allowance in force, bit times.
+    pub headroom_bits: u64,
+    /// Run the measurement protocol (its results are in the state; pfcd selects from them).
+    pub measure: bool,
+}
+
+impl<P> BridgePort<P> {
+    /// Takes a new configuration: PFC Enable on both MAC halves, buffers re-planned (what is
+    /// stored stays), the measurement started or stopped. From then on the allowance is the
+    /// one given, not a measurement's own.
+    pub fn reconfigure(&mut self, c: PortControl, speed: LinkSpeed) -> Result<(), PortError> {
+        self.ingress
+            .reconfigure(c.pfc_enable, c.headroom_bits, &self.setup.buffer)
+            .map_err(PortError::Buffer)?;
+        self.setup.pfc_enable = c.pfc_enable;
+        self.receiver.set_pfc_enable(c.pfc_enable);
+        self.initiator.set_pfc_enable(c.pfc_enable);
+        self.headroom_bits = c.headroom_bits;
+        self.headroom_measured = false;
+        self.setup.follow_measurement = false;
+        match (c.measure, self.measure.is_some()) {
+            (true, false) => {
+                self.measure = Some(participant(speed, self.mac, self.setup.longest_link_metres)?)
+            }
+            (false, true) => self.measure = None,
+            _ => {}
+        }
+        self.setup.measure = c.measure;
+        if !c.measure {
+            self.results.clear();
+        }
+        Ok(())
+    }
+
+    /// The port's link speed (what its MAC halves time pauses with).
+    pub fn initiator_speed(&self) -> LinkSpeed {
+        self.speed
+    }
+
+    /// Measures again from scratch (the measure-headroom RPC).
+    pub fn remeasure(&mut self, speed: LinkSpeed) -> Result<(), PortError> {
+        if self.measure.is_some() {
+            self.measure = Some(participant(speed, self.mac, self.setup.longest_link_metres)?);
+        }
+        Ok(())
     }
 }

@@ -35,13 +35,19 @@ const PUBLISH_EVERY: Duration = Duration::from_millis(100);
 /// Learned addresses are aged this often.
 const AGE_EVERY: Duration = Duration::from_secs(1);
 
-/// Runs the bridge until `stop` is set.
-pub fn run<P: BridgeIo>(
-    mut ports: Vec<BridgePort<P>>,
-    mut fwd: Forwarder,
-    stop: Arc<AtomicBool>,
-    published: Arc<Mutex<BridgeSnapshot>>,
-) {
+/// What ties the loop to the rest of pfcd.
+pub struct Links {
+    /// Set to stop the loop.
+    pub stop: Arc<AtomicBool>,
+    /// Where the state goes.
+    pub published: Arc<Mutex<BridgeSnapshot>>,
+    pub controls: std::sync::mpsc::Receiver<super::control::Control>,
+    pub speed: dataplane::time::LinkSpeed,
+}
+
+/// Runs the bridge until `links.stop` is set.
+pub fn run<P: BridgeIo>(mut ports: Vec<BridgePort<P>>, mut fwd: Forwarder, links: Links) {
+    let Links { stop, published, controls, speed } = links;
     // Sleeps of tens of microseconds need the timer slack (50 µs by default) to be small.
     if let Err(e) = nix::sys::prctl::set_timerslack(1_000) {
         warn!(error = %e, "cannot reduce the timer slack; pauses may react later");
@@ -59,6 +65,10 @@ pub fn run<P: BridgeIo>(
     let mut last_publish = start;
     let mut last_age = start;
     while !stop.load(Ordering::Relaxed) {
+        while let Ok(c) = controls.try_recv() {
+            super::control::apply(c, &mut ports, &mut fwd, speed);
+        }
+        super::control::change_mode(&mut fwd);
         let wall = Instant::now();
         let now = Picos((wall - start).as_nanos() as u64 * 1_000);
         let received = receive(&mut ports, &mut batches, &mut fwd, Clock { start_unix, now });
@@ -246,6 +256,12 @@ fn headroom_measurement<P: FramePort>(port: &mut BridgePort<P>, start: Instant) 
             warn!(port = %port.setup.name, error = %e, "cannot send an HMPDU");
             break;
         }
+    }
+    for r in m.take_results() {
+        if port.results.len() == super::port::RESULTS_KEPT {
+            port.results.pop_front();
+        }
+        port.results.push_back(r);
     }
     if port.follow_measurement() {
         info!(

@@ -3,6 +3,9 @@
 
 use serde::Serialize;
 
+use dataplane::headroom::measure::{MeasureCounters, Measurement};
+use dataplane::headroom::BufferPlan;
+use dataplane::mac::MacCounters;
 use dataplane::pipeline::FsmState;
 use dataplane::wire::PRIORITIES;
 
@@ -22,6 +25,9 @@ pub struct BridgeSnapshot {
     pub pipeline_flushed: u64,
     pub pipeline_order_violations: u64,
     pub external_fifo_peak: usize,
+    /// The pipeline's own view (for pfcd-pipeline's state).
+    #[serde(skip)]
+    pub pipeline: Option<std::sync::Arc<crate::ports::pipeline::PipelineSnapshot>>,
 }
 
 #[derive(Debug, Clone, Default, Serialize)]
@@ -55,6 +61,37 @@ pub struct PortSnapshot {
     pub external_depth: [usize; PRIORITIES],
     /// Per priority: frames waiting at QMAN (a halted class's frames wait here).
     pub qman_backlog: [u64; PRIORITIES],
+    /// What pfcd's port task reads beyond the counters.
+    #[serde(skip)]
+    pub detail: PortDetail,
+}
+
+/// A port's MAC and buffer state in full, for pfcd's port task.
+#[derive(Debug, Clone, Default)]
+pub struct PortDetail {
+    pub priorities: [PriorityDetail; PRIORITIES],
+    /// Our PFC receiver's and initiator's counters.
+    pub received: MacCounters,
+    pub sent: MacCounters,
+    pub measure_counters: Option<MeasureCounters>,
+    pub measurement_results: Vec<Measurement>,
+}
+
+/// One priority of a port.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct PriorityDetail {
+    /// The buffer plan (PFC-enabled priorities), octets.
+    pub plan: Option<BufferPlan>,
+    pub occupancy: u64,
+    pub peak: u64,
+    pub xoff: bool,
+    pub xoff_events: u64,
+    pub accepted: u64,
+    pub dropped: u64,
+    pub octets_dropped: u64,
+    /// Priority_Paused, and the quanta the pause has left.
+    pub paused: bool,
+    pub pause_quanta_left: u64,
 }
 
 impl BridgeSnapshot {
@@ -108,6 +145,7 @@ impl BridgeSnapshot {
                         .map(|v| fsm_name(v.map_or(FsmState::Idle, |v| v.fsm)).to_string())
                         .collect(),
                     qman_backlog: std::array::from_fn(|n| fwd.engine.backlog(i, n)),
+                    detail: detail(p, now),
                     external_depth: std::array::from_fn(|n| {
                         views[n].map_or(0, |v| v.external_depth)
                     }),
@@ -124,6 +162,9 @@ impl BridgeSnapshot {
             pipeline_flushed: stats.flushed,
             pipeline_order_violations: stats.order_violations,
             external_fifo_peak: stats.external_fifo_peak,
+            pipeline: Some(std::sync::Arc::new(crate::ports::pipeline::PipelineSnapshot::of(
+                &fwd.engine,
+            ))),
         }
     }
 }
@@ -134,5 +175,37 @@ fn fsm_name(s: FsmState) -> &'static str {
         FsmState::WaitHaltAck => "wait-halt-ack",
         FsmState::PipeClean => "pipe-clean",
         FsmState::Flushing => "flushing",
+    }
+}
+
+/// A port's detail at engine time `now`.
+fn detail<P>(p: &BridgePort<P>, now: dataplane::time::Picos) -> PortDetail {
+    let b = &p.ingress;
+    let rx = &p.receiver;
+    let speed_quanta = |t: dataplane::time::Picos| p.initiator_speed().quanta_in_ceil(t);
+    PortDetail {
+        priorities: std::array::from_fn(|n| {
+            let paused = rx.priority_paused(now, n);
+            PriorityDetail {
+                plan: b.plan(n),
+                occupancy: b.occupancy(n),
+                peak: b.peak[n],
+                xoff: b.xoff() & (1 << n) != 0,
+                xoff_events: b.xoff_events[n],
+                accepted: b.accepted[n],
+                dropped: b.dropped[n],
+                octets_dropped: b.octets_dropped[n],
+                paused,
+                pause_quanta_left: if paused {
+                    speed_quanta(rx.paused_until(n).saturating_sub(now))
+                } else {
+                    0
+                },
+            }
+        }),
+        received: rx.counters.clone(),
+        sent: p.initiator.counters.clone(),
+        measure_counters: p.measure.as_ref().map(|m| *m.counters()),
+        measurement_results: p.results.iter().cloned().collect(),
     }
 }

@@ -7,19 +7,26 @@ use std::net::SocketAddr;
 use std::path::Path;
 
 use super::credentials::Admin;
-use crate::lab::Lab;
-use crate::settings::Settings;
+use crate::ports::set::PortSet;
+use crate::settings::{Ports, Settings};
 
-pub fn print(addr: SocketAddr, settings: &Settings, admin: &Admin, lab: &Lab) {
+pub fn print(addr: SocketAddr, settings: &Settings, admin: &Admin, set: &dyn PortSet) {
     let user = &settings.admin_user;
     let (host, port) = (addr.ip(), addr.port());
-    let ports: Vec<&str> = lab.links.iter().map(|l| l.name.as_str()).collect();
-    let mut text = format!(
-        "pfcd: NETCONF over SSH on {addr}; the embedded lab runs ports {} at {} simulated \
-         seconds per second\n",
-        ports.join(", "),
-        settings.lab.time_ratio
-    );
+    let ports: Vec<&str> = set.ports().iter().map(|p| p.name.as_str()).collect();
+    let mut text = match settings.ports {
+        Ports::Lab => format!(
+            "pfcd: NETCONF over SSH on {addr}; the embedded lab runs ports {} at {} simulated \
+             seconds per second\n",
+            ports.join(", "),
+            settings.lab.time_ratio
+        ),
+        Ports::Interfaces => format!(
+            "pfcd: NETCONF over SSH on {addr}; bridging interfaces {} at {}\n",
+            ports.join(", "),
+            settings.interfaces.speed
+        ),
+    };
     match admin {
         Admin::Created { password_file } | Admin::Existing { password_file } => {
             let file = absolute(password_file);

@@ -14,6 +14,8 @@ use tracing::{info, warn};
 
 use crate::lab::Lab;
 use crate::northbound;
+use crate::ports::set::PortSet;
+use crate::real_ports::RealPorts;
 use crate::settings::{Ports, Settings, SettingsSource};
 
 /// Why pfcd stopped with an error.
@@ -25,6 +27,8 @@ pub enum DaemonError {
     Credentials(#[from] credentials::CredentialsError),
     #[error("cannot start the lab's ports: {0}")]
     Lab(std::io::Error),
+    #[error("cannot start the bridge on the interfaces: {0}")]
+    Interfaces(String),
     #[error("cannot start the async runtime: {0}")]
     Runtime(std::io::Error),
     #[error(transparent)]
@@ -46,8 +50,17 @@ pub fn run(settings: Settings, source: SettingsSource) -> Result<(), DaemonError
     let users_file = settings.users_path();
     let admin = credentials::ensure_admin(&users_file, state_dir, &settings.admin_user)?;
     let yang_dirs = write_modules(state_dir)?;
-    let lab = match settings.ports {
-        Ports::Lab => Arc::new(Lab::start(&settings.lab).map_err(DaemonError::Lab)?),
+    let (ports, lab, initial_config): (Arc<dyn PortSet>, _, _) = match settings.ports {
+        Ports::Lab => {
+            let lab = Arc::new(Lab::start(&settings.lab).map_err(DaemonError::Lab)?);
+            let initial = northbound::initial_config(&lab.links);
+            (lab.clone(), Some(lab), initial)
+        }
+        Ports::Interfaces => {
+            let real = RealPorts::start(&settings.interfaces).map_err(DaemonError::Interfaces)?;
+            let names: Vec<&str> = settings.interfaces.names.iter().map(String::as_str).collect();
+            (Arc::new(real), None, northbound::initial_config_for(&names))
+        }
     };
     let config = mgmt::config::Config {
         listen: settings.listen,
@@ -56,7 +69,7 @@ pub fn run(settings: Settings, source: SettingsSource) -> Result<(), DaemonError
         yang_dirs,
         admin_user: Some(settings.admin_user.clone()),
         auth_rejection_time: Duration::from_millis(500),
-        initial_config: Some(northbound::initial_config(&lab.links)),
+        initial_config: Some(initial_config),
         ..Default::default()
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -65,8 +78,8 @@ pub fn run(settings: Settings, source: SettingsSource) -> Result<(), DaemonError
         .enable_all()
         .build()
         .map_err(DaemonError::Runtime)?;
-    let result = runtime.block_on(serve(config, &settings, &source, &admin, lab.clone()));
-    lab.stop();
+    let result = runtime.block_on(serve(config, &settings, &source, &admin, ports.clone(), lab));
+    ports.stop();
     result
 }
 
@@ -75,7 +88,8 @@ async fn serve(
     settings: &Settings,
     source: &SettingsSource,
     admin: &credentials::Admin,
-    lab: Arc<Lab>,
+    ports: Arc<dyn PortSet>,
+    lab: Option<Arc<Lab>>,
 ) -> Result<(), DaemonError> {
     use tokio::signal::unix::{signal, SignalKind};
     // The handlers first: a signal that came between "pfcd ready" and their installation
@@ -83,9 +97,9 @@ async fn serve(
     let mut term = signal(SignalKind::terminate()).map_err(DaemonError::Signals)?;
     let mut int = signal(SignalKind::interrupt()).map_err(DaemonError::Signals)?;
     let mut hup = signal(SignalKind::hangup()).map_err(DaemonError::Signals)?;
-    let backends = northbound::backends(lab.clone());
+    let backends = northbound::backends(ports.clone(), lab);
     let server = mgmt::ssh::Server::start_with_backends(config, backends).await?;
-    banner::print(server.local_addr(), settings, admin, &lab);
+    banner::print(server.local_addr(), settings, admin, ports.as_ref());
     loop {
         tokio::select! {
             _ = term.recv() => break,

@@ -140,3 +140,44 @@ impl LabLink {
         }
     }
 }
+
+impl crate::ports::set::PortSet for Lab {
+    fn ports(&self) -> &[PortHandle] {
+        &self.ports
+    }
+
+    fn speed(&self, i: usize) -> dataplane::time::LinkSpeed {
+        self.links.get(i).map_or(dataplane::time::LinkSpeed::G100, |l| l.speed)
+    }
+
+    fn described(&self) -> &'static str {
+        "the lab's ports"
+    }
+
+    fn pipeline(&self) -> std::sync::Arc<crate::ports::pipeline::PipelineSnapshot> {
+        self.pipeline.snapshot()
+    }
+
+    fn pipeline_config(
+        &self,
+        base: &dataplane::pipeline::PipelineConfig,
+    ) -> dataplane::pipeline::PipelineConfig {
+        pipeline::lab_config(self.ports.len(), base)
+    }
+
+    fn reconfigure_pipeline(&self, config: dataplane::pipeline::PipelineConfig) {
+        self.pipeline.reconfigure(config);
+    }
+
+    fn up_time_secs(&self) -> u64 {
+        self.clock.wall().0 / 1_000_000_000_000
+    }
+
+    fn take_events(&self) -> Option<mpsc::Receiver<PortEvent>> {
+        Lab::take_events(self)
+    }
+
+    fn stop(&self) {
+        Lab::stop(self)
+    }
+}

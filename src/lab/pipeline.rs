@@ -11,10 +11,11 @@ use std::sync::{Arc, Mutex, PoisonError, RwLock};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use dataplane::pipeline::{ClassView, Pipeline, PipelineConfig, PipelineStats, Traffic};
+use dataplane::pipeline::{Pipeline, PipelineConfig, Traffic};
 use dataplane::time::{LinkSpeed, Picos};
 use tracing::{info, info_span, warn};
 
+use crate::ports::pipeline::PipelineSnapshot;
 use crate::ports::snapshot::Published;
 use crate::ports::{SimClock, PRIORITIES};
 
@@ -26,20 +27,6 @@ const LOAD_PERCENT: u64 = 50;
 /// for four ports at the lab's own rate). Pauses still match: they are refreshed every step for
 /// as long as the port is paused.
 const SLOWER: u64 = 10;
-
-/// One (port, priority) of the pipeline: the engine's view of it.
-pub type ClassSnapshot = Option<ClassView>;
-
-/// The pipeline as a step left it.
-#[derive(Debug, Clone)]
-pub struct PipelineSnapshot {
-    pub config: PipelineConfig,
-    pub stats: PipelineStats,
-    /// Per lab port, per priority.
-    pub classes: Vec<[ClassSnapshot; PRIORITIES]>,
-    /// FDs in external memory now.
-    pub external_used: u64,
-}
 
 enum Command {
     Reconfigure(Box<PipelineConfig>),
@@ -192,24 +179,6 @@ impl PipelineRun {
     }
 
     fn snapshot(&self) -> PipelineSnapshot {
-        let p = &self.pipeline;
-        let ports = p.config().ports;
-        let mut external_used = 0;
-        let classes = (0..ports)
-            .map(|port| {
-                let mut row: [ClassSnapshot; PRIORITIES] = [None; PRIORITIES];
-                for (n, c) in row.iter_mut().enumerate() {
-                    *c = p.class_view(port, n);
-                    external_used += c.map_or(0, |v| v.external_depth as u64);
-                }
-                row
-            })
-            .collect();
-        PipelineSnapshot {
-            config: p.config().clone(),
-            stats: p.stats().clone(),
-            classes,
-            external_used,
-        }
+        PipelineSnapshot::of(&self.pipeline)
     }
 }

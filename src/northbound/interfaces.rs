@@ -17,12 +17,7 @@ pub const COMPONENT: &str = "c0";
 /// The lab's first-start configuration: the bridge with its component, and per port an
 /// interface with a Bridge Port and PFC on the lab's lossless priorities.
 pub fn initial_config(links: &[LabLink]) -> String {
-    let mut xml = format!(
-        "<bridges xmlns=\"{DOT1Q_NS}\"><bridge><name>{BRIDGE}</name>\
-         <address>02-00-00-00-00-01</address><bridge-type>customer-vlan-bridge</bridge-type>\
-         <component><name>{COMPONENT}</name><type>c-vlan-component</type></component>\
-         </bridge></bridges><interfaces xmlns=\"{IF_NS}\">"
-    );
+    let mut xml = bridge_config();
     for link in links {
         let method = match link.start {
             Start::Calculated => "calculated",
@@ -44,6 +39,33 @@ pub fn initial_config(links: &[LabLink]) -> String {
     xml
 }
 
+/// The first-start configuration of real interfaces: the bridge with its component, and per
+/// interface a Bridge Port with PFC off (the operator enables it) and the headroom as DCBX
+/// agrees with the peer.
+pub fn initial_config_for(names: &[&str]) -> String {
+    let mut xml = bridge_config();
+    for name in names {
+        xml.push_str(&format!(
+            "<interface><name>{name}</name>\
+             <type xmlns:ianaift=\"{IANA_IF_NS}\">ianaift:ethernetCsmacd</type>\
+             <bridge-port xmlns=\"{DOT1Q_NS}\"><bridge-name>{BRIDGE}</bridge-name>\
+             <component-name>{COMPONENT}</component-name></bridge-port></interface>"
+        ));
+    }
+    xml.push_str("</interfaces>");
+    xml
+}
+
+/// The bridge with its component, and the start of `interfaces`.
+fn bridge_config() -> String {
+    format!(
+        "<bridges xmlns=\"{DOT1Q_NS}\"><bridge><name>{BRIDGE}</name>\
+         <address>02-00-00-00-00-01</address><bridge-type>customer-vlan-bridge</bridge-type>\
+         <component><name>{COMPONENT}</name><type>c-vlan-component</type></component>\
+         </bridge></bridges><interfaces xmlns=\"{IF_NS}\">"
+    )
+}
+
 /// Every interface of `root` (running) that has a Bridge Port: its name and the port element.
 pub fn bridge_ports(root: &Element) -> Vec<(String, &Element)> {
     let Some(interfaces) = root.child(IF_NS, "interfaces") else { return Vec::new() };
@@ -58,13 +80,13 @@ pub fn bridge_ports(root: &Element) -> Vec<(String, &Element)> {
 }
 
 /// Refuses a Bridge Port on an interface that is none of pfcd's ports.
-pub fn check_port_exists(name: &str, ports: &[&str]) -> Result<(), BackendError> {
+pub fn check_port_exists(name: &str, ports: &[&str], described: &str) -> Result<(), BackendError> {
     if ports.contains(&name) {
         return Ok(());
     }
     Err(BackendError::new(format!(
-        "pfcd has no port '{name}', so it cannot be a Bridge Port: use one of {} (the lab's \
-         ports), or remove bridge-port from interface '{name}'.",
+        "pfcd has no port '{name}', so it cannot be a Bridge Port: use one of {} ({described}), \
+         or remove bridge-port from interface '{name}'.",
         ports.join(", ")
     ))
     .at(format!("{}/ieee802-dot1q-bridge:bridge-port", interface_path(name))))

@@ -16,6 +16,7 @@ use std::sync::Arc;
 use mgmt::backend::Backend;
 
 use crate::lab::Lab;
+use crate::ports::set::PortSet;
 
 pub const IF_NS: &str = "urn:ietf:params:xml:ns:yang:ietf-interfaces";
 pub const IANA_IF_NS: &str = "urn:ietf:params:xml:ns:yang:iana-if-type";
@@ -30,7 +31,17 @@ pub fn initial_config(links: &[crate::lab::links::LabLink]) -> String {
     interfaces::initial_config(links) + &lldp::initial_config(&names)
 }
 
-/// The backends for the lab's modules.
-pub fn backends(lab: Arc<Lab>) -> Vec<Arc<dyn Backend>> {
-    vec![Arc::new(pfc::PfcBackend::new(lab.clone())), Arc::new(lab::LabBackend::new(lab))]
+/// Real interfaces' first-start configuration: the bridge, its ports (PFC off), LLDP on every
+/// port.
+pub fn initial_config_for(names: &[&str]) -> String {
+    interfaces::initial_config_for(names) + &lldp::initial_config(names)
+}
+
+/// The backends: the PFC model's over `ports`, and pfcd-lab's when they are the lab's.
+pub fn backends(ports: Arc<dyn PortSet>, lab: Option<Arc<Lab>>) -> Vec<Arc<dyn Backend>> {
+    let mut all: Vec<Arc<dyn Backend>> = vec![Arc::new(pfc::PfcBackend::new(ports))];
+    if let Some(lab) = lab {
+        all.push(Arc::new(lab::LabBackend::new(lab)));
+    }
+    all
 }

@@ -15,17 +15,17 @@ use super::lldp::{counter32, misconfiguration_name, remote_totals, LLDP_NS, PFC_
 use super::pfc::{clamp_name, source_identity};
 use super::xml::{leaf, pfc_enable_bits, pfc_identity_leaf};
 use super::{PFC_BRIDGE_NS, PFC_NS};
-use crate::lab::Lab;
+use crate::ports::set::PortSet;
 use crate::ports::PortEvent;
 use lldp::agent::RemoteStatistics;
 
 /// Forwards `events` until every port has stopped; `lab` gives the other ports' counters for
 /// `remote-table-change`, whose leaves count over the whole system.
-pub fn forward(events: Receiver<PortEvent>, notifier: Notifier, lab: Arc<Lab>) {
+pub fn forward(events: Receiver<PortEvent>, notifier: Notifier, ports: Arc<dyn PortSet>) {
     let spawned = std::thread::Builder::new().name("notifications".into()).spawn(move || {
         for mut event in events {
             if let PortEvent::RemoteTableChange { port, stats } = &mut event {
-                *stats = system_totals(&lab, port, *stats);
+                *stats = system_totals(ports.as_ref(), port, *stats);
             }
             if !notifier.publish(notification(&event)) {
                 warn!(?event, "a notification did not validate against the schema: not sent");
@@ -39,8 +39,8 @@ pub fn forward(events: Receiver<PortEvent>, notifier: Notifier, lab: Arc<Lab>) {
 
 /// The remote table's counters over every port: `own` for `port`, the latest snapshot's for the
 /// others.
-fn system_totals(lab: &Lab, port: &str, own: RemoteStatistics) -> RemoteStatistics {
-    let others = lab.ports.iter().filter(|p| p.name != port);
+fn system_totals(set: &dyn PortSet, port: &str, own: RemoteStatistics) -> RemoteStatistics {
+    let others = set.ports().iter().filter(|p| p.name != port);
     let others = others.map(|p| p.snapshot().lldp.ours.agent().statistics().remote);
     remote_totals(std::iter::once(own).chain(others))
 }

@@ -17,7 +17,7 @@ use super::xml::{
     pfc_identity_leaf, pfc_path,
 };
 use super::{lldp, pipeline, DOT1Q_NS, IF_NS, PFC_BRIDGE_NS, PFC_NS};
-use crate::lab::Lab;
+use crate::ports::set::PortSet;
 use crate::ports::{HeadroomMethod, PortHandle, PortIntent, PortSnapshot, PRIORITIES};
 use dataplane::pipeline::PipelineConfig;
 
@@ -26,7 +26,7 @@ const MAX_FRAME_OCTETS: u64 = 2000;
 
 /// The backend of the PFC model (with ietf-interfaces and the bridge, whose entries hold it).
 pub struct PfcBackend {
-    lab: Arc<Lab>,
+    ports: Arc<dyn PortSet>,
     /// What `prepare` accepted, for `apply`: one intent per port, in the lab's port order, and
     /// the pipeline's configuration.
     prepared: Mutex<Option<(Vec<PortIntent>, PipelineConfig)>>,
@@ -35,12 +35,12 @@ pub struct PfcBackend {
 }
 
 impl PfcBackend {
-    pub fn new(lab: Arc<Lab>) -> Self {
-        PfcBackend { lab, prepared: Mutex::new(None), bridge_ports: Mutex::new(Vec::new()) }
+    pub fn new(ports: Arc<dyn PortSet>) -> Self {
+        PfcBackend { ports, prepared: Mutex::new(None), bridge_ports: Mutex::new(Vec::new()) }
     }
 
     fn port_names(&self) -> Vec<&str> {
-        self.lab.ports.iter().map(|p| p.name.as_str()).collect()
+        self.ports.ports().iter().map(|p| p.name.as_str()).collect()
     }
 
     /// measure-headroom: refused where the measurement is not in force (the port would not use
@@ -66,7 +66,7 @@ impl PfcBackend {
         let names = self.port_names();
         bridge_ports(root)
             .iter()
-            .filter_map(|(name, _)| check_port_exists(name, &names).err())
+            .filter_map(|(name, _)| check_port_exists(name, &names, self.ports.described()).err())
             .chain(lldp::check_entries(root, &names))
             .collect()
     }
@@ -94,7 +94,7 @@ impl PfcBackend {
             warn!(error = %e, "stored configuration pfcd cannot run: kept, unused");
         }
         let mut intents = Vec::with_capacity(names.len());
-        for (name, port) in names.iter().zip(&self.lab.ports) {
+        for (name, port) in names.iter().zip(self.ports.ports()) {
             let pfc = configured
                 .iter()
                 .find(|(n, _)| n == name)
@@ -127,7 +127,7 @@ impl Backend for PfcBackend {
     fn prepare(&self, tx: &Transaction<'_>) -> Result<(), BackendError> {
         let at_start = tx.origin.session_id.is_none() && tx.old.elements().next().is_none();
         let intents = self.intents(tx.new, (!at_start).then_some(tx.old))?;
-        let pipeline = pipeline::config_from(tx.new, self.lab.ports.len())?;
+        let pipeline = pipeline::config_from(tx.new, self.ports.as_ref())?;
         *self.prepared.lock().unwrap_or_else(PoisonError::into_inner) = Some((intents, pipeline));
         Ok(())
     }
@@ -136,18 +136,18 @@ impl Backend for PfcBackend {
         let prepared = self.prepared.lock().unwrap_or_else(PoisonError::into_inner).take();
         // prepare always runs first; should it not have, running was validated by it before.
         let prepared = prepared.or_else(|| {
-            let pipeline = pipeline::config_from(tx.new, self.lab.ports.len()).ok()?;
+            let pipeline = pipeline::config_from(tx.new, self.ports.as_ref()).ok()?;
             Some((self.intents(tx.new, None).ok()?, pipeline))
         });
         let Some((intents, pipeline)) = prepared else { return };
-        if self.lab.pipeline.snapshot().config != pipeline {
+        if self.ports.pipeline().config != pipeline {
             info!(mode = %pipeline.mode, "pipeline configuration changed");
-            self.lab.pipeline.reconfigure(pipeline);
+            self.ports.reconfigure_pipeline(pipeline);
         }
         let configured: Vec<String> =
             bridge_ports(tx.new).into_iter().map(|(name, _)| name).collect();
         *self.bridge_ports.lock().unwrap_or_else(PoisonError::into_inner) = configured;
-        for (port, intent) in self.lab.ports.iter().zip(intents) {
+        for (port, intent) in self.ports.ports().iter().zip(intents) {
             if port.snapshot().intent != intent {
                 info!(port = %port.name, ?intent, "configuration changed");
             }
@@ -170,7 +170,7 @@ impl Backend for PfcBackend {
         let port = match name.as_deref() {
             None => None,
             Some(name) => {
-                Some(self.lab.ports.iter().find(|p| p.name == name).ok_or_else(|| {
+                Some(self.ports.ports().iter().find(|p| p.name == name).ok_or_else(|| {
                     BackendError::new(format!(
                         "pfcd has no port '{name}': use one of {}.",
                         self.port_names().join(", ")
@@ -181,7 +181,9 @@ impl Backend for PfcBackend {
         };
         match (rpc, port) {
             ("clear-pfc-counters", Some(port)) => port.clear_counters(),
-            ("clear-pfc-counters", None) => self.lab.ports.iter().for_each(|p| p.clear_counters()),
+            ("clear-pfc-counters", None) => {
+                self.ports.ports().iter().for_each(|p| p.clear_counters())
+            }
             ("measure-headroom", Some(port)) => self.measure(port, &path)?,
             _ => return Err(BackendError::new(format!("pfcd does not run '{rpc}' so."))),
         }
@@ -190,8 +192,8 @@ impl Backend for PfcBackend {
 
     /// Starts forwarding the ports' events as notifications.
     fn attach(&self, notifier: Notifier) {
-        if let Some(events) = self.lab.take_events() {
-            super::notifications::forward(events, notifier, self.lab.clone());
+        if let Some(events) = self.ports.take_events() {
+            super::notifications::forward(events, notifier, self.ports.clone());
         }
     }
 
@@ -201,9 +203,9 @@ impl Backend for PfcBackend {
 
     fn state(&self, _request: &StateRequest<'_>) -> Result<Vec<Element>, BackendError> {
         let mut interfaces = Element::new(IF_NS, "interfaces");
-        let snapshots: Vec<_> = self.lab.ports.iter().map(|p| p.snapshot()).collect();
-        let pipe = self.lab.pipeline.snapshot();
-        for (i, (s, link)) in snapshots.iter().zip(&self.lab.links).enumerate() {
+        let snapshots: Vec<_> = self.ports.ports().iter().map(|p| p.snapshot()).collect();
+        let pipe = self.ports.pipeline();
+        for (i, s) in snapshots.iter().enumerate() {
             let mut pfc = pfc_state(s);
             pfc.namespaces_mut().push((Some("pfc".into()), PFC_NS.into()));
             let mut bridge_port = Element::new(DOT1Q_NS, "bridge-port").with(pfc);
@@ -214,12 +216,12 @@ impl Backend for PfcBackend {
                 Element::new(IF_NS, "interface")
                     .with(leaf(IF_NS, "name", &s.name))
                     .with(leaf(IF_NS, "oper-status", "up"))
-                    .with(leaf(IF_NS, "speed", link.speed.bits_per_second()))
+                    .with(leaf(IF_NS, "speed", self.ports.speed(i).bits_per_second()))
                     .with(bridge_port),
             );
         }
         let ports = self.bridge_ports.lock().unwrap_or_else(PoisonError::into_inner).clone();
-        let up_time = self.lab.clock.wall().0 / 1_000_000_000_000;
+        let up_time = self.ports.up_time_secs();
         Ok(vec![
             interfaces,
             bridge_state(&ports, up_time),

@@ -9,15 +9,16 @@ use mgmt::backend::BackendError;
 use mgmt::xml::Element;
 
 use super::xml::{child_text, child_u64, leaf};
-use crate::lab::pipeline::{lab_config, PipelineSnapshot};
+use crate::ports::pipeline::PipelineSnapshot;
+use crate::ports::set::PortSet;
 
 pub const PIPE_NS: &str = "urn:pfcd:yang:pfcd-pipeline";
 
 const PATH: &str = "/pfcd-pipeline:pipeline";
 
-/// The engine's configuration for `ports` lab ports from running's `/pipeline` (absent: the
+/// The engine's configuration for the ports of `set` from running's `/pipeline` (absent: the
 /// YANG defaults), or what is wrong with it.
-pub fn config_from(root: &Element, ports: usize) -> Result<PipelineConfig, BackendError> {
+pub fn config_from(root: &Element, set: &dyn PortSet) -> Result<PipelineConfig, BackendError> {
     let mut base = PipelineConfig::default();
     if let Some(p) = root.child(PIPE_NS, "pipeline") {
         let number = |e: &Element, name: &str, path: &str| {
@@ -52,7 +53,7 @@ pub fn config_from(root: &Element, ports: usize) -> Result<PipelineConfig, Backe
             }
         }
     }
-    let config = lab_config(ports, &base);
+    let config = set.pipeline_config(&base);
     config.validate().map_err(|e| {
         BackendError::new(format!("the pipeline cannot run so: {e}")).at(PATH.to_string())
     })?;

@@ -154,6 +154,15 @@ pub fn allowance_for(
             Err(e) => warn!(port = name, error = %e, "headroom measurement failed"),
         }
     }
+    select_allowance(intent, automatic, results)
+}
+
+/// The allowance in force (12.23) from the configuration and the results at hand.
+pub fn select_allowance(
+    intent: &PortIntent,
+    automatic: dataplane::headroom::allowance::AutomaticCalculation,
+    results: &Results,
+) -> Allowance {
     let config = AllowanceConfig {
         link_delay_allowance_bits: intent.link_delay_allowance_bits,
         minimum_bits: intent.minimum_bits,

@@ -7,6 +7,11 @@ pub mod event;
 pub mod headroom;
 pub mod intent;
 pub mod lldp_link;
+pub mod pipeline;
+pub mod real;
+pub mod real_lldp;
+pub mod report;
+pub mod set;
 pub mod snapshot;
 pub mod task;
 

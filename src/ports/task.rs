@@ -12,18 +12,17 @@ use dataplane::headroom::{BufferConfig, BufferPlan};
 use dataplane::sim::{TwoStation, TwoStationConfig};
 use dataplane::time::Picos;
 use dataplane::wire::MacAddr;
-use lldp::agent::AgentEvent;
-use lldp::dcbx::{DcbxEvent, HeadroomMethods};
-use lldp::neighbours::NeighbourEvent;
+use lldp::dcbx::HeadroomMethods;
 use lldp::port::LocalSystem;
 use lldp::wire::TimeInterval;
-use tracing::{info, info_span, warn};
+use tracing::{info, info_span};
 
 use super::clock::SimClock;
 use super::event::PortEvent;
 use super::headroom::{allowance_for, Results};
 use super::intent::{HeadroomMethod, PortIntent, PRIORITIES};
 use super::lldp_link::{LinkLldp, LldpView, PeerLldp, Step};
+use super::report;
 use super::snapshot::{PortSnapshot, PrioritySnapshot, Published};
 
 /// A simulated port: its name, the stations on its link, its receive buffer.
@@ -48,7 +47,7 @@ pub struct SimPortSetup {
     pub traffic: bool,
 }
 
-enum Command {
+pub(super) enum Command {
     Apply(Box<PortIntent>),
     /// Discard the measurement's estimate and measure again (the measure-headroom RPC).
     Measure,
@@ -132,6 +131,23 @@ impl PortHandle {
             published,
             thread: std::sync::Mutex::new(Some(thread)),
         })
+    }
+
+    /// A handle on a port thread started elsewhere in `ports` (a real port's).
+    pub(super) fn from_parts(
+        name: String,
+        receive_buffer_size: u64,
+        commands: mpsc::Sender<Command>,
+        published: Published,
+        thread: JoinHandle<()>,
+    ) -> Self {
+        PortHandle {
+            name,
+            receive_buffer_size,
+            commands,
+            published,
+            thread: std::sync::Mutex::new(Some(thread)),
+        }
     }
 
     /// Hands the port a new configuration; a stopped port ignores it.
@@ -256,11 +272,12 @@ impl SimPort {
     /// Reports the agents' events and follows DCBX: the operational PFC Enable at both ends
     /// and the headroom method it agreed.
     fn follow_lldp(&mut self, step: Step) {
+        let name = &self.setup.name;
         for event in &step.agent_events {
-            self.report_agent_event(event);
+            report::agent_event(name, event, self.lldp.remote_statistics(), &self.events);
         }
         for event in &step.dcbx_events {
-            self.report_dcbx_event(event);
+            report::dcbx_event(name, event, || self.lldp.view(), &self.events);
         }
         if !step.changed {
             return;
@@ -291,49 +308,6 @@ impl SimPort {
         self.peer_oper_pfc_enable = peer;
         self.sim.set_pfc_enable(ours);
         self.sim.set_peer_pfc_enable(peer);
-    }
-
-    fn report_agent_event(&self, event: &AgentEvent) {
-        match event {
-            AgentEvent::Neighbour(n) => {
-                let (change, index) = match n {
-                    NeighbourEvent::Inserted { remote_index, .. } => ("inserted", remote_index),
-                    NeighbourEvent::Deleted { remote_index, .. } => ("deleted", remote_index),
-                    NeighbourEvent::AgedOut { remote_index, .. } => ("aged out", remote_index),
-                    _ => return,
-                };
-                info!(remote_index = index, "LLDP neighbour {change}");
-                let stats = self.lldp.remote_statistics();
-                let port = self.setup.name.clone();
-                let _ = self.events.send(PortEvent::RemoteTableChange { port, stats });
-            }
-            AgentEvent::FrameDiscarded { source_mac, error } => {
-                warn!(?source_mac, %error, "LLDPDU discarded")
-            }
-            AgentEvent::TlvDiscarded { source_mac, error } => {
-                warn!(%source_mac, %error, "LLDP TLV discarded")
-            }
-            AgentEvent::LengthError { left_out } => {
-                warn!(left_out, "our LLDPDU is too long: optional TLVs left out")
-            }
-        }
-    }
-
-    fn report_dcbx_event(&self, event: &DcbxEvent) {
-        match event {
-            DcbxEvent::MisconfigurationRaised(m) => {
-                warn!(misconfiguration = %m, "DCBX: PFC misconfigured");
-            }
-            DcbxEvent::MisconfigurationCleared => info!("DCBX: PFC misconfiguration cleared"),
-            other => {
-                info!(event = ?other, "DCBX");
-                return;
-            }
-        }
-        let view = self.lldp.view();
-        let _ = self
-            .events
-            .send(PortEvent::DcbxMisconfiguration { port: self.setup.name.clone(), view });
     }
 
     fn clear_counters(&mut self) {

@@ -1,0 +1,80 @@
+//! What pfcd asks of the running bridge: a port's configuration, a new measurement, counters
+//! cleared, another pause mode. The loop takes them at the start of each turn.
+
+use dataplane::pipeline::{PauseMode, Pipeline};
+use dataplane::time::LinkSpeed;
+use tracing::{info, warn};
+
+use super::forward::Forwarder;
+use super::port::{BridgePort, PortControl, PortCounters};
+use super::reaction::ReactionTracker;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Control {
+    Port {
+        index: usize,
+        control: PortControl,
+    },
+    /// Measure port `index`'s headroom again from scratch.
+    Remeasure(usize),
+    /// Counters of one port, or of every port, back to zero.
+    ClearCounters(Option<usize>),
+    /// The pipeline's pause mode: taken once no frame is in the bridge (a new engine starts).
+    Mode(PauseMode),
+}
+
+/// Applies one control to the bridge.
+pub fn apply<P>(c: Control, ports: &mut [BridgePort<P>], fwd: &mut Forwarder, speed: LinkSpeed) {
+    match c {
+        Control::Port { index, control } => {
+            let Some(port) = ports.get_mut(index) else { return };
+            if let Err(e) = port.reconfigure(control, speed) {
+                warn!(port = %port.setup.name, error = %e, "configuration not taken");
+            }
+        }
+        Control::Remeasure(index) => {
+            if let Some(port) = ports.get_mut(index) {
+                if let Err(e) = port.remeasure(speed) {
+                    warn!(port = %port.setup.name, error = %e, "cannot measure again");
+                }
+            }
+        }
+        Control::ClearCounters(which) => {
+            for (i, port) in ports.iter_mut().enumerate() {
+                if which.is_none_or(|w| w == i) {
+                    port.counters = PortCounters::default();
+                    port.receiver.counters = Default::default();
+                    port.initiator.counters = Default::default();
+                    port.reaction = ReactionTracker::default();
+                    port.ingress.clear_counters();
+                }
+            }
+        }
+        Control::Mode(mode) => fwd.pending_mode = Some(mode),
+    }
+}
+
+/// A pending change of pause mode, once the bridge holds no frame: the engine is built anew
+/// with it (its statistics start from zero).
+pub fn change_mode(fwd: &mut Forwarder) {
+    let Some(mode) = fwd.pending_mode else { return };
+    if fwd.store.in_use() > 0 {
+        return;
+    }
+    fwd.pending_mode = None;
+    if fwd.engine.config().mode == mode {
+        return;
+    }
+    let config = dataplane::pipeline::PipelineConfig { mode, ..fwd.engine.config().clone() };
+    match Pipeline::new(config) {
+        Ok(mut engine) => {
+            engine.record_departures();
+            // The new engine's clock starts where the old one was.
+            let cycles = fwd.engine.now().as_ps() / engine.config().cycle.as_ps().max(1);
+            engine.run(cycles);
+            fwd.engine = engine;
+            info!(%mode, "pause mode changed");
+        }
+        Err(e) => warn!(error = %e, "pause mode not changed"),
+    }
+}

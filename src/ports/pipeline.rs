@@ -1,0 +1,44 @@
+//! The transmit pipeline as a step left it: the lab's simulated pipeline and the bridge's on
+//! real interfaces publish the same view, which `pfcd-pipeline`'s state reads.
+
+use dataplane::pipeline::{ClassView, Pipeline, PipelineConfig, PipelineStats};
+
+use super::intent::PRIORITIES;
+
+/// One (port, priority) of the pipeline: the engine's view of it.
+pub type ClassSnapshot = Option<ClassView>;
+
+/// The pipeline as a step left it.
+#[derive(Debug, Clone)]
+pub struct PipelineSnapshot {
+    pub config: PipelineConfig,
+    pub stats: PipelineStats,
+    /// Per port, per priority.
+    pub classes: Vec<[ClassSnapshot; PRIORITIES]>,
+    /// FDs in external memory now.
+    pub external_used: u64,
+}
+
+impl PipelineSnapshot {
+    /// The view of `p` now.
+    pub fn of(p: &Pipeline) -> Self {
+        let ports = p.config().ports;
+        let mut external_used = 0;
+        let classes = (0..ports)
+            .map(|port| {
+                let mut row: [ClassSnapshot; PRIORITIES] = [None; PRIORITIES];
+                for (n, c) in row.iter_mut().enumerate() {
+                    *c = p.class_view(port, n);
+                    external_used += c.map_or(0, |v| v.external_depth as u64);
+                }
+                row
+            })
+            .collect();
+        PipelineSnapshot {
+            config: p.config().clone(),
+            stats: p.stats().clone(),
+            classes,
+            external_used,
+        }
+    }
+}

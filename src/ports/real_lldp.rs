@@ -1,0 +1,160 @@
+//! LLDP and DCBX on a real interface: our port's `lldp::port::DcbxPort` (the agent `pfc-lldp`
+//! runs) over an `AF_PACKET` socket for LLDPDUs, the link's state from the interface. The
+//! peer is whatever station is on the wire; what it advertises is in our agent's neighbours.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use dataplane::io::{link::is_up, FramePort, PacketSocket};
+use dataplane::wire::{EtherType, MacAddr};
+use lldp::agent::{AdminStatus, AgentConfig};
+use lldp::dcbx::{PfcAdmin, PfcOper, PfcReason};
+use lldp::port::{DcbxPort, LocalSystem, PortOutput, PortSettings};
+use lldp::wire::{TimeInterval, NEAREST_BRIDGE};
+use tracing::warn;
+
+use super::intent::PortIntent;
+use super::lldp_link::{dcbx_admin, LldpView, Step};
+
+/// LLDPDUs read per poll (a bound, so a flood cannot hold the port's thread).
+const RX_BURST: usize = 64;
+
+/// Our agent on one interface.
+pub struct RealLldp {
+    ours: DcbxPort,
+    socket: PacketSocket,
+    enabled: bool,
+    start: Instant,
+    local_delay: TimeInterval,
+    buf: Vec<u8>,
+}
+
+impl RealLldp {
+    /// Our agent on `name`, down until [`RealLldp::apply`] configures it.
+    pub fn open(
+        name: &str,
+        system: LocalSystem,
+        local_delay: TimeInterval,
+    ) -> Result<Self, String> {
+        let socket = PacketSocket::open(name, EtherType::LLDP, &[NEAREST_BRIDGE])
+            .map_err(|e| e.to_string())?;
+        let ours = DcbxPort::new(name, socket.mac(), system, PortSettings::default())
+            .map_err(|e| e.to_string())?;
+        Ok(RealLldp {
+            ours,
+            socket,
+            enabled: false,
+            start: Instant::now(),
+            local_delay,
+            buf: vec![0; 65_536],
+        })
+    }
+
+    fn now(&self) -> Duration {
+        self.start.elapsed()
+    }
+
+    /// The port's MAC address.
+    pub fn mac(&self) -> MacAddr {
+        self.socket.mac()
+    }
+
+    /// New LLDP and DCBX settings; without an LLDP entry the agent runs with adminStatus
+    /// disabled (one that ran sends its shutdown LLDPDU).
+    pub fn apply(&mut self, intent: &PortIntent) -> Step {
+        let now = self.now();
+        let mut step = Step::default();
+        let off = AgentConfig { admin_status: AdminStatus::Disabled, ..AgentConfig::default() };
+        let settings = PortSettings {
+            lldp: intent.lldp.clone().unwrap_or(off),
+            dcbx: dcbx_admin(intent, self.local_delay),
+        };
+        match self.ours.set_settings(settings, now) {
+            Ok(out) => self.send(out, &mut step),
+            Err(e) => warn!(error = %e, "LLDP settings refused by the agent; the previous stay"),
+        }
+        self.enabled = intent.lldp.is_some();
+        step.changed = true;
+        step
+    }
+
+    /// Link state, received LLDPDUs and timers.
+    pub fn poll(&mut self) -> Step {
+        let mut step = Step::default();
+        let up = is_up(self.ours.name());
+        if up != self.ours.agent().port_enabled() {
+            let out = self.ours.set_port_enabled(up, self.now());
+            self.send(out, &mut step);
+        }
+        for _ in 0..RX_BURST {
+            let n = match self.socket.recv(&mut self.buf) {
+                Ok(Some(n)) => n,
+                Ok(None) => break,
+                Err(e) => {
+                    warn!(error = %e, "LLDP receive failed");
+                    break;
+                }
+            };
+            let frame = self.buf[..n].to_vec();
+            let out = self.ours.receive(&frame, self.now());
+            self.send(out, &mut step);
+        }
+        let out = self.ours.poll(self.now());
+        self.send(out, &mut step);
+        step
+    }
+
+    /// adminStatus disabled: a shutdown LLDPDU (TTL 0) so that the peer forgets us at once.
+    /// Returns whether one was sent.
+    pub fn shutdown(&mut self) -> bool {
+        if !self.enabled {
+            return false;
+        }
+        let mut off = PortSettings {
+            lldp: self.ours.agent().config().clone(),
+            dcbx: self.ours.admin().clone(),
+        };
+        off.lldp.admin_status = AdminStatus::Disabled;
+        let Ok(out) = self.ours.set_settings(off, self.now()) else { return false };
+        let sent = !out.frames.is_empty();
+        self.send(out, &mut Step::default());
+        self.enabled = false;
+        sent
+    }
+
+    fn send(&mut self, out: PortOutput, step: &mut Step) {
+        step.changed |= !out.frames.is_empty() || out.changed();
+        step.agent_events.extend(out.agent_events);
+        step.dcbx_events.extend(out.dcbx_events);
+        for frame in &out.frames {
+            if let Err(e) = self.socket.send(frame) {
+                warn!(error = %e, "LLDPDU not sent");
+            }
+        }
+    }
+
+    /// Operational PFC Enable: DCBX's when our agent runs, else the configuration's.
+    pub fn oper_pfc_enable(&self, configured: u8) -> u8 {
+        if self.enabled {
+            self.ours.state().pfc.pfc_enable
+        } else {
+            configured
+        }
+    }
+
+    pub fn remote_statistics(&self) -> lldp::agent::RemoteStatistics {
+        self.ours.agent().statistics().remote
+    }
+
+    /// The view the northbound side reads. The peer's own outcome is not known here (it is
+    /// another station's): only what it advertises, in our neighbours.
+    pub fn view(&self) -> Arc<LldpView> {
+        Arc::new(LldpView {
+            ours: self.ours.clone(),
+            peer_oper: PfcOper::local_only(&PfcAdmin::default(), PfcReason::NoPeer),
+            peer_admin: PfcAdmin::default(),
+            enabled: self.enabled,
+            now: self.now(),
+        })
+    }
+}

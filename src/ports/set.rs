@@ -1,0 +1,34 @@
+//! What the northbound side needs of pfcd's ports, whatever they are: the embedded lab's
+//! simulated ports (`crate::lab::Lab`) or a bridge on real interfaces
+//! (`crate::real_ports::RealPorts`).
+
+use std::sync::mpsc::Receiver;
+use std::sync::Arc;
+
+use dataplane::pipeline::PipelineConfig;
+use dataplane::time::LinkSpeed;
+
+use super::event::PortEvent;
+use super::pipeline::PipelineSnapshot;
+use super::task::PortHandle;
+
+pub trait PortSet: Send + Sync {
+    /// The ports, in order.
+    fn ports(&self) -> &[PortHandle];
+    /// Port `i`'s link speed.
+    fn speed(&self, i: usize) -> LinkSpeed;
+    /// What the ports are, for messages ("the lab's ports", "the interfaces in the settings").
+    fn described(&self) -> &'static str;
+    /// The transmit pipeline as last published.
+    fn pipeline(&self) -> Arc<PipelineSnapshot>;
+    /// The pipeline these ports run for pfcd-pipeline's settings `base`.
+    fn pipeline_config(&self, base: &PipelineConfig) -> PipelineConfig;
+    /// Runs the pipeline with `config` from now on.
+    fn reconfigure_pipeline(&self, config: PipelineConfig);
+    /// Seconds since the ports started (the bridge's up-time).
+    fn up_time_secs(&self) -> u64;
+    /// The ports' events (once: there is one reader).
+    fn take_events(&self) -> Option<Receiver<PortEvent>>;
+    /// Stops every port.
+    fn stop(&self);
+}

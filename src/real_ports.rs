@@ -1,0 +1,164 @@
+//! pfcd's ports on real interfaces (`ports = "interfaces"`): the software bridge
+//! (`crate::bridge`) over the interfaces the settings name, and one port task per interface
+//! (`ports::real`) that runs LLDP/DCBX on it, selects its allowance and tells the bridge port
+//! what to run. The northbound side sees them as it sees the lab's ports.
+
+use std::sync::mpsc::{self, Receiver};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Instant;
+
+use dataplane::headroom::{LocalDelays, Medium};
+use dataplane::io::{link, RawOptions, RawPort};
+use dataplane::pipeline::{PauseMode, PipelineConfig};
+use dataplane::time::LinkSpeed;
+use lldp::port::LocalSystem;
+use lldp::wire::{ChassisId, TimeInterval};
+
+use crate::bridge::control::Control;
+use crate::bridge::{pipeline_config, Bridge, BridgePortSetup, BridgeSetup};
+use crate::ports::pipeline::PipelineSnapshot;
+use crate::ports::real::RealPortSetup;
+use crate::ports::set::PortSet;
+use crate::ports::{PortEvent, PortHandle};
+use crate::settings::InterfaceSettings;
+
+/// The bridge on real interfaces and its port tasks.
+pub struct RealPorts {
+    ports: Vec<PortHandle>,
+    bridge: Arc<Bridge>,
+    speed: LinkSpeed,
+    max_frame: u16,
+    start: Instant,
+    events: Mutex<Option<Receiver<PortEvent>>>,
+}
+
+impl RealPorts {
+    /// Opens every interface, starts the bridge and a task per port. An interface that does
+    /// not exist or cannot be opened stops the start, with its name and why.
+    pub fn start(settings: &InterfaceSettings) -> Result<RealPorts, String> {
+        let speed = settings.link_speed()?;
+        let mut first_mac = None;
+        for name in &settings.names {
+            let (_, mac) = link::identity(name)
+                .ok_or_else(|| format!("interface {name} does not exist (check `ip link`)"))?;
+            first_mac.get_or_insert(mac);
+        }
+        let ports = settings
+            .names
+            .iter()
+            .map(|name| BridgePortSetup {
+                follow_measurement: false,
+                ..BridgePortSetup::new(name, 0)
+            })
+            .collect();
+        let setup =
+            BridgeSetup { ports, mode: PauseMode::External, speed, max_frame: settings.max_frame };
+        let options = RawOptions {
+            promiscuous: true,
+            timestamps: true,
+            recv_buffer: Some(4 << 20),
+            send_buffer: Some(4 << 20),
+            ..RawOptions::default()
+        };
+        let bridge = Arc::new(
+            Bridge::start(&setup, |name| RawPort::open(name, &options))
+                .map_err(|e| e.to_string())?,
+        );
+        let system = LocalSystem {
+            chassis_id: ChassisId::MacAddress(first_mac.unwrap_or_default()),
+            system_name: Some(hostname()),
+            system_description: Some(format!(
+                "pfcd {} software PFC bridge",
+                env!("CARGO_PKG_VERSION")
+            )),
+        };
+        // The interfaces' media are not known: our delays are Annex N's at the speed over
+        // fibre, the Local Delay TLV we advertise follows from them.
+        let local_delay =
+            TimeInterval(LocalDelays::for_link(speed, Medium::Fibre).local_delay_tlv(speed));
+        let (events, receiver) = mpsc::channel();
+        let mut handles = Vec::new();
+        for (index, name) in settings.names.iter().enumerate() {
+            let setup = RealPortSetup {
+                name: name.clone(),
+                index,
+                speed,
+                receive_buffer_size: settings.receive_buffer,
+                system: system.clone(),
+                local_delay,
+            };
+            let handle = PortHandle::spawn_real(setup, bridge.clone(), events.clone())
+                .map_err(|e| format!("port {name}: {e}"))?;
+            handles.push(handle);
+        }
+        Ok(RealPorts {
+            ports: handles,
+            bridge,
+            speed,
+            max_frame: settings.max_frame,
+            start: Instant::now(),
+            events: Mutex::new(Some(receiver)),
+        })
+    }
+
+    /// The bridge's own state (the tool's JSON view), for tests and logs.
+    pub fn bridge(&self) -> &Bridge {
+        &self.bridge
+    }
+}
+
+impl PortSet for RealPorts {
+    fn ports(&self) -> &[PortHandle] {
+        &self.ports
+    }
+
+    fn speed(&self, _i: usize) -> LinkSpeed {
+        self.speed
+    }
+
+    fn described(&self) -> &'static str {
+        "the interfaces in pfcd's settings"
+    }
+
+    fn pipeline(&self) -> Arc<PipelineSnapshot> {
+        self.bridge.snapshot().pipeline.unwrap_or_else(|| {
+            Arc::new(PipelineSnapshot {
+                config: self.pipeline_config(&PipelineConfig::default()),
+                stats: Default::default(),
+                classes: Vec::new(),
+                external_used: 0,
+            })
+        })
+    }
+
+    /// The bridge's pipeline with the pause mode of `base`: its clock, widths and memory are
+    /// the software bridge's own (`bridge::pipeline_config`).
+    fn pipeline_config(&self, base: &PipelineConfig) -> PipelineConfig {
+        pipeline_config(self.ports.len(), base.mode, self.speed, self.max_frame)
+    }
+
+    fn reconfigure_pipeline(&self, config: PipelineConfig) {
+        self.bridge.control(Control::Mode(config.mode));
+    }
+
+    fn up_time_secs(&self) -> u64 {
+        self.start.elapsed().as_secs()
+    }
+
+    fn take_events(&self) -> Option<Receiver<PortEvent>> {
+        self.events.lock().unwrap_or_else(PoisonError::into_inner).take()
+    }
+
+    fn stop(&self) {
+        for p in &self.ports {
+            p.stop();
+        }
+        self.bridge.stop();
+    }
+}
+
+fn hostname() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .map(|s| s.trim().to_string())
+        .unwrap_or_else(|_| "pfcd".into())
+}
