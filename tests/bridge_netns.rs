@@ -16,18 +16,11 @@ use std::path::PathBuf;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use common::netns::{can_run, in_netns, veth, wait_for, Daemon, Netns};
+use common::hosts::*;
+use common::netns::{can_run, wait_for, Daemon, Netns};
 use common::Scratch;
-use dataplane::io::{FramePort, RawOptions, RawPort};
-use dataplane::wire::{EtherType, EthernetHeader, MacAddr, MacControl, PfcFrame, VlanTag};
+use dataplane::io::RawPort;
 use serde_json::Value;
-
-const H1: MacAddr = MacAddr([0x02, 0, 0, 0, 0x01, 0x01]);
-const H2: MacAddr = MacAddr([0x02, 0, 0, 0, 0x02, 0x02]);
-/// The EtherType of the test's frames (IEEE 802 local experimental 1).
-const TEST_TYPE: EtherType = EtherType(0x88b5);
-const VID: u16 = 10;
-const FRAME: usize = 1000;
 
 struct Topology {
     h1: RawPort,
@@ -42,19 +35,7 @@ struct Topology {
 /// ports in `mode`.
 fn topology(tag: &str, mode: &str) -> Topology {
     let scratch = Scratch::new(&format!("bridge-{tag}"));
-    let h1 = Netns::new(&format!("{tag}h1"));
-    let sw = Netns::new(&format!("{tag}sw"));
-    let h2 = Netns::new(&format!("{tag}h2"));
-    veth(&h1, "eth0", "02:00:00:00:01:01", &sw, "p1", "02:00:00:00:0f:01");
-    veth(&sw, "p2", "02:00:00:00:0f:02", &h2, "eth0", "02:00:00:00:02:02");
-    for (ns, ifs) in [(&h1, &["eth0"][..]), (&sw, &["p1", "p2"][..]), (&h2, &["eth0"][..])] {
-        // No IPv6 neighbour discovery or MLD: the hosts send only the test's frames.
-        ns.run("/usr/sbin/sysctl", &["-qw", "net.ipv6.conf.all.disable_ipv6=1"]);
-        ns.run("/usr/sbin/sysctl", &["-qw", "net.ipv6.conf.default.disable_ipv6=1"]);
-        for i in ifs {
-            ns.link(&["set", i, "up"]);
-        }
-    }
+    let Hosts { h1, h2, h1_ns, sw, h2_ns } = hosts(tag);
     let state = scratch.path("bridge.json");
     let mut cmd = sw.command(env!("CARGO_BIN_EXE_pfc-bridge"));
     cmd.args(["--port", "p1,pfc=3", "--port", "p2,pfc=3", "--speed", "10G", "--mode", mode])
@@ -62,19 +43,7 @@ fn topology(tag: &str, mode: &str) -> Topology {
         .arg(&state);
     let bridge = Daemon::spawn("pfc-bridge", cmd, &scratch.path("bridge.log"));
     wait_for(Duration::from_secs(10), "pfc-bridge's first state", || state.exists().then_some(()));
-    let open = |ns: &Netns| {
-        // A large receive buffer: the test reads in bursts.
-        let options = RawOptions { recv_buffer: Some(16 << 20), ..RawOptions::default() };
-        in_netns(ns, || RawPort::open("eth0", &options)).expect("host socket")
-    };
-    Topology {
-        h1: open(&h1),
-        h2: open(&h2),
-        state,
-        _bridge: bridge,
-        _scratch: scratch,
-        _ns: [h1, sw, h2],
-    }
+    Topology { h1, h2, state, _bridge: bridge, _scratch: scratch, _ns: [h1_ns, sw, h2_ns] }
 }
 
 impl Topology {
@@ -93,122 +62,6 @@ fn port<'a>(state: &'a Value, name: &str) -> &'a Value {
         .as_array()
         .and_then(|ps| ps.iter().find(|p| p["name"] == name))
         .unwrap_or_else(|| panic!("port {name} in {state}"))
-}
-
-/// A tagged test frame from h1 to h2: priority, sequence number within it.
-fn data(priority: u8, seq: u32) -> Vec<u8> {
-    let header = EthernetHeader {
-        dst: H2,
-        src: H1,
-        vlan: Some(VlanTag { pcp: priority, dei: false, vid: VID }),
-        ethertype: TEST_TYPE,
-    };
-    let mut frame = vec![0u8; FRAME];
-    let at = header.emit(&mut frame).expect("header");
-    frame[at] = priority;
-    frame[at + 1..at + 5].copy_from_slice(&seq.to_be_bytes());
-    frame
-}
-
-/// (priority, sequence number) of a test frame.
-fn parse_data(frame: &[u8]) -> Option<(u8, u32)> {
-    let (header, body) = EthernetHeader::parse(frame).ok()?;
-    if header.ethertype != TEST_TYPE || body.len() < 5 {
-        return None;
-    }
-    let pcp = header.vlan?.pcp;
-    assert_eq!(body[0], pcp, "the frame's priority is its PCP");
-    Some((pcp, u32::from_be_bytes(body[1..5].try_into().ok()?)))
-}
-
-fn send(port: &mut RawPort, frame: &[u8]) {
-    for _ in 0..1000 {
-        match port.send(frame) {
-            Ok(()) => return,
-            Err(_) => std::thread::sleep(Duration::from_micros(100)),
-        }
-    }
-    panic!("cannot send");
-}
-
-/// Everything `port` receives within `time`.
-fn drain(port: &mut RawPort, time: Duration) -> Vec<Vec<u8>> {
-    let end = Instant::now() + time;
-    let mut got = Vec::new();
-    let mut buf = vec![0u8; 9300];
-    loop {
-        match port.recv(&mut buf) {
-            Ok(Some(n)) => got.push(buf[..n].to_vec()),
-            _ if Instant::now() >= end => return got,
-            _ => std::thread::sleep(Duration::from_micros(200)),
-        }
-    }
-}
-
-fn sequences(frames: &[Vec<u8>], priority: u8) -> Vec<u32> {
-    frames
-        .iter()
-        .filter_map(|f| parse_data(f))
-        .filter(|(p, _)| *p == priority)
-        .map(|(_, s)| s)
-        .collect()
-}
-
-fn pfc_frames(frames: &[Vec<u8>]) -> Vec<PfcFrame> {
-    frames
-        .iter()
-        .filter_map(|f| match MacControl::parse(f) {
-            Ok(MacControl::Pfc(p)) => Some(p),
-            _ => None,
-        })
-        .collect()
-}
-
-fn pfc(priorities: u8, quanta: u16) -> Vec<u8> {
-    PfcFrame::pause(H2, priorities, quanta).to_vec()
-}
-
-/// h2 pausing priority 3 without end: a thread of its own with real-time priority (as a NIC's
-/// PFC generator would not be starved: on two busy cores an ordinary thread was sometimes held
-/// up past the 3.4 ms a pause lasts at 10 Gb/s) sends a PFC frame every half millisecond on a
-/// socket of its own, until stopped.
-struct Storm {
-    running: std::sync::Arc<std::sync::atomic::AtomicBool>,
-    thread: std::thread::JoinHandle<Duration>,
-}
-
-impl Storm {
-    fn start(t: &Topology) -> Storm {
-        let options = RawOptions::default();
-        let mut port = in_netns(&t._ns[2], || RawPort::open("eth0", &options)).expect("socket");
-        let running = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(true));
-        let thread = {
-            let running = running.clone();
-            std::thread::spawn(move || {
-                let tid = nix::unistd::gettid().to_string();
-                let chrt = Command::new("/usr/bin/chrt").args(["-f", "-p", "50", &tid]).status();
-                assert!(chrt.is_ok_and(|s| s.success()), "chrt gives the storm real-time priority");
-                let mut longest = Duration::ZERO;
-                let mut last = Instant::now();
-                while running.load(std::sync::atomic::Ordering::Relaxed) {
-                    send(&mut port, &pfc(1 << 3, 0xffff));
-                    longest = longest.max(last.elapsed());
-                    last = Instant::now();
-                    std::thread::sleep(Duration::from_micros(500));
-                }
-                longest
-            })
-        };
-        // The first PFC frame is out before anything else happens.
-        std::thread::sleep(Duration::from_millis(2));
-        Storm { running, thread }
-    }
-
-    /// Stops the storm; the longest gap between two of its PFC frames.
-    fn stop(self) -> Duration {
-        self.running.store(false, std::sync::atomic::Ordering::Relaxed);
-        self.thread.join().expect("storm thread")
-    }
 }
 
 #[test]
@@ -257,7 +110,7 @@ struct PauseRun {
 /// h2 pauses priority 3 (refreshing about every millisecond) while h1 sends 20 frames of
 /// priority 3 and 200 of priority 0; then h2 sends XON.
 fn pause_run(t: &mut Topology) -> PauseRun {
-    let storm = Storm::start(t);
+    let storm = Storm::start(&t._ns[2]);
     for seq in 0..200u32 {
         if seq < 20 {
             send(&mut t.h1, &data(3, seq));
@@ -390,7 +243,7 @@ fn a_pfc_storm_holds_only_its_priority_and_loses_nothing_the_bridge_accepted() {
     // h2 pauses priority 3 without end for a second and a half at least, while h1 keeps
     // sending priority 0 and a few frames of priority 3; the bridge's state is read while the
     // storm lasts.
-    let storm = Storm::start(&t);
+    let storm = Storm::start(&t._ns[2]);
     let start = Instant::now();
     let mut seq = 0u32;
     let mut during = Vec::new();

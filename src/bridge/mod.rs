@@ -120,6 +120,8 @@ pub struct Bridge {
     stop: Arc<AtomicBool>,
     published: Arc<Mutex<BridgeSnapshot>>,
     controls: Mutex<std::sync::mpsc::Sender<control::Control>>,
+    /// Wakes the loop from its sleep when a control is sent.
+    wake: std::os::unix::net::UnixDatagram,
     thread: Mutex<Option<JoinHandle<()>>>,
 }
 
@@ -157,6 +159,11 @@ impl Bridge {
         let stop = Arc::new(AtomicBool::new(false));
         let published = Arc::new(Mutex::new(BridgeSnapshot::take(&ports, &fwd)));
         let (controls, controls_rx) = std::sync::mpsc::channel();
+        let (wake, woken) =
+            std::os::unix::net::UnixDatagram::pair().map_err(BridgeError::Thread)?;
+        for end in [&wake, &woken] {
+            end.set_nonblocking(true).map_err(BridgeError::Thread)?;
+        }
         let thread = {
             let (stop, published) = (stop.clone(), published.clone());
             let speed = setup.speed;
@@ -166,7 +173,7 @@ impl Bridge {
                     run::run(
                         ports,
                         fwd,
-                        run::Links { stop, published, controls: controls_rx, speed },
+                        run::Links { stop, published, controls: controls_rx, woken, speed },
                     )
                 })
                 .map_err(BridgeError::Thread)?
@@ -175,13 +182,16 @@ impl Bridge {
             stop,
             published,
             controls: Mutex::new(controls),
+            wake,
             thread: Mutex::new(Some(thread)),
         })
     }
 
-    /// Hands the loop a control; it takes it at its next turn (within 50 ms).
+    /// Hands the loop a control; it wakes and takes it at once.
     pub fn control(&self, c: control::Control) {
         let _ = self.controls.lock().unwrap_or_else(PoisonError::into_inner).send(c);
+        // (A full socket means a wake-up is pending already.)
+        let _ = self.wake.send(&[1]);
     }
 
     /// The state as last published (every 100 ms).

@@ -42,12 +42,14 @@ pub struct Links {
     /// Where the state goes.
     pub published: Arc<Mutex<BridgeSnapshot>>,
     pub controls: std::sync::mpsc::Receiver<super::control::Control>,
+    /// Readable when a control was sent.
+    pub woken: std::os::unix::net::UnixDatagram,
     pub speed: dataplane::time::LinkSpeed,
 }
 
 /// Runs the bridge until `links.stop` is set.
 pub fn run<P: BridgeIo>(mut ports: Vec<BridgePort<P>>, mut fwd: Forwarder, links: Links) {
-    let Links { stop, published, controls, speed } = links;
+    let Links { stop, published, controls, woken, speed } = links;
     // Sleeps of tens of microseconds need the timer slack (50 µs by default) to be small.
     if let Err(e) = nix::sys::prctl::set_timerslack(1_000) {
         warn!(error = %e, "cannot reduce the timer slack; pauses may react later");
@@ -101,7 +103,7 @@ pub fn run<P: BridgeIo>(mut ports: Vec<BridgePort<P>>, mut fwd: Forwarder, links
             publish(&published, &ports, &fwd);
             last_publish = wall;
         }
-        wait(&ports, &fwd, now, moved);
+        wait(&ports, &fwd, now, moved, &woken);
     }
     publish(&published, &ports, &fwd);
 }
@@ -277,7 +279,13 @@ fn headroom_measurement<P: FramePort>(port: &mut BridgePort<P>, start: Instant) 
 /// moving through the bridge (`moved`: some came in or left in this turn), or wait for the
 /// socket; otherwise at the next PFC refresh, pause end or measurement deadline. Frames held by
 /// a pause wait without the loop spinning: a PFC storm costs no CPU.
-fn wait<P: BridgeIo>(ports: &[BridgePort<P>], fwd: &Forwarder, now: Picos, moved: bool) {
+fn wait<P: BridgeIo>(
+    ports: &[BridgePort<P>],
+    fwd: &Forwarder,
+    now: Picos,
+    moved: bool,
+    woken: &std::os::unix::net::UnixDatagram,
+) {
     let backlog = ports.iter().any(|p| !p.tx_backlog.is_empty());
     let busy = backlog || (moved && fwd.store.in_use() > 0);
     let mut timeout = if busy { BUSY_WAIT } else { IDLE_WAIT };
@@ -294,9 +302,12 @@ fn wait<P: BridgeIo>(ports: &[BridgePort<P>], fwd: &Forwarder, now: Picos, moved
     }
     let mut fds: Vec<PollFd> =
         ports.iter().map(|p| PollFd::new(p.io.as_fd(), PollFlags::POLLIN)).collect();
+    fds.push(PollFd::new(std::os::fd::AsFd::as_fd(woken), PollFlags::POLLIN));
     let ts = TimeSpec::from_duration(timeout);
     // EINTR and the like: the loop comes straight back here if there is still nothing to do.
     let _ = nix::poll::ppoll(&mut fds, Some(ts), None);
+    let mut byte = [0u8; 8];
+    while woken.recv(&mut byte).is_ok() {}
 }
 
 fn publish<P>(published: &Mutex<BridgeSnapshot>, ports: &[BridgePort<P>], fwd: &Forwarder) {

@@ -1,0 +1,176 @@
+//! Two hosts around a bridge, each a network namespace joined to the bridge's namespace by a
+//! veth pair: h1 eth0 — p1 [sw] p2 — eth0 h2. The test sends and reads the hosts' frames on raw
+//! sockets opened inside their namespaces: tagged test frames with a sequence number per
+//! priority, PFC frames, and a PFC storm from h2.
+
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use dataplane::io::{FramePort, RawOptions, RawPort};
+use dataplane::wire::{EtherType, EthernetHeader, MacAddr, MacControl, PfcFrame, VlanTag};
+
+use super::netns::{in_netns, veth, Netns};
+
+pub const H1: MacAddr = MacAddr([0x02, 0, 0, 0, 0x01, 0x01]);
+pub const H2: MacAddr = MacAddr([0x02, 0, 0, 0, 0x02, 0x02]);
+/// The EtherType of the test's frames (IEEE 802 local experimental 1).
+pub const TEST_TYPE: EtherType = EtherType(0x88b5);
+pub const VID: u16 = 10;
+pub const FRAME: usize = 1000;
+
+/// The three namespaces, links up, and the hosts' sockets.
+pub struct Hosts {
+    pub h1: RawPort,
+    pub h2: RawPort,
+    pub h1_ns: Netns,
+    pub sw: Netns,
+    pub h2_ns: Netns,
+}
+
+/// h1 — p1 [sw] p2 — h2, every link up, IPv6 off (no neighbour discovery or MLD: the hosts
+/// send only the test's frames).
+pub fn hosts(tag: &str) -> Hosts {
+    let h1 = Netns::new(&format!("{tag}h1"));
+    let sw = Netns::new(&format!("{tag}sw"));
+    let h2 = Netns::new(&format!("{tag}h2"));
+    veth(&h1, "eth0", "02:00:00:00:01:01", &sw, "p1", "02:00:00:00:0f:01");
+    veth(&sw, "p2", "02:00:00:00:0f:02", &h2, "eth0", "02:00:00:00:02:02");
+    for (ns, ifs) in [(&h1, &["eth0"][..]), (&sw, &["p1", "p2"][..]), (&h2, &["eth0"][..])] {
+        ns.run("/usr/sbin/sysctl", &["-qw", "net.ipv6.conf.all.disable_ipv6=1"]);
+        ns.run("/usr/sbin/sysctl", &["-qw", "net.ipv6.conf.default.disable_ipv6=1"]);
+        for i in ifs {
+            ns.link(&["set", i, "up"]);
+        }
+    }
+    let open = |ns: &Netns| {
+        // A large receive buffer: the test reads in bursts.
+        let options = RawOptions { recv_buffer: Some(16 << 20), ..RawOptions::default() };
+        in_netns(ns, || RawPort::open("eth0", &options)).expect("host socket")
+    };
+    Hosts { h1: open(&h1), h2: open(&h2), h1_ns: h1, sw, h2_ns: h2 }
+}
+
+/// A tagged test frame from h1 to h2: priority, sequence number within it.
+pub fn data(priority: u8, seq: u32) -> Vec<u8> {
+    let header = EthernetHeader {
+        dst: H2,
+        src: H1,
+        vlan: Some(VlanTag { pcp: priority, dei: false, vid: VID }),
+        ethertype: TEST_TYPE,
+    };
+    let mut frame = vec![0u8; FRAME];
+    let at = header.emit(&mut frame).expect("header");
+    frame[at] = priority;
+    frame[at + 1..at + 5].copy_from_slice(&seq.to_be_bytes());
+    frame
+}
+
+/// (priority, sequence number) of a test frame.
+pub fn parse_data(frame: &[u8]) -> Option<(u8, u32)> {
+    let (header, body) = EthernetHeader::parse(frame).ok()?;
+    if header.ethertype != TEST_TYPE || body.len() < 5 {
+        return None;
+    }
+    let pcp = header.vlan?.pcp;
+    assert_eq!(body[0], pcp, "the frame's priority is its PCP");
+    Some((pcp, u32::from_be_bytes(body[1..5].try_into().ok()?)))
+}
+
+pub fn send(port: &mut RawPort, frame: &[u8]) {
+    for _ in 0..1000 {
+        match port.send(frame) {
+            Ok(()) => return,
+            Err(_) => std::thread::sleep(Duration::from_micros(100)),
+        }
+    }
+    panic!("cannot send");
+}
+
+/// Everything `port` receives within `time`.
+pub fn drain(port: &mut RawPort, time: Duration) -> Vec<Vec<u8>> {
+    let end = Instant::now() + time;
+    let mut got = Vec::new();
+    let mut buf = vec![0u8; 9300];
+    loop {
+        match port.recv(&mut buf) {
+            Ok(Some(n)) => got.push(buf[..n].to_vec()),
+            _ if Instant::now() >= end => return got,
+            _ => std::thread::sleep(Duration::from_micros(200)),
+        }
+    }
+}
+
+pub fn sequences(frames: &[Vec<u8>], priority: u8) -> Vec<u32> {
+    frames
+        .iter()
+        .filter_map(|f| parse_data(f))
+        .filter(|(p, _)| *p == priority)
+        .map(|(_, s)| s)
+        .collect()
+}
+
+pub fn pfc_frames(frames: &[Vec<u8>]) -> Vec<PfcFrame> {
+    frames
+        .iter()
+        .filter_map(|f| match MacControl::parse(f) {
+            Ok(MacControl::Pfc(p)) => Some(p),
+            _ => None,
+        })
+        .collect()
+}
+
+pub fn pfc(priorities: u8, quanta: u16) -> Vec<u8> {
+    PfcFrame::pause(H2, priorities, quanta).to_vec()
+}
+
+/// h2 pausing priority 3 without end: a thread of its own with real-time priority (as a NIC's
+/// PFC generator would not be starved: on two busy cores an ordinary thread was sometimes held
+/// up past the 3.4 ms a pause lasts at 10 Gb/s) sends a PFC frame every half millisecond on a
+/// socket of its own, until stopped.
+pub struct Storm {
+    running: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    thread: std::thread::JoinHandle<Duration>,
+}
+
+impl Storm {
+    /// From h2 (namespace `h2`, interface eth0).
+    pub fn start(h2: &Netns) -> Storm {
+        let options = RawOptions::default();
+        let mut port = in_netns(h2, || RawPort::open("eth0", &options)).expect("socket");
+        let running = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(true));
+        let (first_sent, first) = std::sync::mpsc::channel();
+        let thread = {
+            let running = running.clone();
+            std::thread::spawn(move || {
+                let tid = nix::unistd::gettid().to_string();
+                let chrt = Command::new("/usr/bin/chrt").args(["-f", "-p", "50", &tid]).status();
+                assert!(chrt.is_ok_and(|s| s.success()), "chrt gives the storm real-time priority");
+                let mut longest = Duration::ZERO;
+                let mut last = None::<Instant>;
+                while running.load(std::sync::atomic::Ordering::Relaxed) {
+                    send(&mut port, &pfc(1 << 3, 0xffff));
+                    match last {
+                        None => {
+                            let _ = first_sent.send(());
+                        }
+                        Some(t) => longest = longest.max(t.elapsed()),
+                    }
+                    last = Some(Instant::now());
+                    std::thread::sleep(Duration::from_micros(500));
+                }
+                longest
+            })
+        };
+        // The first PFC frame is out, and the bridge has had a moment to take it, before the
+        // test sends anything.
+        first.recv_timeout(Duration::from_secs(10)).expect("the storm's first PFC frame");
+        std::thread::sleep(Duration::from_millis(1));
+        Storm { running, thread }
+    }
+
+    /// Stops the storm; the longest gap between two of its PFC frames.
+    pub fn stop(self) -> Duration {
+        self.running.store(false, std::sync::atomic::Ordering::Relaxed);
+        self.thread.join().expect("storm thread")
+    }
+}

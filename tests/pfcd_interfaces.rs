@@ -1,0 +1,257 @@
+//! pfcd on real interfaces (`ports = "interfaces"`): h1 eth0 — p1 [pfcd] p2 — eth0 h2, each a
+//! network namespace, pfcd configured over NETCONF. PFC enabled by a commit holds priority 3
+//! when h2 pauses it while priority 0 flows, pfcd pauses h1 when its buffer fills, and the
+//! Table 12-1 counters read over NETCONF count the PFC frames on the wire; clear-pfc-counters
+//! resets them. With a measuring station on h2's side, headroom/method measured puts the
+//! measured allowance in force.
+//!
+//! Needs root (namespaces); skipped loudly without it, failed in CI.
+
+mod common;
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Stdio};
+use std::time::{Duration, Instant};
+
+use common::hosts::*;
+use common::netns::{can_run, in_netns, Daemon, Netns};
+use common::Scratch;
+use mgmt::client::{Auth, Client, ConnectOptions, Datastore};
+
+const IF_NS: &str = "urn:ietf:params:xml:ns:yang:ietf-interfaces";
+const DOT1Q_NS: &str = "urn:ieee:std:802.1Q:yang:ieee802-dot1q-bridge";
+const PFCB_NS: &str = "urn:ieee:std:802.1Q:yang:ieee802-dot1q-pfc-bridge";
+const PFC_NS: &str = "urn:ieee:std:802.1Q:yang:ieee802-dot1q-pfc";
+
+/// pfcd running in the switch's namespace on p1 and p2; SIGKILLed with the namespace.
+struct Pfcd {
+    _child: Child,
+    port: u16,
+    password: String,
+}
+
+fn start_pfcd(sw: &Netns, scratch: &Scratch) -> Pfcd {
+    let settings = scratch.path("pfcd.toml");
+    std::fs::write(&settings, "ports = \"interfaces\"\n[interfaces]\nnames = [\"p1\", \"p2\"]\n")
+        .expect("settings");
+    let log = std::fs::File::create(scratch.path("pfcd.log")).expect("log");
+    let mut child = sw
+        .command(env!("CARGO_BIN_EXE_pfcd"))
+        .arg("--config")
+        .arg(&settings)
+        .args(["--listen", "127.0.0.1:0", "--state-dir"])
+        .arg(scratch.path("state"))
+        .env("RUST_LOG", "info")
+        .stdout(Stdio::piped())
+        .stderr(log)
+        .spawn()
+        .expect("pfcd starts");
+    let stdout = child.stdout.take().expect("stdout");
+    let mut port = None;
+    for line in BufReader::new(stdout).lines() {
+        let line = line.expect("a line");
+        if let Some(addr) = line.strip_prefix("pfcd ready on ") {
+            let addr: std::net::SocketAddr = addr.trim().parse().expect("an address");
+            port = Some(addr.port());
+            break;
+        }
+    }
+    let port = port.unwrap_or_else(|| {
+        panic!(
+            "pfcd never said ready: {}",
+            std::fs::read_to_string(scratch.path("pfcd.log")).unwrap_or_default()
+        )
+    });
+    let password = std::fs::read_to_string(scratch.path("state/admin.password"))
+        .expect("password")
+        .trim()
+        .to_string();
+    Pfcd { _child: child, port, password }
+}
+
+impl Pfcd {
+    /// A NETCONF session from inside the switch's namespace (pfcd listens on its loopback).
+    fn client(&self, sw: &Netns) -> Client {
+        let opts = ConnectOptions::new(
+            "127.0.0.1",
+            self.port,
+            "admin",
+            Auth::Password(self.password.clone()),
+        );
+        in_netns(sw, || Client::connect(&opts)).expect("connects")
+    }
+}
+
+fn pfc_of(c: &mut Client, port: &str) -> String {
+    let filter = format!(
+        "<interfaces xmlns=\"{IF_NS}\"><interface><name>{port}</name>\
+         <bridge-port xmlns=\"{DOT1Q_NS}\"><pfc xmlns=\"{PFCB_NS}\"/></bridge-port>\
+         </interface></interfaces>"
+    );
+    c.get(Some(&filter)).expect("get").data().unwrap_or_default().to_string()
+}
+
+/// The first `<leaf>value</leaf>` in `xml`, the start tag possibly with declarations.
+fn value(xml: &str, leaf: &str) -> Option<String> {
+    let open = [format!("<{leaf}>"), format!("<{leaf} ")]
+        .iter()
+        .filter_map(|tag| xml.find(tag.as_str()))
+        .min()?;
+    let start = xml[open..].find('>')? + open + 1;
+    let end = xml[start..].find(&format!("</{leaf}>"))? + start;
+    Some(xml[start..end].to_string())
+}
+
+fn number(xml: &str, leaf: &str) -> u64 {
+    value(xml, leaf).and_then(|v| v.parse().ok()).unwrap_or_else(|| panic!("{leaf} in {xml}"))
+}
+
+/// Priority `n`'s entry of a port's pfc state.
+fn priority(pfc: &str, n: u8) -> String {
+    let tag = format!("<priority>{n}</priority>");
+    let at = pfc.find(&tag).unwrap_or_else(|| panic!("priority {n} in {pfc}"));
+    let end = pfc[at..].find("</priority>").map_or(pfc.len(), |e| at + e);
+    let end = pfc[end + 1..].find("</priority>").map_or(pfc.len(), |e| end + 1 + e);
+    pfc[at..end].to_string()
+}
+
+fn commit_pfc(c: &mut Client, ports: &[&str], inner: &str) {
+    let mut config = format!("<interfaces xmlns=\"{IF_NS}\">");
+    for port in ports {
+        config.push_str(&format!(
+            "<interface><name>{port}</name><bridge-port xmlns=\"{DOT1Q_NS}\">\
+             <pfc xmlns=\"{PFCB_NS}\">{inner}</pfc></bridge-port></interface>"
+        ));
+    }
+    config.push_str("</interfaces>");
+    c.edit_config(Datastore::Candidate, &config, None).expect("edit-config");
+    c.commit().expect("commit");
+}
+
+fn wait_state(c: &mut Client, port: &str, what: &str, ready: impl Fn(&str) -> bool) -> String {
+    let end = Instant::now() + Duration::from_secs(10);
+    loop {
+        let pfc = pfc_of(c, port);
+        if ready(&pfc) {
+            return pfc;
+        }
+        assert!(Instant::now() < end, "{what}: {pfc}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn a_commit_enables_pfc_on_real_interfaces_and_netconf_counts_the_frames_on_the_wire() {
+    if !can_run("a_commit_enables_pfc_on_real_interfaces_and_netconf_counts_the_frames_on_the_wire")
+    {
+        return;
+    }
+    let scratch = Scratch::new("pfcd-if");
+    let Hosts { mut h1, mut h2, h1_ns: _h1_ns, sw, h2_ns } = hosts("pif");
+    let pfcd = start_pfcd(&sw, &scratch);
+    let mut c = pfcd.client(&sw);
+    let interfaces = c.get(Some(&format!("<interfaces xmlns=\"{IF_NS}\"/>"))).expect("get");
+    let listed = interfaces.data().unwrap_or_default();
+    for port in ["p1", "p2"] {
+        assert!(listed.contains(&format!("<name>{port}</name>")), "{port} is a port: {listed}");
+    }
+    assert!(listed.contains("<speed>10000000000</speed>"), "the settings' speed: {listed}");
+
+    commit_pfc(&mut c, &["p1", "p2"], "<pfc-enable>p3</pfc-enable>");
+    for port in ["p1", "p2"] {
+        // No LLDP peer on the hosts: DCBX keeps our own value.
+        wait_state(&mut c, port, "PFC in force", |p| {
+            value(p, "oper-pfc-enable").as_deref() == Some("p3")
+        });
+    }
+
+    // h2 pauses priority 3 while h1 sends 20 frames of it and 200 of priority 0.
+    let storm = Storm::start(&h2_ns);
+    for seq in 0..200u32 {
+        if seq < 20 {
+            send(&mut h1, &data(3, seq));
+        }
+        send(&mut h1, &data(0, seq));
+    }
+    let mut during = Vec::new();
+    let mut at_h1 = Vec::new();
+    for _ in 0..100 {
+        during.extend(drain(&mut h2, Duration::from_millis(1)));
+        at_h1.extend(drain(&mut h1, Duration::ZERO));
+    }
+    // While the storm lasts, NETCONF shows priority 3 of p2 paused (the state is at most a
+    // few tenths of a second old).
+    wait_state(&mut c, "p2", "priority 3 paused", |p| {
+        value(&priority(p, 3), "priority-paused").as_deref() == Some("true")
+    });
+    let gap = storm.stop();
+    assert!(gap < Duration::from_micros(3_300), "h2 refreshed its pause in time: {gap:?}");
+    send(&mut h2, &pfc(1 << 3, 0));
+    let after = drain(&mut h2, Duration::from_millis(300));
+    at_h1.extend(drain(&mut h1, Duration::from_millis(50)));
+    assert_eq!(
+        sequences(&during, 3),
+        Vec::<u32>::new(),
+        "priority 3 held; pfcd's log:\n{}",
+        std::fs::read_to_string(scratch.path("pfcd.log")).unwrap_or_default()
+    );
+    assert_eq!(sequences(&during, 0), (0..200).collect::<Vec<u32>>(), "priority 0 flowed");
+    assert_eq!(sequences(&after, 3), (0..20).collect::<Vec<u32>>(), "all of priority 3 after XON");
+
+    // pfcd paused h1 (20 kB pass XOFF for Annex N's allowance) and released it.
+    let requests = pfc_frames(&at_h1);
+    assert!(requests.iter().any(|f| f.enable & (1 << 3) != 0 && f.time[3] > 0), "{requests:?}");
+    assert!(requests.iter().any(|f| f.enable & (1 << 3) != 0 && f.time[3] == 0), "{requests:?}");
+    let p1 = wait_state(&mut c, "p1", "p1's requests counted", |p| {
+        value(p, "pfc-requests").and_then(|v| v.parse::<u64>().ok()) == Some(requests.len() as u64)
+    });
+    assert!(number(&priority(&p1, 3), "xoff-events") >= 1, "{p1}");
+    assert_eq!(number(&priority(&p1, 3), "frames-dropped"), 0, "{p1}");
+    let p2 = pfc_of(&mut c, "p2");
+    assert!(number(&p2, "pfc-indications") >= 100, "every PFC frame from h2 counted: {p2}");
+
+    // clear-pfc-counters on p2 only.
+    let rpc = format!(
+        "<clear-pfc-counters xmlns=\"{PFCB_NS}\"><interface>p2</interface></clear-pfc-counters>"
+    );
+    assert!(c.rpc(&rpc).expect("rpc").is_ok());
+    wait_state(&mut c, "p2", "p2's counters cleared", |p| {
+        value(p, "pfc-indications").as_deref() == Some("0")
+    });
+    assert!(number(&pfc_of(&mut c, "p1"), "pfc-requests") > 0, "p1's counters stay");
+}
+
+#[test]
+fn headroom_method_measured_puts_the_round_trip_of_the_wire_in_force() {
+    if !can_run("headroom_method_measured_puts_the_round_trip_of_the_wire_in_force") {
+        return;
+    }
+    let scratch = Scratch::new("pfcd-if-hr");
+    let Hosts { h1_ns: _h1_ns, sw, h2_ns, .. } = hosts("pifm");
+    // A measuring station on h2's side: pfc-bridge answers (and makes) HMPDUs.
+    let mut cmd = h2_ns.command(env!("CARGO_BIN_EXE_pfc-bridge"));
+    cmd.args(["--port", "eth0,pfc=3,headroom=measured"]);
+    let _station = Daemon::spawn("pfc-bridge", cmd, &scratch.path("station.log"));
+    let pfcd = start_pfcd(&sw, &scratch);
+    let mut c = pfcd.client(&sw);
+    commit_pfc(
+        &mut c,
+        &["p2"],
+        &format!(
+            "<pfc-enable>p3</pfc-enable><headroom><method xmlns:pfc=\"{PFC_NS}\">pfc:measured\
+             </method></headroom>"
+        ),
+    );
+    let pfc = wait_state(&mut c, "p2", "the measured allowance in force", |p| {
+        value(p, "allowance-source").as_deref() == Some("pfc:measured")
+    });
+    let round_trip = number(&pfc, "round-trip");
+    // A veth: what is measured is the software's own latency, a few microseconds.
+    assert!(round_trip > 0 && round_trip < 2_000, "{round_trip} quanta: {pfc}");
+    let wd = dataplane::headroom::frame_bits(2000) as u64;
+    assert_eq!(number(&pfc, "allowance-in-force"), round_trip * 512 + 2 * wd, "{pfc}");
+    assert_eq!(value(&pfc, "method-in-force").as_deref(), Some("pfc:measured"));
+    // p1 has no measuring peer: it keeps the link delay allowance.
+    let p1 = pfc_of(&mut c, "p1");
+    assert_eq!(value(&p1, "allowance-source").as_deref(), Some("pfc:manual"), "{p1}");
+}
