@@ -27,14 +27,25 @@ ietf-interfaces, ieee802-dot1q-bridge, pfcd-pipeline, pfcd-lab.
 
 On first start pfcd creates the administrator with a random password (Argon2id hash in the users \
 file, the password in <state-dir>/admin.password, both mode 0600) and stores the lab's \
-configuration in running; every start prints how to connect, then 'pfcd ready'.",
+configuration in running; every start prints how to connect, then 'pfcd ready'.
+
+With ports = \"interfaces\" pfcd bridges real interfaces instead: frames are forwarded between \
+them through the pipeline engine with the external-memory pause mechanism, PFC frames from a \
+port's peer pause it, a lossless priority's buffer past XOFF sends PFC to its peer, LLDP/DCBX \
+runs with the peer on the wire, and headroom/method measured measures the link with HMPDUs. The \
+first start configures every interface as a Bridge Port with PFC off and LLDP on.",
     after_help = "SETTINGS FILE (TOML; every field optional, defaults shown):
   listen = \"127.0.0.1:830\"      # NETCONF over SSH
   state-dir = \"./pfcd-state\"    # host key, datastores, yang/, admin.password
                                 # (default $XDG_STATE_HOME/pfcd when XDG_STATE_HOME is set)
   users-file = \"<state-dir>/users\"
   admin-user = \"admin\"          # made on first start when the users file does not exist
-  ports = \"lab\"                 # the embedded lab (the only kind so far)
+  ports = \"lab\"                 # the embedded lab; \"interfaces\": a bridge on [interfaces]
+  [interfaces]                  # with ports = \"interfaces\" (needs CAP_NET_RAW, CAP_NET_ADMIN)
+  names = [\"eth1\", \"eth2\"]      # the Linux interfaces that are Bridge Ports, in order
+  speed = \"10G\"                 # the rate the bridge sends at (veth reports none)
+  max-frame = 9216              # the largest frame forwarded, octets without FCS
+  receive-buffer = 1048576      # octets per port for the PFC-enabled priorities
   [lab]
   time-ratio = 0.001            # simulated seconds per wall-clock second (0 < r <= 1)
   tick-ms = 50                  # how often each port catches up with the clock
