@@ -9,136 +9,12 @@
 
 mod common;
 
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use common::hosts::*;
-use common::netns::{can_run, in_netns, Daemon, Netns};
+use common::netns::{can_run, Daemon};
+use common::pfcd::*;
 use common::Scratch;
-use mgmt::client::{Auth, Client, ConnectOptions, Datastore};
-
-const IF_NS: &str = "urn:ietf:params:xml:ns:yang:ietf-interfaces";
-const DOT1Q_NS: &str = "urn:ieee:std:802.1Q:yang:ieee802-dot1q-bridge";
-const PFCB_NS: &str = "urn:ieee:std:802.1Q:yang:ieee802-dot1q-pfc-bridge";
-const PFC_NS: &str = "urn:ieee:std:802.1Q:yang:ieee802-dot1q-pfc";
-
-/// pfcd running in the switch's namespace on p1 and p2; SIGKILLed with the namespace.
-struct Pfcd {
-    _child: Child,
-    port: u16,
-    password: String,
-}
-
-fn start_pfcd(sw: &Netns, scratch: &Scratch) -> Pfcd {
-    let settings = scratch.path("pfcd.toml");
-    std::fs::write(&settings, "ports = \"interfaces\"\n[interfaces]\nnames = [\"p1\", \"p2\"]\n")
-        .expect("settings");
-    let log = std::fs::File::create(scratch.path("pfcd.log")).expect("log");
-    let mut child = sw
-        .command(env!("CARGO_BIN_EXE_pfcd"))
-        .arg("--config")
-        .arg(&settings)
-        .args(["--listen", "127.0.0.1:0", "--state-dir"])
-        .arg(scratch.path("state"))
-        .env("RUST_LOG", "info")
-        .stdout(Stdio::piped())
-        .stderr(log)
-        .spawn()
-        .expect("pfcd starts");
-    let stdout = child.stdout.take().expect("stdout");
-    let mut port = None;
-    for line in BufReader::new(stdout).lines() {
-        let line = line.expect("a line");
-        if let Some(addr) = line.strip_prefix("pfcd ready on ") {
-            let addr: std::net::SocketAddr = addr.trim().parse().expect("an address");
-            port = Some(addr.port());
-            break;
-        }
-    }
-    let port = port.unwrap_or_else(|| {
-        panic!(
-            "pfcd never said ready: {}",
-            std::fs::read_to_string(scratch.path("pfcd.log")).unwrap_or_default()
-        )
-    });
-    let password = std::fs::read_to_string(scratch.path("state/admin.password"))
-        .expect("password")
-        .trim()
-        .to_string();
-    Pfcd { _child: child, port, password }
-}
-
-impl Pfcd {
-    /// A NETCONF session from inside the switch's namespace (pfcd listens on its loopback).
-    fn client(&self, sw: &Netns) -> Client {
-        let opts = ConnectOptions::new(
-            "127.0.0.1",
-            self.port,
-            "admin",
-            Auth::Password(self.password.clone()),
-        );
-        in_netns(sw, || Client::connect(&opts)).expect("connects")
-    }
-}
-
-fn pfc_of(c: &mut Client, port: &str) -> String {
-    let filter = format!(
-        "<interfaces xmlns=\"{IF_NS}\"><interface><name>{port}</name>\
-         <bridge-port xmlns=\"{DOT1Q_NS}\"><pfc xmlns=\"{PFCB_NS}\"/></bridge-port>\
-         </interface></interfaces>"
-    );
-    c.get(Some(&filter)).expect("get").data().unwrap_or_default().to_string()
-}
-
-/// The first `<leaf>value</leaf>` in `xml`, the start tag possibly with declarations.
-fn value(xml: &str, leaf: &str) -> Option<String> {
-    let open = [format!("<{leaf}>"), format!("<{leaf} ")]
-        .iter()
-        .filter_map(|tag| xml.find(tag.as_str()))
-        .min()?;
-    let start = xml[open..].find('>')? + open + 1;
-    let end = xml[start..].find(&format!("</{leaf}>"))? + start;
-    Some(xml[start..end].to_string())
-}
-
-fn number(xml: &str, leaf: &str) -> u64 {
-    value(xml, leaf).and_then(|v| v.parse().ok()).unwrap_or_else(|| panic!("{leaf} in {xml}"))
-}
-
-/// Priority `n`'s entry of a port's pfc state.
-fn priority(pfc: &str, n: u8) -> String {
-    let tag = format!("<priority>{n}</priority>");
-    let at = pfc.find(&tag).unwrap_or_else(|| panic!("priority {n} in {pfc}"));
-    let end = pfc[at..].find("</priority>").map_or(pfc.len(), |e| at + e);
-    let end = pfc[end + 1..].find("</priority>").map_or(pfc.len(), |e| end + 1 + e);
-    pfc[at..end].to_string()
-}
-
-fn commit_pfc(c: &mut Client, ports: &[&str], inner: &str) {
-    let mut config = format!("<interfaces xmlns=\"{IF_NS}\">");
-    for port in ports {
-        config.push_str(&format!(
-            "<interface><name>{port}</name><bridge-port xmlns=\"{DOT1Q_NS}\">\
-             <pfc xmlns=\"{PFCB_NS}\">{inner}</pfc></bridge-port></interface>"
-        ));
-    }
-    config.push_str("</interfaces>");
-    c.edit_config(Datastore::Candidate, &config, None).expect("edit-config");
-    c.commit().expect("commit");
-}
-
-fn wait_state(c: &mut Client, port: &str, what: &str, ready: impl Fn(&str) -> bool) -> String {
-    let end = Instant::now() + Duration::from_secs(10);
-    loop {
-        let pfc = pfc_of(c, port);
-        if ready(&pfc) {
-            return pfc;
-        }
-        assert!(Instant::now() < end, "{what}: {pfc}");
-        std::thread::sleep(Duration::from_millis(50));
-    }
-}
 
 #[test]
 fn a_commit_enables_pfc_on_real_interfaces_and_netconf_counts_the_frames_on_the_wire() {
@@ -148,7 +24,7 @@ fn a_commit_enables_pfc_on_real_interfaces_and_netconf_counts_the_frames_on_the_
     }
     let scratch = Scratch::new("pfcd-if");
     let Hosts { mut h1, mut h2, h1_ns: _h1_ns, sw, h2_ns } = hosts("pif");
-    let pfcd = start_pfcd(&sw, &scratch);
+    let pfcd = start_pfcd(&sw, &scratch, &["p1", "p2"]);
     let mut c = pfcd.client(&sw);
     let interfaces = c.get(Some(&format!("<interfaces xmlns=\"{IF_NS}\"/>"))).expect("get");
     let listed = interfaces.data().unwrap_or_default();
@@ -232,7 +108,7 @@ fn headroom_method_measured_puts_the_round_trip_of_the_wire_in_force() {
     let mut cmd = h2_ns.command(env!("CARGO_BIN_EXE_pfc-bridge"));
     cmd.args(["--port", "eth0,pfc=3,headroom=measured"]);
     let _station = Daemon::spawn("pfc-bridge", cmd, &scratch.path("station.log"));
-    let pfcd = start_pfcd(&sw, &scratch);
+    let pfcd = start_pfcd(&sw, &scratch, &["p1", "p2"]);
     let mut c = pfcd.client(&sw);
     commit_pfc(
         &mut c,

@@ -4,6 +4,7 @@
 pub mod hosts;
 pub mod netns;
 pub mod pfc_lldp;
+pub mod pfcd;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

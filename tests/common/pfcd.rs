@@ -1,0 +1,133 @@
+//! pfcd on real interfaces in a test's namespace, and reading its PFC state over NETCONF.
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Stdio};
+use std::time::{Duration, Instant};
+
+use mgmt::client::{Auth, Client, ConnectOptions, Datastore};
+
+use super::netns::{in_netns, Netns};
+use super::Scratch;
+
+pub const IF_NS: &str = "urn:ietf:params:xml:ns:yang:ietf-interfaces";
+pub const DOT1Q_NS: &str = "urn:ieee:std:802.1Q:yang:ieee802-dot1q-bridge";
+pub const PFCB_NS: &str = "urn:ieee:std:802.1Q:yang:ieee802-dot1q-pfc-bridge";
+pub const PFC_NS: &str = "urn:ieee:std:802.1Q:yang:ieee802-dot1q-pfc";
+
+/// pfcd running in the switch's namespace on p1 and p2; SIGKILLed with the namespace.
+pub struct Pfcd {
+    _child: Child,
+    port: u16,
+    password: String,
+}
+
+pub fn start_pfcd(sw: &Netns, scratch: &Scratch, names: &[&str]) -> Pfcd {
+    let settings = scratch.path("pfcd.toml");
+    let names: Vec<String> = names.iter().map(|n| format!("\"{n}\"")).collect();
+    let text = format!("ports = \"interfaces\"\n[interfaces]\nnames = [{}]\n", names.join(", "));
+    std::fs::write(&settings, text).expect("settings");
+    let log = std::fs::File::create(scratch.path("pfcd.log")).expect("log");
+    let mut child = sw
+        .command(env!("CARGO_BIN_EXE_pfcd"))
+        .arg("--config")
+        .arg(&settings)
+        .args(["--listen", "127.0.0.1:0", "--state-dir"])
+        .arg(scratch.path("state"))
+        .env("RUST_LOG", "info")
+        .stdout(Stdio::piped())
+        .stderr(log)
+        .spawn()
+        .expect("pfcd starts");
+    let stdout = child.stdout.take().expect("stdout");
+    let mut port = None;
+    for line in BufReader::new(stdout).lines() {
+        let line = line.expect("a line");
+        if let Some(addr) = line.strip_prefix("pfcd ready on ") {
+            let addr: std::net::SocketAddr = addr.trim().parse().expect("an address");
+            port = Some(addr.port());
+            break;
+        }
+    }
+    let port = port.unwrap_or_else(|| {
+        panic!(
+            "pfcd never said ready: {}",
+            std::fs::read_to_string(scratch.path("pfcd.log")).unwrap_or_default()
+        )
+    });
+    let password = std::fs::read_to_string(scratch.path("state/admin.password"))
+        .expect("password")
+        .trim()
+        .to_string();
+    Pfcd { _child: child, port, password }
+}
+
+impl Pfcd {
+    /// A NETCONF session from inside the switch's namespace (pfcd listens on its loopback).
+    pub fn client(&self, sw: &Netns) -> Client {
+        let opts = ConnectOptions::new(
+            "127.0.0.1",
+            self.port,
+            "admin",
+            Auth::Password(self.password.clone()),
+        );
+        in_netns(sw, || Client::connect(&opts)).expect("connects")
+    }
+}
+
+pub fn pfc_of(c: &mut Client, port: &str) -> String {
+    let filter = format!(
+        "<interfaces xmlns=\"{IF_NS}\"><interface><name>{port}</name>\
+         <bridge-port xmlns=\"{DOT1Q_NS}\"><pfc xmlns=\"{PFCB_NS}\"/></bridge-port>\
+         </interface></interfaces>"
+    );
+    c.get(Some(&filter)).expect("get").data().unwrap_or_default().to_string()
+}
+
+/// The first `<leaf>value</leaf>` in `xml`, the start tag possibly with declarations.
+pub fn value(xml: &str, leaf: &str) -> Option<String> {
+    let open = [format!("<{leaf}>"), format!("<{leaf} ")]
+        .iter()
+        .filter_map(|tag| xml.find(tag.as_str()))
+        .min()?;
+    let start = xml[open..].find('>')? + open + 1;
+    let end = xml[start..].find(&format!("</{leaf}>"))? + start;
+    Some(xml[start..end].to_string())
+}
+
+pub fn number(xml: &str, leaf: &str) -> u64 {
+    value(xml, leaf).and_then(|v| v.parse().ok()).unwrap_or_else(|| panic!("{leaf} in {xml}"))
+}
+
+/// Priority `n`'s entry of a port's pfc state.
+pub fn priority(pfc: &str, n: u8) -> String {
+    let tag = format!("<priority>{n}</priority>");
+    let at = pfc.find(&tag).unwrap_or_else(|| panic!("priority {n} in {pfc}"));
+    let end = pfc[at..].find("</priority>").map_or(pfc.len(), |e| at + e);
+    let end = pfc[end + 1..].find("</priority>").map_or(pfc.len(), |e| end + 1 + e);
+    pfc[at..end].to_string()
+}
+
+pub fn commit_pfc(c: &mut Client, ports: &[&str], inner: &str) {
+    let mut config = format!("<interfaces xmlns=\"{IF_NS}\">");
+    for port in ports {
+        config.push_str(&format!(
+            "<interface><name>{port}</name><bridge-port xmlns=\"{DOT1Q_NS}\">\
+             <pfc xmlns=\"{PFCB_NS}\">{inner}</pfc></bridge-port></interface>"
+        ));
+    }
+    config.push_str("</interfaces>");
+    c.edit_config(Datastore::Candidate, &config, None).expect("edit-config");
+    c.commit().expect("commit");
+}
+
+pub fn wait_state(c: &mut Client, port: &str, what: &str, ready: impl Fn(&str) -> bool) -> String {
+    let end = Instant::now() + Duration::from_secs(10);
+    loop {
+        let pfc = pfc_of(c, port);
+        if ready(&pfc) {
+            return pfc;
+        }
+        assert!(Instant::now() < end, "{what}: {pfc}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
