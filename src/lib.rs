@@ -4,7 +4,8 @@
 //! ([`mgmt`]): [`settings`] (the TOML file), [`daemon`] (start-up and shutdown),
 //! [`northbound`] (YANG ↔ port intents and snapshots), [`ports`] (one task per port) and
 //! [`lab`] (the embedded default: simulated ports, links and peers). [`lldp_agent`] is the LLDP
-//! run loop `pfc-lldp` uses; [`scenario`] runs the `pfcsim` scenarios.
+//! run loop `pfc-lldp` uses; [`scenario`] runs the `pfcsim` scenarios; [`traffic`] is the
+//! traffic tool `pfc-traffic` and the delay line `pfc-delay`.
 
 pub mod daemon;
 pub mod lab;
@@ -14,6 +15,7 @@ pub mod northbound;
 pub mod ports;
 pub mod scenario;
 pub mod settings;
+pub mod traffic;
 
 pub use dataplane;
 pub use lldp;
