@@ -117,6 +117,9 @@ mod tests {
         let mut p = PauseState::new(LinkSpeed::G10, ME);
         p.receive(Picos::from_us(10), &pfc(0xff, 0xffff));
         assert_eq!(p.pause_time(Picos::from_us(30), 5), Picos::from_us(20));
-        assert_eq!(p.paused_until(Picos::from_us(30), 5), Some(Picos::from_us(10) + Picos(65_535 * 51_200)));
+        assert_eq!(
+            p.paused_until(Picos::from_us(30), 5),
+            Some(Picos::from_us(10) + Picos(65_535 * 51_200))
+        );
     }
 }

@@ -54,7 +54,9 @@ impl FromStr for Rate {
             "mpps" => (1e6, true),
             "kpps" => (1e3, true),
             "pps" => (1.0, true),
-            _ => return Err(format!("'{s}': unit must be Gbps, Mbps, kbps, bps, Mpps, kpps or pps")),
+            _ => {
+                return Err(format!("'{s}': unit must be Gbps, Mbps, kbps, bps, Mpps, kpps or pps"))
+            }
         };
         let v = value * scale;
         if !(v.is_finite() && v > 0.0) {
@@ -117,8 +119,9 @@ impl FromStr for DrainSpec {
     type Err = String;
 
     fn from_str(s: &str) -> Result<Self, String> {
-        let (p, r) =
-            s.split_once(':').ok_or_else(|| format!("'{s}': a drain is PRIORITY:RATE, e.g. 3:500Mbps"))?;
+        let (p, r) = s
+            .split_once(':')
+            .ok_or_else(|| format!("'{s}': a drain is PRIORITY:RATE, e.g. 3:500Mbps"))?;
         let rate: Rate = r.parse()?;
         if matches!(rate, Rate::FramesPerSecond(_)) {
             return Err(format!("'{s}': a drain rate is in bits per second"));

@@ -127,10 +127,8 @@ pub fn run(config: &RecvConfig) -> Result<RecvReport, String> {
             port.send(&frame.to_vec()).map_err(|e| e.to_string())?;
         }
         let xon = prios.iter().filter_map(|p| p.drain.as_ref()?.xon_at()).min();
-        let deadline = [initiator.next_refresh(now), xon, config.duration]
-            .into_iter()
-            .flatten()
-            .min();
+        let deadline =
+            [initiator.next_refresh(now), xon, config.duration].into_iter().flatten().min();
         events.wait(&[port.as_fd()], now, deadline);
         now = clock.now();
     }

@@ -24,7 +24,7 @@ pub struct SendReport {
     pub other_frames_received: u64,
     /// Times the kernel took fewer frames than offered (its queue was full).
     pub kernel_queue_full: u64,
-    /// Times a flow fell more than 1 ms behind its schedule and restarted from now.
+    /// Times a flow fell more than 20 ms behind its schedule and restarted from now.
     pub lag_restarts: u64,
 }
 

@@ -4,8 +4,9 @@
 //! Pacing: each flow has the time its next frame is due, advanced by the frame interval of its
 //! rate after each frame (so the average rate is exact however the frames are batched); the
 //! loop sends everything due in one `sendmmsg`, then sleeps or spins until the next due time.
-//! A flow that falls more than [`MAX_LAG`] behind (the kernel could not take frames that
-//! fast) restarts from now instead of bursting. A paused priority's frames wait: its flows do
+//! A sender descheduled for a while catches up (so a busy host still gives the average rate
+//! asked for), but a flow more than [`MAX_LAG`] behind (the kernel cannot take frames that
+//! fast) restarts from now instead of bursting for ever. A paused priority's frames wait: its flows do
 //! not catch up after the pause, as a NIC's queue does not grow past what the application
 //! offered while the priority was stopped — the sender simply sends later.
 
@@ -25,7 +26,7 @@ use super::rate::FlowSpec;
 use super::report::{FlowSent, PrioritySent, SendReport};
 
 /// How far a flow may fall behind its schedule before it restarts from now.
-pub const MAX_LAG: Picos = Picos::from_ms(1);
+pub const MAX_LAG: Picos = Picos::from_ms(20);
 
 #[derive(Debug, Clone)]
 pub struct SendConfig {
@@ -116,10 +117,8 @@ pub fn run(config: &SendConfig) -> Result<SendReport, String> {
         }
         let (built, order) = build(&mut flows, &pause, &clock, now, config, &mut arena, max_frame);
         if built > 0 {
-            let frames: Vec<&[u8]> = order
-                .iter()
-                .map(|&(_, at, len)| &arena[at..at + len])
-                .collect();
+            let frames: Vec<&[u8]> =
+                order.iter().map(|&(_, at, len)| &arena[at..at + len]).collect();
             let sent = send(&mut port, &frames)?;
             if sent < built {
                 kernel_full += 1;

@@ -166,7 +166,11 @@ fn main() -> ExitCode {
     }
 }
 
-fn print(json: bool, report: &impl serde::Serialize, human: &impl std::fmt::Display) -> Result<(), String> {
+fn print(
+    json: bool,
+    report: &impl serde::Serialize,
+    human: &impl std::fmt::Display,
+) -> Result<(), String> {
     if json {
         println!("{}", serde_json::to_string_pretty(report).map_err(|e| e.to_string())?);
     } else {
