@@ -9,7 +9,7 @@ mod common;
 
 use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Stdio};
 use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
@@ -91,7 +91,7 @@ fn f(v: &Value) -> f64 {
 fn assert_every_frame(sent: &Value, received: &Value, priority: &str) {
     let r = &received["priorities"][priority];
     for flow in sent["flows"].as_array().expect("flows") {
-        if flow["priority"].to_string() != priority {
+        if Some(n(&flow["priority"])) != priority.parse().ok() {
             continue;
         }
         let id = &flow["flow"];
@@ -200,7 +200,7 @@ fn a_pfc_storm_stops_its_priority_for_the_whole_run_and_not_the_others() {
     assert_eq!(n(&received["priorities"]["3"]["frames"]), early);
     let pause = n(&sent["priorities"]["3"]["pause_ns"]) as f64 / 1e9;
     let seconds = f(&sent["seconds"]);
-    assert!(pause > 0.99 * seconds, "paused {pause} s of {seconds} s");
+    assert!(pause > 0.95 * seconds, "paused {pause} s of {seconds} s");
     // One frame refreshes before half the pause (65535 quanta at 10G: 3.36 ms) has run out.
     let pfc = n(&received["pfc_frames_sent"]);
     assert!((500..2000).contains(&pfc), "{pfc} PFC frames in 2 s");
@@ -232,8 +232,8 @@ fn tshark_decodes_the_pfc_frames_the_receiver_sends() {
         lines.any(|l| l.is_ok_and(|l| l.contains("Capturing on"))),
         "tshark did not start capturing"
     );
-    // Refreshes every ~1.7 ms with 65535 quanta; 1000 quanta refresh every 26 µs: use 65535
-    // on priority 4 and let the first four frames be caught.
+    // A storm on priority 4 sends a PFC frame at once and refreshes it every 1.7 ms (half of
+    // 65535 quanta at 10 Gb/s): the first four are caught.
     let storm = spawn(
         &h2,
         &traffic(),

@@ -88,7 +88,7 @@ pub fn run(config: &SendConfig) -> Result<SendReport, String> {
     let mut now = clock.now();
     loop {
         loops += 1;
-        if loops % 256 == 0 {
+        if loops.is_multiple_of(256) {
             events.check_signals();
         }
         if events.stopped() || config.duration.is_some_and(|d| now >= d) || done(&flows, config) {
