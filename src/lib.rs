@@ -4,7 +4,8 @@
 //! ([`mgmt`]): [`settings`] (the TOML file), [`daemon`] (start-up and shutdown),
 //! [`northbound`] (YANG ↔ port intents and snapshots), [`ports`] (one task per port) and
 //! [`lab`] (the embedded default: simulated ports, links and peers). [`lldp_agent`] is the LLDP
-//! run loop `pfc-lldp` uses; [`scenario`] runs the `pfcsim` scenarios.
+//! run loop `pfc-lldp` uses; [`scenario`] runs the `pfcsim` scenarios; [`traffic`] is the
+//! traffic tool `pfc-traffic` and the delay line `pfc-delay`.
 
 pub mod bridge;
 pub mod daemon;
@@ -16,6 +17,7 @@ pub mod ports;
 pub mod real_ports;
 pub mod scenario;
 pub mod settings;
+pub mod traffic;
 
 pub use dataplane;
 pub use lldp;
