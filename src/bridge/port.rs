@@ -118,6 +118,8 @@ pub struct BridgePort<P> {
     pub counters: PortCounters,
     /// The headroom measurement participant (with `measure`).
     pub measure: Option<Participant>,
+    /// Measurements started (a participant made afresh): results are of the latest.
+    pub measure_generation: u64,
     /// The measurement's results, oldest first (the last [`RESULTS_KEPT`]).
     pub results: VecDeque<dataplane::headroom::measure::Measurement>,
     /// The allowance in force, bit times, and whether it was measured.
@@ -154,6 +156,7 @@ impl<P> BridgePort<P> {
             tx_backlog: VecDeque::new(),
             reaction: ReactionTracker::default(),
             counters: PortCounters::default(),
+            measure_generation: u64::from(measure.is_some()),
             measure,
             results: VecDeque::new(),
             headroom_bits: setup.headroom_bits,
@@ -249,7 +252,8 @@ impl<P> BridgePort<P> {
         self.setup.follow_measurement = false;
         match (c.measure, self.measure.is_some()) {
             (true, false) => {
-                self.measure = Some(participant(speed, self.mac, self.setup.longest_link_metres)?)
+                self.measure = Some(participant(speed, self.mac, self.setup.longest_link_metres)?);
+                self.measure_generation += 1;
             }
             (false, true) => self.measure = None,
             _ => {}
@@ -270,6 +274,8 @@ impl<P> BridgePort<P> {
     pub fn remeasure(&mut self, speed: LinkSpeed) -> Result<(), PortError> {
         if self.measure.is_some() {
             self.measure = Some(participant(speed, self.mac, self.setup.longest_link_metres)?);
+            self.results.clear();
+            self.measure_generation += 1;
         }
         Ok(())
     }

@@ -56,6 +56,8 @@ pub struct PortSnapshot {
     pub hmpdus_sent: u64,
     pub hmpdus_processed: u64,
     pub measurement_results: u64,
+    /// Measurements started on the port (each one's results replace the last's).
+    pub measure_generation: u64,
     /// Per priority: the Pause FSM state and the external FIFO depth of the transmit side.
     pub fsm: Vec<String>,
     pub external_depth: [usize; PRIORITIES],
@@ -126,6 +128,7 @@ impl BridgeSnapshot {
                         .measure
                         .as_ref()
                         .map_or(0, |m| m.counters().hmpdus_processed),
+                    measure_generation: p.measure_generation,
                     measurement_results: p
                         .measure
                         .as_ref()

@@ -109,6 +109,10 @@ struct RealPort {
     given: Option<PortControl>,
     /// The newest measurement result taken into the history (its time on the bridge's clock).
     last_result_at: Option<Picos>,
+    /// The bridge port's measurements seen started, and the one a measure-headroom awaits:
+    /// until the bridge has started it, its state is the old measurement's.
+    generation_seen: u64,
+    awaiting_generation: Option<u64>,
     events: mpsc::Sender<PortEvent>,
     drops_reported: u64,
     drop_reported_at: Option<Instant>,
@@ -137,6 +141,8 @@ impl RealPort {
             allowance,
             given: None,
             last_result_at: None,
+            generation_seen: 0,
+            awaiting_generation: None,
             intent,
             events,
             drops_reported: 0,
@@ -250,6 +256,13 @@ impl RealPort {
     }
 
     fn take_results(&mut self, port: &crate::bridge::PortSnapshot) {
+        self.generation_seen = port.measure_generation;
+        if let Some(awaited) = self.awaiting_generation {
+            if port.measure_generation < awaited {
+                return;
+            }
+            self.awaiting_generation = None;
+        }
         let d = &port.detail;
         if let Some(c) = d.measure_counters {
             self.results.counters = c;
@@ -326,6 +339,7 @@ impl RealPort {
         self.results.measurement_lines = None;
         self.results.accepted.clear();
         self.last_result_at = None;
+        self.awaiting_generation = Some(self.generation_seen + 1);
         self.bridge.control(Control::Remeasure(self.setup.index));
         self.reselect();
     }
