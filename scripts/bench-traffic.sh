@@ -25,13 +25,15 @@ json() { python3 -c "import json,sys; r=json.load(open('$1')); print(eval(sys.ar
 out=$(mktemp -d)
 
 echo "== pfc-traffic send and receive rate, one flow, veth, ${secs} s"
-for size in 64 1500; do
+for run in "64" "1500" "64 --qdisc-bypass" "1500 --qdisc-bypass"; do
+    set -- $run
+    size=$1; shift
     ip netns exec "${tag}2" "$bin/pfc-traffic" recv -i r2 --idle 1s --json >"$out/r.json" &
     sleep 0.3
-    ip netns exec "${tag}1" "$bin/pfc-traffic" send -i r1 --flow "0:400Gbps:$size" \
+    ip netns exec "${tag}1" "$bin/pfc-traffic" send -i r1 --flow "0:400Gbps:$size" "$@" \
         --duration "${secs}s" --json >"$out/s.json"
     wait
-    json "$out/s.json" "'  %4d octets: sent %.3f Mpps %.2f Gb/s' % ($size, r['priorities']['0']['pps']/1e6, r['priorities']['0']['rate_bps']/1e9)"
+    json "$out/s.json" "'  %4d octets%s: sent %.3f Mpps %.2f Gb/s' % ($size, ' ${1:-}', r['priorities']['0']['pps']/1e6, r['priorities']['0']['rate_bps']/1e9)"
     json "$out/r.json" "'               received %.3f Mpps %.2f Gb/s, lost %d' % (r['priorities']['0']['pps']/1e6, r['priorities']['0']['rate_bps']/1e9, r['priorities']['0']['lost'])"
 done
 
