@@ -170,6 +170,11 @@ fn a_slow_receiver_pauses_priority_3_with_pfc_and_loses_nothing_while_priority_0
     assert!(n(&s3["pause_ns"]) > 500_000_000, "priority 3 paused over a quarter of 2 s: {s3}");
     assert_eq!(n(&r3["drain"]["overflow_frames"]), 0, "the pauses came in time: {r3}");
     assert_every_frame(&sent, &received, "3");
+    // Every pause took hold: XOFF to the last frame that followed it, measured per pause.
+    let reaction = &r3["pause_reaction_ns"];
+    eprintln!("XOFF to the last frame after it, per pause: {reaction}");
+    assert_eq!(n(&reaction["count"]), n(&r3["xon_sent"]), "one figure per pause: {r3}");
+    assert!(n(&reaction["p50"]) < 2_000_000, "half the pauses took hold within 2 ms: {reaction}");
     // Held to about the drain rate (offered: four times it).
     let rate3 = f(&r3["rate_bps"]);
     assert!(rate3 < 150e6, "priority 3 arrived at {rate3} b/s though drained at 100 Mb/s");

@@ -17,6 +17,7 @@ use super::event_loop::EventLoop;
 use super::histogram::Histogram;
 use super::payload::{read, FCS_LEN};
 use super::rate::DrainSpec;
+use super::reaction::Reaction;
 use super::report::{DrainReport, FlowReceived, PriorityReceived, Quantiles, RecvReport};
 use super::sequence::SequenceCheck;
 
@@ -71,6 +72,7 @@ pub fn run(config: &RecvConfig) -> Result<RecvReport, String> {
     let mut other = 0u64;
     let mut mac_control = 0u64;
     let mut last_test_frame: Option<Picos> = None;
+    let mut reaction = Reaction::default();
     let mut now = clock.now();
     loop {
         events.check_signals();
@@ -112,6 +114,7 @@ pub fn run(config: &RecvConfig) -> Result<RecvReport, String> {
                 if let Some(q) = &mut p.drain {
                     q.arrive(now, octets);
                 }
+                reaction.arrived(now, n);
             }
         }
         now = clock.now();
@@ -125,6 +128,7 @@ pub fn run(config: &RecvConfig) -> Result<RecvReport, String> {
         }
         if let Some(frame) = initiator.poll(now) {
             port.send(&frame.to_vec()).map_err(|e| e.to_string())?;
+            reaction.sent(now, &frame);
         }
         let xon = prios.iter().filter_map(|p| p.drain.as_ref()?.xon_at()).min();
         let deadline =
@@ -132,13 +136,14 @@ pub fn run(config: &RecvConfig) -> Result<RecvReport, String> {
         events.wait(&[port.as_fd()], now, deadline);
         now = clock.now();
     }
-    Ok(report(config, &prios, &initiator, clock.now(), other, mac_control))
+    Ok(report(config, &prios, &initiator, &reaction, clock.now(), other, mac_control))
 }
 
 fn report(
     config: &RecvConfig,
     prios: &[Priority],
     initiator: &PfcInitiator,
+    reaction: &Reaction,
     end: Picos,
     other: u64,
     mac_control: u64,
@@ -183,6 +188,8 @@ fn report(
                     peak_octets: q.peak as u64,
                     overflow_frames: q.overflow_frames,
                 }),
+                pause_reaction_ns: Quantiles::of(&reaction.per_priority[n]),
+                frames_in_pause: reaction.frames_in_pause[n],
                 pfc_sent: c.pfc_requests_per_priority[n],
                 xon_sent: c.xon_sent_per_priority[n],
             },
