@@ -311,15 +311,14 @@ fn the_delay_line_adds_the_configured_delay_in_order() {
     }
     let _serial = serial();
     let (h1, d, h2) = delayed_hosts("tl");
-    let (base, _) = latency_through(&h1, &d, &h2, "0");
-    for (delay, us) in [("50us", 50.0), ("500us", 500.0)] {
+    for (delay, us) in [("0", 0.0), ("50us", 50.0), ("500us", 500.0)] {
         let (p50, line) = latency_through(&h1, &d, &h2, delay);
-        let added = (p50 as f64 - base as f64) / 1e3;
-        eprintln!(
-            "delay {delay}: one-way p50 {p50} ns, base {base} ns, added {added:.1} µs; line {line}"
-        );
-        // Software timestamps on a shared host: within 20 µs of the delay asked for.
-        assert!((added - us).abs() <= 20.0, "asked {us} µs, added {added:.1} µs");
+        let extra = p50 as f64 / 1e3 - us;
+        eprintln!("delay {delay}: one-way p50 {p50} ns, {extra:.1} µs over the delay; line {line}");
+        // The line holds each frame from the kernel's receive time; what comes on top is two
+        // veth hops and the line's lateness (software timestamps, a shared host). At 0 it is
+        // the line's wake-up instead.
+        assert!((0.0..=40.0).contains(&extra), "asked {us} µs, one-way p50 {p50} ns");
         let ab = &line["directions"][0];
         assert_eq!(n(&ab["delay_ns"]), (us * 1e3) as u64);
         assert_eq!(n(&ab["dropped"]), 0);

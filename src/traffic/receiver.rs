@@ -11,7 +11,7 @@ use dataplane::mac::PfcInitiator;
 use dataplane::time::{LinkSpeed, Picos};
 use dataplane::wire::{EtherType, EthernetHeader, PRIORITIES};
 
-use super::clock::{monotonic_ns, Clock};
+use super::clock::{monotonic_ns, Clock, RealtimeOffset};
 use super::drain::DrainQueue;
 use super::event_loop::EventLoop;
 use super::histogram::Histogram;
@@ -50,7 +50,9 @@ struct Priority {
 }
 
 pub fn run(config: &RecvConfig) -> Result<RecvReport, String> {
-    let options = RawOptions { recv_buffer: Some(8 << 20), ..RawOptions::default() };
+    // Latency from the kernel's receive time, not from when this loop got round to the frame.
+    let options =
+        RawOptions { recv_buffer: Some(8 << 20), timestamps: true, ..RawOptions::default() };
     let mut port = RawPort::open(&config.interface, &options).map_err(|e| e.to_string())?;
     let mut events = EventLoop::new(config.spin).map_err(|e| format!("signals: {e}"))?;
     let mut prios: Vec<Priority> = (0..PRIORITIES).map(|_| Priority::default()).collect();
@@ -83,9 +85,11 @@ pub fn run(config: &RecvConfig) -> Result<RecvReport, String> {
             break;
         }
         while port.recv_batch(&mut rx).map_err(|e| e.to_string())? > 0 {
-            let at_ns = monotonic_ns();
+            let read_ns = monotonic_ns();
+            let offset = RealtimeOffset::now();
             now = clock.now();
-            for frame in rx.iter() {
+            for (i, frame) in rx.iter().enumerate() {
+                let at_ns = rx.received_ns(i).map_or(read_ns, |t| offset.monotonic(t));
                 let Ok((header, payload)) = EthernetHeader::parse(frame) else {
                     other += 1;
                     continue;
