@@ -144,3 +144,44 @@ fn a_frame_longer_than_the_slot_is_dropped_and_counted() {
     assert_eq!(got, vec![frame(None, 2, 100)]);
     assert_eq!(pb.counters().truncated, 1);
 }
+
+#[test]
+fn a_port_asked_for_timestamps_gives_each_frame_its_arrival_time() {
+    if !can_run("a_port_asked_for_timestamps_gives_each_frame_its_arrival_time") {
+        return;
+    }
+    let (a, b, mut pa, _) = pair("rs");
+    let options = RawOptions { timestamps: true, ..RawOptions::default() };
+    let mut pb = in_netns(&b, || RawPort::open("rawb", &options).expect("open rawb"));
+    let realtime = || {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .expect("after 1970")
+            .as_nanos() as u64
+    };
+    // The kernel turns receive timestamps on in deferred work after the first socket asks;
+    // until then a frame carries the time it was read.
+    std::thread::sleep(Duration::from_millis(100));
+    let before = realtime();
+    pa.send(&frame(None, 1, 60)).expect("send");
+    std::thread::sleep(Duration::from_millis(20));
+    pa.send(&frame(None, 2, 60)).expect("send");
+    let mut batch = RxBatch::new(8, 1522);
+    let mut stamps = Vec::new();
+    let deadline = Instant::now() + Duration::from_secs(2);
+    while stamps.len() < 2 && Instant::now() < deadline {
+        pb.recv_batch(&mut batch).expect("recv");
+        for i in 0..batch.len() {
+            if batch.get(i).is_some_and(is_test_frame) {
+                stamps.push(batch.received_ns(i).expect("a timestamp"));
+            }
+        }
+    }
+    let after = realtime();
+    assert_eq!(stamps.len(), 2);
+    assert!(before <= stamps[0] && stamps[1] <= after, "{before} {stamps:?} {after}");
+    // The kernel's times, not the reading's: the 20 ms between the sends shows.
+    let gap = stamps[1] - stamps[0];
+    assert!((20_000_000..200_000_000).contains(&gap), "{gap} ns between the two arrivals");
+    drop(a);
+}

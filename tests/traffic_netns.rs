@@ -170,6 +170,11 @@ fn a_slow_receiver_pauses_priority_3_with_pfc_and_loses_nothing_while_priority_0
     assert!(n(&s3["pause_ns"]) > 500_000_000, "priority 3 paused over a quarter of 2 s: {s3}");
     assert_eq!(n(&r3["drain"]["overflow_frames"]), 0, "the pauses came in time: {r3}");
     assert_every_frame(&sent, &received, "3");
+    // Every pause took hold: XOFF to the last frame that followed it, measured per pause.
+    let reaction = &r3["pause_reaction_ns"];
+    eprintln!("XOFF to the last frame after it, per pause: {reaction}");
+    assert_eq!(n(&reaction["count"]), n(&r3["xon_sent"]), "one figure per pause: {r3}");
+    assert!(n(&reaction["p50"]) < 2_000_000, "half the pauses took hold within 2 ms: {reaction}");
     // Held to about the drain rate (offered: four times it).
     let rate3 = f(&r3["rate_bps"]);
     assert!(rate3 < 150e6, "priority 3 arrived at {rate3} b/s though drained at 100 Mb/s");
@@ -306,15 +311,14 @@ fn the_delay_line_adds_the_configured_delay_in_order() {
     }
     let _serial = serial();
     let (h1, d, h2) = delayed_hosts("tl");
-    let (base, _) = latency_through(&h1, &d, &h2, "0");
-    for (delay, us) in [("50us", 50.0), ("500us", 500.0)] {
+    for (delay, us) in [("0", 0.0), ("50us", 50.0), ("500us", 500.0)] {
         let (p50, line) = latency_through(&h1, &d, &h2, delay);
-        let added = (p50 as f64 - base as f64) / 1e3;
-        eprintln!(
-            "delay {delay}: one-way p50 {p50} ns, base {base} ns, added {added:.1} µs; line {line}"
-        );
-        // Software timestamps on a shared host: within 20 µs of the delay asked for.
-        assert!((added - us).abs() <= 20.0, "asked {us} µs, added {added:.1} µs");
+        let extra = p50 as f64 / 1e3 - us;
+        eprintln!("delay {delay}: one-way p50 {p50} ns, {extra:.1} µs over the delay; line {line}");
+        // The line holds each frame from the kernel's receive time; what comes on top is two
+        // veth hops and the line's lateness (software timestamps, a shared host). At 0 it is
+        // the line's wake-up instead.
+        assert!((0.0..=40.0).contains(&extra), "asked {us} µs, one-way p50 {p50} ns");
         let ab = &line["directions"][0];
         assert_eq!(n(&ab["delay_ns"]), (us * 1e3) as u64);
         assert_eq!(n(&ab["dropped"]), 0);

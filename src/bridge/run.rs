@@ -129,7 +129,7 @@ fn receive<P: BridgeIo>(
             for k in 0..batch.len() {
                 let Some(frame) = batch.get(k) else { continue };
                 if is_mac_control(frame) == control_pass {
-                    let arrived = clock.arrival(batch.received_at(k), fwd.engine.now());
+                    let arrived = clock.arrival(batch.received_ns(k), fwd.engine.now());
                     fwd.receive(ports, i, frame, at, arrived);
                 }
             }
@@ -146,11 +146,12 @@ struct Clock {
 }
 
 impl Clock {
-    /// A frame's arrival in the pipeline's time: the kernel's receive time, no earlier than the
-    /// pipeline (which cannot go back) and no later than this turn; this turn without one.
-    fn arrival(&self, received: Option<Duration>, pipeline: Picos) -> Picos {
-        let Some(t) = received else { return self.now };
-        let since_start = t.saturating_sub(self.start_unix);
+    /// A frame's arrival in the pipeline's time: the kernel's receive time (CLOCK_REALTIME
+    /// nanoseconds), no earlier than the pipeline (which cannot go back) and no later than this
+    /// turn; this turn without one.
+    fn arrival(&self, received_ns: Option<u64>, pipeline: Picos) -> Picos {
+        let Some(ns) = received_ns else { return self.now };
+        let since_start = Duration::from_nanos(ns).saturating_sub(self.start_unix);
         Picos(since_start.as_nanos() as u64 * 1_000).max(pipeline).min(self.now)
     }
 }

@@ -1,6 +1,7 @@
 //! `pfc-delay`: a user-space delay line between two interfaces (this kernel has no `netem`).
 //!
-//! Every frame received on one interface is stamped with its arrival time, held in that
+//! Every frame received on one interface is stamped with its arrival time (the kernel's
+//! receive timestamp, so the line's own wake-up is not part of the delay), held in that
 //! direction's FIFO and sent out of the other interface once `delay` has passed. A FIFO with one
 //! delay per direction keeps each direction's order. One thread serves both directions: it
 //! sleeps in `ppoll` until a frame arrives or the next one falls due, and spins the last few
@@ -13,7 +14,7 @@ use std::os::fd::AsFd;
 use dataplane::io::{RawOptions, RawPort, RxBatch, MAX_BATCH};
 use dataplane::time::Picos;
 
-use super::clock::Clock;
+use super::clock::{Clock, RealtimeOffset};
 use super::event_loop::EventLoop;
 use super::histogram::Histogram;
 use super::report::{DelayReport, DirectionReport, Quantiles};
@@ -46,6 +47,8 @@ pub fn run(config: &DelayConfig) -> Result<DelayReport, String> {
         promiscuous: true,
         qdisc_bypass: true,
         recv_buffer: Some(8 << 20),
+        // Held from the kernel's receive time: the line's own wake-up is not added.
+        timestamps: true,
         ..RawOptions::default()
     };
     let mut ports = [
@@ -66,9 +69,13 @@ pub fn run(config: &DelayConfig) -> Result<DelayReport, String> {
         for d in 0..2 {
             while ports[d].recv_batch(&mut rx).map_err(|e| e.to_string())? > 0 {
                 now = clock.now();
+                let offset = RealtimeOffset::now();
                 let dir = &mut dirs[d];
-                for frame in rx.iter() {
+                for (i, frame) in rx.iter().enumerate() {
                     dir.received += 1;
+                    let arrived = rx
+                        .received_ns(i)
+                        .map_or(now, |t| clock.at_monotonic_ns(offset.monotonic(t)).min(now));
                     if dir.held.len() >= config.limit {
                         dir.dropped += 1;
                         continue;
@@ -76,7 +83,7 @@ pub fn run(config: &DelayConfig) -> Result<DelayReport, String> {
                     let mut buf = dir.spare.pop().unwrap_or_default();
                     buf.clear();
                     buf.extend_from_slice(frame);
-                    dir.held.push_back((now + delays[d], buf));
+                    dir.held.push_back((arrived + delays[d], buf));
                 }
             }
         }

@@ -3,7 +3,8 @@
 //!
 //! - [`sender`]: paced, sequence-numbered, timestamped flows per priority that honour PFC;
 //! - [`receiver`]: per-priority counts, loss, reordering, duplicates and latency, a slow drain
-//!   that pauses the sender with PFC, and a PFC storm;
+//!   that pauses the sender with PFC (and [`reaction`]: how fast the pauses took hold), and a
+//!   PFC storm;
 //! - [`delay`]: a line that holds every frame for a fixed time in each direction;
 //! - [`payload`]: the test frame; [`rate`]: rates and the command-line specifications;
 //!   [`report`]: what is printed at the end (JSON with `--json`).
@@ -18,6 +19,7 @@ pub mod histogram;
 pub mod pause;
 pub mod payload;
 pub mod rate;
+pub mod reaction;
 pub mod receiver;
 pub mod report;
 pub mod sender;

@@ -11,12 +11,13 @@ use dataplane::mac::PfcInitiator;
 use dataplane::time::{LinkSpeed, Picos};
 use dataplane::wire::{EtherType, EthernetHeader, PRIORITIES};
 
-use super::clock::{monotonic_ns, Clock};
+use super::clock::{monotonic_ns, Clock, RealtimeOffset};
 use super::drain::DrainQueue;
 use super::event_loop::EventLoop;
 use super::histogram::Histogram;
 use super::payload::{read, FCS_LEN};
 use super::rate::DrainSpec;
+use super::reaction::Reaction;
 use super::report::{DrainReport, FlowReceived, PriorityReceived, Quantiles, RecvReport};
 use super::sequence::SequenceCheck;
 
@@ -49,7 +50,9 @@ struct Priority {
 }
 
 pub fn run(config: &RecvConfig) -> Result<RecvReport, String> {
-    let options = RawOptions { recv_buffer: Some(8 << 20), ..RawOptions::default() };
+    // Latency from the kernel's receive time, not from when this loop got round to the frame.
+    let options =
+        RawOptions { recv_buffer: Some(8 << 20), timestamps: true, ..RawOptions::default() };
     let mut port = RawPort::open(&config.interface, &options).map_err(|e| e.to_string())?;
     let mut events = EventLoop::new(config.spin).map_err(|e| format!("signals: {e}"))?;
     let mut prios: Vec<Priority> = (0..PRIORITIES).map(|_| Priority::default()).collect();
@@ -71,6 +74,7 @@ pub fn run(config: &RecvConfig) -> Result<RecvReport, String> {
     let mut other = 0u64;
     let mut mac_control = 0u64;
     let mut last_test_frame: Option<Picos> = None;
+    let mut reaction = Reaction::default();
     let mut now = clock.now();
     loop {
         events.check_signals();
@@ -81,9 +85,11 @@ pub fn run(config: &RecvConfig) -> Result<RecvReport, String> {
             break;
         }
         while port.recv_batch(&mut rx).map_err(|e| e.to_string())? > 0 {
-            let at_ns = monotonic_ns();
+            let read_ns = monotonic_ns();
+            let offset = RealtimeOffset::now();
             now = clock.now();
-            for frame in rx.iter() {
+            for (i, frame) in rx.iter().enumerate() {
+                let at_ns = rx.received_ns(i).map_or(read_ns, |t| offset.monotonic(t));
                 let Ok((header, payload)) = EthernetHeader::parse(frame) else {
                     other += 1;
                     continue;
@@ -112,6 +118,7 @@ pub fn run(config: &RecvConfig) -> Result<RecvReport, String> {
                 if let Some(q) = &mut p.drain {
                     q.arrive(now, octets);
                 }
+                reaction.arrived(now, n);
             }
         }
         now = clock.now();
@@ -125,6 +132,7 @@ pub fn run(config: &RecvConfig) -> Result<RecvReport, String> {
         }
         if let Some(frame) = initiator.poll(now) {
             port.send(&frame.to_vec()).map_err(|e| e.to_string())?;
+            reaction.sent(now, &frame);
         }
         let xon = prios.iter().filter_map(|p| p.drain.as_ref()?.xon_at()).min();
         let deadline =
@@ -132,13 +140,14 @@ pub fn run(config: &RecvConfig) -> Result<RecvReport, String> {
         events.wait(&[port.as_fd()], now, deadline);
         now = clock.now();
     }
-    Ok(report(config, &prios, &initiator, clock.now(), other, mac_control))
+    Ok(report(config, &prios, &initiator, &reaction, clock.now(), other, mac_control))
 }
 
 fn report(
     config: &RecvConfig,
     prios: &[Priority],
     initiator: &PfcInitiator,
+    reaction: &Reaction,
     end: Picos,
     other: u64,
     mac_control: u64,
@@ -183,6 +192,8 @@ fn report(
                     peak_octets: q.peak as u64,
                     overflow_frames: q.overflow_frames,
                 }),
+                pause_reaction_ns: Quantiles::of(&reaction.per_priority[n]),
+                frames_in_pause: reaction.frames_in_pause[n],
                 pfc_sent: c.pfc_requests_per_priority[n],
                 xon_sent: c.xon_sent_per_priority[n],
             },

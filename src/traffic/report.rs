@@ -79,6 +79,11 @@ pub struct PriorityReceived {
     pub latency_ns: Option<Quantiles>,
     pub flows: Vec<FlowReceived>,
     pub drain: Option<DrainReport>,
+    /// Per pause we asked for: from our XOFF to the last frame of the priority that still
+    /// arrived before our XON (0 when none did).
+    pub pause_reaction_ns: Option<Quantiles>,
+    /// Frames of the priority that arrived while we were pausing it.
+    pub frames_in_pause: u64,
     /// PFC frames sent naming this priority (XOFF, refreshes and XON).
     pub pfc_sent: u64,
     pub xon_sent: u64,
@@ -192,12 +197,14 @@ impl fmt::Display for RecvReport {
             if let Some(d) = &r.drain {
                 writeln!(
                     f,
-                    "    drained at {}: peak {} octets, overflow {} frames, PFC sent {} (XON {})",
+                    "    drained at {}: peak {} octets, overflow {} frames, PFC sent {} (XON {}), \
+                     XOFF to last frame {}",
                     bits(d.rate_bps),
                     d.peak_octets,
                     d.overflow_frames,
                     r.pfc_sent,
-                    r.xon_sent
+                    r.xon_sent,
+                    quantiles(&r.pause_reaction_ns)
                 )?;
             }
         }

@@ -7,17 +7,12 @@ const TP_STATUS_VLAN_VALID: u32 = 0x10;
 /// `tpacket_auxdata.tp_status` bit: `tp_vlan_tpid` holds its TPID (otherwise it was 81-00).
 const TP_STATUS_VLAN_TPID_VALID: u32 = 0x40;
 /// `SOL_PACKET` / `PACKET_AUXDATA` as they appear in a control message header.
-const SOL_PACKET: i32 = 263;
-const PACKET_AUXDATA: i32 = 8;
+const SOL_PACKET: i32 = libc::SOL_PACKET;
+const PACKET_AUXDATA: i32 = libc::PACKET_AUXDATA;
 const TPID_8021Q: u16 = 0x8100;
 
-/// `SOL_SOCKET` / `SCM_TIMESTAMPNS` (the receive time, a `struct timespec`).
-const SOL_SOCKET: i32 = 1;
-const SCM_TIMESTAMPNS: i32 = 35;
-
-/// Space a control buffer needs for one `tpacket_auxdata` (CMSG_SPACE of its 20 octets) and a
-/// receive timestamp (CMSG_SPACE of a 16-octet timespec), with room to spare should the kernel
-/// add another message.
+/// Space a control buffer needs for one `tpacket_auxdata` (CMSG_SPACE of its 20 octets: 40) and
+/// one `timespec` timestamp (32), with room to spare.
 pub(super) const CONTROL_LEN: usize = 128;
 
 /// Octets of `struct cmsghdr` before its data: `cmsg_len` (size_t), level and type (int each),
@@ -44,41 +39,45 @@ impl StrippedTag {
     }
 }
 
-/// The receive time the kernel stamped on the frame (`SO_TIMESTAMPNS`), as time since the Unix
-/// epoch (CLOCK_REALTIME), when the control data holds one.
-pub(super) fn timestamp(control: &[u8], len: usize) -> Option<std::time::Duration> {
-    let data = cmsg(control, len, SOL_SOCKET, SCM_TIMESTAMPNS)?;
-    if data.len() < 16 {
-        return None;
-    }
-    let secs = i64::from_ne_bytes(data[0..8].try_into().ok()?);
-    let nanos = i64::from_ne_bytes(data[8..16].try_into().ok()?);
-    Some(std::time::Duration::new(u64::try_from(secs).ok()?, u32::try_from(nanos).ok()?))
+/// What the control messages of one received frame say.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(super) struct Control {
+    /// The tag the kernel stripped (`PACKET_AUXDATA`).
+    pub tag: Option<StrippedTag>,
+    /// When the kernel received the frame (`SO_TIMESTAMPNS`), CLOCK_REALTIME nanoseconds.
+    pub received_ns: Option<u64>,
 }
 
-/// The data of the control message of `level` and `kind` among the `len` octets of `control`.
-fn cmsg(control: &[u8], len: usize, level: i32, kind: i32) -> Option<&[u8]> {
-    let control = control.get(..len)?;
+/// Reads the `len` octets of control data in `control`.
+pub(super) fn parse_control(control: &[u8], len: usize) -> Control {
+    let mut out = Control::default();
+    let Some(control) = control.get(..len) else { return out };
     let mut at = 0;
     while at + CMSG_HDR_LEN <= control.len() {
         let cmsg_len = read_usize(&control[at..]);
-        let l = read_i32(&control[at + std::mem::size_of::<usize>()..]);
-        let k = read_i32(&control[at + std::mem::size_of::<usize>() + 4..]);
+        let level = read_i32(&control[at + std::mem::size_of::<usize>()..]);
+        let kind = read_i32(&control[at + std::mem::size_of::<usize>() + 4..]);
         if cmsg_len < CMSG_HDR_LEN || at + cmsg_len > control.len() {
-            return None;
+            break;
         }
-        if l == level && k == kind {
-            return Some(&control[at + CMSG_HDR_LEN..at + cmsg_len]);
+        let data = &control[at + CMSG_HDR_LEN..at + cmsg_len];
+        if level == SOL_PACKET && kind == PACKET_AUXDATA {
+            out.tag = aux_tag(data);
+        } else if level == libc::SOL_SOCKET && kind == libc::SCM_TIMESTAMPNS && data.len() >= 16 {
+            // struct timespec: tv_sec and tv_nsec, 8 octets each on 64-bit Linux.
+            let sec = read_usize(data) as u64;
+            let nsec = read_usize(&data[8..]) as u64;
+            out.received_ns = Some(sec * 1_000_000_000 + nsec);
         }
         at += align(cmsg_len);
     }
-    None
+    out
 }
 
-/// Finds the `PACKET_AUXDATA` message among the `len` octets of control data in `control` and
-/// returns the stripped tag it reports, if any.
-pub(super) fn stripped_tag(control: &[u8], len: usize) -> Option<StrippedTag> {
-    aux_tag(cmsg(control, len, SOL_PACKET, PACKET_AUXDATA)?)
+/// The stripped tag alone.
+#[cfg(test)]
+fn stripped_tag(control: &[u8], len: usize) -> Option<StrippedTag> {
+    parse_control(control, len).tag
 }
 
 /// `struct tpacket_auxdata`: tp_status, tp_len, tp_snaplen (u32 each), tp_mac, tp_net,
@@ -170,6 +169,22 @@ mod tests {
         let mut bad = control(TP_STATUS_VLAN_VALID, 5, 0);
         bad[..std::mem::size_of::<usize>()].copy_from_slice(&4096usize.to_ne_bytes());
         assert_eq!(stripped_tag(&bad, bad.len()), None);
+    }
+
+    #[test]
+    fn a_timestamp_beside_the_auxdata_is_read_too() {
+        let mut c = control(TP_STATUS_VLAN_VALID, 0x6005, 0);
+        let mut ts = Vec::new();
+        ts.extend_from_slice(&(CMSG_HDR_LEN + 16).to_ne_bytes());
+        ts.extend_from_slice(&libc::SOL_SOCKET.to_ne_bytes());
+        ts.extend_from_slice(&libc::SCM_TIMESTAMPNS.to_ne_bytes());
+        ts.resize(CMSG_HDR_LEN, 0);
+        ts.extend_from_slice(&1_700_000_000u64.to_ne_bytes());
+        ts.extend_from_slice(&123_456_789u64.to_ne_bytes());
+        c.extend_from_slice(&ts);
+        let parsed = parse_control(&c, c.len());
+        assert_eq!(parsed.tag, Some(StrippedTag { tpid: 0x8100, tci: 0x6005 }));
+        assert_eq!(parsed.received_ns, Some(1_700_000_000_123_456_789));
     }
 
     #[test]

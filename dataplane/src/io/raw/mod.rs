@@ -13,6 +13,7 @@
 //!   (so PCP, the priority, survives) and TPID. Each frame is received 4 octets into its slot so
 //!   that this moves only the 12 address octets;
 //! - **batches**: `recvmmsg` and `sendmmsg`, up to [`MAX_BATCH`] frames a system call;
+//! - optionally the kernel's **receive timestamp** of each frame (`SO_TIMESTAMPNS`);
 //! - optionally **promiscuous** reception (a bridge port) and **`PACKET_QDISC_BYPASS`** (send
 //!   straight to the driver, as a NIC's own queue would; no qdisc drop or reordering).
 //!
@@ -28,7 +29,7 @@ use socket2::{Domain, Socket, Type};
 
 use super::{FramePort, IoError};
 use crate::wire::MacAddr;
-use auxdata::{reinsert_tag, stripped_tag, timestamp, CONTROL_LEN, HEADROOM};
+use auxdata::{parse_control, reinsert_tag, CONTROL_LEN, HEADROOM};
 pub use sys::MAX_BATCH;
 
 /// `ETH_P_ALL`: every protocol.
@@ -45,14 +46,16 @@ pub struct RawOptions {
     /// Send straight to the driver's queue (`PACKET_QDISC_BYPASS`): no qdisc, lower latency,
     /// but the driver's queue filling shows as send errors instead of waiting in a qdisc.
     pub qdisc_bypass: bool,
-    /// Have the kernel stamp each frame with its receive time (`SO_TIMESTAMPNS`), which
-    /// [`RxBatch::received_at`] gives.
-    pub timestamps: bool,
     /// Socket receive buffer in octets (`SO_RCVBUFFORCE` as root, else capped by
     /// `net.core.rmem_max`); the kernel default holds about a hundred 1500-octet frames.
     pub recv_buffer: Option<usize>,
     /// Socket send buffer in octets.
     pub send_buffer: Option<usize>,
+    /// Have the kernel stamp each received frame with its arrival time (`SO_TIMESTAMPNS`,
+    /// software, CLOCK_REALTIME): [`RxBatch::received_ns`]. Linux turns timestamping on in
+    /// deferred work after the first socket asks for it, so frames of the first milliseconds
+    /// may carry the time they were read instead.
+    pub timestamps: bool,
 }
 
 /// Frames received but not handed over, by reason.
@@ -90,10 +93,6 @@ impl RawPort {
             .map_err(os("PACKET_AUXDATA"))?;
         // Kernels before 4.20 lack it; the PACKET_OUTGOING check below covers them.
         let _ = sys::set_int(fd, libc::SOL_PACKET, libc::PACKET_IGNORE_OUTGOING, 1);
-        if options.timestamps {
-            sys::set_int(fd, libc::SOL_SOCKET, libc::SO_TIMESTAMPNS, 1)
-                .map_err(os("SO_TIMESTAMPNS"))?;
-        }
         if options.qdisc_bypass {
             sys::set_int(fd, libc::SOL_PACKET, libc::PACKET_QDISC_BYPASS, 1)
                 .map_err(os("PACKET_QDISC_BYPASS"))?;
@@ -103,6 +102,10 @@ impl RawPort {
             if sys::set_int(fd, libc::SOL_SOCKET, libc::SO_RCVBUFFORCE, bytes).is_err() {
                 socket.set_recv_buffer_size(bytes as usize).map_err(os("SO_RCVBUF"))?;
             }
+        }
+        if options.timestamps {
+            sys::set_int(fd, libc::SOL_SOCKET, libc::SO_TIMESTAMPNS, 1)
+                .map_err(os("SO_TIMESTAMPNS"))?;
         }
         if let Some(bytes) = options.send_buffer {
             socket.set_send_buffer_size(bytes).map_err(os("SO_SNDBUF"))?;
@@ -135,7 +138,6 @@ impl RawPort {
     /// then `batch.iter()`. Returns how many (0: none waiting).
     pub fn recv_batch(&mut self, batch: &mut RxBatch) -> Result<usize, IoError> {
         batch.frames.clear();
-        batch.received_at.clear();
         let slot = batch.slot_len;
         let cap = batch.capacity().min(MAX_BATCH);
         let mut meta = [sys::Received::default(); MAX_BATCH];
@@ -150,9 +152,8 @@ impl RawPort {
         for (i, m) in meta.iter().enumerate().take(got) {
             let data = &mut batch.data[i * slot..(i + 1) * slot];
             let control = &batch.control[i * CONTROL_LEN..(i + 1) * CONTROL_LEN];
-            if let Some((start, len)) = self.accept(m, data, control) {
-                batch.frames.push((i * slot + start, len));
-                batch.received_at.push(timestamp(control, m.control_len));
+            if let Some((start, len, received_ns)) = self.accept(m, data, control) {
+                batch.frames.push((i * slot + start, len, received_ns));
             }
         }
         Ok(batch.frames.len())
@@ -174,30 +175,32 @@ impl RawPort {
     }
 
     /// Decides what becomes of one received message in `slot` (frame at `HEADROOM`): where the
-    /// frame handed over starts and how long it is, or `None` when it is dropped.
+    /// frame handed over starts, how long it is and when the kernel received it, or `None`
+    /// when it is dropped.
     fn accept(
         &mut self,
         m: &sys::Received,
         slot: &mut [u8],
         control: &[u8],
-    ) -> Option<(usize, usize)> {
+    ) -> Option<(usize, usize, Option<u64>)> {
         if m.pkttype == PACKET_OUTGOING {
             self.counters.outgoing += 1;
             return None;
         }
-        let tag = stripped_tag(control, m.control_len);
+        let control = parse_control(control, m.control_len);
         let room = slot.len() - HEADROOM;
         if m.truncated || m.len > room {
             self.counters.truncated += 1;
             return None;
         }
-        match tag {
+        let (start, len) = match control.tag {
             Some(tag) => {
                 self.counters.tags_restored += 1;
-                Some(reinsert_tag(slot, m.len, tag))
+                reinsert_tag(slot, m.len, tag)
             }
-            None => Some((HEADROOM, m.len)),
-        }
+            None => (HEADROOM, m.len),
+        };
+        Some((start, len, control.received_ns))
     }
 
     fn os_error(&self, op: &'static str, source: std::io::Error) -> IoError {
@@ -246,7 +249,7 @@ impl FramePort for RawPort {
             if got == 0 {
                 return Ok(None);
             }
-            if let Some((start, len)) = self.accept(&meta[0], buf, &control) {
+            if let Some((start, len, _)) = self.accept(&meta[0], buf, &control) {
                 buf.copy_within(start..start + len, 0);
                 return Ok(Some(len));
             }
@@ -260,10 +263,8 @@ pub struct RxBatch {
     data: Vec<u8>,
     control: Vec<u8>,
     slot_len: usize,
-    /// (offset in `data`, length) of each frame handed over by the last receive.
-    frames: Vec<(usize, usize)>,
-    /// The kernel's receive time of each (with [`RawOptions::timestamps`]).
-    received_at: Vec<Option<std::time::Duration>>,
+    /// (offset in `data`, length, kernel receive time) of each frame of the last receive.
+    frames: Vec<(usize, usize, Option<u64>)>,
 }
 
 impl RxBatch {
@@ -277,7 +278,6 @@ impl RxBatch {
             control: vec![0; frames * CONTROL_LEN],
             slot_len,
             frames: Vec::with_capacity(frames),
-            received_at: Vec::with_capacity(frames),
         }
     }
 
@@ -296,18 +296,18 @@ impl RxBatch {
 
     /// Frame `i` of the last receive.
     pub fn get(&self, i: usize) -> Option<&[u8]> {
-        self.frames.get(i).map(|&(at, len)| &self.data[at..at + len])
+        self.frames.get(i).map(|&(at, len, _)| &self.data[at..at + len])
     }
 
-    /// When the kernel received frame `i` of the last receive, as time since the Unix epoch
-    /// (with [`RawOptions::timestamps`]).
-    pub fn received_at(&self, i: usize) -> Option<std::time::Duration> {
-        self.received_at.get(i).copied().flatten()
+    /// When the kernel received frame `i` of the last receive (CLOCK_REALTIME ns), if the port
+    /// was opened with [`RawOptions::timestamps`].
+    pub fn received_ns(&self, i: usize) -> Option<u64> {
+        self.frames.get(i).and_then(|f| f.2)
     }
 
     /// The frames of the last receive, in arrival order.
     pub fn iter(&self) -> impl Iterator<Item = &[u8]> + '_ {
-        self.frames.iter().map(|&(at, len)| &self.data[at..at + len])
+        self.frames.iter().map(|&(at, len, _)| &self.data[at..at + len])
     }
 }
 
