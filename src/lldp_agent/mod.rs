@@ -4,7 +4,7 @@
 //!
 //! - [`config`]: the settings file and command-line overrides;
 //! - [`run`]: one thread, one `poll(2)` over every port, until SIGTERM or SIGINT;
-//! - [`state`]: the JSON state written after every change.
+//! - [`state`]: the JSON state: at once after a change, at most once a second for counters.
 
 pub mod config;
 pub mod run;

@@ -1,10 +1,11 @@
 //! The edge: sockets, the clock, signals and logs around the pure `lldp` ports.
 //!
 //! One thread, one `poll(2)` over every port's socket, a netlink link watcher and a signalfd;
-//! the timeout is the earliest deadline any agent asked for, so an idle agent sleeps until its
-//! next LLDPDU is due. SIGHUP re-reads the settings file, SIGUSR1 prints the state on stdout,
-//! SIGTERM and SIGINT send shutdown LLDPDUs on every port and exit. The state file, when asked
-//! for, is rewritten (atomically, by rename) after every change.
+//! the timeout is the earliest deadline any agent (or the state file) asked for, so an idle
+//! agent sleeps until its next LLDPDU is due. SIGHUP re-reads the settings file, SIGUSR1 prints
+//! the state on stdout, SIGTERM and SIGINT send shutdown LLDPDUs on every port and exit. The
+//! state file, when asked for, is rewritten (atomically, by rename) at once after a change a
+//! reader acts on, and at most once a second for counters alone (see [`StateSchedule`]).
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -23,7 +24,7 @@ use nix::sys::signalfd::{SfdFlags, SignalFd};
 use tracing::{debug, info, warn};
 
 use super::config::{self, ConfigError, Loaded, Overrides};
-use super::state;
+use super::state::{self, NotOpen};
 
 /// Why the tool stopped.
 #[derive(Debug, thiserror::Error)]
@@ -51,21 +52,71 @@ struct Port {
     port: DcbxPort,
 }
 
+/// A port of the settings that is not open: its interface does not exist (yet), or exists but
+/// cannot be opened (say it is no Ethernet interface). Tried again on every link change and
+/// SIGHUP, since either can change without the settings changing.
+struct Waiting {
+    name: String,
+    settings: PortSettings,
+    error: IoError,
+}
+
 /// Receive buffer: the largest frame a packet socket can hand over, so that an LLDPDU on a
 /// jumbo link is never cut short (recvfrom drops what does not fit, silently).
 const RX_BUFFER: usize = 65_536;
 
+/// How long counters alone may wait to be written: they change with every LLDPDU sent or
+/// received, and rewriting the whole state each time cost several times the agent's own work.
+const COUNTERS_WRITE_INTERVAL: Duration = Duration::from_secs(1);
+
+/// When the state file is due. A change a reader acts on (a neighbour inserted, changed,
+/// deleted or aged out; DCBX's outcome or a misconfiguration; settings; link state; a port
+/// opened or not) is due at once. Counters alone are due a second after the last write at the
+/// latest, so they are never more than a second stale and written at most once a second.
+#[derive(Debug, Default)]
+struct StateSchedule {
+    due: Option<Duration>,
+    last_written: Option<Duration>,
+}
+
+impl StateSchedule {
+    fn changed(&mut self, now: Duration) {
+        self.due_by(now);
+    }
+
+    fn counters_changed(&mut self, now: Duration) {
+        let at = self.last_written.map_or(now, |t| (t + COUNTERS_WRITE_INTERVAL).max(now));
+        self.due_by(at);
+    }
+
+    fn due_by(&mut self, at: Duration) {
+        self.due = Some(self.due.map_or(at, |d| d.min(at)));
+    }
+
+    fn is_due(&self, now: Duration) -> bool {
+        self.due.is_some_and(|d| d <= now)
+    }
+
+    fn written(&mut self, now: Duration) {
+        self.due = None;
+        self.last_written = Some(now);
+    }
+}
+
 struct Agents {
     ports: Vec<Port>,
     rx_buffer: Vec<u8>,
-    /// Ports whose interface does not exist (yet): opened when it appears.
-    missing: Vec<(String, PortSettings)>,
+    /// Ports not open: opened when their interface appears or becomes usable.
+    waiting: Vec<Waiting>,
     /// The system's settings, for the first port opened, which may come late.
     system_settings: (Option<MacAddr>, Option<String>, Option<String>),
     system: Option<LocalSystem>,
+    /// The first port opened: with no chassis ID in the settings, its MAC address is the
+    /// chassis ID, and follows that address when it changes.
+    chassis_port: Option<String>,
     start: Instant,
     state_file: Option<PathBuf>,
-    dirty: bool,
+    schedule: StateSchedule,
 }
 
 pub fn run(opts: Options) -> Result<(), RunError> {
@@ -81,12 +132,13 @@ pub fn run(opts: Options) -> Result<(), RunError> {
     let mut agents = Agents {
         ports: Vec::new(),
         rx_buffer: vec![0; RX_BUFFER],
-        missing: Vec::new(),
+        waiting: Vec::new(),
         system_settings: (None, None, None),
         system: None,
+        chassis_port: None,
         start: Instant::now(),
         state_file: opts.state_file,
-        dirty: true,
+        schedule: StateSchedule::default(),
     };
     agents.apply(loaded)?;
     agents.check_links();
@@ -132,6 +184,7 @@ pub fn run(opts: Options) -> Result<(), RunError> {
                     Ok(Signal::SIGUSR1) => println!("{}", agents.state_json()),
                     Ok(Signal::SIGTERM | Signal::SIGINT) => {
                         agents.shutdown();
+                        agents.schedule.changed(agents.now());
                         agents.write_state()?;
                         return Ok(());
                     }
@@ -149,8 +202,10 @@ impl Agents {
         self.start.elapsed()
     }
 
+    /// The earliest of the agents' deadlines and, with a state file, its write.
     fn next_deadline(&self) -> Option<Duration> {
-        self.ports.iter().filter_map(|p| p.port.next_deadline()).min()
+        let state = self.state_file.as_ref().and(self.schedule.due);
+        self.ports.iter().filter_map(|p| p.port.next_deadline()).chain(state).min()
     }
 
     /// Brings the ports to `loaded`: new ones opened, changed ones updated, missing ones shut.
@@ -171,7 +226,7 @@ impl Agents {
             }
             false
         });
-        self.missing.retain(|(n, _)| loaded.ports.iter().any(|(m, _)| m == n));
+        self.waiting.retain(|w| loaded.ports.iter().any(|(m, _)| *m == w.name));
         self.system_settings =
             (loaded.chassis_id, loaded.system_name.clone(), loaded.system_description.clone());
         self.apply_system(now)?;
@@ -182,28 +237,43 @@ impl Agents {
                     .set_settings(settings, now)
                     .map_err(|source| RunError::Port { port: name.clone(), source })?;
                 info!(port = %name, "settings applied");
-                Self::handle(p, out, &mut self.dirty);
+                Self::handle(p, out, &mut self.schedule, now);
                 continue;
             }
-            self.missing.retain(|(n, _)| *n != name);
-            self.open(name, settings)?;
+            let previous = self.waiting.iter().position(|w| w.name == name);
+            let previous = previous.map(|i| self.waiting.remove(i).error);
+            self.open(name, settings, previous.as_ref())?;
         }
-        self.dirty = true;
+        self.schedule.changed(now);
         Ok(())
     }
 
-    /// Gives every open port the system the settings now describe (a SIGHUP that changed the
-    /// chassis ID, system name or description); an unset chassis ID keeps the one in use.
-    fn apply_system(&mut self, now: Duration) -> Result<(), RunError> {
-        let Some(current) = &self.system else { return Ok(()) };
+    /// The system the settings describe now. A chassis ID left unset is the MAC address the
+    /// first opened port has now (so it follows that interface's address), or the one in use
+    /// when that port is gone.
+    fn wanted_system(&self, current: &LocalSystem) -> LocalSystem {
         let (chassis_id, system_name, system_description) = &self.system_settings;
-        let wanted = LocalSystem {
-            chassis_id: chassis_id.map_or(current.chassis_id.clone(), ChassisId::MacAddress),
+        let chassis_mac = chassis_id.or_else(|| self.chassis_port_mac());
+        LocalSystem {
+            chassis_id: chassis_mac.map_or(current.chassis_id.clone(), ChassisId::MacAddress),
             system_name: Some(system_name.clone().unwrap_or_else(hostname)),
             system_description: Some(
                 system_description.clone().unwrap_or_else(default_description),
             ),
-        };
+        }
+    }
+
+    fn chassis_port_mac(&self) -> Option<MacAddr> {
+        let name = self.chassis_port.as_deref()?;
+        self.ports.iter().find(|p| p.port.name() == name).map(|p| p.socket.mac())
+    }
+
+    /// Gives every open port the system the settings and interfaces now describe (a SIGHUP
+    /// that changed the chassis ID, system name or description; a new address on the port
+    /// the chassis ID comes from).
+    fn apply_system(&mut self, now: Duration) -> Result<(), RunError> {
+        let Some(current) = &self.system else { return Ok(()) };
+        let wanted = self.wanted_system(current);
         if wanted == *current {
             return Ok(());
         }
@@ -213,54 +283,77 @@ impl Agents {
                 .port
                 .set_system(wanted.clone(), now)
                 .map_err(|source| RunError::Port { port: p.port.name().to_string(), source })?;
-            Self::handle(p, out, &mut self.dirty);
+            Self::handle(p, out, &mut self.schedule, now);
         }
         self.system = Some(wanted);
+        self.schedule.changed(now);
         Ok(())
     }
 
-    /// Opens a port; an interface that does not exist is logged and waits in `missing`, so
-    /// that it stops neither the other ports nor the agent.
-    fn open(&mut self, name: String, settings: PortSettings) -> Result<(), RunError> {
-        let socket =
-            match PacketSocket::open(&name, EtherType::LLDP, &[settings.lldp.dest_mac_address]) {
-                Ok(s) => s,
-                Err(e @ IoError::NoSuchInterface(_)) => {
-                    warn!(port = %name, error = %e, "port not opened: waiting for the interface");
-                    self.missing.push((name, settings));
-                    return Ok(());
-                }
-                Err(e) => return Err(e.into()),
-            };
+    /// Opens a port. One that cannot be opened, whatever the reason, is logged (when the
+    /// reason is new: it is tried again on every link change) and waits in `waiting`, so that
+    /// it stops neither the other ports nor the agent. Only settings the port refuses are an
+    /// error.
+    fn open(
+        &mut self,
+        name: String,
+        settings: PortSettings,
+        previous: Option<&IoError>,
+    ) -> Result<(), RunError> {
+        let groups = [settings.lldp.dest_mac_address];
+        let socket = match PacketSocket::open(&name, EtherType::LLDP, &groups) {
+            Ok(s) => s,
+            Err(error) => {
+                log_not_opened(&name, &error, previous);
+                self.waiting.push(Waiting { name, settings, error });
+                return Ok(());
+            }
+        };
+        let system = match &self.system {
+            Some(s) => s.clone(),
+            None => self.first_system(&name, socket.mac()),
+        };
+        let port = DcbxPort::new(&name, socket.mac(), system, settings)
+            .map_err(|source| RunError::Port { port: name.clone(), source })?;
+        info!(port = %name, mac = %socket.mac(), ifindex = socket.ifindex(), "port opened");
+        self.ports.push(Port { socket, port });
+        self.schedule.changed(self.now());
+        Ok(())
+    }
+
+    /// The system of the first port opened, `name` with address `mac`: the chassis ID is
+    /// that address unless the settings give one.
+    fn first_system(&mut self, name: &str, mac: MacAddr) -> LocalSystem {
         let (chassis_id, system_name, system_description) = &self.system_settings;
-        let system = self.system.get_or_insert_with(|| LocalSystem {
-            chassis_id: ChassisId::MacAddress(chassis_id.unwrap_or(socket.mac())),
+        let system = LocalSystem {
+            chassis_id: ChassisId::MacAddress(chassis_id.unwrap_or(mac)),
             system_name: Some(system_name.clone().unwrap_or_else(hostname)),
             system_description: Some(
                 system_description.clone().unwrap_or_else(default_description),
             ),
-        });
-        let port = DcbxPort::new(&name, socket.mac(), system.clone(), settings)
-            .map_err(|source| RunError::Port { port: name.clone(), source })?;
-        info!(port = %name, mac = %socket.mac(), ifindex = socket.ifindex(), "port opened");
-        self.ports.push(Port { socket, port });
-        self.dirty = true;
-        Ok(())
+        };
+        self.chassis_port = Some(name.to_string());
+        self.system = Some(system.clone());
+        system
     }
 
-    /// Opens the ports whose interface has appeared since.
-    fn open_missing(&mut self) {
-        for (name, settings) in std::mem::take(&mut self.missing) {
-            if let Err(e) = self.open(name.clone(), settings) {
-                warn!(port = %name, error = %e, "port not opened");
+    /// Tries the waiting ports again: an interface may have appeared, or become usable.
+    fn open_waiting(&mut self) {
+        let before = self.waiting.len();
+        for w in std::mem::take(&mut self.waiting) {
+            if let Err(e) = self.open(w.name.clone(), w.settings, Some(&w.error)) {
+                warn!(port = %w.name, error = %e, "port not opened");
             }
+        }
+        if self.waiting.len() != before {
+            self.schedule.changed(self.now());
         }
     }
 
     /// A port's interface deleted and created again has a new index, which the old socket
     /// is not bound to; its MAC address may have changed too. Either way: a new socket, and
     /// the agent told of the address.
-    fn reopen_if_changed(p: &mut Port, now: Duration, dirty: &mut bool) {
+    fn reopen_if_changed(p: &mut Port, now: Duration, schedule: &mut StateSchedule) {
         let name = p.port.name();
         let Some((ifindex, mac)) = identity(name) else { return };
         if ifindex == p.socket.ifindex() && mac == p.socket.mac() {
@@ -272,8 +365,8 @@ impl Agents {
                 info!(port = name, ifindex, mac = %mac, "interface re-created or re-addressed: socket reopened");
                 p.socket = socket;
                 let out = p.port.set_port_mac(p.socket.mac(), now);
-                *dirty = true;
-                Self::handle(p, out, dirty);
+                schedule.changed(now);
+                Self::handle(p, out, schedule, now);
             }
             Err(e) => warn!(port = name, error = %e, "cannot reopen the port"),
         }
@@ -293,17 +386,21 @@ impl Agents {
     }
 
     fn check_links(&mut self) {
-        self.open_missing();
+        self.open_waiting();
         let now = self.now();
         for p in &mut self.ports {
-            Self::reopen_if_changed(p, now, &mut self.dirty);
+            Self::reopen_if_changed(p, now, &mut self.schedule);
             let up = is_up(p.port.name());
             if up != p.port.agent().port_enabled() {
                 info!(port = p.port.name(), up, "link state");
                 let out = p.port.set_port_enabled(up, now);
-                self.dirty = true;
-                Self::handle(p, out, &mut self.dirty);
+                self.schedule.changed(now);
+                Self::handle(p, out, &mut self.schedule, now);
             }
+        }
+        // The chassis ID follows the address of the port it comes from.
+        if let Err(e) = self.apply_system(now) {
+            warn!(error = %e, "system identity not applied");
         }
     }
 
@@ -316,7 +413,9 @@ impl Agents {
                 Ok(Some(n)) => {
                     let now = self.start.elapsed();
                     let out = p.port.receive(buf.get(..n).unwrap_or_default(), now);
-                    Self::handle(p, out, &mut self.dirty);
+                    // Every frame received is counted, a refresh that changes nothing else too.
+                    self.schedule.counters_changed(now);
+                    Self::handle(p, out, &mut self.schedule, now);
                 }
                 Ok(None) => break,
                 // A socket on an interface that went down reports it once; the link watcher
@@ -340,7 +439,7 @@ impl Agents {
         for p in &mut self.ports {
             if p.port.next_deadline().is_some_and(|t| t <= now) {
                 let out = p.port.poll(now);
-                Self::handle(p, out, &mut self.dirty);
+                Self::handle(p, out, &mut self.schedule, now);
             }
         }
     }
@@ -355,12 +454,13 @@ impl Agents {
             };
             off.lldp.admin_status = AdminStatus::Disabled;
             if let Ok(out) = p.port.set_settings(off, now) {
-                Self::handle(p, out, &mut self.dirty);
+                Self::handle(p, out, &mut self.schedule, now);
             }
         }
     }
 
-    fn handle(p: &mut Port, out: PortOutput, dirty: &mut bool) {
+    /// Sends a port's frames, logs its events, and says when the state file is due.
+    fn handle(p: &mut Port, out: PortOutput, schedule: &mut StateSchedule, now: Duration) {
         send(&mut p.socket, p.port.name(), &out);
         let name = p.port.name();
         for e in &out.agent_events {
@@ -369,24 +469,69 @@ impl Agents {
         for e in &out.dcbx_events {
             log_dcbx_event(name, e);
         }
-        // Counters change with every frame: the state is worth rewriting after any output.
-        *dirty |= out.changed() || !out.frames.is_empty();
+        if matters_to_a_reader(&out) {
+            schedule.changed(now);
+        } else if out.changed() || !out.frames.is_empty() {
+            schedule.counters_changed(now);
+        }
     }
 
     fn state_json(&self) -> String {
-        let v = state::all(self.ports.iter().map(|p| &p.port), self.now());
+        let not_open = self.waiting.iter().map(|w| NotOpen { name: &w.name, error: &w.error });
+        let v = state::all(self.ports.iter().map(|p| &p.port), not_open, self.now());
         serde_json::to_string_pretty(&v).unwrap_or_default()
     }
 
     fn write_state(&mut self) -> Result<(), RunError> {
-        if !std::mem::take(&mut self.dirty) {
+        let now = self.now();
+        if !self.schedule.is_due(now) {
             return Ok(());
         }
+        self.schedule.written(now);
         let Some(path) = &self.state_file else { return Ok(()) };
         let err = |source| RunError::StateFile { path: path.display().to_string(), source };
         let tmp = path.with_extension("tmp");
         std::fs::write(&tmp, self.state_json()).map_err(err)?;
-        std::fs::rename(&tmp, path).map_err(err)
+        std::fs::rename(&tmp, path).map_err(err)?;
+        debug!("state file written");
+        Ok(())
+    }
+}
+
+/// True when the output changes what a reader of the state acts on: a neighbour came, changed
+/// or went, or DCBX's outcome changed. Frames sent, discarded and dropped LLDPDUs (which a
+/// peer can send as fast as it likes) only move counters.
+fn matters_to_a_reader(out: &PortOutput) -> bool {
+    !out.dcbx_events.is_empty()
+        || out.agent_events.iter().any(|e| {
+            matches!(
+                e,
+                AgentEvent::Neighbour(
+                    NeighbourEvent::Inserted { .. }
+                        | NeighbourEvent::Updated { .. }
+                        | NeighbourEvent::Deleted { .. }
+                        | NeighbourEvent::AgedOut { .. }
+                )
+            )
+        })
+}
+
+/// Logs a port that could not be opened: a warning when the reason is new, quietly when the
+/// retry on a link change failed the same way.
+fn log_not_opened(name: &str, error: &IoError, previous: Option<&IoError>) {
+    if previous.is_some_and(|p| p.to_string() == error.to_string()) {
+        debug!(port = %name, error = %error, "port still not opened");
+        return;
+    }
+    match error {
+        IoError::NoSuchInterface(_) => {
+            warn!(port = %name, error = %error, "port not opened: waiting for the interface")
+        }
+        IoError::Os { .. } => warn!(
+            port = %name,
+            error = %error,
+            "port not opened: tried again when a link changes and on SIGHUP"
+        ),
     }
 }
 

@@ -1,9 +1,11 @@
 //! The state the tool shows: per port, the LLDP agent (settings, counters, neighbours with every
 //! TLV) and DCBX (administrative, peer and operational values, and why). Names follow the
-//! `ieee802-dot1ab-lldp` YANG leaves where one exists; octets are lowercase hex.
+//! `ieee802-dot1ab-lldp` YANG leaves where one exists; octets are lowercase hex. Every port of
+//! the settings is there, with its `status`: `open`, or not open and why.
 
 use std::time::Duration;
 
+use dataplane::io::IoError;
 use lldp::dcbx::{AppAdmin, AppOper, DcbxAdmin, EtsOper, Peer, PeerDcbx, PfcAdmin, PfcOper};
 use lldp::neighbours::RemoteSystem;
 use lldp::port::DcbxPort;
@@ -194,6 +196,7 @@ pub fn port(p: &DcbxPort, now: Duration) -> Value {
     let s = agent.statistics();
     let state = p.state();
     json!({
+        "status": "open",
         "mac-address": agent.port_mac().to_string(),
         "port-enabled": agent.port_enabled(),
         "admin-status": c.admin_status.as_str(),
@@ -233,8 +236,29 @@ pub fn port(p: &DcbxPort, now: Duration) -> Value {
     })
 }
 
-/// Every port, keyed by name.
-pub fn all<'a>(ports: impl Iterator<Item = &'a DcbxPort>, now: Duration) -> Value {
-    let map: Map<String, Value> = ports.map(|p| (p.name().to_string(), port(p, now))).collect();
+/// A port of the settings that is not open, and why.
+pub struct NotOpen<'a> {
+    pub name: &'a str,
+    pub error: &'a IoError,
+}
+
+/// A port that is not open: waiting for its interface to appear, or for it to become usable.
+/// Both are tried again on every link change and SIGHUP.
+pub fn not_open(p: &NotOpen) -> Value {
+    let status = match p.error {
+        IoError::NoSuchInterface(_) => "waiting for the interface",
+        IoError::Os { .. } => "cannot be opened",
+    };
+    json!({ "status": status, "error": p.error.to_string() })
+}
+
+/// Every port of the settings, keyed by name: the open ones and those that are not.
+pub fn all<'a>(
+    ports: impl Iterator<Item = &'a DcbxPort>,
+    not_open_ports: impl Iterator<Item = NotOpen<'a>>,
+    now: Duration,
+) -> Value {
+    let mut map: Map<String, Value> = ports.map(|p| (p.name().to_string(), port(p, now))).collect();
+    map.extend(not_open_ports.map(|p| (p.name.to_string(), not_open(&p))));
     json!({ "ports": map })
 }

@@ -30,11 +30,18 @@ pub struct Scratch(pub PathBuf);
 
 impl Scratch {
     pub fn new(name: &str) -> Self {
-        let dir = std::env::temp_dir().join(format!(
-            "pfcd-test-{name}-{}-{}",
-            std::process::id(),
-            unique()
-        ));
+        Scratch::under(&std::env::temp_dir(), name)
+    }
+
+    /// In /dev/shm (memory) where there is one, as a daemon's runtime files in /run would be:
+    /// for measurements that a disk's file system would swamp.
+    pub fn in_memory(name: &str) -> Self {
+        let shm = Path::new("/dev/shm");
+        Scratch::under(if shm.is_dir() { shm } else { Path::new("/tmp") }, name)
+    }
+
+    fn under(parent: &Path, name: &str) -> Self {
+        let dir = parent.join(format!("pfcd-test-{name}-{}-{}", std::process::id(), unique()));
         std::fs::create_dir_all(&dir).expect("create scratch dir");
         Scratch(dir)
     }

@@ -19,17 +19,56 @@ pub struct Agent {
 impl Agent {
     /// Starts pfc-lldp in `ns` with this TOML settings file; files go to `scratch` under `tag`.
     pub fn start(ns: &Netns, scratch: &Scratch, tag: &str, config: &str) -> Agent {
+        let agent = Agent::spawn(ns, scratch, tag, config, true);
+        wait_for(Duration::from_secs(5), &format!("{tag} to write its state"), || agent.state());
+        agent
+    }
+
+    /// Starts pfc-lldp without a state file (what it costs to run bare); returns once it has
+    /// logged its first port opened.
+    pub fn start_without_state_file(
+        ns: &Netns,
+        scratch: &Scratch,
+        tag: &str,
+        config: &str,
+    ) -> Agent {
+        let agent = Agent::spawn(ns, scratch, tag, config, false);
+        wait_for(Duration::from_secs(5), &format!("{tag} to open a port"), || {
+            agent.log().contains("port opened").then_some(())
+        });
+        agent
+    }
+
+    fn spawn(ns: &Netns, scratch: &Scratch, tag: &str, config: &str, state: bool) -> Agent {
         let config_file = scratch.path(&format!("{tag}.toml"));
         let state_file = scratch.path(&format!("{tag}.json"));
         let log_file = scratch.path(&format!("{tag}.log"));
         std::fs::write(&config_file, config).expect("write settings");
         let mut cmd: Command = ns.command(pfc_lldp());
-        cmd.arg("--config").arg(&config_file).arg("--state-file").arg(&state_file);
+        cmd.arg("--config").arg(&config_file);
+        if state {
+            cmd.arg("--state-file").arg(&state_file);
+        }
         cmd.env("RUST_LOG", "debug");
         let daemon = Daemon::spawn("pfc-lldp", cmd, &log_file);
-        let agent = Agent { daemon, state_file, config_file, log_file };
-        wait_for(Duration::from_secs(5), &format!("{tag} to write its state"), || agent.state());
-        agent
+        Agent { daemon, state_file, config_file, log_file }
+    }
+
+    /// CPU time the agent has used so far: (utime + stime in clock ticks from /proc/PID/stat,
+    /// nanoseconds on a CPU from /proc/PID/schedstat when the kernel keeps it). `ip netns exec`
+    /// execs the agent, so the child's pid is the agent's.
+    pub fn cpu_time(&self) -> (u64, Option<u64>) {
+        let pid = self.daemon.child.id();
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).expect("/proc/PID/stat");
+        // Fields after the command name, which is in parentheses and may hold spaces.
+        let after = stat.rsplit_once(')').map(|(_, rest)| rest).unwrap_or_default();
+        let fields: Vec<u64> = after.split_whitespace().map(|f| f.parse().unwrap_or(0)).collect();
+        // utime and stime are fields 14 and 15 of stat(5); `after` starts at field 3.
+        let ticks = fields[11] + fields[12];
+        let on_cpu = std::fs::read_to_string(format!("/proc/{pid}/schedstat"))
+            .ok()
+            .and_then(|s| s.split_whitespace().next()?.parse().ok());
+        (ticks, on_cpu)
     }
 
     /// The last state written, if there is one.

@@ -36,6 +36,23 @@ pub enum IoError {
     },
 }
 
+/// Why `getifaddrs` gave no Ethernet address for `interface`: it does not exist, or it does but
+/// has no MAC address (a tun device, say), which no packet socket of ours can serve. The two
+/// differ for whoever waits for an interface to appear: the second one is there already.
+fn no_link_address(interface: &str) -> IoError {
+    if nix::net::if_::if_nametoindex(interface).is_err() {
+        return IoError::NoSuchInterface(interface.to_string());
+    }
+    IoError::Os {
+        op: "link-layer address",
+        interface: interface.to_string(),
+        source: std::io::Error::new(
+            std::io::ErrorKind::Unsupported,
+            "not an Ethernet interface (it has no MAC address)",
+        ),
+    }
+}
+
 /// A port frames are sent and received on, whatever is behind it.
 pub trait FramePort {
     /// The interface name.

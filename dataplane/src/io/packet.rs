@@ -149,7 +149,7 @@ fn link_addr(interface: &str) -> Result<LinkAddr, IoError> {
     addrs
         .filter(|a| a.interface_name == interface)
         .find_map(|a| a.address.and_then(|s| s.as_link_addr().copied()))
-        .ok_or_else(|| IoError::NoSuchInterface(interface.to_string()))
+        .ok_or_else(|| super::no_link_address(interface))
 }
 
 /// Joins a multicast group on the socket's interface (`PACKET_ADD_MEMBERSHIP`,

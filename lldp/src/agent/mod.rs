@@ -196,6 +196,15 @@ impl Agent {
             return Ok(out);
         }
         check_local(&local)?;
+        if self.tx_enabled()
+            && (local.chassis_id != self.local.chassis_id || local.port_id != self.local.port_id)
+        {
+            // New identifiers are a new MSAP to the peers: without a shutdown LLDPDU for the
+            // old one they would keep it as a second neighbour until its TTL ran out (and
+            // DCBX, seeing two peers, would fall back to the local settings meanwhile).
+            let retired = self.shutdown_lldpdu();
+            self.push_frame(retired, &mut out);
+        }
         self.local = local;
         self.tx.fast_start(&self.config, now);
         self.run_tx(now, &mut out);
@@ -322,17 +331,23 @@ impl Agent {
         for action in actions {
             let pdu = match action {
                 TxAction::Info => self.info_lldpdu(out),
-                TxAction::Shutdown => {
-                    Lldpdu::new(self.local.chassis_id.clone(), self.local.port_id.clone(), 0)
-                }
+                TxAction::Shutdown => self.shutdown_lldpdu(),
             };
-            let frame =
-                LldpFrame { dst: self.config.dest_mac_address, src: self.port_mac, lldpdu: pdu };
-            // check_local made sure the information encodes; this cannot fail.
-            if let Ok(bytes) = frame.to_vec() {
-                self.stats.tx.total_frames += 1;
-                out.frames.push(bytes);
-            }
+            self.push_frame(pdu, out);
+        }
+    }
+
+    /// A shutdown LLDPDU (TTL 0) for the identifiers in use.
+    fn shutdown_lldpdu(&self) -> Lldpdu {
+        Lldpdu::new(self.local.chassis_id.clone(), self.local.port_id.clone(), 0)
+    }
+
+    fn push_frame(&mut self, lldpdu: Lldpdu, out: &mut Output) {
+        let frame = LldpFrame { dst: self.config.dest_mac_address, src: self.port_mac, lldpdu };
+        // check_local made sure the information encodes; this cannot fail.
+        if let Ok(bytes) = frame.to_vec() {
+            self.stats.tx.total_frames += 1;
+            out.frames.push(bytes);
         }
     }
 

@@ -289,3 +289,31 @@ fn a_new_port_mac_is_the_source_address_at_once() {
     assert_eq!(a.port_mac(), new_mac);
     assert_eq!(a.set_port_mac(new_mac, S(4)), Output::default());
 }
+
+#[test]
+fn a_new_chassis_id_retires_the_old_one_with_a_shutdown_lldpdu_first() {
+    let mut a = agent(AgentConfig::default());
+    let new_chassis = ChassisId::MacAddress(MacAddr([0x02, 0, 0, 0, 0, 0x99]));
+    let changed = LocalInfo { chassis_id: new_chassis.clone(), ..local("eth0") };
+    let out = a.set_local(changed, S(3)).expect("valid");
+    assert_eq!(out.frames.len(), 2, "a shutdown for the old MSAP, then the new information");
+    let (retired, announced) = (parse(&out.frames[0]), parse(&out.frames[1]));
+    assert_eq!((retired.chassis_id, retired.ttl), (ChassisId::MacAddress(OUR_MAC), 0));
+    assert_eq!((announced.chassis_id, announced.ttl), (new_chassis, 121));
+    // Other information changes nothing of the MSAP: no shutdown.
+    let mut renamed = a.local().clone();
+    renamed.tlvs = vec![Tlv::SystemName(SystemName::from("other"))];
+    let out = a.set_local(renamed, S(4)).expect("valid");
+    assert!(out.frames.iter().all(|f| parse(f).ttl != 0));
+}
+
+#[test]
+fn a_port_that_is_down_has_no_old_identity_to_retire() {
+    let mut a = agent(AgentConfig::default());
+    a.set_port_enabled(false, S(1));
+    let changed = LocalInfo {
+        chassis_id: ChassisId::MacAddress(MacAddr([0x02, 0, 0, 0, 0, 0x99])),
+        ..local("eth0")
+    };
+    assert!(a.set_local(changed, S(2)).expect("valid").frames.is_empty());
+}

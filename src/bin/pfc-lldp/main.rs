@@ -2,9 +2,9 @@
 //!
 //! Runs one agent per interface with the settings of a TOML file (and a few command-line
 //! shortcuts), logs every neighbour and DCBX change, and writes the whole state as JSON to a
-//! file after each change (and on stdout on SIGUSR1). The run loop is the library's
-//! (`pfcd::lldp_agent`), which the daemon will use too; this tool is how tests, benchmarks and
-//! users run it on its own.
+//! file after each change, counters at most once a second (and on stdout on SIGUSR1). The run
+//! loop is the library's (`pfcd::lldp_agent`), which the daemon will use too; this tool is how
+//! tests, benchmarks and users run it on its own.
 
 use pfcd::lldp_agent::{config, run};
 
@@ -28,7 +28,7 @@ struct Cli {
     /// Run on this interface (repeatable), with the file's default settings.
     #[arg(short, long = "interface")]
     interfaces: Vec<String>,
-    /// Rewrite this file with the state as JSON after every change.
+    /// Rewrite this file with the state as JSON after every change (counters: once a second).
     #[arg(short, long)]
     state_file: Option<PathBuf>,
     /// Priorities with PFC enabled, e.g. 3,4 (overrides the file's default).

@@ -324,7 +324,7 @@ fn link(interface: &str) -> Result<(i32, MacAddr), IoError> {
         .map(|l| {
             (i32::try_from(l.ifindex()).unwrap_or(0), l.addr().map(MacAddr).unwrap_or_default())
         })
-        .ok_or_else(|| IoError::NoSuchInterface(interface.to_string()))
+        .ok_or_else(|| super::no_link_address(interface))
 }
 
 #[cfg(test)]
