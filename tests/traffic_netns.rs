@@ -330,3 +330,45 @@ fn the_delay_line_adds_the_configured_delay_in_order() {
         assert!(n(&ab["frames_sent"]) >= sent, "every test frame relayed: {sent} sent, {ab}");
     }
 }
+
+#[test]
+fn each_direction_of_the_delay_line_has_its_own_delay() {
+    if !can_run("each_direction_of_the_delay_line_has_its_own_delay") {
+        return;
+    }
+    let _serial = serial();
+    let (h1, d, h2) = delayed_hosts("tb");
+    let line = spawn(
+        &d,
+        &delay_line(),
+        &[
+            "--a",
+            "da",
+            "--b",
+            "db",
+            "--delay-ab",
+            "100us",
+            "--delay-ba",
+            "300us",
+            "--duration",
+            "3s",
+            "--json",
+        ],
+    );
+    std::thread::sleep(Duration::from_millis(200));
+    let recv = ["recv", "--idle", "500ms", "--json", "-i"];
+    let at_h2 = spawn(&h2, &traffic(), &[&recv[..], &["h2eth"]].concat());
+    let at_h1 = spawn(&h1, &traffic(), &[&recv[..], &["h1eth"]].concat());
+    std::thread::sleep(Duration::from_millis(300));
+    let send = ["send", "--flow", "3:5kpps:256", "--duration", "1s", "--json", "-i"];
+    let from_h1 = spawn(&h1, &traffic(), &[&send[..], &["h1eth"]].concat());
+    let from_h2 = spawn(&h2, &traffic(), &[&send[..], &["h2eth"]].concat());
+    let (sent_12, sent_21) = (report(from_h1, "send h1"), report(from_h2, "send h2"));
+    let (got_2, got_1) = (report(at_h2, "recv h2"), report(at_h1, "recv h1"));
+    report(line, "pfc-delay");
+    for (sent, got, us) in [(&sent_12, &got_2, 100.0), (&sent_21, &got_1, 300.0)] {
+        assert_every_frame(sent, got, "3");
+        let p50 = n(&got["priorities"]["3"]["latency_ns"]["p50"]) as f64 / 1e3;
+        assert!((us..=us + 40.0).contains(&p50), "asked {us} µs, one-way p50 {p50} µs");
+    }
+}
