@@ -8,7 +8,7 @@ mod common;
 
 use std::time::{Duration, Instant};
 
-use common::netns::{can_run, in_netns, veth, Netns};
+use common::netns::{can_run, in_netns, veth, wait_up, Netns};
 use dataplane::io::{FramePort, RawOptions, RawPort, RxBatch};
 use dataplane::wire::{EtherType, EthernetHeader, MacAddr, VlanTag};
 
@@ -24,6 +24,8 @@ fn pair(tag: &str) -> (Netns, Netns, RawPort, RawPort) {
     veth(&a, "rawa", "02:00:00:00:0a:01", &b, "rawb", "02:00:00:00:0b:01");
     a.link(&["set", "rawa", "up"]);
     b.link(&["set", "rawb", "up"]);
+    wait_up(&a, "rawa");
+    wait_up(&b, "rawb");
     let pa = in_netns(&a, || RawPort::open("rawa", &RawOptions::default()).expect("open rawa"));
     let pb = in_netns(&b, || RawPort::open("rawb", &RawOptions::default()).expect("open rawb"));
     (a, b, pa, pb)

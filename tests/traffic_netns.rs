@@ -13,7 +13,7 @@ use std::process::{Child, Stdio};
 use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use common::netns::{can_run, veth, Netns};
+use common::netns::{can_run, veth, wait_up, Netns};
 use common::{external_tool, tshark_fields, tshark_number, Scratch};
 use serde_json::Value;
 
@@ -38,6 +38,8 @@ fn hosts(tag: &str) -> (Netns, Netns) {
     veth(&h1, "h1eth", "02:00:00:00:01:01", &h2, "h2eth", "02:00:00:00:02:01");
     h1.link(&["set", "h1eth", "up"]);
     h2.link(&["set", "h2eth", "up"]);
+    wait_up(&h1, "h1eth");
+    wait_up(&h2, "h2eth");
     (h1, h2)
 }
 
@@ -284,12 +286,15 @@ fn delayed_hosts(tag: &str) -> (Netns, Netns, Netns) {
     for (ns, i) in [(&h1, "h1eth"), (&d, "da"), (&d, "db"), (&h2, "h2eth")] {
         ns.link(&["set", i, "up"]);
     }
+    for (ns, i) in [(&h1, "h1eth"), (&d, "da"), (&d, "db"), (&h2, "h2eth")] {
+        wait_up(ns, i);
+    }
     (h1, d, h2)
 }
 
 /// One-way latency p50 (ns) of 10 000 frames a second across the delay line at `delay`, with
 /// the line's own report.
-fn latency_through(h1: &Netns, d: &Netns, h2: &Netns, delay: &str) -> (u64, Value) {
+fn latency_through(h1: &Netns, d: &Netns, h2: &Netns, delay: &str) -> (u64, Value, u64) {
     let line = spawn(
         d,
         &delay_line(),
@@ -301,7 +306,7 @@ fn latency_through(h1: &Netns, d: &Netns, h2: &Netns, delay: &str) -> (u64, Valu
     assert_every_frame(&sent, &received, "3");
     let line = report(line, "pfc-delay");
     let p50 = n(&received["priorities"]["3"]["latency_ns"]["p50"]);
-    (p50, line)
+    (p50, line, n(&sent["priorities"]["3"]["frames"]))
 }
 
 #[test]
@@ -312,7 +317,7 @@ fn the_delay_line_adds_the_configured_delay_in_order() {
     let _serial = serial();
     let (h1, d, h2) = delayed_hosts("tl");
     for (delay, us) in [("0", 0.0), ("50us", 50.0), ("500us", 500.0)] {
-        let (p50, line) = latency_through(&h1, &d, &h2, delay);
+        let (p50, line, sent) = latency_through(&h1, &d, &h2, delay);
         let extra = p50 as f64 / 1e3 - us;
         eprintln!("delay {delay}: one-way p50 {p50} ns, {extra:.1} µs over the delay; line {line}");
         // The line holds each frame from the kernel's receive time; what comes on top is two
@@ -322,6 +327,48 @@ fn the_delay_line_adds_the_configured_delay_in_order() {
         let ab = &line["directions"][0];
         assert_eq!(n(&ab["delay_ns"]), (us * 1e3) as u64);
         assert_eq!(n(&ab["dropped"]), 0);
-        assert!(n(&ab["frames_sent"]) >= 10_000, "{ab}");
+        assert!(n(&ab["frames_sent"]) >= sent, "every test frame relayed: {sent} sent, {ab}");
+    }
+}
+
+#[test]
+fn each_direction_of_the_delay_line_has_its_own_delay() {
+    if !can_run("each_direction_of_the_delay_line_has_its_own_delay") {
+        return;
+    }
+    let _serial = serial();
+    let (h1, d, h2) = delayed_hosts("tb");
+    let line = spawn(
+        &d,
+        &delay_line(),
+        &[
+            "--a",
+            "da",
+            "--b",
+            "db",
+            "--delay-ab",
+            "100us",
+            "--delay-ba",
+            "300us",
+            "--duration",
+            "3s",
+            "--json",
+        ],
+    );
+    std::thread::sleep(Duration::from_millis(200));
+    let recv = ["recv", "--idle", "500ms", "--json", "-i"];
+    let at_h2 = spawn(&h2, &traffic(), &[&recv[..], &["h2eth"]].concat());
+    let at_h1 = spawn(&h1, &traffic(), &[&recv[..], &["h1eth"]].concat());
+    std::thread::sleep(Duration::from_millis(300));
+    let send = ["send", "--flow", "3:5kpps:256", "--duration", "1s", "--json", "-i"];
+    let from_h1 = spawn(&h1, &traffic(), &[&send[..], &["h1eth"]].concat());
+    let from_h2 = spawn(&h2, &traffic(), &[&send[..], &["h2eth"]].concat());
+    let (sent_12, sent_21) = (report(from_h1, "send h1"), report(from_h2, "send h2"));
+    let (got_2, got_1) = (report(at_h2, "recv h2"), report(at_h1, "recv h1"));
+    report(line, "pfc-delay");
+    for (sent, got, us) in [(&sent_12, &got_2, 100.0), (&sent_21, &got_1, 300.0)] {
+        assert_every_frame(sent, got, "3");
+        let p50 = n(&got["priorities"]["3"]["latency_ns"]["p50"]) as f64 / 1e3;
+        assert!((us..=us + 40.0).contains(&p50), "asked {us} µs, one-way p50 {p50} µs");
     }
 }

@@ -188,3 +188,15 @@ pub fn in_netns<T: Send>(ns: &Netns, f: impl FnOnce() -> T + Send) -> T {
         .expect("thread in the namespace")
     })
 }
+
+/// Waits until `interface` in `ns` is operationally up: until the kernel's link watch has seen
+/// the carrier, a veth's queue discards what is sent.
+pub fn wait_up(ns: &Netns, interface: &str) {
+    wait_for(Duration::from_secs(5), &format!("{interface} to come up"), || {
+        let out = Command::new("/usr/sbin/ip")
+            .args(["-n", &ns.name, "-o", "link", "show", interface])
+            .output()
+            .ok()?;
+        String::from_utf8_lossy(&out.stdout).contains("state UP").then_some(())
+    });
+}
