@@ -14,7 +14,7 @@ fn bridge_config(mode: PauseMode) -> PipelineConfig {
         speed: LinkSpeed::G10,
         cycle: Picos::from_ns(1_000),
         width: 16,
-        qman_latency: 2,
+        qman_latency: 1,
         qmi_latency: 1,
         bmi_latency: 1,
         nti_latency: 1,
@@ -123,8 +123,6 @@ fn offers_the_pipeline_cannot_take_are_refused_with_a_reason() {
     })
     .expect("config");
     assert!(random.offer(0, 0, 60, 0).is_err());
-    let one_cycle = PipelineConfig { qman_latency: 1, ..bridge_config(PauseMode::External) };
-    assert!(Pipeline::new(one_cycle).err().is_some_and(|e| e.contains("qman_latency")));
 }
 
 /// Offered traffic on two classes of a port paused and resumed many times at random, in each

@@ -94,9 +94,7 @@ pub fn pipeline_config(
         speed,
         cycle: Picos::from_ns(1_000),
         width: 16,
-        // (Offered traffic keeps order only with a push queue of two cycles or more; see
-        // `PipelineConfig::validate`.)
-        qman_latency: 2,
+        qman_latency: 1,
         qman_capacity: 64,
         qmi_latency: 1,
         bmi_latency: 1,

@@ -156,15 +156,6 @@ impl PipelineConfig {
         if self.port_credit == 0 || self.qman_capacity == 0 || self.stage_capacity == 0 {
             return Err("port_credit, qman_capacity and stage_capacity must be above zero".into());
         }
-        if self.traffic == Traffic::Offered && self.qman_latency < 2 {
-            // Found by random pauses on offered traffic: with a one-cycle push queue a class
-            // could leave out of order after a flush (not yet understood; random traffic's own
-            // tests run every latency). Refused rather than run with a known fault.
-            return Err(format!(
-                "offered traffic needs qman_latency of 2 cycles or more, not {}",
-                self.qman_latency
-            ));
-        }
         if self.external.ops_per_cycle == 0 || self.external.capacity_fds == 0 {
             return Err("external memory needs capacity and at least one DMA op per cycle".into());
         }

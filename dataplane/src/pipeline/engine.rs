@@ -268,7 +268,10 @@ impl Pipeline {
             bmi: Stage::new(cfg.bmi_latency, cfg.stage_capacity),
             nti,
             direct: false,
-            direct_possible: transit.is_some(),
+            // Offered traffic changes QMAN's eligibility between runs, which the direct path's
+            // admission model does not follow: random pauses on it broke the rule that no FD of
+            // the push queue is held back there, and then order. The stages run instead.
+            direct_possible: transit.is_some() && cfg.traffic != Traffic::Offered,
             direct_leave: false,
             steady_break: false,
             admit: Admission::new(),
