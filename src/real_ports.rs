@@ -149,6 +149,13 @@ impl PortSet for RealPorts {
         self.events.lock().unwrap_or_else(PoisonError::into_inner).take()
     }
 
+    fn failure(&self) -> Option<String> {
+        self.bridge.failed().then(|| {
+            "the bridge's forwarding thread stopped (see the log above): nothing is forwarded"
+                .to_string()
+        })
+    }
+
     fn stop(&self) {
         for p in &self.ports {
             p.stop();

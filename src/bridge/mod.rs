@@ -194,6 +194,18 @@ impl Bridge {
         let _ = self.wake.send(&[1]);
     }
 
+    /// Whether the loop has ended without being stopped (it panicked): nothing is forwarded
+    /// any more.
+    pub fn failed(&self) -> bool {
+        !self.stop.load(Ordering::Relaxed)
+            && self
+                .thread
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .as_ref()
+                .is_some_and(JoinHandle::is_finished)
+    }
+
     /// The state as last published (every 100 ms).
     pub fn snapshot(&self) -> BridgeSnapshot {
         self.published.lock().unwrap_or_else(PoisonError::into_inner).clone()

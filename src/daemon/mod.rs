@@ -33,6 +33,8 @@ pub enum DaemonError {
     Runtime(std::io::Error),
     #[error(transparent)]
     Server(#[from] mgmt::ssh::server::StartError),
+    #[error("the ports failed: {0}")]
+    Ports(String),
     #[error("cannot wait for signals: {0}")]
     Signals(std::io::Error),
 }
@@ -100,10 +102,19 @@ async fn serve(
     let backends = northbound::backends(ports.clone(), lab);
     let server = mgmt::ssh::Server::start_with_backends(config, backends).await?;
     banner::print(server.local_addr(), settings, admin, ports.as_ref());
+    let mut health = tokio::time::interval(Duration::from_secs(1));
+    let mut failed = None;
     loop {
         tokio::select! {
             _ = term.recv() => break,
             _ = int.recv() => break,
+            _ = health.tick() => {
+                if let Some(why) = ports.failure() {
+                    tracing::error!(%why, "stopping");
+                    failed = Some(why);
+                    break;
+                }
+            }
             _ = hup.recv() => {
                 if source.file.is_some() {
                     reread_settings(source, settings);
@@ -117,7 +128,7 @@ async fn serve(
     }
     info!("stopping");
     server.shutdown().await;
-    Ok(())
+    failed.map_or(Ok(()), |why| Err(DaemonError::Ports(why)))
 }
 
 /// SIGHUP: reads the settings file again and says what changed. Every setting shapes what pfcd

@@ -31,4 +31,9 @@ pub trait PortSet: Send + Sync {
     fn take_events(&self) -> Option<Receiver<PortEvent>>;
     /// Stops every port.
     fn stop(&self);
+    /// Why the ports no longer work, if they do not (pfcd then exits, for a supervisor to
+    /// restart it, rather than serve stale state).
+    fn failure(&self) -> Option<String> {
+        None
+    }
 }
