@@ -74,6 +74,11 @@ pub fn run<P: BridgeIo>(mut ports: Vec<BridgePort<P>>, mut fwd: Forwarder, links
         let wall = Instant::now();
         let now = Picos((wall - start).as_nanos() as u64 * 1_000);
         let received = receive(&mut ports, &mut batches, &mut fwd, Clock { start_unix, now });
+        // Pauses that have ended (by XON or by time) close their reaction sample before this
+        // turn's frames are sent: a frame sent after the end is not a late one.
+        for port in ports.iter_mut() {
+            track_resumes(port, now);
+        }
         // The pipeline catches up with the wall clock.
         let target = now.as_ps() / cycle_ps;
         let behind = target.saturating_sub(fwd.engine.now().as_ps() / cycle_ps);
@@ -91,7 +96,6 @@ pub fn run<P: BridgeIo>(mut ports: Vec<BridgePort<P>>, mut fwd: Forwarder, links
             flush_backlog(&mut ports, p, &mut fwd, sent_at);
         }
         for port in ports.iter_mut() {
-            track_resumes(port, now);
             pfc_initiator(port, now);
             headroom_measurement(port, start);
         }

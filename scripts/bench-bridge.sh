@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Benchmarks of pfc-bridge, the engine pfcd runs on real interfaces (as root):
+#  1. forwarding rate against the Linux bridge on the same namespaces, 64- and 1500-octet
+#     frames, alternated runs (examples/bridge_rate.rs);
+#  2. pause reaction on the wire: h2 drains priority 3 at 20 Mb/s and pauses it with PFC while
+#     h1 offers 100 Mb/s of it and 40 Mb/s of priority 0 through pfc-bridge; the bridge's own
+#     figure per pause (PFC frame's kernel arrival to the last frame of the priority it sent
+#     after it), p50 and p99, and the traffic tool's view from h2.
+# Creates its namespaces and removes them.
+# Usage: sudo scripts/bench-bridge.sh [seconds per run, default 3] [runs, default 3]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+secs="${1:-3}"
+runs="${2:-3}"
+target="${CARGO_TARGET_DIR:-target}"
+cargo build --release --quiet --bin pfc-bridge --bin pfc-traffic --example bridge_rate
+bin="$target/release"
+
+echo "== forwarding rate"
+[ "${SKIP_RATE:-}" ] || "$bin/examples/bridge_rate" "$secs" "$runs"
+
+echo "== pause reaction through pfc-bridge (${secs} s of congestion)"
+tag="pfbr$$"
+out=$(mktemp -d)
+cleanup() {
+    [ -n "${bridge:-}" ] && kill "$bridge" 2>/dev/null || true
+    for n in h1 sw h2; do ip netns del "${tag}$n" 2>/dev/null || true; done
+    rm -rf "$out"
+}
+trap cleanup EXIT
+for n in h1 sw h2; do ip netns add "${tag}$n"; done
+ip -n "${tag}h1" link add eth0 type veth peer name p1 netns "${tag}sw"
+ip -n "${tag}sw" link add p2 type veth peer name eth0 netns "${tag}h2"
+for l in "h1 eth0" "sw p1" "sw p2" "h2 eth0"; do
+    set -- $l; ip -n "${tag}$1" link set "$2" up
+done
+ip netns exec "${tag}sw" "$bin/pfc-bridge" --port p1,pfc=3,headroom=4000000 \
+    --port p2,pfc=3,headroom=4000000 --state "$out/bridge.json" 2>/dev/null &
+bridge=$!
+sleep 0.5
+ip netns exec "${tag}h2" "$bin/pfc-traffic" recv -i eth0 --idle 1500ms --drain 3:20Mbps \
+    --xoff 32KB --buffer 4MB --json >"$out/r.json" &
+sleep 0.3
+ip netns exec "${tag}h1" "$bin/pfc-traffic" send -i eth0 --flow 3:100Mbps:1000 \
+    --flow 0:40Mbps:1000 --duration "${secs}s" --json >"$out/s.json"
+wait %2 2>/dev/null || true
+sleep 0.6
+python3 - "$out" <<'PY'
+import json, sys
+out = sys.argv[1]
+b = json.load(open(f"{out}/bridge.json"))
+r = json.load(open(f"{out}/r.json"))
+p2 = next(p for p in b["ports"] if p["name"] == "p2")
+p1 = next(p for p in b["ports"] if p["name"] == "p1")
+r3, r0 = r["priorities"]["3"], r["priorities"]["0"]
+print(f"  bridge, PFC arrival to the last priority-3 frame out, over {p2['reaction_samples']} pauses: "
+      f"p50 {p2['reaction_p50_us']:.1f} us, p99 {p2['reaction_p99_us']:.1f} us, worst {p2['reaction_max_us']:.1f} us")
+print(f"  h2: {r['pfc_frames_sent']} PFC frames sent; priority 3 lost {r3['lost']}, reordered {r3['reordered']}; "
+      f"priority 0 at {r0['rate_bps']/1e6:.1f} Mb/s, lost {r0['lost']}")
+print(f"  bridge: PFC to h1 {p1['pfc_requests']}, lossless drops {p1['lossless_drops']}, order violations {b['pipeline_order_violations']}")
+PY
