@@ -36,7 +36,7 @@ impl RealPorts {
     /// Opens every interface, starts the bridge and a task per port. An interface that does
     /// not exist or cannot be opened stops the start, with its name and why.
     pub fn start(settings: &InterfaceSettings) -> Result<RealPorts, String> {
-        let speed = settings.link_speed()?;
+        let speed = port_speed(&settings.names, settings.link_speed()?);
         let mut first_mac = None;
         for name in &settings.names {
             let (_, mac) = link::identity(name)
@@ -168,4 +168,29 @@ fn hostname() -> String {
     std::fs::read_to_string("/proc/sys/kernel/hostname")
         .map(|s| s.trim().to_string())
         .unwrap_or_else(|_| "pfcd".into())
+}
+
+/// The speed the bridge runs: the one every interface reports (the ethtool speed Linux shows
+/// in /sys/class/net/IF/speed) when they agree on one the pipeline models, else `configured`
+/// (veth reports none; the pipeline runs one speed for all ports). Logged either way.
+fn port_speed(names: &[String], configured: LinkSpeed) -> LinkSpeed {
+    let reported: Vec<Option<LinkSpeed>> = names.iter().map(|n| reported_speed(n)).collect();
+    match reported.first().copied().flatten() {
+        Some(s) if reported.iter().all(|r| *r == Some(s)) => {
+            tracing::info!(speed = %s, "every interface reports this speed: the bridge runs it");
+            s
+        }
+        _ => {
+            tracing::info!(speed = %configured, ?reported, "interfaces report no common speed: the settings' is used");
+            configured
+        }
+    }
+}
+
+/// An interface's speed as Linux reports it (Mb/s in /sys/class/net/IF/speed), if it is one
+/// of the pipeline's.
+fn reported_speed(name: &str) -> Option<LinkSpeed> {
+    let text = std::fs::read_to_string(format!("/sys/class/net/{name}/speed")).ok()?;
+    let mbps: u64 = text.trim().parse().ok()?;
+    LinkSpeed::ALL.into_iter().find(|s| s.gbps() * 1000 == mbps)
 }

@@ -10,7 +10,7 @@
 //!
 //! [interfaces]                    # with ports = "interfaces": a bridge on real interfaces
 //! names = ["eth1", "eth2"]        # the Linux interfaces that are pfcd's Bridge Ports
-//! speed = "10G"                   # the rate the bridge transmits at (veth reports none)
+//! speed = "10G"                   # when the interfaces report no common speed (veth)
 //! max-frame = 9216                # the largest frame forwarded, octets without FCS
 //! receive-buffer = 1048576        # octets per port for the lossless priorities together
 //!
@@ -55,7 +55,8 @@ pub struct Settings {
 pub struct InterfaceSettings {
     /// The Linux interfaces that are pfcd's Bridge Ports, in port order.
     pub names: Vec<String>,
-    /// The rate every port transmits at (the pipeline runs one speed). Default 10G.
+    /// The rate every port transmits at when the interfaces do not all report one speed the
+    /// pipeline models (veth reports none; the pipeline runs one speed). Default 10G.
     pub speed: String,
     /// The largest frame forwarded, octets without FCS. Default 9216.
     pub max_frame: u16,

@@ -43,7 +43,7 @@ first start configures every interface as a Bridge Port with PFC off and LLDP on
   ports = \"lab\"                 # the embedded lab; \"interfaces\": a bridge on [interfaces]
   [interfaces]                  # with ports = \"interfaces\" (needs CAP_NET_RAW, CAP_NET_ADMIN)
   names = [\"eth1\", \"eth2\"]      # the Linux interfaces that are Bridge Ports, in order
-  speed = \"10G\"                 # the rate the bridge sends at (veth reports none)
+  speed = \"10G\"                 # when the interfaces report no common speed (veth)
   max-frame = 9216              # the largest frame forwarded, octets without FCS
   receive-buffer = 1048576      # octets per port for the PFC-enabled priorities
   [lab]
