@@ -71,6 +71,7 @@ impl RealPorts {
                 "pfcd {} software PFC bridge",
                 env!("CARGO_PKG_VERSION")
             )),
+            capabilities: crate::lab::BRIDGE_CAPABILITIES,
         };
         // The interfaces' media are not known: our delays are Annex N's at the speed over
         // fibre, the Local Delay TLV we advertise follows from them.

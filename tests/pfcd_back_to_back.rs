@@ -55,6 +55,12 @@ fn two_pfcd_agree_by_dcbx_and_both_measure_their_link() {
     let data = lldp.data().unwrap_or_default();
     assert_eq!(value(data, "chassis-id").as_deref(), Some("02-00-00-00-0B-01"), "{data}");
     assert_eq!(value(data, "port-id").as_deref(), Some("y"), "{data}");
+    // A bridge's port says so (802.1AB Table 8-4).
+    assert_eq!(
+        value(data, "system-capabilities-enabled").as_deref(),
+        Some("bridge cvlan-component"),
+        "{data}"
+    );
 }
 
 /// The round trip (quanta) port `port` measures, once the measurement in force has at least

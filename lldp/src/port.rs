@@ -19,6 +19,10 @@ pub struct LocalSystem {
     pub chassis_id: ChassisId,
     pub system_name: Option<String>,
     pub system_description: Option<String>,
+    /// The System Capabilities TLV's map, supported and enabled alike (e.g.
+    /// `SystemCapabilities::STATION_ONLY` for a host agent, `MAC_BRIDGE | C_VLAN_COMPONENT`
+    /// for a bridge's ports).
+    pub capabilities: u16,
 }
 
 /// A port's settings: LLDP and DCBX.
@@ -178,8 +182,8 @@ impl DcbxPort {
     }
 }
 
-/// Our LLDPDU's content: Port Description, System Name and Description, System Capabilities
-/// (a station), then the DCBX TLVs.
+/// Our LLDPDU's content: Port Description, System Name and Description, System Capabilities,
+/// then the DCBX TLVs.
 fn local_info(name: &str, system: &LocalSystem, dcbx: &DcbxAdmin) -> LocalInfo {
     let mut tlvs = vec![Tlv::PortDescription(PortDescription::from(name))];
     if let Some(n) = &system.system_name {
@@ -189,8 +193,8 @@ fn local_info(name: &str, system: &LocalSystem, dcbx: &DcbxAdmin) -> LocalInfo {
         tlvs.push(Tlv::SystemDescription(SystemDescription::from(d.as_str())));
     }
     tlvs.push(Tlv::SystemCapabilities(SystemCapabilities {
-        capabilities: SystemCapabilities::STATION_ONLY,
-        enabled: SystemCapabilities::STATION_ONLY,
+        capabilities: system.capabilities,
+        enabled: system.capabilities,
     }));
     tlvs.extend(dcbx.tlvs());
     LocalInfo {

@@ -20,6 +20,7 @@ fn port(name: &str, mac: MacAddr, willing: bool, enable: u8) -> DcbxPort {
         chassis_id: ChassisId::MacAddress(mac),
         system_name: None,
         system_description: None,
+        capabilities: lldp::wire::SystemCapabilities::STATION_ONLY,
     };
     let dcbx = DcbxAdmin {
         pfc: PfcAdmin { willing, pfc_enable: enable, ..PfcAdmin::default() },

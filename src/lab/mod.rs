@@ -13,7 +13,7 @@ use dataplane::time::Picos;
 use dataplane::wire::MacAddr;
 use lldp::dcbx::{DcbxAdmin, PfcAdmin};
 use lldp::port::LocalSystem;
-use lldp::wire::{ChassisId, TimeInterval};
+use lldp::wire::{ChassisId, SystemCapabilities, TimeInterval};
 
 use crate::ports::{PeerLldp, PortEvent, PortHandle, SimClock, SimPortSetup};
 use crate::settings::LabSettings;
@@ -84,8 +84,14 @@ fn system() -> LocalSystem {
         chassis_id: ChassisId::MacAddress(BRIDGE_ADDRESS),
         system_name: Some("pfcd".into()),
         system_description: Some(format!("pfcd {} lab bridge", env!("CARGO_PKG_VERSION"))),
+        capabilities: BRIDGE_CAPABILITIES,
     }
 }
+
+/// What a bridge's ports advertise in System Capabilities: a MAC Bridge with a C-VLAN
+/// component (802.1AB Table 8-4), supported and enabled.
+pub const BRIDGE_CAPABILITIES: u16 =
+    SystemCapabilities::MAC_BRIDGE | SystemCapabilities::C_VLAN_COMPONENT;
 
 /// The bridge's address (`bridges/bridge/address`), the lab's chassis ID.
 pub const BRIDGE_ADDRESS: MacAddr = MacAddr([0x02, 0, 0, 0, 0, 0x01]);

@@ -17,7 +17,7 @@ use lldp::agent::{AdminStatus, AgentEvent};
 use lldp::dcbx::DcbxEvent;
 use lldp::neighbours::NeighbourEvent;
 use lldp::port::{DcbxPort, LocalSystem, PortError, PortOutput, PortSettings};
-use lldp::wire::ChassisId;
+use lldp::wire::{ChassisId, SystemCapabilities};
 use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
 use nix::sys::signal::{SigSet, Signal};
 use nix::sys::signalfd::{SfdFlags, SignalFd};
@@ -260,6 +260,8 @@ impl Agents {
             system_description: Some(
                 system_description.clone().unwrap_or_else(default_description),
             ),
+            // pfc-lldp is a host's agent: it relays nothing.
+            capabilities: SystemCapabilities::STATION_ONLY,
         }
     }
 
@@ -331,6 +333,7 @@ impl Agents {
             system_description: Some(
                 system_description.clone().unwrap_or_else(default_description),
             ),
+            capabilities: SystemCapabilities::STATION_ONLY,
         };
         self.chassis_port = Some(name.to_string());
         self.system = Some(system.clone());

@@ -91,6 +91,7 @@ impl LinkLldp {
             chassis_id: lldp::wire::ChassisId::MacAddress(peer.mac),
             system_name: Some(peer.name.clone()),
             system_description: Some("pfcd lab peer station".into()),
+            capabilities: lldp::wire::SystemCapabilities::STATION_ONLY,
         };
         let settings = PortSettings { lldp: Default::default(), dcbx: peer.dcbx.clone() };
         let mut peer = DcbxPort::new("eth0", peer.mac, peer_system, settings)?;
