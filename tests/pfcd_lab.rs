@@ -11,6 +11,8 @@ use mgmt::client::{Auth, Client, ConnectOptions, Datastore};
 
 mod common;
 
+use common::pfcd::value;
+
 const IF_NS: &str = "urn:ietf:params:xml:ns:yang:ietf-interfaces";
 const DOT1Q_NS: &str = "urn:ieee:std:802.1Q:yang:ieee802-dot1q-bridge";
 const PFCB_NS: &str = "urn:ieee:std:802.1Q:yang:ieee802-dot1q-pfc-bridge";
@@ -146,18 +148,6 @@ fn top_leaf(pfc: &str, leaf: &str) -> Option<String> {
         }
     }
     value(&top, leaf)
-}
-
-/// The first `<leaf>value</leaf>` in `xml` (the start tag may declare namespaces, as identity
-/// values' leaves declare their prefix).
-fn value(xml: &str, leaf: &str) -> Option<String> {
-    let open = [format!("<{leaf}>"), format!("<{leaf} ")]
-        .iter()
-        .filter_map(|tag| xml.find(tag.as_str()))
-        .min()?;
-    let start = xml[open..].find('>')? + open + 1;
-    let end = xml[start..].find(&format!("</{leaf}>"))? + start;
-    Some(xml[start..end].to_string())
 }
 
 fn number(xml: &str, leaf: &str) -> u64 {
