@@ -36,29 +36,40 @@ const OPT_PORT: Then = Then::Port { optional: true, after: &[] };
 
 const DETAIL: &[Word] = &[w("detail", "every field each neighbour sent", Then::End)];
 
+/// What `show` shows of the state, the same in both modes.
+const SHOW_INTERFACES: Word = w(
+    "interfaces",
+    "interface state",
+    words(&[w(
+        "pfc",
+        "PFC per port: enabled and paused priorities, requests, allowance in force",
+        OPT_PORT,
+    )]),
+);
+const SHOW_HEADROOM: Word =
+    w("headroom", "headroom: method, itemised calculation, measurements and history", OPT_PORT);
+const SHOW_DCBX: Word =
+    w("dcbx", "DCBX: admin, peer and operational PFC enable, misconfiguration", OPT_PORT);
+const SHOW_LLDP: Word = w(
+    "lldp",
+    "LLDP",
+    words(&[w(
+        "neighbors",
+        "LLDP neighbours per port",
+        Then::Port { optional: true, after: DETAIL },
+    )]),
+);
+const SHOW_PIPELINE: Word =
+    w("pipeline", "transmit pipeline: Pause FSM state and FIFO depths", Then::End);
+const SHOW_COUNTERS: Word = w("counters", "pause, PFC, drop and LLDP counters per port", OPT_PORT);
+
 const SHOW: &[Word] = &[
-    w(
-        "interfaces",
-        "interface state",
-        words(&[w(
-            "pfc",
-            "PFC per port: enabled and paused priorities, requests, allowance in force",
-            OPT_PORT,
-        )]),
-    ),
-    w("headroom", "headroom: method, itemised calculation, measurements and history", OPT_PORT),
-    w("dcbx", "DCBX: admin, peer and operational PFC enable, misconfiguration", OPT_PORT),
-    w(
-        "lldp",
-        "LLDP",
-        words(&[w(
-            "neighbors",
-            "LLDP neighbours per port",
-            Then::Port { optional: true, after: DETAIL },
-        )]),
-    ),
-    w("pipeline", "transmit pipeline: Pause FSM state and FIFO depths", Then::End),
-    w("counters", "pause, PFC, drop and LLDP counters per port", OPT_PORT),
+    SHOW_INTERFACES,
+    SHOW_HEADROOM,
+    SHOW_DCBX,
+    SHOW_LLDP,
+    SHOW_PIPELINE,
+    SHOW_COUNTERS,
     w(
         "configuration",
         "the configuration as set lines (a path narrows it)",
@@ -67,28 +78,12 @@ const SHOW: &[Word] = &[
 ];
 
 const SHOW_CONFIG: &[Word] = &[
-    w(
-        "interfaces",
-        "interface state",
-        words(&[w(
-            "pfc",
-            "PFC per port: enabled and paused priorities, requests, allowance in force",
-            OPT_PORT,
-        )]),
-    ),
-    w("headroom", "headroom: method, itemised calculation, measurements and history", OPT_PORT),
-    w("dcbx", "DCBX: admin, peer and operational PFC enable, misconfiguration", OPT_PORT),
-    w(
-        "lldp",
-        "LLDP",
-        words(&[w(
-            "neighbors",
-            "LLDP neighbours per port",
-            Then::Port { optional: true, after: DETAIL },
-        )]),
-    ),
-    w("pipeline", "transmit pipeline: Pause FSM state and FIFO depths", Then::End),
-    w("counters", "pause, PFC, drop and LLDP counters per port", OPT_PORT),
+    SHOW_INTERFACES,
+    SHOW_HEADROOM,
+    SHOW_DCBX,
+    SHOW_LLDP,
+    SHOW_PIPELINE,
+    SHOW_COUNTERS,
     w(
         "configuration",
         "the candidate as set lines (a path narrows it)",

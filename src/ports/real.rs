@@ -172,13 +172,9 @@ impl RealPort {
     /// Reports the agent's events and follows DCBX: operational PFC Enable and the headroom
     /// method agreed.
     fn follow_lldp(&mut self, step: Step) {
-        let name = &self.setup.name;
-        for event in &step.agent_events {
-            report::agent_event(name, event, self.lldp.remote_statistics(), &self.events);
-        }
-        for event in &step.dcbx_events {
-            report::dcbx_event(name, event, || self.lldp.view(), &self.events);
-        }
+        let lldp = &self.lldp;
+        let (stats, view) = (|| lldp.remote_statistics(), || lldp.view());
+        report::step(&self.setup.name, &step, stats, view, &self.events);
         if !step.changed {
             return;
         }

@@ -63,3 +63,20 @@ pub fn dcbx_event(
     }
     let _ = events.send(PortEvent::DcbxMisconfiguration { port: name.to_string(), view: view() });
 }
+
+/// Every event of an LLDP step of port `name`: `stats` and `view` give the remote table's
+/// counters and the port's LLDP view when an event needs them.
+pub fn step(
+    name: &str,
+    step: &super::lldp_link::Step,
+    stats: impl Fn() -> RemoteStatistics,
+    view: impl Fn() -> Arc<LldpView>,
+    events: &Sender<PortEvent>,
+) {
+    for event in &step.agent_events {
+        agent_event(name, event, stats(), events);
+    }
+    for event in &step.dcbx_events {
+        dcbx_event(name, event, &view, events);
+    }
+}

@@ -272,13 +272,9 @@ impl SimPort {
     /// Reports the agents' events and follows DCBX: the operational PFC Enable at both ends
     /// and the headroom method it agreed.
     fn follow_lldp(&mut self, step: Step) {
-        let name = &self.setup.name;
-        for event in &step.agent_events {
-            report::agent_event(name, event, self.lldp.remote_statistics(), &self.events);
-        }
-        for event in &step.dcbx_events {
-            report::dcbx_event(name, event, || self.lldp.view(), &self.events);
-        }
+        let lldp = &self.lldp;
+        let (stats, view) = (|| lldp.remote_statistics(), || lldp.view());
+        report::step(&self.setup.name, &step, stats, view, &self.events);
         if !step.changed {
             return;
         }
