@@ -8,14 +8,14 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Instant;
 
 use dataplane::headroom::{LocalDelays, Medium};
-use dataplane::io::{link, RawOptions, RawPort};
+use dataplane::io::{link, RawOptions};
 use dataplane::pipeline::{PauseMode, PipelineConfig};
 use dataplane::time::LinkSpeed;
 use lldp::port::LocalSystem;
 use lldp::wire::{ChassisId, TimeInterval};
 
 use crate::bridge::control::Control;
-use crate::bridge::{pipeline_config, Bridge, BridgePortSetup, BridgeSetup};
+use crate::bridge::{pipeline_config, Bridge, BridgePortSetup, BridgeSetup, PortSockets};
 use crate::ports::pipeline::PipelineSnapshot;
 use crate::ports::real::RealPortSetup;
 use crate::ports::set::PortSet;
@@ -61,7 +61,7 @@ impl RealPorts {
             ..RawOptions::default()
         };
         let bridge = Arc::new(
-            Bridge::start(&setup, |name| RawPort::open(name, &options))
+            Bridge::start(&setup, |name| PortSockets::open(name, &options))
                 .map_err(|e| e.to_string())?,
         );
         let system = LocalSystem {

@@ -41,15 +41,16 @@ pub struct Forwarder {
 const LOG_LIMIT: u64 = 64;
 
 impl Forwarder {
-    /// Handles a frame received on port `i` at `at`, `now` in the pipeline's time (the kernel's
-    /// receive time: a PFC frame read late still pauses from when it came in).
+    /// Handles a frame received on port `i`, read at `at`; `arrived_ns` is the kernel's receive
+    /// time (CLOCK_REALTIME) and `now` the same in the pipeline's time: a PFC frame read late
+    /// still pauses from when it came in.
     pub fn receive<P>(
         &mut self,
         ports: &mut [BridgePort<P>],
         i: usize,
         frame: &[u8],
         at: Instant,
-        now: Picos,
+        (arrived_ns, now): (u64, Picos),
     ) {
         let nports = ports.len();
         let port = &mut ports[i];
@@ -61,7 +62,7 @@ impl Forwarder {
             return;
         };
         if header.ethertype == EtherType::MAC_CONTROL && header.vlan.is_none() {
-            self.mac_control(port, i, frame, at, now);
+            self.mac_control(port, i, frame, arrived_ns, now);
             return;
         }
         if link_local(&header.dst.0) {
@@ -124,7 +125,7 @@ impl Forwarder {
         port: &mut BridgePort<P>,
         i: usize,
         frame: &[u8],
-        at: Instant,
+        arrived_ns: u64,
         now: Picos,
     ) {
         let control = match MacControl::parse(frame) {
@@ -150,9 +151,10 @@ impl Forwarder {
                         frame.len(),
                     );
                 }
+                let indicated_ns = super::reaction::now_ns();
                 for n in 0..PRIORITIES {
                     if priorities & (1 << n) != 0 && pfc.time[n] != 0 {
-                        port.reaction.paused(n, at);
+                        port.reaction.paused(n, arrived_ns, indicated_ns);
                     }
                 }
                 if priorities != 0 {

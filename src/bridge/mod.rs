@@ -8,7 +8,8 @@
 //! - `run.rs`: the loop on one thread (receive, run the pipeline to now, send, PFC initiator,
 //!   publish, `ppoll`);
 //! - `port.rs`: a port's setup, MAC halves, buffer and counters; `reaction.rs`: how fast a
-//!   pause stops a priority; `snapshot.rs`: the state published.
+//!   pause stops a priority; `snapshot.rs`: the state published; `socket.rs`: a port's
+//!   sockets (every frame, and MAC Control apart).
 
 pub mod control;
 pub mod fdb;
@@ -18,6 +19,7 @@ pub mod port;
 pub mod reaction;
 pub mod run;
 pub mod snapshot;
+pub mod socket;
 pub mod spec;
 pub mod store;
 
@@ -26,29 +28,26 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::thread::JoinHandle;
 
-use dataplane::io::{FramePort, IoError, RawPort, RxBatch};
+use dataplane::io::{FramePort, IoError, RxBatch};
 use dataplane::pipeline::{ExternalMemoryConfig, PauseMode, Pipeline, PipelineConfig, Traffic};
 use dataplane::time::{LinkSpeed, Picos};
 
 pub use port::{BridgePortSetup, PortCounters};
 pub use snapshot::{BridgeSnapshot, PortSnapshot};
+pub use socket::PortSockets;
 
-/// A bridge port's interface: frames one at a time, and many per system call.
+/// A bridge port's interface: frames one at a time, and many per system call; MAC Control
+/// frames apart (`AsFd` is the socket of every frame).
 pub trait BridgeIo: FramePort + AsFd + Send {
     /// Receives what is waiting, up to the batch's capacity; how many.
     fn recv_many(&mut self, batch: &mut RxBatch) -> Result<usize, IoError>;
     /// Sends as many of `frames` as the interface takes now; how many.
     fn send_many(&mut self, frames: &[&[u8]]) -> Result<usize, IoError>;
-}
-
-impl BridgeIo for RawPort {
-    fn recv_many(&mut self, batch: &mut RxBatch) -> Result<usize, IoError> {
-        self.recv_batch(batch)
-    }
-
-    fn send_many(&mut self, frames: &[&[u8]]) -> Result<usize, IoError> {
-        self.send_batch(frames)
-    }
+    /// Receives the MAC Control frames waiting (they also come through `recv_many`, where the
+    /// loop passes them over).
+    fn recv_control(&mut self, batch: &mut RxBatch) -> Result<usize, IoError>;
+    /// Readable when a MAC Control frame waits.
+    fn control_fd(&self) -> std::os::fd::BorrowedFd<'_>;
 }
 
 /// The bridge as the settings describe it.

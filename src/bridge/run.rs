@@ -18,6 +18,7 @@ use dataplane::headroom::measure::Interface;
 
 use super::forward::Forwarder;
 use super::port::BridgePort;
+use super::reaction::now_ns;
 use super::snapshot::BridgeSnapshot;
 use super::BridgeIo;
 
@@ -25,6 +26,8 @@ use super::BridgeIo;
 const RX_BURST: usize = 32;
 /// Frames handed to one port's socket per system call.
 const TX_BURST: usize = 64;
+/// MAC Control frames taken per system call.
+const CONTROL_BURST: usize = 8;
 /// How long the loop sleeps while frames are in the bridge: the pipeline's clock must follow
 /// the wall clock closely for the wire rate and the pause reaction.
 const BUSY_WAIT: Duration = Duration::from_micros(20);
@@ -61,8 +64,10 @@ pub fn run<P: BridgeIo>(mut ports: Vec<BridgePort<P>>, mut fwd: Forwarder, links
     let cycle_ps = fwd.engine.config().cycle.as_ps().max(1);
     // Slots for the largest frame the bridge forwards, its VLAN tag restored; larger ones
     // are dropped by the socket layer and counted there.
-    let mut batches: Vec<RxBatch> =
-        ports.iter().map(|_| RxBatch::new(RX_BURST, fwd.max_len + 4)).collect();
+    let mut batches = Batches {
+        data: ports.iter().map(|_| RxBatch::new(RX_BURST, fwd.max_len + 4)).collect(),
+        control: RxBatch::new(CONTROL_BURST, fwd.max_len + 4),
+    };
     let mut departures: Vec<Departure> = Vec::new();
     let mut last_publish = start;
     let mut last_age = start;
@@ -73,7 +78,8 @@ pub fn run<P: BridgeIo>(mut ports: Vec<BridgePort<P>>, mut fwd: Forwarder, links
         super::control::change_mode(&mut fwd);
         let wall = Instant::now();
         let now = Picos((wall - start).as_nanos() as u64 * 1_000);
-        let received = receive(&mut ports, &mut batches, &mut fwd, Clock { start_unix, now });
+        let clock = Clock { start, start_unix, now };
+        let received = receive(&mut ports, &mut batches, &mut fwd, &clock);
         // Pauses that have ended (by XON or by time) close their reaction sample before this
         // turn's frames are sent: a frame sent after the end is not a late one.
         for port in ports.iter_mut() {
@@ -84,7 +90,6 @@ pub fn run<P: BridgeIo>(mut ports: Vec<BridgePort<P>>, mut fwd: Forwarder, links
         let behind = target.saturating_sub(fwd.engine.now().as_ps() / cycle_ps);
         fwd.engine.run(behind);
         fwd.engine.take_departures(&mut departures);
-        let sent_at = Instant::now();
         let moved = received > 0 || !departures.is_empty();
         for d in departures.drain(..) {
             let p = usize::from(d.port);
@@ -93,7 +98,7 @@ pub fn run<P: BridgeIo>(mut ports: Vec<BridgePort<P>>, mut fwd: Forwarder, links
             }
         }
         for p in 0..ports.len() {
-            flush_backlog(&mut ports, p, &mut fwd, sent_at);
+            flush_backlog(&mut ports, p, &mut fwd, &mut batches.control, &clock);
         }
         for port in ports.iter_mut() {
             pfc_initiator(port, now);
@@ -112,51 +117,104 @@ pub fn run<P: BridgeIo>(mut ports: Vec<BridgePort<P>>, mut fwd: Forwarder, links
     publish(&published, &ports, &fwd);
 }
 
-/// Takes what every port has received, then hands the MAC Control frames of all ports to
-/// their MACs before any data frame is forwarded: within one turn of the loop the order of
-/// arrival across ports is not known, and a PFC frame that came in while the loop was busy
-/// must not let data that came in after it leave first.
+/// Takes the MAC Control frames of every port first, then every port's other frames: within
+/// one turn of the loop the order of arrival across ports is not known, and a PFC frame that
+/// came in while the loop was busy must not let data that came in after it leave first.
 fn receive<P: BridgeIo>(
     ports: &mut [BridgePort<P>],
-    batches: &mut [RxBatch],
+    batches: &mut Batches,
     fwd: &mut Forwarder,
-    clock: Clock,
+    clock: &Clock,
 ) -> usize {
-    for (port, batch) in ports.iter_mut().zip(batches.iter_mut()) {
+    let mut got = 0;
+    for i in 0..ports.len() {
+        got += take_mac_control(ports, i, &mut batches.control, fwd, clock);
+    }
+    for (port, batch) in ports.iter_mut().zip(batches.data.iter_mut()) {
         if let Err(e) = port.io.recv_many(batch) {
             warn!(port = %port.setup.name, error = %e, "receive failed");
         }
     }
     let at = Instant::now();
-    for control_pass in [true, false] {
-        for (i, batch) in batches.iter().enumerate() {
-            for k in 0..batch.len() {
-                let Some(frame) = batch.get(k) else { continue };
-                if is_mac_control(frame) == control_pass {
-                    let arrived = clock.arrival(batch.received_ns(k), fwd.engine.now());
-                    fwd.receive(ports, i, frame, at, arrived);
-                }
+    for (i, batch) in batches.data.iter().enumerate() {
+        for k in 0..batch.len() {
+            let Some(frame) = batch.get(k) else { continue };
+            // Taken from the port's MAC Control socket.
+            if is_mac_control(frame) {
+                continue;
             }
+            let arrived = clock.arrival(batch.received_ns(k), fwd.engine.now());
+            fwd.receive(ports, i, frame, at, arrived);
+            got += 1;
         }
     }
-    batches.iter().map(RxBatch::len).sum()
+    got
 }
 
-/// The loop's clock: when it started on the kernel's receive clock, and the present turn.
+/// Hands port `i`'s MAC PFC receiver (and the pipeline) every MAC Control frame that has come
+/// in; how many.
+fn take_mac_control<P: BridgeIo>(
+    ports: &mut [BridgePort<P>],
+    i: usize,
+    batch: &mut RxBatch,
+    fwd: &mut Forwarder,
+    clock: &Clock,
+) -> usize {
+    let mut taken = 0;
+    loop {
+        match ports[i].io.recv_control(batch) {
+            Ok(0) => return taken,
+            Ok(_) => {}
+            Err(e) => {
+                warn!(port = %ports[i].setup.name, error = %e, "receive of MAC Control failed");
+                return taken;
+            }
+        }
+        let at = Instant::now();
+        for k in 0..batch.len() {
+            let Some(frame) = batch.get(k) else { continue };
+            // A tagged one is no MAC Control frame; it is counted from the other socket.
+            if !is_mac_control(frame) {
+                continue;
+            }
+            let arrived = clock.arrival(batch.received_ns(k), fwd.engine.now());
+            fwd.receive(ports, i, frame, at, arrived);
+            taken += 1;
+        }
+        if batch.len() < batch.capacity() {
+            return taken;
+        }
+    }
+}
+
+/// The loop's receive buffers: one batch per port, and one for MAC Control.
+struct Batches {
+    data: Vec<RxBatch>,
+    control: RxBatch,
+}
+
+/// The loop's clock: when it started (monotonic, and on the kernel's receive clock), and the
+/// present turn.
 #[derive(Debug, Clone, Copy)]
 struct Clock {
+    start: Instant,
     start_unix: Duration,
     now: Picos,
 }
 
 impl Clock {
-    /// A frame's arrival in the pipeline's time: the kernel's receive time (CLOCK_REALTIME
-    /// nanoseconds), no earlier than the pipeline (which cannot go back) and no later than this
-    /// turn; this turn without one.
-    fn arrival(&self, received_ns: Option<u64>, pipeline: Picos) -> Picos {
-        let Some(ns) = received_ns else { return self.now };
+    /// A frame's arrival: the kernel's receive time (CLOCK_REALTIME nanoseconds; the present
+    /// without one), and the same in the pipeline's time, no earlier than the pipeline (which
+    /// cannot go back) and no later than this turn.
+    fn arrival(&self, received_ns: Option<u64>, pipeline: Picos) -> (u64, Picos) {
+        let ns = received_ns.unwrap_or_else(now_ns);
         let since_start = Duration::from_nanos(ns).saturating_sub(self.start_unix);
-        Picos(since_start.as_nanos() as u64 * 1_000).max(pipeline).min(self.now)
+        (ns, Picos(since_start.as_nanos() as u64 * 1_000).max(pipeline).min(self.now))
+    }
+
+    /// The present, in the pipeline's time scale (not this turn's: later within it).
+    fn wall(&self) -> Picos {
+        Picos(self.start.elapsed().as_nanos() as u64 * 1_000)
     }
 }
 
@@ -165,46 +223,96 @@ fn is_mac_control(frame: &[u8]) -> bool {
     frame.get(12..14) == Some(&[0x88, 0x08][..])
 }
 
-/// Sends port `p`'s waiting frames, in order and many per system call, until the socket
-/// refuses one for now.
+/// Sends port `p`'s waiting frames in order until the socket refuses one for now.
+///
+/// Frames of a priority the peer holds paused stay, in their order, until it releases them:
+/// the pipeline sent them before it knew of the pause, but they have not left. A frame of a
+/// lossless priority goes alone, just after a look for PFC frames on the port, so one that came
+/// in meanwhile stops the priority before its next frame: what leaves after a PFC frame's
+/// arrival is the frame whose send had begun, as on a wire (36.3.3). Lossy frames go many per
+/// system call.
 fn flush_backlog<P: BridgeIo>(
     ports: &mut [BridgePort<P>],
     p: usize,
     fwd: &mut Forwarder,
-    at: Instant,
+    control: &mut RxBatch,
+    clock: &Clock,
 ) {
-    while !ports[p].tx_backlog.is_empty() {
-        let handles: Vec<u32> = ports[p].tx_backlog.iter().take(TX_BURST).copied().collect();
-        let frames: Vec<&[u8]> = handles.iter().map(|h| fwd.store.get(*h)).collect();
-        let port = &mut ports[p];
-        let (sent, failed) = match port.io.send_many(&frames) {
-            Ok(n) => (n, false),
-            Err(e) if would_block(&e) => (0, false),
-            Err(e) => {
-                port.counters.tx_errors += 1;
-                if port.counters.tx_errors == 1 {
-                    warn!(port = %port.setup.name, error = %e, "send failed; frames to it are dropped and counted");
-                }
-                // The head frame is given up, so one bad frame cannot hold the port.
-                (0, true)
-            }
+    let mut held: Vec<u32> = Vec::new();
+    let mut held_priorities = 0u8;
+    while let Some(&head) = ports[p].tx_backlog.front() {
+        let priority = frame_priority(fwd, head);
+        let lossless = ports[p].setup.pfc_enable & (1 << priority) != 0;
+        if lossless {
+            take_mac_control(ports, p, control, fwd, clock);
+        }
+        let stopped = ports[p].receiver.paused_vector(clock.wall()) | held_priorities;
+        if stopped & (1 << priority) != 0 {
+            held_priorities |= 1 << priority;
+            held.extend(ports[p].tx_backlog.pop_front());
+            continue;
+        }
+        let handles: Vec<u32> = if lossless {
+            vec![head]
+        } else {
+            let not_now = stopped | ports[p].setup.pfc_enable;
+            ports[p]
+                .tx_backlog
+                .iter()
+                .take(TX_BURST)
+                .copied()
+                .take_while(|h| not_now & (1 << frame_priority(fwd, *h)) == 0)
+                .collect()
         };
-        for (handle, frame) in handles.iter().zip(&frames).take(sent) {
-            let priority = frame_priority(fwd, *handle);
-            port.counters.tx_frames += 1;
-            port.counters.tx_octets += frame.len() as u64;
-            port.counters.tx_per_priority[priority] += 1;
-            port.reaction.sent(priority, at);
-        }
-        let done = if failed { 1 } else { sent };
-        drop(frames);
-        for handle in ports[p].tx_backlog.drain(..done).collect::<Vec<_>>() {
-            fwd.release(ports, handle);
-        }
-        if done < handles.len() && !failed {
-            return;
+        if !send_frames(ports, p, fwd, &handles) {
+            break;
         }
     }
+    for handle in held.into_iter().rev() {
+        ports[p].tx_backlog.push_front(handle);
+    }
+}
+
+/// Sends `handles` (the head of port `p`'s backlog) in one system call and takes what was
+/// sent off the backlog; false when the socket took fewer for now.
+fn send_frames<P: BridgeIo>(
+    ports: &mut [BridgePort<P>],
+    p: usize,
+    fwd: &mut Forwarder,
+    handles: &[u32],
+) -> bool {
+    let frames: Vec<&[u8]> = handles.iter().map(|h| fwd.store.get(*h)).collect();
+    let port = &mut ports[p];
+    let started = now_ns();
+    let (sent, failed) = match port.io.send_many(&frames) {
+        Ok(n) => (n, false),
+        Err(e) if would_block(&e) => (0, false),
+        Err(e) => {
+            port.counters.tx_errors += 1;
+            if port.counters.tx_errors == 1 {
+                warn!(port = %port.setup.name, error = %e, "send failed; frames to it are dropped and counted");
+            }
+            // The head frame is given up, so one bad frame cannot hold the port.
+            (0, true)
+        }
+    };
+    for (handle, frame) in handles.iter().zip(&frames).take(sent) {
+        let priority = frame_priority(fwd, *handle);
+        port.counters.tx_frames += 1;
+        port.counters.tx_octets += frame.len() as u64;
+        port.counters.tx_per_priority[priority] += 1;
+        // The priority is not paused now: a pause tracked for it has ended.
+        if port.reaction.is_paused(priority) {
+            port.reaction.resumed(priority);
+        }
+        port.reaction.sent(priority, started);
+    }
+    let done = if failed { 1 } else { sent };
+    drop(frames);
+    for handle in ports[p].tx_backlog.drain(..done).collect::<Vec<_>>() {
+        fwd.release(ports, handle);
+    }
+    done == handles.len() || failed
 }
 
 fn frame_priority(fwd: &Forwarder, handle: u32) -> usize {
@@ -291,7 +399,11 @@ fn wait<P: BridgeIo>(
     moved: bool,
     woken: &std::os::unix::net::UnixDatagram,
 ) {
-    let backlog = ports.iter().any(|p| !p.tx_backlog.is_empty());
+    // Frames held for a pause wait for its end (below), not in a spin.
+    let backlog = ports.iter().any(|p| {
+        let paused = p.receiver.paused_vector(now);
+        p.tx_backlog.iter().any(|h| paused & (1 << frame_priority(fwd, *h)) == 0)
+    });
     let busy = backlog || (moved && fwd.store.in_use() > 0);
     let mut timeout = if busy { BUSY_WAIT } else { IDLE_WAIT };
     for port in ports {
@@ -305,8 +417,11 @@ fn wait<P: BridgeIo>(
             timeout = timeout.min(Duration::from_nanos(ps / 1_000).max(Duration::from_micros(1)));
         }
     }
-    let mut fds: Vec<PollFd> =
-        ports.iter().map(|p| PollFd::new(p.io.as_fd(), PollFlags::POLLIN)).collect();
+    let mut fds: Vec<PollFd> = ports
+        .iter()
+        .flat_map(|p| [p.io.as_fd(), p.io.control_fd()])
+        .map(|fd| PollFd::new(fd, PollFlags::POLLIN))
+        .collect();
     fds.push(PollFd::new(std::os::fd::AsFd::as_fd(woken), PollFlags::POLLIN));
     let ts = TimeSpec::from_duration(timeout);
     // EINTR and the like: the loop comes straight back here if there is still nothing to do.

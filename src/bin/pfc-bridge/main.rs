@@ -15,10 +15,10 @@ use nix::sys::signal::{SigSet, Signal};
 use nix::sys::signalfd::{SfdFlags, SignalFd};
 
 use clap::Parser;
-use dataplane::io::{RawOptions, RawPort};
+use dataplane::io::RawOptions;
 use dataplane::pipeline::PauseMode;
 use dataplane::time::LinkSpeed;
-use pfcd::bridge::{spec, Bridge, BridgeSetup};
+use pfcd::bridge::{spec, Bridge, BridgeSetup, PortSockets};
 
 #[derive(Parser)]
 #[command(
@@ -81,7 +81,7 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let bridge = match Bridge::start(&setup, |name| RawPort::open(name, &options)) {
+    let bridge = match Bridge::start(&setup, |name| PortSockets::open(name, &options)) {
         Ok(b) => b,
         Err(e) => {
             eprintln!("pfc-bridge: {e}");

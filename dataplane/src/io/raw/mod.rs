@@ -56,6 +56,10 @@ pub struct RawOptions {
     /// deferred work after the first socket asks for it, so frames of the first milliseconds
     /// may carry the time they were read instead.
     pub timestamps: bool,
+    /// Receive only frames of this EtherType (the socket is bound to it) instead of every
+    /// frame: a second socket for MAC Control costs one system call to look at and never holds
+    /// a data frame. Frames sent are not affected.
+    pub ethertype: Option<u16>,
 }
 
 /// Frames received but not handed over, by reason.
@@ -111,7 +115,7 @@ impl RawPort {
             socket.set_send_buffer_size(bytes).map_err(os("SO_SNDBUF"))?;
         }
         socket.set_nonblocking(true).map_err(os("set non-blocking"))?;
-        sys::bind(fd, ifindex, ETH_P_ALL).map_err(os("bind"))?;
+        sys::bind(fd, ifindex, options.ethertype.unwrap_or(ETH_P_ALL)).map_err(os("bind"))?;
         if options.promiscuous {
             sys::add_membership(fd, ifindex, libc::PACKET_MR_PROMISC)
                 .map_err(os("PACKET_MR_PROMISC"))?;
