@@ -128,6 +128,7 @@ impl PortSet for RealPorts {
                 stats: Default::default(),
                 classes: Vec::new(),
                 external_used: 0,
+                reactions: Vec::new(),
             })
         })
     }

@@ -161,6 +161,21 @@ fn pfcd_holds_a_paused_priority_pauses_its_sender_and_loses_nothing() {
         n(&s3["pause_ns"]) as f64 / 1e6
     );
 
+    // 36.3.3 on the wire: once p2's PFC receiver took a frame pausing priority 3, no frame of
+    // 3 began to leave p2 until the pause ended (the frame in progress finishes).
+    let reaction = pause_reaction_of(&mut c, "p2");
+    assert!(number(&reaction, "pauses") >= 10, "pauses measured on p2: {reaction}");
+    assert_eq!(number(&reaction, "late-after-indication"), 0, "{reaction}");
+    eprintln!(
+        "pfcd p2, over {} pauses: no frame of priority 3 begun after an indication; after the \
+         PFC frame's kernel arrival in {} pauses, p50 {} ns, p99 {} ns, worst {} ns",
+        number(&reaction, "pauses"),
+        number(&reaction, "late-after-arrival"),
+        number(&reaction, "arrival-p50"),
+        number(&reaction, "arrival-p99"),
+        number(&reaction, "arrival-max"),
+    );
+
     // pfcd's counters over NETCONF: PFC frames from h2 on p2, to h1 on p1, nothing dropped.
     let p2 = pfc_of(&mut c, "p2");
     assert!(number(&p2, "pfc-indications") > 0, "{p2}");

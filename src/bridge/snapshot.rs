@@ -1,6 +1,8 @@
 //! The bridge's state as the loop last published it: per port counters, buffer occupancy,
 //! XOFF and pause state, pause reaction figures and the pipeline's per-class view.
 
+use std::time::Duration;
+
 use serde::Serialize;
 
 use dataplane::headroom::measure::{MeasureCounters, Measurement};
@@ -104,6 +106,7 @@ pub struct PriorityDetail {
 
 impl BridgeSnapshot {
     pub fn take<P>(ports: &[BridgePort<P>], fwd: &Forwarder) -> Self {
+        let reactions: Vec<_> = ports.iter().map(pause_reaction).collect();
         let now = fwd.engine.now();
         let stats = fwd.engine.stats();
         let ports = ports
@@ -137,13 +140,13 @@ impl BridgeSnapshot {
                     occupancy_peak: p.ingress.peak,
                     xoff: p.ingress.xoff(),
                     paused: p.receiver.paused_vector(now),
-                    reaction_samples: arrival.micros.len(),
-                    reaction_p50_us: arrival.at(0.5),
-                    reaction_p99_us: arrival.at(0.99),
-                    reaction_max_us: arrival.at(1.0),
+                    reaction_samples: arrival.sorted.len(),
+                    reaction_p50_us: micros(arrival.at(0.5)),
+                    reaction_p99_us: micros(arrival.at(0.99)),
+                    reaction_max_us: micros(arrival.at(1.0)),
                     reaction_late_pauses: arrival.nonzero(),
-                    indication_reaction_p99_us: indication.at(0.99),
-                    indication_reaction_max_us: indication.at(1.0),
+                    indication_reaction_p99_us: micros(indication.at(0.99)),
+                    indication_reaction_max_us: micros(indication.at(1.0)),
                     indication_late_pauses: indication.nonzero(),
                     fsm: views
                         .iter()
@@ -167,9 +170,10 @@ impl BridgeSnapshot {
             pipeline_flushed: stats.flushed,
             pipeline_order_violations: stats.order_violations,
             external_fifo_peak: stats.external_fifo_peak,
-            pipeline: Some(std::sync::Arc::new(crate::ports::pipeline::PipelineSnapshot::of(
-                &fwd.engine,
-            ))),
+            pipeline: Some(std::sync::Arc::new(crate::ports::pipeline::PipelineSnapshot {
+                reactions,
+                ..crate::ports::pipeline::PipelineSnapshot::of(&fwd.engine)
+            })),
         }
     }
 }
@@ -215,28 +219,48 @@ fn detail<P>(p: &BridgePort<P>, now: dataplane::time::Picos) -> PortDetail {
     }
 }
 
-/// Reaction samples in microseconds, sorted.
+/// Reaction samples, sorted.
 struct Percentiles {
-    micros: Vec<f64>,
+    sorted: Vec<Duration>,
 }
 
 impl Percentiles {
-    fn of(samples: impl Iterator<Item = std::time::Duration>) -> Self {
-        let mut micros: Vec<f64> = samples.map(|d| d.as_secs_f64() * 1e6).collect();
-        micros.sort_by(f64::total_cmp);
-        Percentiles { micros }
+    fn of(samples: impl Iterator<Item = Duration>) -> Self {
+        let mut sorted: Vec<Duration> = samples.collect();
+        sorted.sort_unstable();
+        Percentiles { sorted }
     }
 
     /// The `q` quantile (nearest rank); 0 without samples.
-    fn at(&self, q: f64) -> f64 {
-        if self.micros.is_empty() {
-            return 0.0;
+    fn at(&self, q: f64) -> Duration {
+        if self.sorted.is_empty() {
+            return Duration::ZERO;
         }
-        self.micros[((self.micros.len() - 1) as f64 * q).round() as usize]
+        self.sorted[((self.sorted.len() - 1) as f64 * q).round() as usize]
     }
 
     /// Samples above zero.
     fn nonzero(&self) -> usize {
-        self.micros.iter().filter(|m| **m > 0.0).count()
+        self.sorted.iter().filter(|d| !d.is_zero()).count()
+    }
+}
+
+fn micros(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e6
+}
+
+/// A port's pause reaction for pfcd-pipeline's state.
+fn pause_reaction<P>(port: &BridgePort<P>) -> crate::ports::pipeline::PauseReaction {
+    let arrival = Percentiles::of(port.reaction.from_arrival());
+    let indication = Percentiles::of(port.reaction.from_indication());
+    let ns = |d: Duration| d.as_nanos() as u64;
+    crate::ports::pipeline::PauseReaction {
+        pauses: arrival.sorted.len() as u64,
+        late_after_indication: indication.nonzero() as u64,
+        indication_max_ns: ns(indication.at(1.0)),
+        late_after_arrival: arrival.nonzero() as u64,
+        arrival_p50_ns: ns(arrival.at(0.5)),
+        arrival_p99_ns: ns(arrival.at(0.99)),
+        arrival_max_ns: ns(arrival.at(1.0)),
     }
 }

@@ -91,7 +91,7 @@ pub fn state(s: &PipelineSnapshot) -> Element {
     Element::new(ns, "pipeline").with(external).with(statistics)
 }
 
-/// The `pipeline` container of lab port `port`'s Bridge Port.
+/// The `pipeline` container of port `port`'s Bridge Port.
 pub fn port_state(s: &PipelineSnapshot, port: usize) -> Option<Element> {
     let ns = PIPE_NS;
     let row = s.classes.get(port)?;
@@ -107,6 +107,21 @@ pub fn port_state(s: &PipelineSnapshot, port: usize) -> Option<Element> {
             p.push(leaf(ns, "departed", c.departed));
         }
         e.push(p);
+    }
+    if let Some(r) = s.reactions.get(port) {
+        let mut reaction = Element::new(ns, "pause-reaction");
+        for (name, value) in [
+            ("pauses", r.pauses),
+            ("late-after-indication", r.late_after_indication),
+            ("indication-max", r.indication_max_ns),
+            ("late-after-arrival", r.late_after_arrival),
+            ("arrival-p50", r.arrival_p50_ns),
+            ("arrival-p99", r.arrival_p99_ns),
+            ("arrival-max", r.arrival_max_ns),
+        ] {
+            reaction.push(leaf(ns, name, value));
+        }
+        e.push(reaction);
     }
     Some(e)
 }

@@ -17,6 +17,25 @@ pub struct PipelineSnapshot {
     pub classes: Vec<[ClassSnapshot; PRIORITIES]>,
     /// FDs in external memory now.
     pub external_used: u64,
+    /// Per port, how fast the peer's pauses took hold on the wire: measured by the bridge on
+    /// real interfaces; empty in the lab, whose simulated MAC counts late frames in `stats`.
+    pub reactions: Vec<PauseReaction>,
+}
+
+/// How fast pauses from the peer stopped their priority on one real port, over the last pauses
+/// (`bridge::reaction`): from the PFC receiver's indication (36.3.3) and from the PFC frame's
+/// kernel arrival, to the start of the last send of the priority after it. Nanoseconds.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct PauseReaction {
+    pub pauses: u64,
+    /// Pauses after whose indication a frame of the priority still began to leave.
+    pub late_after_indication: u64,
+    pub indication_max_ns: u64,
+    /// Pauses after whose arrival a frame of the priority began to leave.
+    pub late_after_arrival: u64,
+    pub arrival_p50_ns: u64,
+    pub arrival_p99_ns: u64,
+    pub arrival_max_ns: u64,
 }
 
 impl PipelineSnapshot {
@@ -39,6 +58,7 @@ impl PipelineSnapshot {
             stats: p.stats().clone(),
             classes,
             external_used,
+            reactions: Vec::new(),
         }
     }
 }

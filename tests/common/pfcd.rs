@@ -13,6 +13,7 @@ pub const IF_NS: &str = "urn:ietf:params:xml:ns:yang:ietf-interfaces";
 pub const DOT1Q_NS: &str = "urn:ieee:std:802.1Q:yang:ieee802-dot1q-bridge";
 pub const PFCB_NS: &str = "urn:ieee:std:802.1Q:yang:ieee802-dot1q-pfc-bridge";
 pub const PFC_NS: &str = "urn:ieee:std:802.1Q:yang:ieee802-dot1q-pfc";
+pub const PIPE_NS: &str = "urn:pfcd:yang:pfcd-pipeline";
 
 /// pfcd running in the switch's namespace on p1 and p2; SIGKILLed with the namespace.
 pub struct Pfcd {
@@ -79,6 +80,16 @@ pub fn pfc_of(c: &mut Client, port: &str) -> String {
         "<interfaces xmlns=\"{IF_NS}\"><interface><name>{port}</name>\
          <bridge-port xmlns=\"{DOT1Q_NS}\"><pfc xmlns=\"{PFCB_NS}\"/></bridge-port>\
          </interface></interfaces>"
+    );
+    c.get(Some(&filter)).expect("get").data().unwrap_or_default().to_string()
+}
+
+/// A real port's pause reaction (pfcd-pipeline's `pause-reaction` of its Bridge Port).
+pub fn pause_reaction_of(c: &mut Client, port: &str) -> String {
+    let filter = format!(
+        "<interfaces xmlns=\"{IF_NS}\"><interface><name>{port}</name>\
+         <bridge-port xmlns=\"{DOT1Q_NS}\"><pipeline xmlns=\"{PIPE_NS}\"><pause-reaction/>\
+         </pipeline></bridge-port></interface></interfaces>"
     );
     c.get(Some(&filter)).expect("get").data().unwrap_or_default().to_string()
 }
