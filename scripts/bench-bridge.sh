@@ -20,32 +20,37 @@ bin="$target/release"
 echo "== forwarding rate"
 [ "${SKIP_RATE:-}" ] || "$bin/examples/bridge_rate" "$secs" "$runs"
 
-echo "== pause reaction through pfc-bridge (${secs} s of congestion)"
-tag="pfbr$$"
-out=$(mktemp -d)
-cleanup() {
-    [ -n "${bridge:-}" ] && kill "$bridge" 2>/dev/null || true
+# One run of the reaction benchmark: $1 names it, the rest is put before pfc-bridge (e.g. chrt).
+reaction_run() {
+    local label="$1"; shift
+    echo "== pause reaction through pfc-bridge, ${label} (${secs} s of congestion)"
+    for n in h1 sw h2; do ip netns add "${tag}$n"; done
+    ip -n "${tag}h1" link add eth0 type veth peer name p1 netns "${tag}sw"
+    ip -n "${tag}sw" link add p2 type veth peer name eth0 netns "${tag}h2"
+    ip -n "${tag}h1" link set eth0 up
+    ip -n "${tag}sw" link set p1 up
+    ip -n "${tag}sw" link set p2 up
+    ip -n "${tag}h2" link set eth0 up
+    ip netns exec "${tag}sw" "$@" "$bin/pfc-bridge" --port p1,pfc=3,headroom=4000000 \
+        --port p2,pfc=3,headroom=4000000 --state "$out/bridge.json" 2>/dev/null &
+    bridge=$!
+    sleep 0.5
+    ip netns exec "${tag}h2" "$bin/pfc-traffic" recv -i eth0 --idle 1500ms --drain 3:20Mbps \
+        --xoff 32KB --buffer 4MB --json >"$out/r.json" &
+    local receiver=$!
+    sleep 0.3
+    ip netns exec "${tag}h1" "$bin/pfc-traffic" send -i eth0 --flow 3:100Mbps:1000 \
+        --flow 0:40Mbps:1000 --duration "${secs}s" --json >"$out/s.json"
+    wait "$receiver" 2>/dev/null || true
+    sleep 0.6
+    report
+    kill "$bridge" 2>/dev/null || true
+    wait "$bridge" 2>/dev/null || true
+    bridge=
     for n in h1 sw h2; do ip netns del "${tag}$n" 2>/dev/null || true; done
-    rm -rf "$out"
 }
-trap cleanup EXIT
-for n in h1 sw h2; do ip netns add "${tag}$n"; done
-ip -n "${tag}h1" link add eth0 type veth peer name p1 netns "${tag}sw"
-ip -n "${tag}sw" link add p2 type veth peer name eth0 netns "${tag}h2"
-for l in "h1 eth0" "sw p1" "sw p2" "h2 eth0"; do
-    set -- $l; ip -n "${tag}$1" link set "$2" up
-done
-ip netns exec "${tag}sw" "$bin/pfc-bridge" --port p1,pfc=3,headroom=4000000 \
-    --port p2,pfc=3,headroom=4000000 --state "$out/bridge.json" 2>/dev/null &
-bridge=$!
-sleep 0.5
-ip netns exec "${tag}h2" "$bin/pfc-traffic" recv -i eth0 --idle 1500ms --drain 3:20Mbps \
-    --xoff 32KB --buffer 4MB --json >"$out/r.json" &
-sleep 0.3
-ip netns exec "${tag}h1" "$bin/pfc-traffic" send -i eth0 --flow 3:100Mbps:1000 \
-    --flow 0:40Mbps:1000 --duration "${secs}s" --json >"$out/s.json"
-wait %2 2>/dev/null || true
-sleep 0.6
+
+report() {
 python3 - "$out" <<'PY'
 import json, sys
 out = sys.argv[1]
@@ -63,3 +68,16 @@ print(f"  h2: {r['pfc_frames_sent']} PFC frames sent; priority 3 lost {r3['lost'
       f"priority 0 at {r0['rate_bps']/1e6:.1f} Mb/s, lost {r0['lost']}")
 print(f"  bridge: PFC to h1 {p1['pfc_requests']}, lossless drops {p1['lossless_drops']}, order violations {b['pipeline_order_violations']}")
 PY
+}
+
+tag="pfbr$$"
+out=$(mktemp -d)
+cleanup() {
+    [ -n "${bridge:-}" ] && kill "$bridge" 2>/dev/null || true
+    for n in h1 sw h2; do ip netns del "${tag}$n" 2>/dev/null || true; done
+    rm -rf "$out"
+}
+trap cleanup EXIT
+reaction_run "normal priority"
+# A switch's software data plane runs at real-time priority: the same under SCHED_FIFO 50.
+reaction_run "SCHED_FIFO 50" chrt -f 50
