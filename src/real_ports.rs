@@ -61,7 +61,7 @@ impl RealPorts {
             ..RawOptions::default()
         };
         let bridge = Arc::new(
-            Bridge::start(&setup, |name| PortSockets::open(name, &options))
+            Bridge::start(&setup, move |name| PortSockets::open(name, &options))
                 .map_err(|e| e.to_string())?,
         );
         let system = LocalSystem {

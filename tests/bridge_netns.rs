@@ -16,8 +16,9 @@ use std::path::PathBuf;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
+use common::bridge::{port, start_bridge, state_when};
 use common::hosts::*;
-use common::netns::{can_run, wait_for, Daemon, Netns};
+use common::netns::{can_run, Daemon, Netns};
 use common::Scratch;
 use dataplane::io::RawPort;
 use serde_json::Value;
@@ -36,32 +37,16 @@ struct Topology {
 fn topology(tag: &str, mode: &str) -> Topology {
     let scratch = Scratch::new(&format!("bridge-{tag}"));
     let Hosts { h1, h2, h1_ns, sw, h2_ns } = hosts(tag);
-    let state = scratch.path("bridge.json");
-    let mut cmd = sw.command(env!("CARGO_BIN_EXE_pfc-bridge"));
-    cmd.args(["--port", "p1,pfc=3", "--port", "p2,pfc=3", "--speed", "10G", "--mode", mode])
-        .arg("--state")
-        .arg(&state);
-    let bridge = Daemon::spawn("pfc-bridge", cmd, &scratch.path("bridge.log"));
-    wait_for(Duration::from_secs(10), "pfc-bridge's first state", || state.exists().then_some(()));
+    let args = ["--port", "p1,pfc=3", "--port", "p2,pfc=3", "--speed", "10G", "--mode", mode];
+    let (state, bridge) = start_bridge(&sw, &scratch, &args);
     Topology { h1, h2, state, _bridge: bridge, _scratch: scratch, _ns: [h1_ns, sw, h2_ns] }
 }
 
 impl Topology {
     /// The bridge's state file once it shows `ready` (it is rewritten every half second).
     fn state_when(&self, what: &str, ready: impl Fn(&Value) -> bool) -> Value {
-        wait_for(Duration::from_secs(5), what, || {
-            let text = std::fs::read_to_string(&self.state).ok()?;
-            let v: Value = serde_json::from_str(&text).ok()?;
-            ready(&v).then_some(v)
-        })
+        state_when(&self.state, what, ready)
     }
-}
-
-fn port<'a>(state: &'a Value, name: &str) -> &'a Value {
-    state["ports"]
-        .as_array()
-        .and_then(|ps| ps.iter().find(|p| p["name"] == name))
-        .unwrap_or_else(|| panic!("port {name} in {state}"))
 }
 
 #[test]

@@ -7,6 +7,8 @@
 //!   memory (`store.rs`), offers to the pipeline;
 //! - `run.rs`: the loop on one thread (receive, run the pipeline to now, send, PFC initiator,
 //!   publish, `ppoll`);
+//! - `links.rs`: each port's interface followed (link down and up, the interface created
+//!   anew: its socket reopened);
 //! - `port.rs`: a port's setup, MAC halves, buffer and counters; `reaction.rs`: how fast a
 //!   pause stops a priority; `snapshot.rs`: the state published; `socket.rs`: a port's
 //!   sockets (every frame, and MAC Control apart).
@@ -15,6 +17,7 @@ pub mod control;
 pub mod fdb;
 pub mod forward;
 pub mod ingress;
+pub mod links;
 pub mod port;
 pub mod reaction;
 pub mod run;
@@ -126,17 +129,20 @@ pub struct Bridge {
 
 impl Bridge {
     /// Opens every port with `open` (interface name → its port and MAC address) and starts
-    /// the bridge's thread.
+    /// the bridge's thread. The loop keeps `open` to open a port again when its interface is
+    /// created anew (`links.rs`).
     pub fn start<P, F>(setup: &BridgeSetup, open: F) -> Result<Bridge, BridgeError>
     where
         P: BridgeIo + 'static,
-        F: Fn(&str) -> Result<P, dataplane::io::IoError>,
+        F: Fn(&str) -> Result<P, dataplane::io::IoError> + Send + 'static,
     {
         if setup.ports.is_empty() || setup.ports.len() > 256 {
             return Err(BridgeError::Ports(setup.ports.len()));
         }
         let mut ports = Vec::new();
+        let mut seen = Vec::new();
         for p in &setup.ports {
+            seen.push(links::Seen::probe(&p.name));
             let io = open(&p.name)
                 .map_err(|source| BridgeError::Open { port: p.name.clone(), source })?;
             let mac = io.mac();
@@ -144,6 +150,7 @@ impl Bridge {
                 .map_err(|source| BridgeError::Port { port: p.name.clone(), source })?;
             ports.push(port);
         }
+        let watch = links::LinkWatch::new(&mut ports, &seen, Box::new(open));
         let config = pipeline_config(ports.len(), setup.mode, setup.speed, setup.max_frame);
         let mut engine = Pipeline::new(config).map_err(BridgeError::Pipeline)?;
         engine.record_departures();
@@ -173,6 +180,7 @@ impl Bridge {
                         ports,
                         fwd,
                         run::Links { stop, published, controls: controls_rx, woken, speed },
+                        watch,
                     )
                 })
                 .map_err(BridgeError::Thread)?

@@ -102,6 +102,13 @@ pub struct PortCounters {
     pub lossy_drops: u64,
     /// Frames the socket refused for good (interface gone or down).
     pub tx_errors: u64,
+    /// Times the link went down or came up (carrier, administrative state, or the interface
+    /// gone), as the bridge saw them (`links.rs`).
+    pub link_changes: u64,
+    /// Frames that were to leave on the port while its link was down: dropped.
+    pub link_down_drops: u64,
+    /// Times the port's socket was opened again (its interface deleted and created anew).
+    pub reopened: u64,
 }
 
 /// One port of the running bridge.
@@ -126,6 +133,8 @@ pub struct BridgePort<P> {
     pub headroom_bits: u64,
     pub headroom_measured: bool,
     pub speed: LinkSpeed,
+    /// The interface is up with carrier and the socket is bound to it (`links.rs` follows it).
+    pub link_up: bool,
 }
 
 impl<P> BridgePort<P> {
@@ -162,6 +171,7 @@ impl<P> BridgePort<P> {
             headroom_bits: setup.headroom_bits,
             headroom_measured: false,
             speed,
+            link_up: true,
             setup,
             io,
             mac,
@@ -277,6 +287,39 @@ impl<P> BridgePort<P> {
             self.results.clear();
             self.measure_generation += 1;
         }
+        Ok(())
+    }
+}
+
+impl<P> BridgePort<P> {
+    /// The interface has a new MAC address (created anew, or given another): the PFC
+    /// receiver (which accepts PFC sent to it), the initiator (the source of our PFC frames)
+    /// and the measurement participant (the source of our HMPDUs) take the address when they
+    /// are made, so they are made again with it. Their counters are kept; the pause timers
+    /// start from nothing, as on a new link (the engine keeps its own copy of the pauses in
+    /// force until they end), and the measurement starts again (a new generation).
+    pub fn readdress(&mut self, mac: MacAddr) -> Result<(), PortError> {
+        let measure = match &self.measure {
+            Some(old) => {
+                let mut m = participant(self.speed, mac, self.setup.longest_link_metres)?;
+                m.set_oper_up(old.oper_up());
+                Some(m)
+            }
+            None => None,
+        };
+        let received = std::mem::take(&mut self.receiver.counters);
+        self.receiver = PfcReceiver::new(self.speed, mac, self.setup.pfc_enable);
+        self.receiver.counters = received;
+        let sent = std::mem::take(&mut self.initiator.counters);
+        self.initiator = PfcInitiator::new(self.speed, mac, self.setup.pfc_enable)
+            .with_quanta(self.setup.pause_quanta, self.setup.refresh_quanta);
+        self.initiator.counters = sent;
+        if measure.is_some() {
+            self.measure = measure;
+            self.results.clear();
+            self.measure_generation += 1;
+        }
+        self.mac = mac;
         Ok(())
     }
 }

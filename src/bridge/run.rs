@@ -50,8 +50,13 @@ pub struct Links {
     pub speed: dataplane::time::LinkSpeed,
 }
 
-/// Runs the bridge until `links.stop` is set.
-pub fn run<P: BridgeIo>(mut ports: Vec<BridgePort<P>>, mut fwd: Forwarder, links: Links) {
+/// Runs the bridge until `links.stop` is set; `watch` follows the ports' interfaces.
+pub fn run<P: BridgeIo>(
+    mut ports: Vec<BridgePort<P>>,
+    mut fwd: Forwarder,
+    links: Links,
+    mut watch: super::links::LinkWatch<P>,
+) {
     let Links { stop, published, controls, woken, speed } = links;
     // Sleeps of tens of microseconds need the timer slack (50 µs by default) to be small.
     if let Err(e) = nix::sys::prctl::set_timerslack(1_000) {
@@ -97,6 +102,7 @@ pub fn run<P: BridgeIo>(mut ports: Vec<BridgePort<P>>, mut fwd: Forwarder, links
                 ports[p].tx_backlog.push_back(d.buffer);
             }
         }
+        watch.step(&mut ports, &mut fwd, wall);
         for p in 0..ports.len() {
             flush_backlog(&mut ports, p, &mut fwd, &mut batches.control, &clock);
         }

@@ -35,6 +35,10 @@ pub struct BridgeSnapshot {
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct PortSnapshot {
     pub name: String,
+    /// The interface is up with carrier and the port's socket works (`links.rs`).
+    pub link_up: bool,
+    /// The port's MAC address (its interface's, as last seen).
+    pub mac: String,
     pub pfc_enable: u8,
     #[serde(flatten)]
     pub counters: PortCounters,
@@ -118,6 +122,8 @@ impl BridgeSnapshot {
                 let views: Vec<_> = (0..PRIORITIES).map(|n| fwd.engine.class_view(i, n)).collect();
                 PortSnapshot {
                     name: p.setup.name.clone(),
+                    link_up: p.link_up,
+                    mac: p.mac.to_string(),
                     headroom_bits: p.headroom_bits,
                     headroom_source: if p.headroom_measured { "measured" } else { "configured" },
                     measured_round_trip_quanta: p

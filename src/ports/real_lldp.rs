@@ -5,13 +5,14 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use dataplane::io::{link::is_up, FramePort, PacketSocket};
+use dataplane::io::link::{identity, is_up};
+use dataplane::io::{FramePort, PacketSocket};
 use dataplane::wire::{EtherType, MacAddr};
 use lldp::agent::{AdminStatus, AgentConfig};
 use lldp::dcbx::{PfcAdmin, PfcOper, PfcReason};
 use lldp::port::{DcbxPort, LocalSystem, PortOutput, PortSettings};
 use lldp::wire::{TimeInterval, NEAREST_BRIDGE};
-use tracing::warn;
+use tracing::{info, warn};
 
 use super::intent::PortIntent;
 use super::lldp_link::{dcbx_admin, LldpView, Step};
@@ -27,6 +28,8 @@ pub struct RealLldp {
     start: Instant,
     local_delay: TimeInterval,
     buf: Vec<u8>,
+    /// The socket could not be opened again on a new interface (logged once until it can).
+    reopen_failed: bool,
 }
 
 impl RealLldp {
@@ -47,6 +50,7 @@ impl RealLldp {
             start: Instant::now(),
             local_delay,
             buf: vec![0; 65_536],
+            reopen_failed: false,
         })
     }
 
@@ -81,6 +85,7 @@ impl RealLldp {
     /// Link state, received LLDPDUs and timers.
     pub fn poll(&mut self) -> Step {
         let mut step = Step::default();
+        self.reopen_if_changed(&mut step);
         let up = is_up(self.ours.name());
         if up != self.ours.agent().port_enabled() {
             let out = self.ours.set_port_enabled(up, self.now());
@@ -102,6 +107,34 @@ impl RealLldp {
         let out = self.ours.poll(self.now());
         self.send(out, &mut step);
         step
+    }
+
+    /// An interface deleted and created again under its name has a new index, which the socket
+    /// is not bound to (it would never receive or send again), and maybe a new address; one
+    /// given another address keeps its index. Either way a new socket, and the agent takes the
+    /// address (the source of its LLDPDUs, what DCBX tie-breaks with; sent at once), as
+    /// `pfc-lldp` does. The bridge port follows the interface on its own (`bridge::links`).
+    fn reopen_if_changed(&mut self, step: &mut Step) {
+        let name = self.ours.name().to_string();
+        let Some((ifindex, mac)) = identity(&name) else { return };
+        if ifindex == self.socket.ifindex() && mac == self.socket.mac() {
+            return;
+        }
+        match PacketSocket::open(&name, EtherType::LLDP, &[NEAREST_BRIDGE]) {
+            Ok(socket) => {
+                info!(ifindex, %mac, "interface created anew or readdressed: LLDP socket reopened");
+                self.socket = socket;
+                self.reopen_failed = false;
+                let out = self.ours.set_port_mac(self.socket.mac(), self.now());
+                self.send(out, step);
+            }
+            Err(e) => {
+                if !self.reopen_failed {
+                    warn!(error = %e, "cannot reopen the LLDP socket; trying again");
+                }
+                self.reopen_failed = true;
+            }
+        }
     }
 
     /// adminStatus disabled: a shutdown LLDPDU (TTL 0) so that the peer forgets us at once.

@@ -42,19 +42,26 @@ pub fn hosts(tag: &str) -> Hosts {
             ns.link(&["set", i, "up"]);
         }
     }
-    let open = |ns: &Netns| {
-        // A large receive buffer: the test reads in bursts.
-        let options = RawOptions { recv_buffer: Some(16 << 20), ..RawOptions::default() };
-        in_netns(ns, || RawPort::open("eth0", &options)).expect("host socket")
-    };
-    Hosts { h1: open(&h1), h2: open(&h2), h1_ns: h1, sw, h2_ns: h2 }
+    Hosts { h1: host_socket(&h1), h2: host_socket(&h2), h1_ns: h1, sw, h2_ns: h2 }
+}
+
+/// The test's socket on a host's eth0 (opened again when the interface is made anew).
+pub fn host_socket(ns: &Netns) -> RawPort {
+    // A large receive buffer: the test reads in bursts.
+    let options = RawOptions { recv_buffer: Some(16 << 20), ..RawOptions::default() };
+    in_netns(ns, || RawPort::open("eth0", &options)).expect("host socket")
 }
 
 /// A tagged test frame from h1 to h2: priority, sequence number within it.
 pub fn data(priority: u8, seq: u32) -> Vec<u8> {
+    data_between(H1, H2, priority, seq)
+}
+
+/// A tagged test frame from `src` to `dst`.
+pub fn data_between(src: MacAddr, dst: MacAddr, priority: u8, seq: u32) -> Vec<u8> {
     let header = EthernetHeader {
-        dst: H2,
-        src: H1,
+        dst,
+        src,
         vlan: Some(VlanTag { pcp: priority, dei: false, vid: VID }),
         ethertype: TEST_TYPE,
     };

@@ -1,6 +1,7 @@
 //! Helpers for tests that talk to independent implementations (tshark, scapy, lldpd, ...).
 #![allow(dead_code)] // each test binary uses a different subset
 
+pub mod bridge;
 pub mod hosts;
 pub mod netns;
 pub mod pfc_lldp;

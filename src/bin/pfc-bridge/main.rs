@@ -81,7 +81,7 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let bridge = match Bridge::start(&setup, |name| PortSockets::open(name, &options)) {
+    let bridge = match Bridge::start(&setup, move |name| PortSockets::open(name, &options)) {
         Ok(b) => b,
         Err(e) => {
             eprintln!("pfc-bridge: {e}");
