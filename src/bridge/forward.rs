@@ -90,8 +90,10 @@ impl Forwarder {
         let out: Vec<usize> = match self.fdb.lookup(vid, header.dst, at) {
             Destination::Port(p) if p != i => vec![p],
             Destination::Port(_) => Vec::new(),
-            Destination::Flood => (0..nports).filter(|p| *p != i).collect(),
+            // Not to a port whose link is down (its learned addresses were forgotten then).
+            Destination::Flood => (0..nports).filter(|p| *p != i && ports[*p].link_up).collect(),
         };
+        let port = &mut ports[i];
         if out.is_empty() {
             port.counters.filtered += 1;
             return;

@@ -1,8 +1,9 @@
 //! Following each port's interface while the bridge runs: its link going down and up, and the
 //! interface deleted and created again under its name (a veth made anew, a driver reloaded).
 //!
-//! The loop hands every turn to [`LinkWatch::step`], which looks at the interfaces every
-//! [`WATCH_EVERY`] (sysfs: index, MAC address, carrier), and at once after a send error on a
+//! The loop hands every turn to [`LinkWatch::step`], which looks at the interfaces (sysfs:
+//! index, MAC address, carrier) when the kernel tells of a link change (rtnetlink, which the
+//! loop also sleeps on), every [`WATCH_EVERY`] in any case, and at once after a send error on a
 //! port thought up. Then:
 //!
 //! - **link down** (or the interface gone): the addresses learned on the port are forgotten
@@ -72,6 +73,9 @@ pub struct LinkWatch<P> {
     probe: Probe,
     watched: Vec<Watched>,
     last_look: Option<Instant>,
+    /// The kernel's link notifications (rtnetlink): a change is looked at in the turn it is
+    /// told, not at the next [`WATCH_EVERY`]. Without it (no netlink), the periodic look.
+    netlink: Option<link::LinkWatcher>,
 }
 
 impl<P: FramePort> LinkWatch<P> {
@@ -79,7 +83,17 @@ impl<P: FramePort> LinkWatch<P> {
     /// an interface re-created since is then reopened once, needlessly, rather than never).
     /// Sets each port's link state from it.
     pub fn new(ports: &mut [BridgePort<P>], seen: &[Seen], open: Open<P>) -> Self {
-        LinkWatch::with_probe(ports, seen, open, Box::new(Seen::probe))
+        let netlink = link::LinkWatcher::new()
+            .inspect_err(
+                |e| warn!(error = %e, "no link notifications: links are looked at periodically"),
+            )
+            .ok();
+        LinkWatch { netlink, ..LinkWatch::with_probe(ports, seen, open, Box::new(Seen::probe)) }
+    }
+
+    /// Readable when the kernel tells of a link change (the loop sleeps on it too).
+    pub fn notifications(&self) -> Option<std::os::fd::BorrowedFd<'_>> {
+        self.netlink.as_ref().map(std::os::fd::AsFd::as_fd)
     }
 
     /// The same, reading interfaces with `probe`.
@@ -102,7 +116,7 @@ impl<P: FramePort> LinkWatch<P> {
                 }
             })
             .collect();
-        LinkWatch { open, probe, watched, last_look: Some(Instant::now()) }
+        LinkWatch { open, probe, watched, last_look: Some(Instant::now()), netlink: None }
     }
 
     /// One turn of the loop, at `now`: looks at the interfaces when due and follows what
@@ -113,7 +127,9 @@ impl<P: FramePort> LinkWatch<P> {
             .iter()
             .zip(&self.watched)
             .any(|(p, w)| p.link_up && p.counters.tx_errors != w.tx_errors);
-        let due = since.is_none_or(|s| s >= WATCH_EVERY || (failed_send && s >= ERROR_LOOK_EVERY));
+        let told = self.netlink.as_ref().is_some_and(link::LinkWatcher::drain);
+        let due = told
+            || since.is_none_or(|s| s >= WATCH_EVERY || (failed_send && s >= ERROR_LOOK_EVERY));
         if due {
             self.last_look = Some(now);
             for i in 0..ports.len().min(self.watched.len()) {

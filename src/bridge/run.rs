@@ -2,6 +2,7 @@
 //! clock, send what it sent, let each port's PFC initiator ask for pauses, publish state, and
 //! sleep in `ppoll(2)` until a frame arrives or there is work due.
 
+use std::os::fd::{AsFd, BorrowedFd};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
@@ -77,6 +78,8 @@ pub fn run<P: BridgeIo>(
     let mut last_publish = start;
     let mut last_age = start;
     while !stop.load(Ordering::Relaxed) {
+        let mut byte = [0u8; 8];
+        while woken.recv(&mut byte).is_ok() {}
         while let Ok(c) = controls.try_recv() {
             super::control::apply(c, &mut ports, &mut fwd, speed);
         }
@@ -106,7 +109,8 @@ pub fn run<P: BridgeIo>(
         for p in 0..ports.len() {
             flush_backlog(&mut ports, p, &mut fwd, &mut batches.control, &clock);
         }
-        for port in ports.iter_mut() {
+        // A port whose link is down sends nothing (its frames are dropped by the watch).
+        for port in ports.iter_mut().filter(|p| p.link_up) {
             pfc_initiator(port, now);
             headroom_measurement(port, start);
         }
@@ -118,7 +122,7 @@ pub fn run<P: BridgeIo>(
             publish(&published, &ports, &fwd);
             last_publish = wall;
         }
-        wait(&ports, &fwd, now, moved, &woken);
+        wait(&ports, &fwd, now, moved, [Some(woken.as_fd()), watch.notifications()]);
     }
     publish(&published, &ports, &fwd);
 }
@@ -394,7 +398,8 @@ fn headroom_measurement<P: FramePort>(port: &mut BridgePort<P>, start: Instant) 
     }
 }
 
-/// Sleeps until a frame arrives on any port, or the next thing due: soon while frames are
+/// Sleeps until a frame arrives on any port, a waker is readable (a control was sent, the
+/// kernel told of a link change), or the next thing due: soon while frames are
 /// moving through the bridge (`moved`: some came in or left in this turn), or wait for the
 /// socket; otherwise at the next PFC refresh, pause end or measurement deadline. Frames held by
 /// a pause wait without the loop spinning: a PFC storm costs no CPU.
@@ -403,7 +408,7 @@ fn wait<P: BridgeIo>(
     fwd: &Forwarder,
     now: Picos,
     moved: bool,
-    woken: &std::os::unix::net::UnixDatagram,
+    wakers: [Option<BorrowedFd<'_>>; 2],
 ) {
     // Frames held for a pause wait for its end (below), not in a spin.
     let backlog = ports.iter().any(|p| {
@@ -428,12 +433,10 @@ fn wait<P: BridgeIo>(
         .flat_map(|p| [p.io.as_fd(), p.io.control_fd()])
         .map(|fd| PollFd::new(fd, PollFlags::POLLIN))
         .collect();
-    fds.push(PollFd::new(std::os::fd::AsFd::as_fd(woken), PollFlags::POLLIN));
+    fds.extend(wakers.into_iter().flatten().map(|fd| PollFd::new(fd, PollFlags::POLLIN)));
     let ts = TimeSpec::from_duration(timeout);
     // EINTR and the like: the loop comes straight back here if there is still nothing to do.
     let _ = nix::poll::ppoll(&mut fds, Some(ts), None);
-    let mut byte = [0u8; 8];
-    while woken.recv(&mut byte).is_ok() {}
 }
 
 fn publish<P>(published: &Mutex<BridgeSnapshot>, ports: &[BridgePort<P>], fwd: &Forwarder) {
