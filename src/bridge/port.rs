@@ -43,7 +43,17 @@ pub struct BridgePortSetup {
     /// Pause time our PFC frames ask for, and the refresh threshold, in quanta.
     pub pause_quanta: u16,
     pub refresh_quanta: u16,
+    /// The traffic class (the pipeline's queue) of each priority on transmit (8.6.6): entry n
+    /// for priority n, 0..=7. A pause of priority n holds its whole class, the other
+    /// priorities in it too (36.1).
+    pub traffic_class: TrafficClasses,
 }
+
+/// Priority n's traffic class at index n.
+pub type TrafficClasses = [u8; PRIORITIES];
+
+/// Priority n in traffic class n.
+pub const IDENTITY_CLASSES: TrafficClasses = [0, 1, 2, 3, 4, 5, 6, 7];
 
 impl BridgePortSetup {
     /// A port with PFC on `pfc_enable` and Annex N's 126 224-bit headroom.
@@ -61,6 +71,7 @@ impl BridgePortSetup {
             lossy_pool: 256 * 1024,
             pause_quanta: 0xffff,
             refresh_quanta: 0x7fff,
+            traffic_class: IDENTITY_CLASSES,
         }
     }
 }
@@ -135,6 +146,9 @@ pub struct BridgePort<P> {
     pub speed: LinkSpeed,
     /// The interface is up with carrier and the socket is bound to it (`links.rs` follows it).
     pub link_up: bool,
+    /// A new priority to traffic class mapping, taken once nothing waits for the port (a
+    /// frame queued in its old class could otherwise leave after a later one of its priority).
+    pub pending_traffic_class: Option<TrafficClasses>,
 }
 
 impl<P> BridgePort<P> {
@@ -171,6 +185,7 @@ impl<P> BridgePort<P> {
             headroom_bits: setup.headroom_bits,
             headroom_measured: false,
             speed,
+            pending_traffic_class: None,
             link_up: true,
             setup,
             io,
@@ -186,6 +201,53 @@ pub enum PortError {
     Buffer(BufferPlanError),
     #[error("headroom measurement: {0}")]
     Measure(dataplane::headroom::measure::MeasureError),
+    #[error("traffic class {class} of priority {priority} is not one of the port's 8 (0 to 7)")]
+    TrafficClass { priority: usize, class: u8 },
+}
+
+/// Every class one of the pipeline's eight.
+pub fn check_classes(classes: &TrafficClasses) -> Result<(), PortError> {
+    match classes.iter().position(|c| usize::from(*c) >= PRIORITIES) {
+        Some(priority) => Err(PortError::TrafficClass { priority, class: classes[priority] }),
+        None => Ok(()),
+    }
+}
+
+impl<P> BridgePort<P> {
+    /// Priority `n`'s traffic class.
+    pub fn class_of(&self, n: usize) -> usize {
+        usize::from(self.setup.traffic_class[n % PRIORITIES])
+    }
+
+    /// The priorities whose frames may not start now: those the peer pauses, and every other
+    /// priority of a paused one's traffic class (its queue is held, 36.1).
+    pub fn stopped(&self, now: dataplane::time::Picos) -> u8 {
+        self.with_classmates(self.receiver.paused_vector(now))
+    }
+
+    /// `priorities` and every priority that shares a traffic class with one of them.
+    pub fn with_classmates(&self, priorities: u8) -> u8 {
+        let classes = (0..PRIORITIES)
+            .filter(|n| priorities & (1 << n) != 0)
+            .fold(0u8, |m, n| m | (1 << self.class_of(n)));
+        (0..PRIORITIES)
+            .filter(|n| classes & (1 << self.class_of(*n)) != 0)
+            .fold(0, |m, n| m | (1 << n))
+    }
+
+    /// Per traffic class, how long its pause has left (the longest of its priorities'), in
+    /// quanta at the port's speed, 0 when not paused: what the pipeline's classes are given.
+    pub fn class_pauses(&self, now: dataplane::time::Picos) -> [u16; PRIORITIES] {
+        let quantum = self.speed.quanta(1).as_ps().max(1);
+        let mut times = [0u16; PRIORITIES];
+        for n in 0..PRIORITIES {
+            let left = self.receiver.paused_until(n).as_ps().saturating_sub(now.as_ps());
+            let quanta = u16::try_from(left.div_ceil(quantum)).unwrap_or(u16::MAX);
+            let class = &mut times[self.class_of(n)];
+            *class = (*class).max(quanta);
+        }
+        times
+    }
 }
 
 impl<P> BridgePort<P> {
@@ -244,6 +306,8 @@ pub struct PortControl {
     pub headroom_bits: u64,
     /// Run the measurement protocol (its results are in the state; pfcd selects from them).
     pub measure: bool,
+    /// Priority to traffic class on transmit.
+    pub traffic_class: TrafficClasses,
 }
 
 impl<P> BridgePort<P> {
@@ -251,6 +315,9 @@ impl<P> BridgePort<P> {
     /// stored stays), the measurement started or stopped. From then on the allowance is the
     /// one given, not a measurement's own.
     pub fn reconfigure(&mut self, c: PortControl, speed: LinkSpeed) -> Result<(), PortError> {
+        check_classes(&c.traffic_class)?;
+        self.pending_traffic_class =
+            (c.traffic_class != self.setup.traffic_class).then_some(c.traffic_class);
         self.ingress
             .reconfigure(c.pfc_enable, c.headroom_bits, &self.setup.buffer)
             .map_err(PortError::Buffer)?;

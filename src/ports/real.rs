@@ -232,6 +232,7 @@ impl RealPort {
             pfc_enable: self.oper_pfc_enable,
             headroom_bits: allowance.bits,
             measure: self.measuring(),
+            traffic_class: crate::bridge::port::IDENTITY_CLASSES,
         };
         if self.given != Some(control) {
             self.bridge.control(Control::Port { index: self.setup.index, control });
