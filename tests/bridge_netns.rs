@@ -6,6 +6,7 @@
 //! - PFC from h2 holds priority 3 while priority 0 keeps flowing (external mode), the bridge's
 //!   buffer passes XOFF and it sends PFC to h1, and XON releases everything in order with no
 //!   loss; in `stall` mode the same pause holds priority 0 too;
+//! - a pause holds every priority of its traffic class (tc=), and only those;
 //! - bad frames on the wire are counted and change nothing.
 //!
 //! Needs root (namespaces); skipped loudly without it, failed in CI.
@@ -35,9 +36,14 @@ struct Topology {
 /// h1 — p1 [bridge] p2 — h2, links up, pfc-bridge running with PFC on priority 3 of both
 /// ports in `mode`.
 fn topology(tag: &str, mode: &str) -> Topology {
+    topology_of(tag, mode, ["p1,pfc=3", "p2,pfc=3"])
+}
+
+/// The same with the ports `ports` (pfc-bridge's port specs).
+fn topology_of(tag: &str, mode: &str, ports: [&str; 2]) -> Topology {
     let scratch = Scratch::new(&format!("bridge-{tag}"));
     let Hosts { h1, h2, h1_ns, sw, h2_ns } = hosts(tag);
-    let args = ["--port", "p1,pfc=3", "--port", "p2,pfc=3", "--speed", "10G", "--mode", mode];
+    let args = ["--port", ports[0], "--port", ports[1], "--speed", "10G", "--mode", mode];
     let (state, bridge) = start_bridge(&sw, &scratch, &args);
     Topology { h1, h2, state, _bridge: bridge, _scratch: scratch, _ns: [h1_ns, sw, h2_ns] }
 }
@@ -153,6 +159,44 @@ fn pfc_holds_priority_3_while_0_flows_and_the_bridge_pauses_its_own_sender() {
         "pause reaction on the wire: p50 {} µs, p99 {} µs over {} pauses",
         p2["reaction_p50_us"], p2["reaction_p99_us"], p2["reaction_samples"]
     );
+}
+
+#[test]
+fn a_pause_holds_every_priority_of_its_traffic_class() {
+    if !can_run("a_pause_holds_every_priority_of_its_traffic_class") {
+        return;
+    }
+    // On p2 priority 4 (PFC off) shares traffic class 3 with priority 3 or has its own.
+    for (tag, tc, four_held) in [("tcs", "tc=01233567", true), ("tcid", "tc=01234567", false)] {
+        let p2 = format!("p2,pfc=3,{tc}");
+        let mut t = topology_of(tag, "external", ["p1,pfc=3", &p2]);
+        let storm = Storm::start(&t._ns[2]);
+        for seq in 0..100u32 {
+            if seq < 10 {
+                send(&mut t.h1, &data(3, seq));
+                send(&mut t.h1, &data(4, seq));
+            }
+            send(&mut t.h1, &data(0, seq));
+        }
+        let during = drain(&mut t.h2, Duration::from_millis(100));
+        let gap = storm.stop();
+        assert!(gap < Duration::from_micros(3_300), "h2 refreshed its pause in time: {gap:?}");
+        send(&mut t.h2, &pfc(1 << 3, 0));
+        let after = drain(&mut t.h2, Duration::from_millis(300));
+        let all: Vec<u32> = (0..10).collect();
+        assert_eq!(sequences(&during, 0), (0..100).collect::<Vec<u32>>(), "{tc}: 0 flows");
+        assert_eq!(sequences(&during, 3), Vec::<u32>::new(), "{tc}: 3 paused");
+        assert_eq!(sequences(&after, 3), all, "{tc}: 3 after XON, whole and in order");
+        if four_held {
+            assert_eq!(sequences(&during, 4), Vec::<u32>::new(), "{tc}: 4 held with its class");
+            assert_eq!(sequences(&after, 4), all, "{tc}: 4 after XON, whole and in order");
+        } else {
+            assert_eq!(sequences(&during, 4), all, "{tc}: 4 in a class of its own flows");
+        }
+        let state = t.state_when("the bridge's state", |s| s["frames_in_bridge"] == 0);
+        let classes: Vec<u8> = tc[3..].bytes().map(|b| b - b'0').collect();
+        assert_eq!(port(&state, "p2")["traffic_class"], Value::from(classes));
+    }
 }
 
 #[test]

@@ -78,3 +78,27 @@ pub fn change_mode(fwd: &mut Forwarder) {
         Err(e) => warn!(error = %e, "pause mode not changed"),
     }
 }
+
+/// Pending priority to traffic class mappings, each once nothing waits for its port: no frame
+/// for it at QMAN, in flight, in its FIFOs or before its socket. The pipeline's pauses are then
+/// given again by class.
+pub fn change_traffic_classes<P>(ports: &mut [BridgePort<P>], fwd: &mut Forwarder) {
+    for (p, port) in ports.iter_mut().enumerate() {
+        let Some(classes) = port.pending_traffic_class else { continue };
+        let idle = port.tx_backlog.is_empty()
+            && (0..dataplane::wire::PRIORITIES).all(|c| {
+                fwd.engine.backlog(p, c) == 0
+                    && fwd.engine.class_view(p, c).is_none_or(|v| {
+                        v.inflight == 0 && v.external_depth == 0 && v.onchip_depth == 0
+                    })
+            });
+        if !idle {
+            continue;
+        }
+        port.setup.traffic_class = classes;
+        port.pending_traffic_class = None;
+        let now = fwd.engine.now();
+        fwd.engine.schedule_pfc(now, p, 0xff, port.class_pauses(now));
+        info!(port = %port.setup.name, ?classes, "priority to traffic class mapping in force");
+    }
+}

@@ -112,7 +112,9 @@ impl Forwarder {
         let handle = self.store.put(frame, i, priority as u8, out.len() as u32);
         let len = u16::try_from(frame.len()).unwrap_or(u16::MAX);
         for p in out {
-            if let Err(e) = self.engine.offer(p, priority, len, handle) {
+            // The pipeline queues by traffic class (8.6.6).
+            let class = ports[p].class_of(priority);
+            if let Err(e) = self.engine.offer(p, class, len, handle) {
                 // (Cannot happen: ports, priorities and lengths were checked above.)
                 warn!(error = %e, "pipeline refused a frame");
                 self.release(ports, handle);
@@ -160,7 +162,12 @@ impl Forwarder {
                     }
                 }
                 if priorities != 0 {
-                    self.engine.schedule_pfc(now, i, priorities, pfc.time);
+                    // The pipeline pauses traffic classes: each class whose priorities the
+                    // frame names, for as long as the longest pause among its priorities.
+                    let classes = (0..PRIORITIES)
+                        .filter(|n| priorities & (1 << n) != 0)
+                        .fold(0u8, |m, n| m | (1 << port.class_of(n)));
+                    self.engine.schedule_pfc(now, i, classes, port.class_pauses(now));
                 }
             }
             RxOutcome::LinkPauseApplied => {

@@ -390,3 +390,45 @@ impl<P> BridgePort<P> {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use dataplane::time::Picos;
+    use dataplane::wire::{MacControl, PfcFrame};
+
+    fn port(classes: TrafficClasses) -> BridgePort<()> {
+        let setup = BridgePortSetup { traffic_class: classes, ..BridgePortSetup::new("p", 1 << 3) };
+        BridgePort::new(setup, (), MacAddr([2, 0, 0, 0, 0, 1]), LinkSpeed::G10).expect("port")
+    }
+
+    fn pfc(p: &mut BridgePort<()>, now: Picos, quanta: u16) {
+        let frame = MacControl::Pfc(PfcFrame::pause(MacAddr([2, 0, 0, 0, 0, 2]), 1 << 3, quanta));
+        p.receiver.receive(now, &frame, Picos::ZERO);
+    }
+
+    #[test]
+    fn a_paused_priority_stops_its_whole_class_for_its_time() {
+        let mut p = port([0, 1, 2, 3, 3, 5, 6, 7]);
+        assert_eq!(p.with_classmates(1 << 3), 0b0001_1000);
+        let now = Picos::from_ns(1_000);
+        pfc(&mut p, now, 100);
+        assert_eq!(p.stopped(now), 0b0001_1000, "3 and 4, one class");
+        let times = p.class_pauses(now);
+        assert_eq!(times[3], 100);
+        assert_eq!(times.iter().filter(|t| **t != 0).count(), 1);
+        // Half the time later half is left; XON ends it.
+        assert_eq!(p.class_pauses(now + LinkSpeed::G10.quanta(50))[3], 50);
+        pfc(&mut p, now, 0);
+        assert_eq!((p.stopped(now), p.class_pauses(now)[3]), (0, 0));
+    }
+
+    #[test]
+    fn with_its_own_class_a_priority_stops_alone() {
+        let mut p = port(IDENTITY_CLASSES);
+        let now = Picos::from_ns(1_000);
+        pfc(&mut p, now, 100);
+        assert_eq!(p.stopped(now), 1 << 3);
+        assert!(check_classes(&[0, 1, 2, 3, 4, 5, 6, 8]).is_err());
+    }
+}

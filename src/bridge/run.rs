@@ -84,6 +84,7 @@ pub fn run<P: BridgeIo>(
             super::control::apply(c, &mut ports, &mut fwd, speed);
         }
         super::control::change_mode(&mut fwd);
+        super::control::change_traffic_classes(&mut ports, &mut fwd);
         let wall = Instant::now();
         let now = Picos((wall - start).as_nanos() as u64 * 1_000);
         let clock = Clock { start, start_unix, now };
@@ -252,11 +253,13 @@ fn flush_backlog<P: BridgeIo>(
     let mut held_priorities = 0u8;
     while let Some(&head) = ports[p].tx_backlog.front() {
         let priority = frame_priority(fwd, head);
-        let lossless = ports[p].setup.pfc_enable & (1 << priority) != 0;
+        // A frame a PFC frame can stop: of a PFC priority or sharing its traffic class.
+        let pausable = ports[p].with_classmates(ports[p].setup.pfc_enable);
+        let lossless = pausable & (1 << priority) != 0;
         if lossless {
             take_mac_control(ports, p, control, fwd, clock);
         }
-        let stopped = ports[p].receiver.paused_vector(clock.wall()) | held_priorities;
+        let stopped = ports[p].stopped(clock.wall()) | held_priorities;
         if stopped & (1 << priority) != 0 {
             held_priorities |= 1 << priority;
             held.extend(ports[p].tx_backlog.pop_front());
@@ -265,7 +268,7 @@ fn flush_backlog<P: BridgeIo>(
         let handles: Vec<u32> = if lossless {
             vec![head]
         } else {
-            let not_now = stopped | ports[p].setup.pfc_enable;
+            let not_now = stopped | pausable;
             ports[p]
                 .tx_backlog
                 .iter()
@@ -412,8 +415,8 @@ fn wait<P: BridgeIo>(
 ) {
     // Frames held for a pause wait for its end (below), not in a spin.
     let backlog = ports.iter().any(|p| {
-        let paused = p.receiver.paused_vector(now);
-        p.tx_backlog.iter().any(|h| paused & (1 << frame_priority(fwd, *h)) == 0)
+        let stopped = p.stopped(now);
+        p.tx_backlog.iter().any(|h| stopped & (1 << frame_priority(fwd, *h)) == 0)
     });
     let busy = backlog || (moved && fwd.store.in_use() > 0);
     let mut timeout = if busy { BUSY_WAIT } else { IDLE_WAIT };

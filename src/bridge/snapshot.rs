@@ -40,6 +40,8 @@ pub struct PortSnapshot {
     /// The port's MAC address (its interface's, as last seen).
     pub mac: String,
     pub pfc_enable: u8,
+    /// The traffic class of each priority on transmit.
+    pub traffic_class: [u8; PRIORITIES],
     #[serde(flatten)]
     pub counters: PortCounters,
     /// Receive buffer occupancy and its peak per priority, octets.
@@ -141,6 +143,7 @@ impl BridgeSnapshot {
                         .as_ref()
                         .map_or(0, |m| m.counters().responses_received),
                     pfc_enable: p.setup.pfc_enable,
+                    traffic_class: p.setup.traffic_class,
                     counters: p.counters.clone(),
                     occupancy: std::array::from_fn(|n| p.ingress.occupancy(n)),
                     occupancy_peak: p.ingress.peak,

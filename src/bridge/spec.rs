@@ -1,5 +1,6 @@
 //! A port as the command line names it: `NAME[,pfc=3+4][,prio=N][,pvid=N]
-//! [,headroom=BITS|measured][,longest=METRES][,buffer=OCTETS][,lossy=OCTETS][,quanta=N]`.
+//! [,headroom=BITS|measured][,longest=METRES][,buffer=OCTETS][,lossy=OCTETS][,quanta=N]
+//! [,tc=01234567]`.
 
 use dataplane::wire::PRIORITIES;
 
@@ -30,13 +31,14 @@ pub fn parse_port(spec: &str) -> Result<BridgePortSetup, String> {
             "longest" => port.longest_link_metres = number(40_000_000)?.max(1),
             "buffer" => port.buffer.allocation_octets = Some(number(1 << 32)?),
             "lossy" => port.lossy_pool = number(1 << 32)?,
+            "tc" => port.traffic_class = classes(value).map_err(|e| format!("port {name}: {e}"))?,
             "quanta" => {
                 port.pause_quanta = number(0xffff)?.max(2) as u16;
                 port.refresh_quanta = port.pause_quanta / 2;
             }
             _ => {
                 return Err(format!(
-                    "'{key}' in port {name}: known keys are pfc, prio, pvid, headroom, longest, buffer, lossy, quanta"
+                    "'{key}' in port {name}: known keys are pfc, prio, pvid, headroom, longest, buffer, lossy, quanta, tc"
                 ))
             }
         }
@@ -55,13 +57,26 @@ fn priorities(value: &str) -> Result<u8, String> {
     })
 }
 
+/// `01234567`: the traffic class of priorities 0 to 7, one digit each.
+fn classes(value: &str) -> Result<super::port::TrafficClasses, String> {
+    let digits: Vec<u8> = value.bytes().map(|b| b.wrapping_sub(b'0')).collect();
+    match <[u8; PRIORITIES]>::try_from(digits) {
+        Ok(c) if c.iter().all(|d| usize::from(*d) < PRIORITIES) => Ok(c),
+        _ => Err(format!(
+            "tc={value}: the traffic class of priorities 0 to 7, eight digits 0 to 7, e.g. tc=01233567"
+        )),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn a_port_spec_sets_what_it_names() {
-        let p = parse_port("veth0,pfc=3+4,prio=2,pvid=5,headroom=20000,quanta=1000").expect("ok");
+        let p = parse_port("veth0,pfc=3+4,prio=2,pvid=5,headroom=20000,quanta=1000,tc=01233567")
+            .expect("ok");
+        assert_eq!(p.traffic_class, [0, 1, 2, 3, 3, 5, 6, 7]);
         assert_eq!(p.name, "veth0");
         assert_eq!(p.pfc_enable, 0b0001_1000);
         assert_eq!((p.default_priority, p.pvid, p.headroom_bits), (2, 5, 20_000));
@@ -73,6 +88,8 @@ mod tests {
     fn mistakes_are_named() {
         assert!(parse_port("veth0,pfc=8").expect_err("refused").contains("priorities 0 to 7"));
         assert!(parse_port("veth0,prio=9").expect_err("refused").contains("up to 7"));
+        assert!(parse_port("veth0,tc=0123").expect_err("refused").contains("eight digits"));
+        assert!(parse_port("veth0,tc=01234568").expect_err("refused").contains("eight digits"));
         assert!(parse_port("veth0,colour=red").expect_err("refused").contains("known keys"));
         assert!(parse_port("veth0,pfc").expect_err("refused").contains("key=value"));
         assert!(parse_port("").is_err());

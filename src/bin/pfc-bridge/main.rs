@@ -26,12 +26,13 @@ use pfcd::bridge::{spec, Bridge, BridgeSetup, PortSockets};
     version,
     about = "Software PFC bridge on real interfaces: forwarding through the pipeline engine, PFC in and out",
     after_help = "PORT is NAME[,pfc=3+4][,prio=N][,pvid=N][,headroom=BITS][,buffer=OCTETS]\
-                  [,lossy=OCTETS][,quanta=N]: PFC on priorities 3 and 4, default priority of \
-                  untagged frames, VLAN of untagged frames, the headroom allowance in force \
-                  (bits; sizes the lossless buffers: XOFF sits a headroom and a frame below the \
-                  allocation), the allocation per lossless priority (default twice the \
-                  headroom), the pool the lossy priorities share, the pause time our PFC frames \
-                  ask for.\n\nExample: pfc-bridge --port veth1,pfc=3 --port veth2,pfc=3 --speed 10G \
+                  [,lossy=OCTETS][,quanta=N][,tc=01234567]: PFC on priorities 3 and 4, default \
+                  priority of untagged frames, VLAN of untagged frames, the headroom allowance \
+                  in force (bits; sizes the lossless buffers: XOFF sits a headroom and a frame \
+                  below the allocation), the allocation per lossless priority (default twice \
+                  the headroom), the pool the lossy priorities share, the pause time our PFC \
+                  frames ask for, the traffic class of priorities 0 to 7 on transmit (default \
+                  01234567; a pause of one priority holds every priority of its class).\n\nExample: pfc-bridge --port veth1,pfc=3 --port veth2,pfc=3 --speed 10G \
                   --state /run/pfc-bridge.json\n\nSIGTERM or SIGINT stop it. Needs CAP_NET_RAW."
 )]
 struct Cli {
