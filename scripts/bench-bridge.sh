@@ -6,7 +6,9 @@
 #     h1 offers 100 Mb/s of it and 40 Mb/s of priority 0 through pfc-bridge; the bridge's own
 #     figures per pause (from the PFC receiver's indication, 36.3.3's measure, and from the PFC
 #     frame's kernel arrival, to the start of the last send of the priority after it), and the
-#     traffic tool's view from h2.
+#     traffic tool's view from h2;
+#  3. a sender faster than the bridge: h1 offers 4 Gb/s of PFC priority 3, more than one core
+#     forwards; what arrives, what is lost, how long h1 was paused.
 # Creates its namespaces and removes them.
 # Usage: sudo scripts/bench-bridge.sh [seconds per run, default 3] [runs, default 3]
 set -euo pipefail
@@ -20,11 +22,18 @@ bin="$target/release"
 echo "== forwarding rate"
 [ "${SKIP_RATE:-}" ] || "$bin/examples/bridge_rate" "$secs" "$runs"
 
-# One run of the reaction benchmark: $1 names it, the rest is put before pfc-bridge (e.g.
-# `chrt -f 50`: tried, it gains nothing here and starves the software hosts of the 2 cores).
-reaction_run() {
-    local label="$1"; shift
-    echo "== pause reaction through pfc-bridge, ${label} (${secs} s of congestion)"
+tag="pfbr$$"
+out=$(mktemp -d)
+bridge=
+cleanup() {
+    [ -n "$bridge" ] && kill "$bridge" 2>/dev/null || true
+    for n in h1 sw h2; do ip netns del "${tag}$n" 2>/dev/null || true; done
+    rm -rf "$out"
+}
+trap cleanup EXIT
+
+# h1 eth0 — p1 [pfc-bridge, PFC on priority 3, 4 Mbit of headroom] p2 — eth0 h2.
+start() {
     for n in h1 sw h2; do ip netns add "${tag}$n"; done
     ip -n "${tag}h1" link add eth0 type veth peer name p1 netns "${tag}sw"
     ip -n "${tag}sw" link add p2 type veth peer name eth0 netns "${tag}h2"
@@ -32,26 +41,39 @@ reaction_run() {
     ip -n "${tag}sw" link set p1 up
     ip -n "${tag}sw" link set p2 up
     ip -n "${tag}h2" link set eth0 up
-    ip netns exec "${tag}sw" "$@" "$bin/pfc-bridge" --port p1,pfc=3,headroom=4000000 \
+    ip netns exec "${tag}sw" "$bin/pfc-bridge" --port p1,pfc=3,headroom=4000000 \
         --port p2,pfc=3,headroom=4000000 --state "$out/bridge.json" 2>/dev/null &
     bridge=$!
     sleep 0.5
-    ip netns exec "${tag}h2" "$bin/pfc-traffic" recv -i eth0 --idle 1500ms --drain 3:20Mbps \
-        --xoff 32KB --buffer 4MB --json >"$out/r.json" &
-    local receiver=$!
-    sleep 0.3
-    ip netns exec "${tag}h1" "$bin/pfc-traffic" send -i eth0 --flow 3:100Mbps:1000 \
-        --flow 0:40Mbps:1000 --duration "${secs}s" --json >"$out/s.json"
-    wait "$receiver" 2>/dev/null || true
+}
+
+stop() {
     sleep 0.6
-    report
     kill "$bridge" 2>/dev/null || true
     wait "$bridge" 2>/dev/null || true
     bridge=
     for n in h1 sw h2; do ip netns del "${tag}$n" 2>/dev/null || true; done
 }
 
-report() {
+# h2 receives (with $1..: its pfc-traffic options), h1 sends (the rest after --).
+traffic() {
+    local recv=() send=()
+    while [ "$1" != "--" ]; do recv+=("$1"); shift; done
+    shift
+    send=("$@")
+    ip netns exec "${tag}h2" "$bin/pfc-traffic" recv -i eth0 --idle 1500ms --json "${recv[@]}" \
+        >"$out/r.json" &
+    local receiver=$!
+    sleep 0.3
+    ip netns exec "${tag}h1" "$bin/pfc-traffic" send -i eth0 --duration "${secs}s" --json \
+        "${send[@]}" >"$out/s.json"
+    wait "$receiver" 2>/dev/null || true
+}
+
+echo "== pause reaction through pfc-bridge (${secs} s of congestion)"
+start
+traffic --drain 3:20Mbps --xoff 32KB --buffer 4MB -- --flow 3:100Mbps:1000 --flow 0:40Mbps:1000
+stop
 python3 - "$out" <<'PY'
 import json, sys
 out = sys.argv[1]
@@ -69,14 +91,21 @@ print(f"  h2: {r['pfc_frames_sent']} PFC frames sent; priority 3 lost {r3['lost'
       f"priority 0 at {r0['rate_bps']/1e6:.1f} Mb/s, lost {r0['lost']}")
 print(f"  bridge: PFC to h1 {p1['pfc_requests']}, lossless drops {p1['lossless_drops']}, order violations {b['pipeline_order_violations']}")
 PY
-}
 
-tag="pfbr$$"
-out=$(mktemp -d)
-cleanup() {
-    [ -n "${bridge:-}" ] && kill "$bridge" 2>/dev/null || true
-    for n in h1 sw h2; do ip netns del "${tag}$n" 2>/dev/null || true; done
-    rm -rf "$out"
-}
-trap cleanup EXIT
-reaction_run "normal priority"
+echo "== a sender faster than the bridge: h1 offers 4 Gb/s of priority 3 (${secs} s)"
+start
+traffic -- --flow 3:4Gbps:1000
+stop
+python3 - "$out" "$secs" <<'PY'
+import json, sys
+out, secs = sys.argv[1], float(sys.argv[2])
+b = json.load(open(f"{out}/bridge.json"))
+r = json.load(open(f"{out}/r.json"))
+s = json.load(open(f"{out}/s.json"))
+p1 = next(p for p in b["ports"] if p["name"] == "p1")
+r3, s3 = r["priorities"]["3"], s["priorities"]["3"]
+print(f"  h1 sent {s3['frames']} frames, paused {s3['pause_ns']/1e9/secs*100:.0f} % of the time; "
+      f"h2 received {r3['frames']} at {r3['rate_bps']/1e9:.2f} Gb/s, lost {r3['lost']}, reordered {r3['reordered']}")
+print(f"  bridge p1: fell behind {p1['behind_xoffs']} times, PFC to h1 {p1['pfc_requests']}, "
+      f"kernel drops {p1['rx_kernel_drops']}, lossless drops {p1['lossless_drops']}")
+PY

@@ -187,3 +187,37 @@ fn a_port_asked_for_timestamps_gives_each_frame_its_arrival_time() {
     assert!((20_000_000..200_000_000).contains(&gap), "{gap} ns between the two arrivals");
     drop(a);
 }
+
+#[test]
+fn a_port_tells_how_full_its_receive_queue_is_and_what_the_kernel_dropped() {
+    if !can_run("a_port_tells_how_full_its_receive_queue_is_and_what_the_kernel_dropped") {
+        return;
+    }
+    let (a, b, mut pa, _) = pair("rq");
+    // A small receive buffer (the kernel's least is a few KiB): 200 frames overflow it.
+    let options = RawOptions { recv_buffer: Some(16 << 10), ..RawOptions::default() };
+    let mut pb = in_netns(&b, || RawPort::open("rawb", &options).expect("open rawb"));
+    let (empty, limit) = pb.receive_queue().expect("SO_MEMINFO");
+    assert_eq!(empty, 0, "nothing queued yet");
+    assert!(
+        limit >= 16 << 10,
+        "the limit is the buffer asked for (the kernel doubles it): {limit}"
+    );
+    for seq in 0..200 {
+        pa.send(&frame(None, seq, 1000)).expect("send");
+    }
+    let (held, _) = pb.receive_queue().expect("SO_MEMINFO");
+    // The kernel takes a frame while the queue is below the limit: one frame may pass it.
+    assert!(held > 0 && held <= limit + 4096, "{held} of {limit} octets held");
+    let mut batch = RxBatch::new(64, 1522);
+    let mut got = 0;
+    while pb.recv_batch(&mut batch).expect("recv") > 0 {
+        got += batch.iter().filter(|f| is_test_frame(f)).count() as u64;
+    }
+    assert_eq!(pb.receive_queue().expect("SO_MEMINFO").0, 0, "drained");
+    let dropped = pb.take_kernel_drops().expect("PACKET_STATISTICS");
+    assert!(dropped > 0, "200 frames of 1000 octets do not fit 16 KiB");
+    assert!(got + dropped >= 200, "every frame received or counted: {got} + {dropped}");
+    assert_eq!(pb.take_kernel_drops().expect("PACKET_STATISTICS"), 0, "reading resets it");
+    drop(a);
+}

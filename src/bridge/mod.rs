@@ -51,6 +51,12 @@ pub trait BridgeIo: FramePort + AsFd + Send {
     fn recv_control(&mut self, batch: &mut RxBatch) -> Result<usize, IoError>;
     /// Readable when a MAC Control frame waits.
     fn control_fd(&self) -> std::os::fd::BorrowedFd<'_>;
+    /// Frames the kernel dropped since the last call because a socket's receive buffer was
+    /// full (the loop fell behind).
+    fn take_kernel_drops(&mut self) -> u64;
+    /// How full the receive queue of every frame is: octets held and the most it holds
+    /// (`None` when the kernel does not say).
+    fn receive_queue(&self) -> Option<(u64, u64)>;
 }
 
 /// The bridge as the settings describe it.

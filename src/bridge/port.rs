@@ -113,6 +113,12 @@ pub struct PortCounters {
     pub lossy_drops: u64,
     /// Frames the socket refused for good (interface gone or down).
     pub tx_errors: u64,
+    /// Frames the kernel dropped before the bridge read them (its socket buffers were full:
+    /// the bridge fell behind its ports). Lost whatever their priority.
+    pub rx_kernel_drops: u64,
+    /// Times the bridge fell behind the port (its socket's receive queue a quarter full) and
+    /// asked the peer to pause every PFC priority until it caught up.
+    pub behind_xoffs: u64,
     /// Times the link went down or came up (carrier, administrative state, or the interface
     /// gone), as the bridge saw them (`links.rs`).
     pub link_changes: u64,
@@ -149,6 +155,9 @@ pub struct BridgePort<P> {
     /// A new priority to traffic class mapping, taken once nothing waits for the port (a
     /// frame queued in its old class could otherwise leave after a later one of its priority).
     pub pending_traffic_class: Option<TrafficClasses>,
+    /// The bridge has fallen behind the port: frames wait in the kernel's receive queue, where
+    /// no buffer of ours counts them, and would be dropped there when it is full.
+    pub behind: bool,
 }
 
 impl<P> BridgePort<P> {
@@ -186,6 +195,7 @@ impl<P> BridgePort<P> {
             headroom_measured: false,
             speed,
             pending_traffic_class: None,
+            behind: false,
             link_up: true,
             setup,
             io,
@@ -214,6 +224,24 @@ pub fn check_classes(classes: &TrafficClasses) -> Result<(), PortError> {
 }
 
 impl<P> BridgePort<P> {
+    /// The priorities the port asks its peer to pause: those past XOFF in its buffer, and
+    /// every PFC priority while the bridge is behind the port.
+    pub fn xoff(&self) -> u8 {
+        self.ingress.xoff() | if self.behind { self.setup.pfc_enable } else { 0 }
+    }
+
+    /// Follows how full the port's receive queue is (octets `held` of `limit`): behind from an
+    /// eighth full, caught up below a thirty-second. The seven eighths left hold what the peer
+    /// sends before our XOFF takes hold. Returns whether the port just fell behind.
+    pub fn follow_receive_queue(&mut self, held: u64, limit: u64) -> bool {
+        let was = self.behind;
+        self.behind = if was { held * 32 > limit } else { held * 8 >= limit };
+        if self.behind && !was {
+            self.counters.behind_xoffs += 1;
+        }
+        self.behind && !was
+    }
+
     /// Priority `n`'s traffic class.
     pub fn class_of(&self, n: usize) -> usize {
         usize::from(self.setup.traffic_class[n % PRIORITIES])
@@ -421,6 +449,21 @@ mod tests {
         assert_eq!(p.class_pauses(now + LinkSpeed::G10.quanta(50))[3], 50);
         pfc(&mut p, now, 0);
         assert_eq!((p.stopped(now), p.class_pauses(now)[3]), (0, 0));
+    }
+
+    #[test]
+    fn a_port_the_bridge_falls_behind_pauses_every_pfc_priority_until_it_catches_up() {
+        let mut p = port(IDENTITY_CLASSES);
+        let limit = 8 << 20;
+        assert!(!p.follow_receive_queue(limit / 9, limit));
+        assert_eq!(p.xoff(), 0);
+        assert!(p.follow_receive_queue(limit / 8, limit), "an eighth full: behind");
+        assert_eq!(p.xoff(), 1 << 3, "PFC priority 3 paused");
+        assert!(!p.follow_receive_queue(limit / 16, limit), "still behind, not again");
+        assert_eq!(p.xoff(), 1 << 3);
+        p.follow_receive_queue(limit / 32, limit);
+        assert_eq!(p.xoff(), 0, "caught up");
+        assert_eq!(p.counters.behind_xoffs, 1);
     }
 
     #[test]

@@ -29,6 +29,9 @@ const RX_BURST: usize = 32;
 const TX_BURST: usize = 64;
 /// MAC Control frames taken per system call.
 const CONTROL_BURST: usize = 8;
+/// System calls of MAC Control frames in one look at most: a peer flooding PFC frames cannot
+/// hold the loop there (what it sent after waits for the next look, a frame later).
+const CONTROL_CALLS_PER_LOOK: usize = 4;
 /// How long the loop sleeps while frames are in the bridge: the pipeline's clock must follow
 /// the wall clock closely for the wire rate and the pause reaction.
 const BUSY_WAIT: Duration = Duration::from_micros(20);
@@ -120,6 +123,7 @@ pub fn run<P: BridgeIo>(
             last_age = wall;
         }
         if wall - last_publish >= PUBLISH_EVERY {
+            count_kernel_drops(&mut ports);
             publish(&published, &ports, &fwd);
             last_publish = wall;
         }
@@ -145,6 +149,10 @@ fn receive<P: BridgeIo>(
         if let Err(e) = port.io.recv_many(batch) {
             warn!(port = %port.setup.name, error = %e, "receive failed");
         }
+        // A full batch: more waits in the kernel's queue.
+        if batch.len() == batch.capacity() || port.behind {
+            follow_receive_queue(port);
+        }
     }
     let at = Instant::now();
     for (i, batch) in batches.data.iter().enumerate() {
@@ -162,6 +170,21 @@ fn receive<P: BridgeIo>(
     got
 }
 
+/// Frames waiting in a port's kernel receive queue are in no buffer of ours, and the kernel
+/// drops them when the queue is full, whatever their priority: while the bridge is behind (the
+/// queue a quarter full) its PFC initiator pauses every PFC priority of the peer, so a sender
+/// faster than the bridge is slowed rather than lost.
+fn follow_receive_queue<P: BridgeIo>(port: &mut BridgePort<P>) {
+    let Some((held, limit)) = port.io.receive_queue() else { return };
+    if port.follow_receive_queue(held, limit) && port.counters.behind_xoffs == 1 {
+        warn!(
+            port = %port.setup.name,
+            held, limit,
+            "the bridge falls behind this port: its PFC priorities are paused until it catches up (counted as behind_xoffs)"
+        );
+    }
+}
+
 /// Hands port `i`'s MAC PFC receiver (and the pipeline) every MAC Control frame that has come
 /// in; how many.
 fn take_mac_control<P: BridgeIo>(
@@ -172,7 +195,7 @@ fn take_mac_control<P: BridgeIo>(
     clock: &Clock,
 ) -> usize {
     let mut taken = 0;
-    loop {
+    for _ in 0..CONTROL_CALLS_PER_LOOK {
         match ports[i].io.recv_control(batch) {
             Ok(0) => return taken,
             Ok(_) => {}
@@ -193,9 +216,10 @@ fn take_mac_control<P: BridgeIo>(
             taken += 1;
         }
         if batch.len() < batch.capacity() {
-            return taken;
+            break;
         }
     }
+    taken
 }
 
 /// The loop's receive buffers: one batch per port, and one for MAC Control.
@@ -354,7 +378,7 @@ fn track_resumes<P>(port: &mut BridgePort<P>, now: Picos) {
 /// The port's PFC initiator asks the peer to pause the priorities whose buffer is past XOFF,
 /// refreshes those pauses, and releases them (XON) below XON.
 fn pfc_initiator<P: FramePort>(port: &mut BridgePort<P>, now: Picos) {
-    let xoff = port.ingress.xoff();
+    let xoff = port.xoff();
     for n in 0..PRIORITIES {
         port.initiator.set_xoff(n, xoff & (1 << n) != 0);
     }
@@ -440,6 +464,18 @@ fn wait<P: BridgeIo>(
     let ts = TimeSpec::from_duration(timeout);
     // EINTR and the like: the loop comes straight back here if there is still nothing to do.
     let _ = nix::poll::ppoll(&mut fds, Some(ts), None);
+}
+
+/// Adds what the kernel dropped on each port's sockets since the last look (warned once per
+/// port: a loss on a lossless priority that no PFC frame could have prevented).
+fn count_kernel_drops<P: BridgeIo>(ports: &mut [BridgePort<P>]) {
+    for port in ports.iter_mut() {
+        let dropped = port.io.take_kernel_drops();
+        if dropped > 0 && port.counters.rx_kernel_drops == 0 {
+            warn!(port = %port.setup.name, dropped, "the kernel dropped received frames: the bridge falls behind this port (counted as rx_kernel_drops)");
+        }
+        port.counters.rx_kernel_drops += dropped;
+    }
 }
 
 fn publish<P>(published: &Mutex<BridgeSnapshot>, ports: &[BridgePort<P>], fwd: &Forwarder) {

@@ -147,7 +147,7 @@ impl BridgeSnapshot {
                     counters: p.counters.clone(),
                     occupancy: std::array::from_fn(|n| p.ingress.occupancy(n)),
                     occupancy_peak: p.ingress.peak,
-                    xoff: p.ingress.xoff(),
+                    xoff: p.xoff(),
                     paused: p.receiver.paused_vector(now),
                     reaction_samples: arrival.sorted.len(),
                     reaction_p50_us: micros(arrival.at(0.5)),

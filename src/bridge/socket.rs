@@ -72,4 +72,15 @@ impl BridgeIo for PortSockets {
     fn control_fd(&self) -> BorrowedFd<'_> {
         self.control.as_fd()
     }
+
+    fn receive_queue(&self) -> Option<(u64, u64)> {
+        self.data.receive_queue().ok()
+    }
+
+    fn take_kernel_drops(&mut self) -> u64 {
+        [&mut self.data, &mut self.control]
+            .into_iter()
+            .map(|s| s.take_kernel_drops().unwrap_or(0))
+            .sum()
+    }
 }

@@ -138,6 +138,22 @@ impl RawPort {
         self.counters
     }
 
+    /// How full the socket's receive queue is: octets held (with the kernel's per-frame
+    /// overhead) and the most it holds before the kernel drops frames.
+    pub fn receive_queue(&self) -> Result<(u64, u64), IoError> {
+        sys::receive_queue(self.socket.as_raw_fd())
+            .map(|(held, limit)| (u64::from(held), u64::from(limit)))
+            .map_err(|e| self.os_error("SO_MEMINFO", e))
+    }
+
+    /// Frames the kernel dropped since the last call because the socket's receive buffer was
+    /// full (the reader fell behind): a loss no frame shows.
+    pub fn take_kernel_drops(&mut self) -> Result<u64, IoError> {
+        sys::take_drops(self.socket.as_raw_fd())
+            .map(u64::from)
+            .map_err(|e| self.os_error("PACKET_STATISTICS", e))
+    }
+
     /// Receives what is waiting, up to the batch's capacity, without blocking; the frames are
     /// then `batch.iter()`. Returns how many (0: none waiting).
     pub fn recv_batch(&mut self, batch: &mut RxBatch) -> Result<usize, IoError> {

@@ -47,6 +47,55 @@ pub fn set_int(fd: RawFd, level: i32, name: i32, value: i32) -> io::Result<()> {
     }
 }
 
+/// Frames the kernel dropped because the socket's receive buffer was full since the last call
+/// (`PACKET_STATISTICS`, which reading resets).
+#[allow(unsafe_code)] // getsockopt of a tpacket_stats, which no safe crate wraps
+pub fn take_drops(fd: RawFd) -> io::Result<u32> {
+    let mut stats = libc::tpacket_stats { tp_packets: 0, tp_drops: 0 };
+    let mut len = std::mem::size_of::<libc::tpacket_stats>() as libc::socklen_t;
+    // SAFETY: `stats` is an initialised tpacket_stats on our stack and `len` its size, both
+    // alive for the call; the kernel writes at most `len` octets and updates `len`.
+    let rc = unsafe {
+        libc::getsockopt(
+            fd,
+            libc::SOL_PACKET,
+            libc::PACKET_STATISTICS,
+            std::ptr::addr_of_mut!(stats).cast(),
+            &mut len,
+        )
+    };
+    if rc == 0 {
+        Ok(stats.tp_drops)
+    } else {
+        Err(io::Error::last_os_error())
+    }
+}
+
+/// `SO_MEMINFO` (asm-generic/socket.h: x86, arm, aarch64, riscv and most others; the few
+/// architectures with their own numbering get an error, which callers take as unknown). The
+/// libc crate does not define it.
+const SO_MEMINFO: i32 = 55;
+
+/// The octets the socket's receive queue holds (as the kernel accounts them, with each
+/// frame's buffer overhead) and the most it may hold before the kernel drops: `SO_MEMINFO`'s
+/// `SK_MEMINFO_RMEM_ALLOC` and `SK_MEMINFO_RCVBUF`.
+#[allow(unsafe_code)] // getsockopt of a u32 array, which no safe crate wraps
+pub fn receive_queue(fd: RawFd) -> io::Result<(u32, u32)> {
+    // The kernel writes as many entries as it has (9 today) up to the length given.
+    let mut info = [0u32; 16];
+    let mut len = std::mem::size_of_val(&info) as libc::socklen_t;
+    // SAFETY: `info` is an initialised u32 array on our stack and `len` its size, both alive
+    // for the call; the kernel writes at most `len` octets and updates `len`.
+    let rc = unsafe {
+        libc::getsockopt(fd, libc::SOL_SOCKET, SO_MEMINFO, info.as_mut_ptr().cast(), &mut len)
+    };
+    if rc != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    let at = |i: i32| info[usize::try_from(i).unwrap_or(0)];
+    Ok((at(libc::SK_MEMINFO_RMEM_ALLOC), at(libc::SK_MEMINFO_RCVBUF)))
+}
+
 /// Adds a `PACKET_ADD_MEMBERSHIP` of `kind` (e.g. `PACKET_MR_PROMISC`) on `ifindex`.
 #[allow(unsafe_code)] // setsockopt with a packet_mreq, which no safe crate wraps
 pub fn add_membership(fd: RawFd, ifindex: i32, kind: i32) -> io::Result<()> {
