@@ -99,6 +99,16 @@ pub fn lab_refusal(name: &str, table: Option<&Element>) -> Option<BackendError> 
 mod tests {
     use super::*;
 
+    /// Port p1's mapping from a table with these leaves.
+    fn mapping(leaves: &str) -> Result<TrafficClasses, BackendError> {
+        classes("p1", Some(&table_of(leaves)))
+    }
+
+    /// Where an error points.
+    fn path(e: &BackendError) -> &str {
+        e.path.as_deref().unwrap_or_default()
+    }
+
     /// A `traffic-class-table` element with these leaves.
     fn table_of(leaves: &str) -> Element {
         let xml =
@@ -108,44 +118,40 @@ mod tests {
 
     #[test]
     fn no_table_is_the_identity() {
-        assert_eq!(classes("p1", None).unwrap(), IDENTITY_CLASSES);
-        assert_eq!(classes("p1", Some(&table_of(""))).unwrap(), IDENTITY_CLASSES);
+        assert_eq!(classes("p1", None).expect("read"), IDENTITY_CLASSES);
+        assert_eq!(mapping("").expect("read"), IDENTITY_CLASSES);
         assert!(lab_refusal("lab0", None).is_none());
     }
 
     #[test]
     fn priorities_not_named_keep_their_own_class() {
-        let t = table_of(
-            "<number-of-traffic-classes>8</number-of-traffic-classes><priority4>3</priority4>",
-        );
-        assert_eq!(classes("p1", Some(&t)).unwrap(), [0, 1, 2, 3, 3, 5, 6, 7]);
+        let four_in_three =
+            "<number-of-traffic-classes>8</number-of-traffic-classes><priority4>3</priority4>";
+        assert_eq!(mapping(four_in_three).expect("read"), [0, 1, 2, 3, 3, 5, 6, 7]);
         // Without the number (YANG's must does not let this through, but the rule holds).
-        let t = table_of("<priority0>1</priority0><priority1>0</priority1>");
-        assert_eq!(classes("p1", Some(&t)).unwrap(), [1, 0, 2, 3, 4, 5, 6, 7]);
+        let swapped = "<priority0>1</priority0><priority1>0</priority1>";
+        assert_eq!(mapping(swapped).expect("read"), [1, 0, 2, 3, 4, 5, 6, 7]);
     }
 
     #[test]
     fn priorities_not_named_are_lowered_to_the_last_class() {
-        let t = table_of(
-            "<number-of-traffic-classes>4</number-of-traffic-classes><priority0>1</priority0>\
-             <priority1>0</priority1><priority6>2</priority6>",
-        );
-        assert_eq!(classes("p1", Some(&t)).unwrap(), [1, 0, 2, 3, 3, 3, 2, 3]);
-        let one = table_of("<number-of-traffic-classes>1</number-of-traffic-classes>");
-        assert_eq!(classes("p1", Some(&one)).unwrap(), [0; 8]);
-        let all = table_of("<number-of-traffic-classes>8</number-of-traffic-classes>");
-        assert_eq!(classes("p1", Some(&all)).unwrap(), IDENTITY_CLASSES);
+        let four = "<number-of-traffic-classes>4</number-of-traffic-classes>\
+                    <priority0>1</priority0><priority1>0</priority1><priority6>2</priority6>";
+        assert_eq!(mapping(four).expect("read"), [1, 0, 2, 3, 3, 3, 2, 3]);
+        let one = "<number-of-traffic-classes>1</number-of-traffic-classes>";
+        assert_eq!(mapping(one).expect("read"), [0; 8]);
+        let eight = "<number-of-traffic-classes>8</number-of-traffic-classes>";
+        assert_eq!(mapping(eight).expect("read"), IDENTITY_CLASSES);
     }
 
     #[test]
     fn a_class_beyond_the_number_is_refused_at_its_leaf() {
-        let t = table_of(
-            "<number-of-traffic-classes>2</number-of-traffic-classes><priority5>2</priority5>",
-        );
-        let e = classes("p1", Some(&t)).unwrap_err();
-        assert!(e.path.unwrap().ends_with("traffic-class-table/priority5"));
-        let t = table_of("<number-of-traffic-classes>9</number-of-traffic-classes>");
-        assert!(classes("p1", Some(&t)).is_err());
+        let two =
+            "<number-of-traffic-classes>2</number-of-traffic-classes><priority5>2</priority5>";
+        let e = mapping(two).expect_err("refused");
+        assert!(path(&e).ends_with("traffic-class-table/priority5"), "{e:?}");
+        let nine = mapping("<number-of-traffic-classes>9</number-of-traffic-classes>");
+        assert!(nine.is_err(), "{nine:?}");
     }
 
     #[test]
@@ -158,14 +164,14 @@ mod tests {
             "<number-of-traffic-classes>8</number-of-traffic-classes><priority4>3</priority4>",
         );
         let e = lab_refusal("lab0", Some(&t)).expect("refused");
-        assert!(e.path.as_deref().unwrap().ends_with("traffic-class-table/priority4"), "{e:?}");
+        assert!(path(&e).ends_with("traffic-class-table/priority4"), "{e:?}");
         assert!(e.message.contains("map priority n to traffic class n"), "{e}");
         assert!(e.message.contains("priority 4 to traffic class 3"), "{e}");
         assert!(e.message.contains("ports = \"interfaces\""), "{e}");
         // Fewer classes move priorities without naming them: the number is the leaf.
         let t = table_of("<number-of-traffic-classes>7</number-of-traffic-classes>");
         let e = lab_refusal("lab0", Some(&t)).expect("refused");
-        assert!(e.path.unwrap().ends_with("traffic-class-table/number-of-traffic-classes"));
+        assert!(path(&e).ends_with("traffic-class-table/number-of-traffic-classes"), "{e:?}");
         assert!(e.message.contains("priority 7 to traffic class 6"));
     }
 }
