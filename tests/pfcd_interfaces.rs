@@ -4,8 +4,8 @@
 //! Table 12-1 counters read over NETCONF count the PFC frames on the wire; clear-pfc-counters
 //! resets them. With a measuring station on h2's side, headroom/method measured puts the
 //! measured allowance in force. A Bridge Port's traffic class table reaches the bridge, with a
-//! warning when it puts a lossy priority in a PFC priority's class; and (end to end, awaiting
-//! the bridge's side) a pause of priority 3 then holds priority 4 in its class.
+//! warning when it puts a lossy priority in a PFC priority's class; and (end to end, with the
+//! bridge's class hold) a pause of priority 3 then holds priority 4 in its class.
 //!
 //! Needs root (namespaces); skipped loudly without it, failed in CI.
 
@@ -188,18 +188,17 @@ fn a_traffic_class_table_committed_on_real_interfaces_is_given_to_the_bridge() {
     wait_log(&scratch, &["name=p2}", given, identity], 2);
 }
 
-/// **Awaits the bridge's side** (`src/bridge`, being written: a pause of priority n holds its
-/// whole traffic class, 36.1). Until it is there, this test fails at "priority 4 held with
-/// priority 3": the rest of it (the identity, the commit) passes.
+/// **Needs the bridge's traffic class hold** (`src/bridge`: a pause of priority n holds its
+/// whole class, 36.1; main's 4cbc44b "Bridge: priority to traffic class on transmit"). On a
+/// tree without it this test fails at "priority 4 held with priority 3" and nowhere else; with
+/// it, it passes.
 ///
 /// h2 pauses priority 3 while h1 sends priorities 0, 3 and 4 (4 without PFC). With the
 /// identity, 4 flows during the storm as 0 does; with p2's table putting 4 in class 3, nothing
 /// of 4 leaves p2 during the storm while 0 flows, and all of it follows the XON.
 #[test]
-fn end_to_end_awaits_bridge_a_pause_of_priority_3_holds_priority_4_in_its_traffic_class() {
-    if !can_run(
-        "end_to_end_awaits_bridge_a_pause_of_priority_3_holds_priority_4_in_its_traffic_class",
-    ) {
+fn end_to_end_a_pause_of_priority_3_holds_priority_4_in_its_traffic_class() {
+    if !can_run("end_to_end_a_pause_of_priority_3_holds_priority_4_in_its_traffic_class") {
         return;
     }
     let scratch = Scratch::new("pfcd-if-tc-e2e");
@@ -235,7 +234,7 @@ fn end_to_end_awaits_bridge_a_pause_of_priority_3_holds_priority_4_in_its_traffi
         sequences(&during, 4),
         Vec::<u32>::new(),
         "priority 4 held with priority 3, in its traffic class (needs the bridge's traffic \
-         class hold, src/bridge, in progress); pfcd's log:\n{}",
+         class hold in src/bridge, main's 4cbc44b); pfcd's log:\n{}",
         log()
     );
     assert_eq!(sequences(&after, 3), all(20), "class 3: all of priority 3 after XON");
