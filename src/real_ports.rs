@@ -121,6 +121,11 @@ impl PortSet for RealPorts {
         "the interfaces in pfcd's settings"
     }
 
+    /// The bridge holds each port's table (`PortControl::traffic_class`).
+    fn applies_traffic_classes(&self) -> bool {
+        true
+    }
+
     fn pipeline(&self) -> Arc<PipelineSnapshot> {
         self.bridge.snapshot().pipeline.unwrap_or_else(|| {
             Arc::new(PipelineSnapshot {

@@ -1048,3 +1048,94 @@ fn an_idle_lab_runs_dcbx_and_carries_no_traffic() {
     let _ = std::fs::remove_file(&file);
     let _ = std::fs::remove_file(dir.with_extension("log"));
 }
+
+/// An edit of port `port`'s traffic class table (the leaves `table`) and of its pfc `inner`.
+fn traffic_class_edit(port: &str, table: &str, inner: &str) -> String {
+    format!(
+        "<interfaces xmlns=\"{IF_NS}\"><interface><name>{port}</name>\
+         <bridge-port xmlns=\"{DOT1Q_NS}\"><traffic-class><traffic-class-table>{table}\
+         </traffic-class-table></traffic-class><pfc xmlns=\"{PFCB_NS}\">{inner}</pfc>\
+         </bridge-port></interface></interfaces>"
+    )
+}
+
+/// The lab's simulated pipeline puts priority n in traffic class n: a commit of any other
+/// traffic class table is refused, saying so and where tables apply, and nothing of it is
+/// applied (running and the port as before); the identity, written out, is taken.
+#[test]
+fn the_lab_refuses_a_traffic_class_table_other_than_the_identity() {
+    let dir = state_dir("traffic-class");
+    let file = dir.with_extension("toml");
+    std::fs::write(&file, "[lab]\ntraffic = false\n").expect("settings file");
+    let daemon = Daemon::start_with(&dir, &["--config", file.to_str().expect("utf-8 path")]);
+    let mut c = daemon.client();
+    let running = |c: &mut Client| {
+        c.get_config(Datastore::Running, None)
+            .expect("get-config")
+            .data()
+            .unwrap_or_default()
+            .to_string()
+    };
+    let before = running(&mut c);
+    let oper = top_leaf(&pfc_of(&mut c, "lab1"), "oper-pfc-enable");
+    assert_ne!(oper.as_deref(), Some("p5"), "lab1 does not start with PFC on p5 alone");
+
+    // Priority 4 in class 3, with PFC on 5 alone in the same commit: all of it refused.
+    let four_in_three = traffic_class_edit(
+        "lab1",
+        "<number-of-traffic-classes>8</number-of-traffic-classes><priority4>3</priority4>",
+        "<pfc-enable>p5</pfc-enable>",
+    );
+    let path = "dot1q:traffic-class-table/dot1q:priority4";
+    assert_commit_refused(
+        &mut c,
+        &four_in_three,
+        path,
+        "map priority n to traffic class n",
+        &before,
+    );
+    assert_commit_refused(
+        &mut c,
+        &four_in_three,
+        path,
+        "The table is applied on real interfaces (ports = \"interfaces\"",
+        &before,
+    );
+    // Four classes: priorities 4 to 7 in class 3, named by the number of classes.
+    let four_classes = traffic_class_edit(
+        "lab1",
+        "<number-of-traffic-classes>4</number-of-traffic-classes>",
+        "<pfc-enable>p5</pfc-enable>",
+    );
+    assert_commit_refused(
+        &mut c,
+        &four_classes,
+        "dot1q:traffic-class-table/dot1q:number-of-traffic-classes",
+        "priority 7 to traffic class 3",
+        &before,
+    );
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(
+        top_leaf(&pfc_of(&mut c, "lab1"), "oper-pfc-enable"),
+        oper,
+        "the refused commit's pfc-enable is not in force"
+    );
+
+    // The identity, written out, is taken with the rest of the commit.
+    let identity = traffic_class_edit(
+        "lab1",
+        "<number-of-traffic-classes>8</number-of-traffic-classes><priority3>3</priority3>\
+         <priority4>4</priority4>",
+        "<pfc-enable>p5</pfc-enable>",
+    );
+    c.edit_config(Datastore::Candidate, &identity, None).expect("edit");
+    c.commit().expect("the identity is taken");
+    assert!(running(&mut c).contains("<priority4>4</priority4>"), "{}", running(&mut c));
+    wait_for(&mut c, "lab1", Duration::from_secs(10), "p5 in force", |p| {
+        top_leaf(p, "oper-pfc-enable").as_deref() == Some("p5")
+    });
+    c.close_session().expect("close");
+    daemon.stop();
+    remove_state(&dir);
+    let _ = std::fs::remove_file(&file);
+}

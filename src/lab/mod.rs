@@ -160,6 +160,11 @@ impl crate::ports::set::PortSet for Lab {
         "the lab's ports"
     }
 
+    /// The simulated pipeline puts priority n in traffic class n.
+    fn applies_traffic_classes(&self) -> bool {
+        false
+    }
+
     fn pipeline(&self) -> std::sync::Arc<crate::ports::pipeline::PipelineSnapshot> {
         self.pipeline.snapshot()
     }

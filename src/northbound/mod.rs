@@ -1,7 +1,8 @@
 //! The daemon's one room between YANG and the ports: `prepare` turns running's XML into typed
 //! per-port intents and refuses there, `apply` hands them to the port tasks, `state` reads the
 //! snapshots the ports publish. One file per module family: [`interfaces`] (ietf-interfaces and
-//! the bridge), [`pfc`] (ieee802-dot1q-pfc-bridge), [`lab`] (pfcd-lab).
+//! the bridge), [`traffic_class`] (the Bridge Port's traffic class table), [`pfc`]
+//! (ieee802-dot1q-pfc-bridge), [`lab`] (pfcd-lab).
 
 pub mod interfaces;
 pub mod lab;
@@ -9,6 +10,7 @@ pub mod lldp;
 pub mod notifications;
 pub mod pfc;
 pub mod pipeline;
+pub mod traffic_class;
 pub mod xml;
 
 use std::sync::Arc;

@@ -16,7 +16,7 @@ use super::xml::{
     child_text, child_u64, identity_name, leaf, pfc_enable_bits, pfc_enable_mask,
     pfc_identity_leaf, pfc_path,
 };
-use super::{lldp, pipeline, DOT1Q_NS, IF_NS, PFC_BRIDGE_NS, PFC_NS};
+use super::{lldp, pipeline, traffic_class, DOT1Q_NS, IF_NS, PFC_BRIDGE_NS, PFC_NS};
 use crate::ports::set::PortSet;
 use crate::ports::{HeadroomMethod, PortHandle, PortIntent, PortSnapshot, PRIORITIES};
 use dataplane::pipeline::PipelineConfig;
@@ -61,13 +61,23 @@ impl PfcBackend {
     }
 
     /// Configuration pfcd cannot run: a Bridge Port or LLDP entry for a port it does not have,
-    /// an LLDP destination it does not support.
+    /// an LLDP destination it does not support, a traffic class table other than the identity
+    /// on ports that map priority n to class n (the lab's).
     fn unrunnable(&self, root: &Element) -> Vec<BackendError> {
         let names = self.port_names();
-        bridge_ports(root)
+        let configured = bridge_ports(root);
+        let classes_fixed = !self.ports.applies_traffic_classes();
+        let tables = configured
+            .iter()
+            .filter(|(name, _)| classes_fixed && names.contains(&name.as_str()))
+            .filter_map(|(name, port)| {
+                traffic_class::lab_refusal(name, traffic_class::table(port))
+            });
+        configured
             .iter()
             .filter_map(|(name, _)| check_port_exists(name, &names, self.ports.described()).err())
             .chain(lldp::check_entries(root, &names))
+            .chain(tables)
             .collect()
     }
 
@@ -83,23 +93,28 @@ impl PfcBackend {
     ) -> Result<Vec<PortIntent>, BackendError> {
         let names = self.port_names();
         let configured = bridge_ports(root);
-        let stored: Vec<Option<String>> = match old {
-            Some(old) => self.unrunnable(old).into_iter().map(|e| e.path).collect(),
+        // The same refusal (path and message) as before: stored, not brought by this change.
+        let refusal = |e: &BackendError| (e.path.clone(), e.message.clone());
+        let stored: Vec<_> = match old {
+            Some(old) => self.unrunnable(old).iter().map(refusal).collect(),
             None => Vec::new(),
         };
         for e in self.unrunnable(root) {
-            if old.is_some() && !stored.contains(&e.path) {
+            if old.is_some() && !stored.contains(&refusal(&e)) {
                 return Err(e);
             }
             warn!(error = %e, "stored configuration pfcd cannot run: kept, unused");
         }
         let mut intents = Vec::with_capacity(names.len());
         for (name, port) in names.iter().zip(self.ports.ports()) {
-            let pfc = configured
-                .iter()
-                .find(|(n, _)| n == name)
-                .and_then(|(_, bridge_port)| bridge_port.child(PFC_BRIDGE_NS, "pfc"));
+            let bridge_port = configured.iter().find(|(n, _)| n == name).map(|(_, p)| *p);
+            let pfc = bridge_port.and_then(|p| p.child(PFC_BRIDGE_NS, "pfc"));
             let mut intent = intent_from(name, pfc)?;
+            let classes = traffic_class::classes(name, bridge_port.and_then(traffic_class::table))?;
+            // Ports that cannot run another table keep the identity (a stored one is unused).
+            if self.ports.applies_traffic_classes() {
+                intent.traffic_class = classes;
+            }
             lldp::fill_intent(root, name, &mut intent)?;
             let now = port.snapshot();
             let method = intent.method.in_force(now.lldp.agreed_headroom());

@@ -6,6 +6,8 @@ use dataplane::headroom::allowance::AutomaticCalculation;
 use lldp::agent::AgentConfig;
 use lldp::dcbx::HeadroomMethods;
 
+use crate::bridge::port::{TrafficClasses, IDENTITY_CLASSES};
+
 /// PFCLinkDelayAllowance's YANG default: Annex N's worked example.
 pub const DEFAULT_LINK_DELAY_ALLOWANCE_BITS: u64 = 126_224;
 
@@ -130,6 +132,9 @@ pub struct PortIntent {
     /// when the port has no such entry (no LLDP, so no DCBX: PFC runs on `pfc_enable`).
     pub lldp: Option<AgentConfig>,
     pub dcbx: DcbxIntent,
+    /// `traffic-class/traffic-class-table` of the Bridge Port (8.6.6): priority n's traffic
+    /// class at index n; the identity when the table is absent, and always on the lab.
+    pub traffic_class: TrafficClasses,
 }
 
 impl Default for PortIntent {
@@ -146,6 +151,7 @@ impl Default for PortIntent {
             buffer_allocation_octets: [None; PRIORITIES],
             lldp: None,
             dcbx: DcbxIntent::default(),
+            traffic_class: IDENTITY_CLASSES,
         }
     }
 }
@@ -154,5 +160,58 @@ impl PortIntent {
     /// Whether PFC is enabled on `priority`.
     pub fn enabled(&self, priority: usize) -> bool {
         priority < PRIORITIES && self.pfc_enable & (1 << priority) != 0
+    }
+}
+
+/// A traffic class that holds priorities with PFC and without: a pause of one of the first
+/// holds the class, the second too (36.1), so lossy frames wait on a lossless one's pause.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MixedClass {
+    pub class: u8,
+    /// The class's priorities with PFC enabled, bit n = priority n.
+    pub lossless: u8,
+    /// Its priorities without PFC.
+    pub lossy: u8,
+}
+
+/// The traffic classes of `classes` that mix priorities of `pfc_enable` with others.
+pub fn mixed_classes(pfc_enable: u8, classes: &TrafficClasses) -> Vec<MixedClass> {
+    let mut mixed: Vec<MixedClass> = Vec::new();
+    for class in 0..PRIORITIES as u8 {
+        let members =
+            (0..PRIORITIES).filter(|n| classes[*n] == class).fold(0u8, |m, n| m | (1 << n));
+        let (lossless, lossy) = (members & pfc_enable, members & !pfc_enable);
+        if lossless != 0 && lossy != 0 {
+            mixed.push(MixedClass { class, lossless, lossy });
+        }
+    }
+    mixed
+}
+
+/// The priorities of a mask as a list ("3, 4").
+pub fn priority_list(mask: u8) -> String {
+    (0..PRIORITIES)
+        .filter(|n| mask & (1 << n) != 0)
+        .map(|n| n.to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_classes_mixing_pfc_and_lossy_priorities_are_mixed() {
+        assert_eq!(mixed_classes(1 << 3, &IDENTITY_CLASSES), []);
+        let four_in_three = [0, 1, 2, 3, 3, 5, 6, 7];
+        assert_eq!(
+            mixed_classes(1 << 3, &four_in_three),
+            [MixedClass { class: 3, lossless: 1 << 3, lossy: 1 << 4 }]
+        );
+        // Both lossless, or both lossy: nothing held that would not be anyway.
+        assert_eq!(mixed_classes(0b1_1000, &four_in_three), []);
+        assert_eq!(mixed_classes(1 << 0, &four_in_three), []);
+        assert_eq!(priority_list(0b1_1001), "0, 3, 4");
     }
 }

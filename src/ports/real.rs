@@ -18,7 +18,7 @@ use tracing::{info, info_span, warn};
 
 use super::event::PortEvent;
 use super::headroom::{select_allowance, HistoryEntry, Results, HISTORY};
-use super::intent::{HeadroomMethod, PortIntent, PRIORITIES};
+use super::intent::{mixed_classes, priority_list, HeadroomMethod, PortIntent, PRIORITIES};
 use super::lldp_link::{LldpView, Step};
 use super::real_lldp::RealLldp;
 use super::report;
@@ -232,11 +232,34 @@ impl RealPort {
             pfc_enable: self.oper_pfc_enable,
             headroom_bits: allowance.bits,
             measure: self.measuring(),
-            traffic_class: crate::bridge::port::IDENTITY_CLASSES,
+            traffic_class: self.intent.traffic_class,
         };
         if self.given != Some(control) {
+            let before = self.given.map(|g| (g.pfc_enable, g.traffic_class));
+            if before.map(|b| b.1) != Some(control.traffic_class) {
+                info!(traffic_class = ?control.traffic_class, "traffic classes given to the bridge");
+            }
+            if before != Some((control.pfc_enable, control.traffic_class)) {
+                self.warn_mixed_classes(&control);
+            }
             self.bridge.control(Control::Port { index: self.setup.index, control });
             self.given = Some(control);
+        }
+    }
+
+    /// Warns of each traffic class that holds priorities with PFC and without: a pause of
+    /// the first holds the second too (36.1). Allowed (a lossy priority may well share a
+    /// lossless one's queue), but seldom meant.
+    fn warn_mixed_classes(&self, control: &PortControl) {
+        for m in mixed_classes(control.pfc_enable, &control.traffic_class) {
+            warn!(
+                port = %self.setup.name,
+                "traffic class {} holds priorities {} with PFC and {} without: a pause of the \
+                 first holds the others too (36.1)",
+                m.class,
+                priority_list(m.lossless),
+                priority_list(m.lossy),
+            );
         }
     }
 

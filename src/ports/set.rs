@@ -19,6 +19,10 @@ pub trait PortSet: Send + Sync {
     fn speed(&self, i: usize) -> LinkSpeed;
     /// What the ports are, for messages ("the lab's ports", "the interfaces in the settings").
     fn described(&self) -> &'static str;
+    /// Whether the ports run a priority to traffic class table other than the identity
+    /// (`PortIntent::traffic_class`): the bridge on real interfaces does, the lab's simulated
+    /// pipeline does not.
+    fn applies_traffic_classes(&self) -> bool;
     /// The transmit pipeline as last published.
     fn pipeline(&self) -> Arc<PipelineSnapshot>;
     /// The pipeline these ports run for pfcd-pipeline's settings `base`.

@@ -142,3 +142,42 @@ pub fn wait_state(c: &mut Client, port: &str, what: &str, ready: impl Fn(&str) -
         std::thread::sleep(Duration::from_millis(50));
     }
 }
+
+/// Commits `inner` into the Bridge Port of each of `ports` (beside what is there).
+pub fn commit_bridge_port(c: &mut Client, ports: &[&str], inner: &str) {
+    let mut config = format!("<interfaces xmlns=\"{IF_NS}\">");
+    for port in ports {
+        config.push_str(&format!(
+            "<interface><name>{port}</name><bridge-port xmlns=\"{DOT1Q_NS}\">{inner}\
+             </bridge-port></interface>"
+        ));
+    }
+    config.push_str("</interfaces>");
+    c.edit_config(Datastore::Candidate, &config, None).expect("edit-config");
+    c.commit().expect("commit");
+}
+
+/// A traffic class table (`traffic-class/traffic-class-table` of a Bridge Port) with these
+/// leaves, for [`commit_bridge_port`].
+pub fn traffic_class_table(leaves: &str) -> String {
+    format!("<traffic-class><traffic-class-table>{leaves}</traffic-class-table></traffic-class>")
+}
+
+/// Waits (10 s at most) for pfcd's log to have `count` lines that contain every one of
+/// `words`; returns those lines.
+pub fn wait_log(scratch: &Scratch, words: &[&str], count: usize) -> Vec<String> {
+    let end = Instant::now() + Duration::from_secs(10);
+    loop {
+        let log = std::fs::read_to_string(scratch.path("pfcd.log")).unwrap_or_default();
+        let lines: Vec<String> = log
+            .lines()
+            .filter(|l| words.iter().all(|w| l.contains(w)))
+            .map(str::to_string)
+            .collect();
+        if lines.len() >= count {
+            return lines;
+        }
+        assert!(Instant::now() < end, "{count} lines with {words:?} in pfcd's log:\n{log}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
