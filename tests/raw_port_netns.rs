@@ -221,3 +221,35 @@ fn a_port_tells_how_full_its_receive_queue_is_and_what_the_kernel_dropped() {
     assert_eq!(pb.take_kernel_drops().expect("PACKET_STATISTICS"), 0, "reading resets it");
     drop(a);
 }
+
+#[test]
+fn a_port_asked_for_transmit_timestamps_says_when_a_frame_reached_the_driver() {
+    if !can_run("a_port_asked_for_transmit_timestamps_says_when_a_frame_reached_the_driver") {
+        return;
+    }
+    let (a, _b, _, _) = pair("ts");
+    let options = RawOptions { tx_timestamps: true, ethertype: Some(0), ..RawOptions::default() };
+    let mut pa = in_netns(&a, || RawPort::open("rawa", &options).expect("open rawa"));
+    let realtime = || {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .expect("after 1970")
+            .as_nanos() as u64
+    };
+    let mut stamps = Vec::new();
+    for seq in 0..5 {
+        let before = realtime();
+        let sent = pa.send_stamped(&frame(None, seq, 60)).expect("send");
+        let after = realtime();
+        let sent = sent.expect("veth gives software transmit timestamps");
+        assert!(before <= sent && sent <= after, "{before} <= {sent} <= {after}");
+        stamps.push(sent);
+    }
+    assert!(stamps.windows(2).all(|w| w[0] < w[1]), "one per frame, in order: {stamps:?}");
+    // Without asking, none.
+    let mut plain = in_netns(&a, || {
+        RawPort::open("rawa", &RawOptions { ethertype: Some(0), ..RawOptions::default() })
+            .expect("open rawa")
+    });
+    assert_eq!(plain.send_stamped(&frame(None, 9, 60)).expect("send"), None);
+}

@@ -11,11 +11,13 @@
 //!   anew: its socket reopened);
 //! - `port.rs`: a port's setup, MAC halves, buffer and counters; `reaction.rs`: how fast a
 //!   pause stops a priority; `snapshot.rs`: the state published; `socket.rs`: a port's
-//!   sockets (every frame, and MAC Control apart).
+//!   sockets (every frame, MAC Control apart, HMPDUs with transmit timestamps);
+//!   `handover.rs`: how long an HMPDU takes from its timestamp to the driver.
 
 pub mod control;
 pub mod fdb;
 pub mod forward;
+pub mod handover;
 pub mod ingress;
 pub mod links;
 pub mod port;
@@ -54,6 +56,9 @@ pub trait BridgeIo: FramePort + AsFd + Send {
     /// Frames the kernel dropped since the last call because a socket's receive buffer was
     /// full (the loop fell behind).
     fn take_kernel_drops(&mut self) -> u64;
+    /// Sends one frame; the kernel's time for its reaching the driver (CLOCK_REALTIME
+    /// nanoseconds) when the interface gives one.
+    fn send_stamped(&mut self, frame: &[u8]) -> Result<Option<u64>, IoError>;
     /// How full the receive queue of every frame is: octets held and the most it holds
     /// (`None` when the kernel does not say).
     fn receive_queue(&self) -> Option<(u64, u64)>;

@@ -155,6 +155,8 @@ pub struct BridgePort<P> {
     /// A new priority to traffic class mapping, taken once nothing waits for the port (a
     /// frame queued in its old class could otherwise leave after a later one of its priority).
     pub pending_traffic_class: Option<TrafficClasses>,
+    /// From an HMPDU's timestamp to the driver, as transmit timestamps show it.
+    pub handover: super::handover::Handover,
     /// The bridge has fallen behind the port: frames wait in the kernel's receive queue, where
     /// no buffer of ours counts them, and would be dropped there when it is full.
     pub behind: bool,
@@ -196,6 +198,7 @@ impl<P> BridgePort<P> {
             speed,
             pending_traffic_class: None,
             behind: false,
+            handover: Default::default(),
             link_up: true,
             setup,
             io,

@@ -396,17 +396,23 @@ fn pfc_initiator<P: FramePort>(port: &mut BridgePort<P>, now: Picos) {
 
 /// The port's measurement participant sends what it has (requests, responses), and a new
 /// estimate is put in force.
-fn headroom_measurement<P: FramePort>(port: &mut BridgePort<P>, start: Instant) {
+fn headroom_measurement<P: BridgeIo>(port: &mut BridgePort<P>, start: Instant) {
     let Some(m) = port.measure.as_mut() else { return };
     // The clock read just before the HMPDU goes to the socket, not at the start of the turn:
-    // a request's timestamp and a response's adjustment are then off by the send call alone.
+    // a request's timestamp and a response's adjustment are then off by the send path alone,
+    // which the transmit timestamps measure (`handover.rs` says why it is not taken out).
     let now = Picos(start.elapsed().as_nanos() as u64 * 1_000);
+    let stamped_ns = now_ns();
     while m.wants_transmit(now, Interface::Unprotected) {
         let Some(pdu) = m.poll_transmit(now, Interface::Unprotected, Picos::ZERO) else { break };
-        if let Err(e) = port.io.send(&pdu.to_vec()) {
-            port.counters.tx_errors += 1;
-            warn!(port = %port.setup.name, error = %e, "cannot send an HMPDU");
-            break;
+        match port.io.send_stamped(&pdu.to_vec()) {
+            Ok(Some(sent_ns)) => port.handover.sample(stamped_ns, sent_ns),
+            Ok(None) => {}
+            Err(e) => {
+                port.counters.tx_errors += 1;
+                warn!(port = %port.setup.name, error = %e, "cannot send an HMPDU");
+                break;
+            }
         }
     }
     for r in m.take_results() {

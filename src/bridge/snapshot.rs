@@ -68,6 +68,9 @@ pub struct PortSnapshot {
     pub headroom_source: &'static str,
     pub measured_round_trip_quanta: Option<u32>,
     pub hmpdus_sent: u64,
+    /// From an HMPDU's timestamp to the driver (median of the last transmit timestamps): what
+    /// our send path adds to a measured round trip; 0 without transmit timestamps.
+    pub hmpdu_handover_ns: u64,
     pub hmpdus_processed: u64,
     pub measurement_results: u64,
     /// Measurements started on the port (each one's results replace the last's).
@@ -133,6 +136,7 @@ impl BridgeSnapshot {
                         .as_ref()
                         .and_then(|m| m.round_trip_quanta()),
                     hmpdus_sent: p.measure.as_ref().map_or(0, |m| m.counters().hmpdus_sent),
+                    hmpdu_handover_ns: p.handover.median_ns(),
                     hmpdus_processed: p
                         .measure
                         .as_ref()

@@ -1,8 +1,8 @@
-//! A bridge port's two sockets on its interface: one for every frame, and one bound to MAC
-//! Control (88-08) alone. The second is what lets the loop look for a PFC frame just before
-//! it hands each frame of a lossless priority to the interface: one system call that brings
-//! no data frame with it. (Frames of 88-08 also reach the first socket; the loop takes them
-//! from the second only.)
+//! A bridge port's sockets on its interface: one for every frame; one bound to MAC Control
+//! (88-08) alone, which lets the loop look for a PFC frame just before it hands each frame of a
+//! lossless priority to the interface (one system call that brings no data frame with it;
+//! frames of 88-08 also reach the first socket, and the loop takes them from the second only);
+//! and one that receives nothing and sends HMPDUs with the kernel's transmit timestamp.
 
 use std::os::fd::{AsFd, BorrowedFd};
 
@@ -15,6 +15,7 @@ use super::BridgeIo;
 pub struct PortSockets {
     data: RawPort,
     control: RawPort,
+    stamped: RawPort,
 }
 
 impl PortSockets {
@@ -27,8 +28,12 @@ impl PortSockets {
             ..RawOptions::default()
         };
         let control = RawPort::open(interface, &control_options)?;
+        // Bound to no protocol: it receives nothing.
+        let stamped_options =
+            RawOptions { ethertype: Some(0), tx_timestamps: true, ..RawOptions::default() };
+        let stamped = RawPort::open(interface, &stamped_options)?;
         let data = RawPort::open(interface, options)?;
-        Ok(PortSockets { data, control })
+        Ok(PortSockets { data, control, stamped })
     }
 }
 
@@ -71,6 +76,10 @@ impl BridgeIo for PortSockets {
 
     fn control_fd(&self) -> BorrowedFd<'_> {
         self.control.as_fd()
+    }
+
+    fn send_stamped(&mut self, frame: &[u8]) -> Result<Option<u64>, IoError> {
+        self.stamped.send_stamped(frame)
     }
 
     fn receive_queue(&self) -> Option<(u64, u64)> {

@@ -21,6 +21,7 @@
 
 mod auxdata;
 mod sys;
+mod tx_stamp;
 
 use std::os::fd::{AsFd, AsRawFd, BorrowedFd};
 
@@ -56,6 +57,9 @@ pub struct RawOptions {
     /// deferred work after the first socket asks for it, so frames of the first milliseconds
     /// may carry the time they were read instead.
     pub timestamps: bool,
+    /// Have the kernel stamp each frame sent with the moment it reached the driver
+    /// (`SO_TIMESTAMPING`, software): [`RawPort::send_stamped`].
+    pub tx_timestamps: bool,
     /// Receive only frames of this EtherType (the socket is bound to it) instead of every
     /// frame: a second socket for MAC Control costs one system call to look at and never holds
     /// a data frame. Frames sent are not affected.
@@ -110,6 +114,9 @@ impl RawPort {
         if options.timestamps {
             sys::set_int(fd, libc::SOL_SOCKET, libc::SO_TIMESTAMPNS, 1)
                 .map_err(os("SO_TIMESTAMPNS"))?;
+        }
+        if options.tx_timestamps {
+            tx_stamp::enable(&socket).map_err(os("SO_TIMESTAMPING"))?;
         }
         if let Some(bytes) = options.send_buffer {
             socket.set_send_buffer_size(bytes).map_err(os("SO_SNDBUF"))?;
@@ -192,6 +199,18 @@ impl RawPort {
             }
         }
         Ok(sent)
+    }
+
+    /// Sends one frame and returns the kernel's time for its reaching the driver
+    /// (CLOCK_REALTIME nanoseconds), when the port was opened with `tx_timestamps` and the
+    /// driver gave one during the send (veth and most drivers do; one given later is dropped
+    /// before the next send, never taken for another frame's).
+    pub fn send_stamped(&mut self, frame: &[u8]) -> Result<Option<u64>, IoError> {
+        tx_stamp::drain(&self.socket);
+        match self.send_batch(&[frame])? {
+            1 => Ok(tx_stamp::take(&self.socket)),
+            _ => Err(self.os_error("send", std::io::ErrorKind::WouldBlock.into())),
+        }
     }
 
     /// Decides what becomes of one received message in `slot` (frame at `HEADROOM`): where the
