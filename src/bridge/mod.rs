@@ -6,7 +6,9 @@
 //!   frames, classification, learning (`fdb.rs`), the ingress buffer (`ingress.rs`), the frame
 //!   memory (`store.rs`), offers to the pipeline;
 //! - `run.rs`: the loop on one thread (receive, run the pipeline to now, send, PFC initiator,
-//!   publish, `ppoll`);
+//!   publish, `ppoll`); `receive.rs` and `transmit.rs`: its two sides (MAC Control first,
+//!   the receive queue followed; frames held while their class is paused, a look for PFC
+//!   frames before each one a pause can stop); `links.rs`: each port's interface followed;
 //! - `links.rs`: each port's interface followed (link down and up, the interface created
 //!   anew: its socket reopened);
 //! - `port.rs`: a port's setup, MAC halves, buffer and counters; `reaction.rs`: how fast a
@@ -22,11 +24,13 @@ pub mod ingress;
 pub mod links;
 pub mod port;
 pub mod reaction;
+pub mod receive;
 pub mod run;
 pub mod snapshot;
 pub mod socket;
 pub mod spec;
 pub mod store;
+pub mod transmit;
 
 use std::os::fd::AsFd;
 use std::sync::atomic::{AtomicBool, Ordering};

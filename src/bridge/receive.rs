@@ -1,0 +1,160 @@
+//! The bridge loop's receive side: MAC Control of every port first (from its own socket),
+//! then the other frames; the kernel's receive time of each; how full each port's receive queue
+//! is, and what the kernel dropped.
+
+use std::time::{Duration, Instant};
+
+use dataplane::io::RxBatch;
+use dataplane::time::Picos;
+use tracing::warn;
+
+use super::forward::Forwarder;
+use super::port::BridgePort;
+use super::reaction::now_ns;
+use super::BridgeIo;
+
+/// Frames taken from one port before the others get a turn.
+pub const RX_BURST: usize = 32;
+/// MAC Control frames taken per system call.
+pub const CONTROL_BURST: usize = 8;
+/// System calls of MAC Control frames in one look at most: a peer flooding PFC frames cannot
+/// hold the loop there (what it sent after waits for the next look, a frame later).
+const CONTROL_CALLS_PER_LOOK: usize = 4;
+
+/// Takes the MAC Control frames of every port first, then every port's other frames: within
+/// one turn of the loop the order of arrival across ports is not known, and a PFC frame that
+/// came in while the loop was busy must not let data that came in after it leave first.
+pub fn receive<P: BridgeIo>(
+    ports: &mut [BridgePort<P>],
+    batches: &mut Batches,
+    fwd: &mut Forwarder,
+    clock: &Clock,
+) -> usize {
+    let mut got = 0;
+    for i in 0..ports.len() {
+        got += take_mac_control(ports, i, &mut batches.control, fwd, clock);
+    }
+    for (port, batch) in ports.iter_mut().zip(batches.data.iter_mut()) {
+        if let Err(e) = port.io.recv_many(batch) {
+            warn!(port = %port.setup.name, error = %e, "receive failed");
+        }
+        // A full batch: more waits in the kernel's queue.
+        if batch.len() == batch.capacity() || port.behind {
+            follow_receive_queue(port);
+        }
+    }
+    let at = Instant::now();
+    for (i, batch) in batches.data.iter().enumerate() {
+        for k in 0..batch.len() {
+            let Some(frame) = batch.get(k) else { continue };
+            // Taken from the port's MAC Control socket.
+            if is_mac_control(frame) {
+                continue;
+            }
+            let arrived = clock.arrival(batch.received_ns(k), fwd.engine.now());
+            fwd.receive(ports, i, frame, at, arrived);
+            got += 1;
+        }
+    }
+    got
+}
+
+/// Frames waiting in a port's kernel receive queue are in no buffer of ours, and the kernel
+/// drops them when the queue is full, whatever their priority: while the bridge is behind (the
+/// queue a quarter full) its PFC initiator pauses every PFC priority of the peer, so a sender
+/// faster than the bridge is slowed rather than lost.
+fn follow_receive_queue<P: BridgeIo>(port: &mut BridgePort<P>) {
+    let Some((held, limit)) = port.io.receive_queue() else { return };
+    if port.follow_receive_queue(held, limit) && port.counters.behind_xoffs == 1 {
+        warn!(
+            port = %port.setup.name,
+            held, limit,
+            "the bridge falls behind this port: its PFC priorities are paused until it catches up (counted as behind_xoffs)"
+        );
+    }
+}
+
+/// Hands port `i`'s MAC PFC receiver (and the pipeline) every MAC Control frame that has come
+/// in; how many.
+pub fn take_mac_control<P: BridgeIo>(
+    ports: &mut [BridgePort<P>],
+    i: usize,
+    batch: &mut RxBatch,
+    fwd: &mut Forwarder,
+    clock: &Clock,
+) -> usize {
+    let mut taken = 0;
+    for _ in 0..CONTROL_CALLS_PER_LOOK {
+        match ports[i].io.recv_control(batch) {
+            Ok(0) => return taken,
+            Ok(_) => {}
+            Err(e) => {
+                warn!(port = %ports[i].setup.name, error = %e, "receive of MAC Control failed");
+                return taken;
+            }
+        }
+        let at = Instant::now();
+        for k in 0..batch.len() {
+            let Some(frame) = batch.get(k) else { continue };
+            // A tagged one is no MAC Control frame; it is counted from the other socket.
+            if !is_mac_control(frame) {
+                continue;
+            }
+            let arrived = clock.arrival(batch.received_ns(k), fwd.engine.now());
+            fwd.receive(ports, i, frame, at, arrived);
+            taken += 1;
+        }
+        if batch.len() < batch.capacity() {
+            break;
+        }
+    }
+    taken
+}
+
+/// The loop's receive buffers: one batch per port, and one for MAC Control.
+pub struct Batches {
+    pub data: Vec<RxBatch>,
+    pub control: RxBatch,
+}
+
+/// The loop's clock: when it started (monotonic, and on the kernel's receive clock), and the
+/// present turn.
+#[derive(Debug, Clone, Copy)]
+pub struct Clock {
+    pub start: Instant,
+    pub start_unix: Duration,
+    pub now: Picos,
+}
+
+impl Clock {
+    /// A frame's arrival: the kernel's receive time (CLOCK_REALTIME nanoseconds; the present
+    /// without one), and the same in the pipeline's time, no earlier than the pipeline (which
+    /// cannot go back) and no later than this turn.
+    fn arrival(&self, received_ns: Option<u64>, pipeline: Picos) -> (u64, Picos) {
+        let ns = received_ns.unwrap_or_else(now_ns);
+        let since_start = Duration::from_nanos(ns).saturating_sub(self.start_unix);
+        (ns, Picos(since_start.as_nanos() as u64 * 1_000).max(pipeline).min(self.now))
+    }
+
+    /// The present, in the pipeline's time scale (not this turn's: later within it).
+    pub fn wall(&self) -> Picos {
+        Picos(self.start.elapsed().as_nanos() as u64 * 1_000)
+    }
+}
+
+/// An untagged frame of EtherType 88-08.
+fn is_mac_control(frame: &[u8]) -> bool {
+    frame.get(12..14) == Some(&[0x88, 0x08][..])
+}
+
+/// Adds what the kernel dropped on each port's sockets since the last look (warned once per
+/// port: a loss on a lossless priority that no PFC frame could have prevented).
+pub fn count_kernel_drops<P: BridgeIo>(ports: &mut [BridgePort<P>]) {
+    for port in ports.iter_mut() {
+        let dropped = port.io.take_kernel_drops();
+        if dropped > 0 && port.counters.rx_kernel_drops == 0 {
+            warn!(port = %port.setup.name, dropped, "the kernel dropped received frames: the bridge falls behind this port (counted as rx_kernel_drops)");
+        }
+        port.counters.rx_kernel_drops += dropped;
+    }
+}

@@ -1,0 +1,124 @@
+//! The bridge loop's transmit side: each port's frames the pipeline sent, handed to its
+//! socket in order, except those of a priority (or traffic class) the peer holds paused; a
+//! look for PFC frames before each frame a pause can stop.
+
+use dataplane::io::RxBatch;
+use dataplane::wire::PRIORITIES;
+use tracing::warn;
+
+use super::forward::Forwarder;
+use super::port::BridgePort;
+use super::reaction::now_ns;
+use super::receive::{take_mac_control, Clock};
+use super::BridgeIo;
+
+/// Frames handed to one port's socket per system call.
+const TX_BURST: usize = 64;
+
+/// Sends port `p`'s waiting frames in order until the socket refuses one for now.
+///
+/// Frames of a priority the peer holds paused stay, in their order, until it releases them:
+/// the pipeline sent them before it knew of the pause, but they have not left. A frame of a
+/// lossless priority goes alone, just after a look for PFC frames on the port, so one that came
+/// in meanwhile stops the priority before its next frame: what leaves after a PFC frame's
+/// arrival is the frame whose send had begun, as on a wire (36.3.3). Lossy frames go many per
+/// system call.
+pub fn flush_backlog<P: BridgeIo>(
+    ports: &mut [BridgePort<P>],
+    p: usize,
+    fwd: &mut Forwarder,
+    control: &mut RxBatch,
+    clock: &Clock,
+) {
+    let mut held: Vec<u32> = Vec::new();
+    let mut held_priorities = 0u8;
+    while let Some(&head) = ports[p].tx_backlog.front() {
+        let priority = frame_priority(fwd, head);
+        // A frame a PFC frame can stop: of a PFC priority or sharing its traffic class.
+        let pausable = ports[p].with_classmates(ports[p].setup.pfc_enable);
+        let lossless = pausable & (1 << priority) != 0;
+        if lossless {
+            take_mac_control(ports, p, control, fwd, clock);
+        }
+        let stopped = ports[p].stopped(clock.wall()) | held_priorities;
+        if stopped & (1 << priority) != 0 {
+            held_priorities |= 1 << priority;
+            held.extend(ports[p].tx_backlog.pop_front());
+            continue;
+        }
+        let handles: Vec<u32> = if lossless {
+            vec![head]
+        } else {
+            let not_now = stopped | pausable;
+            ports[p]
+                .tx_backlog
+                .iter()
+                .take(TX_BURST)
+                .copied()
+                .take_while(|h| not_now & (1 << frame_priority(fwd, *h)) == 0)
+                .collect()
+        };
+        if !send_frames(ports, p, fwd, &handles) {
+            break;
+        }
+    }
+    for handle in held.into_iter().rev() {
+        ports[p].tx_backlog.push_front(handle);
+    }
+}
+
+/// Sends `handles` (the head of port `p`'s backlog) in one system call and takes what was
+/// sent off the backlog; false when the socket took fewer for now.
+fn send_frames<P: BridgeIo>(
+    ports: &mut [BridgePort<P>],
+    p: usize,
+    fwd: &mut Forwarder,
+    handles: &[u32],
+) -> bool {
+    let frames: Vec<&[u8]> = handles.iter().map(|h| fwd.store.get(*h)).collect();
+    let port = &mut ports[p];
+    let started = now_ns();
+    let (sent, failed) = match port.io.send_many(&frames) {
+        Ok(n) => (n, false),
+        Err(e) if would_block(&e) => (0, false),
+        Err(e) => {
+            port.counters.tx_errors += 1;
+            if port.counters.tx_errors == 1 {
+                warn!(port = %port.setup.name, error = %e, "send failed; frames to it are dropped and counted");
+            }
+            // The head frame is given up, so one bad frame cannot hold the port.
+            (0, true)
+        }
+    };
+    for (handle, frame) in handles.iter().zip(&frames).take(sent) {
+        let priority = frame_priority(fwd, *handle);
+        port.counters.tx_frames += 1;
+        port.counters.tx_octets += frame.len() as u64;
+        port.counters.tx_per_priority[priority] += 1;
+        // The priority is not paused now: a pause tracked for it has ended.
+        if port.reaction.is_paused(priority) {
+            port.reaction.resumed(priority);
+        }
+        port.reaction.sent(priority, started);
+    }
+    let done = if failed { 1 } else { sent };
+    drop(frames);
+    for handle in ports[p].tx_backlog.drain(..done).collect::<Vec<_>>() {
+        fwd.release(ports, handle);
+    }
+    done == handles.len() || failed
+}
+
+pub fn frame_priority(fwd: &Forwarder, handle: u32) -> usize {
+    fwd.store.priority(handle).map_or(0, usize::from) % PRIORITIES
+}
+
+fn would_block(e: &dataplane::io::IoError) -> bool {
+    match e {
+        dataplane::io::IoError::Os { source, .. } => {
+            source.kind() == std::io::ErrorKind::WouldBlock
+                || source.raw_os_error() == Some(nix::libc::ENOBUFS)
+        }
+        dataplane::io::IoError::NoSuchInterface(_) => false,
+    }
+}
