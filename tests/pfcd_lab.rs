@@ -370,14 +370,7 @@ fn refusals_name_the_path_and_change_nothing_and_restarts_keep_the_configuration
     let dir = state_dir("refusals");
     let daemon = Daemon::start(&dir);
     let mut c = daemon.client();
-    let running = |c: &mut Client| {
-        c.get_config(Datastore::Running, None)
-            .expect("get-config")
-            .data()
-            .unwrap_or_default()
-            .to_string()
-    };
-    let before = running(&mut c);
+    let before = running_config(&mut c);
     assert!(before.contains("<name>lab3</name>"), "the lab's ports are in running: {before}");
     let bridge = c
         .get(Some(&format!("<bridges xmlns=\"{DOT1Q_NS}\"/>")))
@@ -446,7 +439,7 @@ fn refusals_name_the_path_and_change_nothing_and_restarts_keep_the_configuration
         "priority 8: {errors:?}"
     );
     c.discard_changes().expect("discard");
-    assert_eq!(running(&mut c), before, "running unchanged");
+    assert_eq!(running_config(&mut c), before, "running unchanged");
 
     // A change that fits, then a restart: running and the port keep it.
     c.edit_config(Datastore::Candidate, &pfc_edit("lab1", "<pfc-enable>p3 p4</pfc-enable>"), None)
@@ -455,14 +448,14 @@ fn refusals_name_the_path_and_change_nothing_and_restarts_keep_the_configuration
     wait_for(&mut c, "lab1", Duration::from_secs(10), "p3 p4 in force", |p| {
         top_leaf(p, "oper-pfc-enable").as_deref() == Some("p3 p4")
     });
-    let after = running(&mut c);
+    let after = running_config(&mut c);
     c.close_session().expect("close");
     daemon.stop();
 
     let daemon = Daemon::start(&dir);
     assert!(!daemon.banner.contains("(made now)"), "the same administrator: {}", daemon.banner);
     let mut c = daemon.client();
-    assert_eq!(running(&mut c), after);
+    assert_eq!(running_config(&mut c), after);
     wait_for(&mut c, "lab1", Duration::from_secs(10), "p3 p4 in force after the restart", |p| {
         top_leaf(p, "oper-pfc-enable").as_deref() == Some("p3 p4")
     });
@@ -471,12 +464,12 @@ fn refusals_name_the_path_and_change_nothing_and_restarts_keep_the_configuration
     c.edit_config(Datastore::Candidate, &pfc_edit("lab1", "<pfc-enable>p3</pfc-enable>"), None)
         .expect("edit");
     c.commit().expect("commit");
-    let committed = running(&mut c);
+    let committed = running_config(&mut c);
     drop(c);
     daemon.kill();
     let daemon = Daemon::start(&dir);
     let mut c = daemon.client();
-    assert_eq!(running(&mut c), committed);
+    assert_eq!(running_config(&mut c), committed);
     wait_for(&mut c, "lab1", Duration::from_secs(10), "p3 in force after kill -9", |p| {
         top_leaf(p, "oper-pfc-enable").as_deref() == Some("p3")
     });
@@ -715,14 +708,7 @@ fn the_lldp_model_drives_the_agent_and_refuses_what_it_cannot_run() {
     assert_eq!(inserts, 4, "one neighbour inserted per port");
 
     // What pfcd cannot run is refused, naming the path; running stays as it was.
-    let running = |c: &mut Client| {
-        c.get_config(Datastore::Running, None)
-            .expect("get-config")
-            .data()
-            .unwrap_or_default()
-            .to_string()
-    };
-    let before = running(&mut c);
+    let before = running_config(&mut c);
     let refusals = [
         (
             format!(
@@ -1069,14 +1055,7 @@ fn the_lab_refuses_a_traffic_class_table_other_than_the_identity() {
     std::fs::write(&file, "[lab]\ntraffic = false\n").expect("settings file");
     let daemon = Daemon::start_with(&dir, &["--config", file.to_str().expect("utf-8 path")]);
     let mut c = daemon.client();
-    let running = |c: &mut Client| {
-        c.get_config(Datastore::Running, None)
-            .expect("get-config")
-            .data()
-            .unwrap_or_default()
-            .to_string()
-    };
-    let before = running(&mut c);
+    let before = running_config(&mut c);
     let oper = top_leaf(&pfc_of(&mut c, "lab1"), "oper-pfc-enable");
     assert_ne!(oper.as_deref(), Some("p5"), "lab1 does not start with PFC on p5 alone");
 
@@ -1130,7 +1109,11 @@ fn the_lab_refuses_a_traffic_class_table_other_than_the_identity() {
     );
     c.edit_config(Datastore::Candidate, &identity, None).expect("edit");
     c.commit().expect("the identity is taken");
-    assert!(running(&mut c).contains("<priority4>4</priority4>"), "{}", running(&mut c));
+    assert!(
+        running_config(&mut c).contains("<priority4>4</priority4>"),
+        "{}",
+        running_config(&mut c)
+    );
     wait_for(&mut c, "lab1", Duration::from_secs(10), "p5 in force", |p| {
         top_leaf(p, "oper-pfc-enable").as_deref() == Some("p5")
     });
@@ -1138,4 +1121,13 @@ fn the_lab_refuses_a_traffic_class_table_other_than_the_identity() {
     daemon.stop();
     remove_state(&dir);
     let _ = std::fs::remove_file(&file);
+}
+
+/// The running datastore as the server gives it.
+fn running_config(c: &mut Client) -> String {
+    c.get_config(Datastore::Running, None)
+        .expect("get-config")
+        .data()
+        .unwrap_or_default()
+        .to_string()
 }
