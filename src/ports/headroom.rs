@@ -97,6 +97,14 @@ impl Results {
     pub fn fresh(&self) -> Results {
         Results { history: self.history.clone(), counters: self.counters, ..Results::default() }
     }
+
+    /// The measurement's latest result forgotten (measure-headroom): until the measurement
+    /// has run again, the allowance in force cannot rest on it.
+    pub fn forget_measurement(&mut self) {
+        self.round_trip_quanta = None;
+        self.measurement_bits = None;
+        self.measurement_lines = None;
+    }
 }
 
 /// Results kept in `history`: the eight the estimate takes, four times over.

@@ -3,7 +3,9 @@
 //! publishes after every step.
 
 pub mod clock;
+mod drops;
 pub mod event;
+mod follow;
 pub mod headroom;
 pub mod intent;
 pub mod lldp_link;
@@ -11,6 +13,7 @@ pub mod pipeline;
 pub mod real;
 pub mod real_lldp;
 pub mod report;
+mod run;
 pub mod set;
 pub mod snapshot;
 pub mod task;

@@ -4,6 +4,7 @@
 use std::sync::{Arc, PoisonError, RwLock};
 
 use dataplane::headroom::allowance::Allowance;
+use dataplane::headroom::BufferPlan;
 use dataplane::time::Picos;
 
 use super::headroom::Results;
@@ -31,6 +32,15 @@ pub struct PrioritySnapshot {
     pub pfc_requests: u64,
     pub xon_sent: u64,
     pub pfc_indications: u64,
+}
+
+impl PrioritySnapshot {
+    /// The buffer plan in force on the priority.
+    pub fn set_plan(&mut self, plan: &BufferPlan) {
+        self.allocation = plan.allocation_octets;
+        self.xoff_threshold = plan.xoff_octets;
+        self.xon_threshold = plan.xon_octets;
+    }
 }
 
 /// One port.

@@ -4,9 +4,9 @@
 //! the peer station A sends it lossless traffic; both ends run LLDP/DCBX, [`LinkLldp`]); an
 //! AF_PACKET port would replace the simulation behind the same handle.
 
-use std::sync::mpsc::{self, RecvTimeoutError};
+use std::sync::mpsc;
 use std::thread::JoinHandle;
-use std::time::{Duration, Instant, SystemTime};
+use std::time::Duration;
 
 use dataplane::headroom::{BufferConfig, BufferPlan};
 use dataplane::sim::{TwoStation, TwoStationConfig};
@@ -15,14 +15,15 @@ use dataplane::wire::MacAddr;
 use lldp::dcbx::HeadroomMethods;
 use lldp::port::LocalSystem;
 use lldp::wire::TimeInterval;
-use tracing::{info, info_span};
+use tracing::info;
 
 use super::clock::SimClock;
 use super::event::PortEvent;
+use super::follow::{Followed, PortFigures};
 use super::headroom::{allowance_for, Results};
-use super::intent::{HeadroomMethod, PortIntent, PRIORITIES};
-use super::lldp_link::{LinkLldp, LldpView, PeerLldp, Step};
-use super::report;
+use super::intent::{PortIntent, PRIORITIES};
+use super::lldp_link::{LinkLldp, PeerLldp, Step};
+use super::run::{self, Command, PortTask};
 use super::snapshot::{PortSnapshot, PrioritySnapshot, Published};
 
 /// A simulated port: its name, the stations on its link, its receive buffer.
@@ -47,18 +48,6 @@ pub struct SimPortSetup {
     pub traffic: bool,
 }
 
-pub(super) enum Command {
-    Apply(Box<PortIntent>),
-    /// Discard the measurement's estimate and measure again (the measure-headroom RPC).
-    Measure,
-    /// Reset the counters (the clear-pfc-counters RPC).
-    ClearCounters,
-    Stop,
-}
-
-/// Drops on a lossless priority are reported at most this often.
-const DROP_NOTICE_EVERY: Duration = Duration::from_secs(1);
-
 /// The daemon's side of a port task.
 #[derive(Debug)]
 pub struct PortHandle {
@@ -77,63 +66,12 @@ impl PortHandle {
         tick: Duration,
         events: mpsc::Sender<PortEvent>,
     ) -> std::io::Result<Self> {
-        let mut port = SimPort::new(setup.clone(), events)?;
-        let published = Published::new(port.snapshot());
-        let (commands, rx) = mpsc::channel();
-        let out = published.clone();
-        let thread =
-            std::thread::Builder::new().name(format!("port {}", setup.name)).spawn(move || {
-                let _span = info_span!("port", name = %port.setup.name).entered();
-                let share = Picos((tick.as_nanos() as f64 * 1000.0 * clock.ratio) as u64);
-                // No traffic before the first configuration: the lab's lossless priorities
-                // would drop until the stored configuration enabled PFC on them.
-                let mut started_at = None;
-                loop {
-                    let wait = if setup.traffic { tick } else { port.lldp.next_wait() };
-                    let mut dirty = true;
-                    match rx.recv_timeout(wait) {
-                        Ok(Command::Apply(intent)) => {
-                            port.apply(*intent);
-                            if started_at.is_none() && setup.traffic {
-                                started_at = Some(clock.target());
-                                port.sim.start();
-                            }
-                        }
-                        Ok(Command::Measure) => port.measure(),
-                        Ok(Command::ClearCounters) => port.clear_counters(),
-                        Ok(Command::Stop) | Err(RecvTimeoutError::Disconnected) => {
-                            if port.lldp.shutdown() {
-                                info!("LLDP shutdown LLDPDU sent");
-                            }
-                            break;
-                        }
-                        Err(RecvTimeoutError::Timeout) => dirty = false,
-                    }
-                    let lldp = port.lldp.poll();
-                    dirty |= lldp.changed;
-                    port.follow_lldp(lldp);
-                    if let Some(started_at) = started_at {
-                        let target = clock.target().saturating_sub(started_at);
-                        let limit = port.sim.now() + Picos(share.0.saturating_mul(setup.catch_up));
-                        port.sim.advance_to(target.min(limit));
-                        port.notice_drops();
-                        dirty = true;
-                    }
-                    if dirty {
-                        out.publish(port.snapshot());
-                    }
-                }
-            })?;
-        Ok(PortHandle {
-            name: setup.name,
-            receive_buffer_size: setup.receive_buffer_size,
-            commands,
-            published,
-            thread: std::sync::Mutex::new(Some(thread)),
-        })
+        let (name, receive_buffer_size) = (setup.name.clone(), setup.receive_buffer_size);
+        let port = SimPort::new(setup, clock, tick, events)?;
+        run::start(name, receive_buffer_size, port)
     }
 
-    /// A handle on a port thread started elsewhere in `ports` (a real port's).
+    /// A handle on a port thread just started ([`run::start`]).
     pub(super) fn from_parts(
         name: String,
         receive_buffer_size: u64,
@@ -194,28 +132,26 @@ impl Drop for PortHandle {
 /// The port's state, owned by its thread.
 struct SimPort {
     setup: SimPortSetup,
+    clock: SimClock,
+    tick: Duration,
+    /// Simulated time a tick is worth at the clock's ratio.
+    share: Picos,
+    /// Simulated time when the link started carrying traffic (at the first configuration).
+    started_at: Option<Picos>,
     sim: TwoStation,
-    intent: PortIntent,
     lldp: LinkLldp,
-    /// The latest view of the LLDP agents, renewed when something changed.
-    lldp_view: std::sync::Arc<LldpView>,
-    /// Operational PFC Enable at our end and at the peer's, as last given to the link.
-    oper_pfc_enable: u8,
+    followed: Followed,
+    /// The peer's operational PFC Enable, as last given to the link (ours is `followed`'s).
     peer_oper_pfc_enable: u8,
-    /// The headroom methods DCBX agreed.
-    agreed: HeadroomMethods,
-    results: Results,
-    allowance: dataplane::headroom::allowance::Allowance,
-    events: mpsc::Sender<PortEvent>,
-    /// The drop count last reported, and when.
-    drops_reported: u64,
-    drop_reported_at: Option<Instant>,
-    /// When the counters were last reset: at start, or by clear-pfc-counters.
-    discontinuity_time: SystemTime,
 }
 
 impl SimPort {
-    fn new(setup: SimPortSetup, events: mpsc::Sender<PortEvent>) -> std::io::Result<Self> {
+    fn new(
+        setup: SimPortSetup,
+        clock: SimClock,
+        tick: Duration,
+        events: mpsc::Sender<PortEvent>,
+    ) -> std::io::Result<Self> {
         let intent = PortIntent::default();
         let mut results = Results::default();
         let agreed = HeadroomMethods::default();
@@ -233,152 +169,89 @@ impl SimPort {
         .map_err(std::io::Error::other)?;
         let peer_oper_pfc_enable = lldp.peer_oper_pfc_enable();
         sim.set_peer_pfc_enable(peer_oper_pfc_enable);
+        let followed =
+            Followed::new(setup.name.clone(), intent, results, allowance, lldp.view(), events);
+        let share = Picos((tick.as_nanos() as f64 * 1000.0 * clock.ratio) as u64);
         Ok(SimPort {
             setup,
+            clock,
+            tick,
+            share,
+            started_at: None,
             sim,
-            lldp_view: lldp.view(),
             lldp,
-            oper_pfc_enable: intent.pfc_enable,
+            followed,
             peer_oper_pfc_enable,
-            agreed,
-            intent,
-            results,
-            allowance,
-            events,
-            drops_reported: 0,
-            drop_reported_at: None,
-            discontinuity_time: SystemTime::now(),
         })
-    }
-
-    /// The headroom method in force: the configured one, or what DCBX agreed.
-    fn method_in_force(&self) -> HeadroomMethod {
-        self.intent.method.in_force(self.agreed)
-    }
-
-    fn apply(&mut self, intent: PortIntent) {
-        let before = self.method_in_force();
-        self.intent = intent;
-        if self.method_in_force() != before {
-            // A method newly in force computes afresh (a new measurement, a new calculation).
-            self.results = self.results.fresh();
-        }
-        let step = self.lldp.apply(&self.intent);
-        self.follow_lldp(step);
-        self.give_link_pfc_enable();
-        self.reselect();
     }
 
     /// Reports the agents' events and follows DCBX: the operational PFC Enable at both ends
     /// and the headroom method it agreed.
     fn follow_lldp(&mut self, step: Step) {
         let lldp = &self.lldp;
-        let (stats, view) = (|| lldp.remote_statistics(), || lldp.view());
-        report::step(&self.setup.name, &step, stats, view, &self.events);
-        if !step.changed {
+        if !self.followed.take_step(&step, || lldp.remote_statistics(), || lldp.view()) {
             return;
         }
-        self.lldp_view = self.lldp.view();
         self.give_link_pfc_enable();
-        let agreed = self.lldp.agreed_headroom();
-        if agreed != self.agreed {
-            let before = self.method_in_force();
-            self.agreed = agreed;
-            if self.method_in_force() != before {
-                info!(method = self.method_in_force().as_str(), "DCBX changed the headroom method");
-                self.results = self.results.fresh();
-                self.reselect();
-            }
+        if self.followed.take_agreed(self.lldp.agreed_headroom()) {
+            self.reselect();
         }
     }
 
     /// Hands the link the operational PFC Enable of each end, where it changed.
     fn give_link_pfc_enable(&mut self) {
-        let ours = self.lldp.oper_pfc_enable(self.intent.pfc_enable);
+        let ours = self.lldp.oper_pfc_enable(self.followed.intent.pfc_enable);
         let peer = self.lldp.peer_oper_pfc_enable();
-        if (ours, peer) == (self.oper_pfc_enable, self.peer_oper_pfc_enable) {
+        if (ours, peer) == (self.followed.oper_pfc_enable, self.peer_oper_pfc_enable) {
             return;
         }
         info!(oper_pfc_enable = ours, peer_oper_pfc_enable = peer, "operational PFC Enable");
-        self.oper_pfc_enable = ours;
+        self.followed.oper_pfc_enable = ours;
         self.peer_oper_pfc_enable = peer;
         self.sim.set_pfc_enable(ours);
         self.sim.set_peer_pfc_enable(peer);
     }
 
-    fn clear_counters(&mut self) {
-        self.sim.clear_b_counters();
-        self.results.counters = Default::default();
-        self.drops_reported = 0;
-        self.discontinuity_time = SystemTime::now();
-    }
-
-    fn measure(&mut self) {
-        self.results.round_trip_quanta = None;
-        self.results.measurement_bits = None;
-        self.results.measurement_lines = None;
-        self.reselect();
-    }
-
     /// Selects the allowance again and resizes the buffer for it.
     fn reselect(&mut self) {
+        let f = &mut self.followed;
         let allowance = allowance_for(
             &self.setup.name,
-            &self.intent,
-            self.agreed,
+            &f.intent,
+            f.agreed,
             &self.setup.stations,
-            &mut self.results,
+            &mut f.results,
         );
         let priority = usize::from(self.setup.stations.priority);
-        self.sim.set_headroom(allowance.bits, self.intent.buffer_allocation_octets[priority]);
-        if allowance != self.allowance {
-            info!(allowance = %allowance, "allowance in force changed");
-            let _ = self.events.send(PortEvent::AllowanceChanged {
-                port: self.setup.name.clone(),
-                old: self.allowance,
-                new: allowance,
-            });
-        }
-        self.allowance = allowance;
+        self.sim.set_headroom(allowance.bits, f.intent.buffer_allocation_octets[priority]);
+        f.put_in_force(allowance);
     }
 
     /// Reports new drops on the lossless priority while PFC is enabled on it.
     fn notice_drops(&mut self) {
         let priority = self.setup.stations.priority;
-        let dropped = self.sim.b_buffer().counters.frames_dropped;
-        let due = self.drop_reported_at.is_none_or(|t| t.elapsed() >= DROP_NOTICE_EVERY);
-        let lossless = self.oper_pfc_enable & (1 << priority) != 0;
-        if dropped > self.drops_reported && due && lossless {
-            self.drops_reported = dropped;
-            self.drop_reported_at = Some(Instant::now());
-            let _ = self.events.send(PortEvent::LosslessDrop {
-                port: self.setup.name.clone(),
-                priority,
-                frames_dropped: dropped,
-                allowance: self.allowance,
-            });
+        if self.followed.oper_pfc_enable & (1 << priority) != 0 {
+            let dropped = self.sim.b_buffer().counters.frames_dropped;
+            self.followed.notice_drops(priority, dropped);
         }
     }
 
-    fn snapshot(&self) -> PortSnapshot {
+    /// The simulated link's figures for the snapshot.
+    fn figures(&self) -> PortFigures<'_> {
         let now = self.sim.now();
-        let tx = &self.sim.b_initiator().counters;
         let rx_mac = self.sim.b_receiver();
-        let rx = &rx_mac.counters;
         let traffic = usize::from(self.setup.stations.priority);
         let max_frame = self.setup.stations.max_frame_octets() + dataplane::time::FCS_OCTETS;
         let mut priorities = [PrioritySnapshot::default(); PRIORITIES];
         for (n, p) in priorities.iter_mut().enumerate() {
-            if self.oper_pfc_enable & (1 << n) != 0 {
+            if self.followed.oper_pfc_enable & (1 << n) != 0 {
                 let config = BufferConfig {
                     max_frame_octets: max_frame,
-                    allocation_octets: self.intent.buffer_allocation_octets[n],
+                    allocation_octets: self.followed.intent.buffer_allocation_octets[n],
                     xon_hysteresis_octets: None,
                 };
-                if let Ok(plan) = BufferPlan::new(self.allowance.bits, &config) {
-                    p.allocation = plan.allocation_octets;
-                    p.xoff_threshold = plan.xoff_octets;
-                    p.xon_threshold = plan.xon_octets;
+                if let Ok(plan) = BufferPlan::new(self.followed.allowance.bits, &config) {
+                    p.set_plan(&plan);
                 }
             }
             if n == traffic {
@@ -400,31 +273,72 @@ impl SimPort {
             } else {
                 0
             };
-            p.pfc_requests = tx.pfc_requests_per_priority[n];
-            p.xon_sent = tx.xon_sent_per_priority[n];
-            p.pfc_indications = rx.pfc_indications_per_priority[n];
         }
-        PortSnapshot {
-            name: self.setup.name.clone(),
-            intent: self.intent.clone(),
-            oper_pfc_enable: self.oper_pfc_enable,
-            peer_oper_pfc_enable: self.peer_oper_pfc_enable,
-            method_in_force: self.method_in_force(),
-            lldp: self.lldp_view.clone(),
+        PortFigures {
             speed: self.setup.stations.speed,
-            allowance: self.allowance,
-            results: self.results.clone(),
             receive_buffer_size: self.setup.receive_buffer_size,
-            pfc_requests: tx.pfc_requests,
-            pfc_indications: rx.pfc_indications,
-            pause_frames_sent: tx.pause_frames_sent,
-            pause_frames_received: rx.pause_frames_received,
-            pause_frames_ignored: rx.pause_frames_ignored,
-            pfc_frames_ignored: rx.pfc_frames_ignored,
-            mac_control_discarded: rx.mac_control_discarded,
+            peer_oper_pfc_enable: self.peer_oper_pfc_enable,
+            sent: &self.sim.b_initiator().counters,
+            received: &rx_mac.counters,
             priorities,
-            discontinuity_time: self.discontinuity_time,
             simulated_time: now,
         }
+    }
+}
+
+impl PortTask for SimPort {
+    fn wait(&self) -> Duration {
+        if self.setup.traffic {
+            self.tick
+        } else {
+            self.lldp.next_wait()
+        }
+    }
+
+    fn apply(&mut self, intent: PortIntent) {
+        self.followed.take_intent(intent);
+        let step = self.lldp.apply(&self.followed.intent);
+        self.follow_lldp(step);
+        self.give_link_pfc_enable();
+        self.reselect();
+        // No traffic before the first configuration: the lab's lossless priorities would drop
+        // until the stored configuration enabled PFC on them.
+        if self.started_at.is_none() && self.setup.traffic {
+            self.started_at = Some(self.clock.target());
+            self.sim.start();
+        }
+    }
+
+    fn measure(&mut self) {
+        self.followed.results.forget_measurement();
+        self.reselect();
+    }
+
+    fn clear_counters(&mut self) {
+        self.sim.clear_b_counters();
+        self.followed.counters_cleared();
+    }
+
+    fn shutdown_lldp(&mut self) -> bool {
+        self.lldp.shutdown()
+    }
+
+    /// LLDP's step, then the link's up to the clock (at most `catch_up` ticks' worth).
+    fn step(&mut self, commanded: bool) -> bool {
+        let lldp = self.lldp.poll();
+        let mut changed = commanded || lldp.changed;
+        self.follow_lldp(lldp);
+        if let Some(started_at) = self.started_at {
+            let target = self.clock.target().saturating_sub(started_at);
+            let limit = self.sim.now() + Picos(self.share.0.saturating_mul(self.setup.catch_up));
+            self.sim.advance_to(target.min(limit));
+            self.notice_drops();
+            changed = true;
+        }
+        changed
+    }
+
+    fn snapshot(&self) -> PortSnapshot {
+        self.followed.snapshot(self.figures())
     }
 }

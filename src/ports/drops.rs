@@ -1,0 +1,34 @@
+//! How often a port reports drops on a lossless priority: a `receive-buffer-drop` for every
+//! frame would flood the notification stream while a misconfigured port drops thousands a
+//! second, so a notice goes out only for new drops and at most once a second.
+
+use std::time::{Duration, Instant};
+
+/// Drops on a lossless priority are reported at most this often.
+const DROP_NOTICE_EVERY: Duration = Duration::from_secs(1);
+
+/// The drop count last reported, and when.
+#[derive(Debug, Default)]
+pub(super) struct DropNotices {
+    reported: u64,
+    reported_at: Option<Instant>,
+}
+
+impl DropNotices {
+    /// Whether `dropped` frames in all are worth a notice now: more than last reported, and
+    /// none reported in the last second. When they are, they count as reported from now on.
+    pub(super) fn take(&mut self, dropped: u64) -> bool {
+        let due = self.reported_at.is_none_or(|t| t.elapsed() >= DROP_NOTICE_EVERY);
+        if dropped > self.reported && due {
+            self.reported = dropped;
+            self.reported_at = Some(Instant::now());
+            return true;
+        }
+        false
+    }
+
+    /// The counters were reset: any drop from now on is new.
+    pub(super) fn counters_cleared(&mut self) {
+        self.reported = 0;
+    }
+}

@@ -1,0 +1,201 @@
+//! What a port task follows, the same on the lab's simulated link and on a real interface: the
+//! configuration it runs, what DCBX agreed and made operational, the results of the headroom
+//! method in force and the allowance selected from them; and how the port reports them (log
+//! lines, `PortEvent`s, its snapshot). What a port then does with a change (the lab gives its
+//! link the PFC Enable and the headroom; a real port hands the bridge port its control) stays
+//! with its task, `task.rs` or `real.rs`.
+
+use std::sync::mpsc::Sender;
+use std::sync::Arc;
+use std::time::SystemTime;
+
+use dataplane::headroom::allowance::Allowance;
+use dataplane::mac::MacCounters;
+use dataplane::time::{LinkSpeed, Picos};
+use lldp::agent::RemoteStatistics;
+use lldp::dcbx::HeadroomMethods;
+use tracing::info;
+
+use super::drops::DropNotices;
+use super::event::PortEvent;
+use super::headroom::Results;
+use super::intent::{HeadroomMethod, PortIntent, PRIORITIES};
+use super::lldp_link::{LldpView, Step};
+use super::report;
+use super::snapshot::{PortSnapshot, PrioritySnapshot};
+
+/// The state both kinds of port task keep, owned by the port's thread.
+pub(super) struct Followed {
+    /// The port's name (in its events).
+    pub(super) name: String,
+    pub(super) intent: PortIntent,
+    /// The headroom methods DCBX agreed.
+    pub(super) agreed: HeadroomMethods,
+    /// Our operational PFC Enable, as last acted on.
+    pub(super) oper_pfc_enable: u8,
+    pub(super) results: Results,
+    pub(super) allowance: Allowance,
+    /// The latest view of the LLDP agents, renewed when something changed.
+    pub(super) lldp_view: Arc<LldpView>,
+    drops: DropNotices,
+    /// When the counters were last reset: at start, or by clear-pfc-counters.
+    discontinuity_time: SystemTime,
+    events: Sender<PortEvent>,
+}
+
+/// What a snapshot takes from the port itself rather than from what it follows.
+pub(super) struct PortFigures<'a> {
+    pub(super) speed: LinkSpeed,
+    pub(super) receive_buffer_size: u64,
+    /// The peer's operational PFC Enable (0 where the port cannot know it).
+    pub(super) peer_oper_pfc_enable: u8,
+    /// Our PFC initiator's counters (what we sent) and our receiver's.
+    pub(super) sent: &'a MacCounters,
+    pub(super) received: &'a MacCounters,
+    /// Each priority's buffer and pause; its PFC counters are taken from `sent` and `received`.
+    pub(super) priorities: [PrioritySnapshot; PRIORITIES],
+    pub(super) simulated_time: Picos,
+}
+
+impl Followed {
+    /// A port before DCBX has said anything: PFC runs on `intent`'s PFC Enable, `allowance`
+    /// (selected for `intent` with `results`) is in force.
+    pub(super) fn new(
+        name: String,
+        intent: PortIntent,
+        results: Results,
+        allowance: Allowance,
+        lldp_view: Arc<LldpView>,
+        events: Sender<PortEvent>,
+    ) -> Self {
+        Followed {
+            name,
+            agreed: HeadroomMethods::default(),
+            oper_pfc_enable: intent.pfc_enable,
+            intent,
+            results,
+            allowance,
+            lldp_view,
+            drops: DropNotices::default(),
+            discontinuity_time: SystemTime::now(),
+            events,
+        }
+    }
+
+    /// The headroom method in force: the configured one, or what DCBX agreed.
+    pub(super) fn method_in_force(&self) -> HeadroomMethod {
+        self.intent.method.in_force(self.agreed)
+    }
+
+    /// Takes a new configuration. Returns whether the method in force changed; a method newly
+    /// in force computes afresh (a new measurement, a new calculation), so its results start
+    /// empty.
+    pub(super) fn take_intent(&mut self, intent: PortIntent) -> bool {
+        let before = self.method_in_force();
+        self.intent = intent;
+        if self.method_in_force() == before {
+            return false;
+        }
+        self.results = self.results.fresh();
+        true
+    }
+
+    /// Reports the events of an LLDP step (`stats` and `view` give the remote table's counters
+    /// and the LLDP view when an event needs them). Returns whether the step changed anything;
+    /// the view is then renewed.
+    pub(super) fn take_step(
+        &mut self,
+        step: &Step,
+        stats: impl Fn() -> RemoteStatistics,
+        view: impl Fn() -> Arc<LldpView>,
+    ) -> bool {
+        report::step(&self.name, step, &stats, &view, &self.events);
+        if step.changed {
+            self.lldp_view = view();
+        }
+        step.changed
+    }
+
+    /// Takes the headroom methods DCBX agreed. Returns whether that changed the method in
+    /// force (logged; its results start empty, as for a new configuration).
+    pub(super) fn take_agreed(&mut self, agreed: HeadroomMethods) -> bool {
+        if agreed == self.agreed {
+            return false;
+        }
+        let before = self.method_in_force();
+        self.agreed = agreed;
+        if self.method_in_force() == before {
+            return false;
+        }
+        info!(method = self.method_in_force().as_str(), "DCBX changed the headroom method");
+        self.results = self.results.fresh();
+        true
+    }
+
+    /// Puts `allowance` in force; a change is logged and sent north.
+    pub(super) fn put_in_force(&mut self, allowance: Allowance) {
+        if allowance != self.allowance {
+            info!(allowance = %allowance, "allowance in force changed");
+            let _ = self.events.send(PortEvent::AllowanceChanged {
+                port: self.name.clone(),
+                old: self.allowance,
+                new: allowance,
+            });
+        }
+        self.allowance = allowance;
+    }
+
+    /// `dropped` frames in all on lossless `priority`: sent north when new and due
+    /// ([`DropNotices`]).
+    pub(super) fn notice_drops(&mut self, priority: u8, dropped: u64) {
+        if self.drops.take(dropped) {
+            let _ = self.events.send(PortEvent::LosslessDrop {
+                port: self.name.clone(),
+                priority,
+                frames_dropped: dropped,
+                allowance: self.allowance,
+            });
+        }
+    }
+
+    /// The port's counters were reset (clear-pfc-counters): the measurement's too, and a new
+    /// discontinuity.
+    pub(super) fn counters_cleared(&mut self) {
+        self.results.counters = Default::default();
+        self.drops.counters_cleared();
+        self.discontinuity_time = SystemTime::now();
+    }
+
+    /// The port's snapshot: what it follows, with its own figures.
+    pub(super) fn snapshot(&self, port: PortFigures) -> PortSnapshot {
+        let (tx, rx) = (port.sent, port.received);
+        let mut priorities = port.priorities;
+        for (n, p) in priorities.iter_mut().enumerate() {
+            p.pfc_requests = tx.pfc_requests_per_priority[n];
+            p.xon_sent = tx.xon_sent_per_priority[n];
+            p.pfc_indications = rx.pfc_indications_per_priority[n];
+        }
+        PortSnapshot {
+            name: self.name.clone(),
+            intent: self.intent.clone(),
+            oper_pfc_enable: self.oper_pfc_enable,
+            peer_oper_pfc_enable: port.peer_oper_pfc_enable,
+            method_in_force: self.method_in_force(),
+            lldp: self.lldp_view.clone(),
+            speed: port.speed,
+            allowance: self.allowance,
+            results: self.results.clone(),
+            receive_buffer_size: port.receive_buffer_size,
+            pfc_requests: tx.pfc_requests,
+            pfc_indications: rx.pfc_indications,
+            pause_frames_sent: tx.pause_frames_sent,
+            pause_frames_received: rx.pause_frames_received,
+            pause_frames_ignored: rx.pause_frames_ignored,
+            pfc_frames_ignored: rx.pfc_frames_ignored,
+            mac_control_discarded: rx.mac_control_discarded,
+            priorities,
+            discontinuity_time: self.discontinuity_time,
+            simulated_time: port.simulated_time,
+        }
+    }
+}
