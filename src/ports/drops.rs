@@ -32,3 +32,22 @@ impl DropNotices {
         self.reported = 0;
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn new_drops_are_noticed_at_most_once_a_second_and_anew_after_a_reset() {
+        let mut drops = DropNotices::default();
+        assert!(!drops.take(0), "no drop, no notice");
+        assert!(drops.take(5));
+        assert!(!drops.take(9), "a second notice waits a second");
+        drops.reported_at = Some(Instant::now() - DROP_NOTICE_EVERY);
+        assert!(!drops.take(5), "no new drop since the last notice");
+        assert!(drops.take(9));
+        drops.counters_cleared();
+        drops.reported_at = None;
+        assert!(drops.take(1), "after a reset every drop is new");
+    }
+}
