@@ -134,6 +134,7 @@ impl PortSet for RealPorts {
                 classes: Vec::new(),
                 external_used: 0,
                 reactions: Vec::new(),
+                traffic_classes: Vec::new(),
             })
         })
     }

@@ -163,6 +163,10 @@ fn a_traffic_class_table_committed_on_real_interfaces_is_given_to_the_bridge() {
     let running = running.data().unwrap_or_default();
     assert!(running.contains("<priority4>3</priority4>"), "{running}");
     wait_log(&scratch, &["name=p2}", given, "traffic_class=[0, 1, 2, 3, 3, 5, 6, 7]"], 1);
+    // The bridge put it in force, as pfcd-pipeline's state shows; p1 keeps the identity.
+    wait_traffic_class(&mut c, "p2", 4, 3);
+    wait_traffic_class(&mut c, "p2", 3, 3);
+    wait_traffic_class(&mut c, "p1", 4, 4);
     let warned = wait_log(
         &scratch,
         &["WARN", "port=p2", "traffic class 3 holds priorities 3 with PFC and 4 without"],
@@ -186,6 +190,7 @@ fn a_traffic_class_table_committed_on_real_interfaces_is_given_to_the_bridge() {
     c.edit_config(Datastore::Candidate, &delete, None).expect("edit-config");
     c.commit().expect("commit");
     wait_log(&scratch, &["name=p2}", given, identity], 2);
+    wait_traffic_class(&mut c, "p2", 4, 4);
 }
 
 /// **Needs the bridge's traffic class hold** (`src/bridge`: a pause of priority n holds its

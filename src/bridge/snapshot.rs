@@ -116,6 +116,7 @@ pub struct PriorityDetail {
 impl BridgeSnapshot {
     pub fn take<P>(ports: &[BridgePort<P>], fwd: &Forwarder) -> Self {
         let reactions: Vec<_> = ports.iter().map(pause_reaction).collect();
+        let traffic_classes = ports.iter().map(|p| p.setup.traffic_class).collect();
         let now = fwd.engine.now();
         let stats = fwd.engine.stats();
         let ports = ports
@@ -185,6 +186,7 @@ impl BridgeSnapshot {
             external_fifo_peak: stats.external_fifo_peak,
             pipeline: Some(std::sync::Arc::new(crate::ports::pipeline::PipelineSnapshot {
                 reactions,
+                traffic_classes,
                 ..crate::ports::pipeline::PipelineSnapshot::of(&fwd.engine)
             })),
         }

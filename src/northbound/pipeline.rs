@@ -97,7 +97,12 @@ pub fn port_state(s: &PipelineSnapshot, port: usize) -> Option<Element> {
     let row = s.classes.get(port)?;
     let mut e = Element::new(ns, "pipeline");
     for (n, c) in row.iter().enumerate() {
-        let mut p = Element::new(ns, "priority").with(leaf(ns, "priority", n));
+        let class = s.traffic_classes.get(port).map_or(n, |t| usize::from(t[n]));
+        let mut p = Element::new(ns, "priority").with(leaf(ns, "priority", n)).with(leaf(
+            ns,
+            "traffic-class",
+            class,
+        ));
         if let Some(c) = c {
             p.push(leaf(ns, "fsm-state", fsm_name(c.fsm)));
             p.push(leaf(ns, "pause", c.pause));

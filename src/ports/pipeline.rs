@@ -20,6 +20,9 @@ pub struct PipelineSnapshot {
     /// Per port, how fast the peer's pauses took hold on the wire: measured by the bridge on
     /// real interfaces; empty in the lab, whose simulated MAC counts late frames in `stats`.
     pub reactions: Vec<PauseReaction>,
+    /// Per port, the traffic class of each priority in force on transmit (the bridge's on real
+    /// interfaces); empty in the lab, whose priority n is class n.
+    pub traffic_classes: Vec<[u8; PRIORITIES]>,
 }
 
 /// How fast pauses from the peer stopped their priority on one real port, over the last pauses
@@ -59,6 +62,7 @@ impl PipelineSnapshot {
             classes,
             external_used,
             reactions: Vec::new(),
+            traffic_classes: Vec::new(),
         }
     }
 }

@@ -143,6 +143,27 @@ pub fn wait_state(c: &mut Client, port: &str, what: &str, ready: impl Fn(&str) -
     }
 }
 
+/// Waits until priority `n`'s traffic class in force on `port` (pfcd-pipeline's state) is
+/// `class`.
+pub fn wait_traffic_class(c: &mut Client, port: &str, n: u8, class: u8) {
+    let filter = format!(
+        "<interfaces xmlns=\"{IF_NS}\"><interface><name>{port}</name>\
+         <bridge-port xmlns=\"{DOT1Q_NS}\"><pipeline xmlns=\"{PIPE_NS}\"><priority>\
+         <priority>{n}</priority><traffic-class/></priority></pipeline></bridge-port>\
+         </interface></interfaces>"
+    );
+    let end = Instant::now() + Duration::from_secs(10);
+    loop {
+        let reply = c.get(Some(&filter)).expect("get");
+        let data = reply.data().unwrap_or_default();
+        if value(data, "traffic-class").as_deref() == Some(&class.to_string()) {
+            return;
+        }
+        assert!(Instant::now() < end, "{port}: priority {n} in traffic class {class}: {data}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
 /// Commits `inner` into the Bridge Port of each of `ports` (beside what is there).
 pub fn commit_bridge_port(c: &mut Client, ports: &[&str], inner: &str) {
     let mut config = format!("<interfaces xmlns=\"{IF_NS}\">");
