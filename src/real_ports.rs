@@ -73,13 +73,15 @@ impl RealPorts {
             )),
             capabilities: crate::lab::BRIDGE_CAPABILITIES,
         };
-        // The interfaces' media are not known: our delays are Annex N's at the speed over
-        // fibre, the Local Delay TLV we advertise follows from them.
-        let local_delay =
-            TimeInterval(LocalDelays::for_link(speed, Medium::Fibre).local_delay_tlv(speed));
         let (events, receiver) = mpsc::channel();
         let mut handles = Vec::new();
         for (index, name) in settings.names.iter().enumerate() {
+            // Our delays are Annex N's at the speed for the port's medium (fibre when the
+            // settings do not say), and the Local Delay TLV we advertise follows from them.
+            let cable = settings.cables.get(name).copied();
+            let medium = cable.map_or(Medium::Fibre, |c| c.medium());
+            let local_delay =
+                TimeInterval(LocalDelays::for_link(speed, medium).local_delay_tlv(speed));
             let setup = RealPortSetup {
                 name: name.clone(),
                 index,
@@ -87,6 +89,8 @@ impl RealPorts {
                 receive_buffer_size: settings.receive_buffer,
                 system: system.clone(),
                 local_delay,
+                cable,
+                max_frame: settings.max_frame,
             };
             let handle = PortHandle::spawn_real(setup, bridge.clone(), events.clone())
                 .map_err(|e| format!("port {name}: {e}"))?;

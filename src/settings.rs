@@ -14,6 +14,9 @@
 //! max-frame = 9216                # the largest frame forwarded, octets without FCS
 //! receive-buffer = 1048576        # octets per port for the lossless priorities together
 //!
+//! [interfaces.cables]             # optional: what Linux cannot tell, for calculated headroom
+//! eth1 = { medium = "copper", metres = 100 }   # or "fibre"
+//!
 //! [lab]
 //! time-ratio = 0.001              # simulated seconds per wall-clock second
 //! tick-ms = 50                    # how often the lab's ports catch up with the clock
@@ -63,6 +66,37 @@ pub struct InterfaceSettings {
     /// Octets of receive buffer per port for the PFC-enabled priorities together: an
     /// allowance larger than this is refused. Default 1 MiB.
     pub receive_buffer: u64,
+    /// The cable on each interface, which Linux does not know: with it a port can calculate
+    /// its headroom (36.8, method `calculated`). Interfaces not named here cannot.
+    pub cables: std::collections::BTreeMap<String, Cable>,
+}
+
+/// A port's cable: its medium and length.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct Cable {
+    pub medium: CableMedium,
+    pub metres: u32,
+}
+
+/// What a cable is made of (its propagation velocity, 36.8 and Annex N).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CableMedium {
+    /// Optical fibre, about 5 ns/m.
+    Fibre,
+    /// Twisted pair (Category 6), 0.6 c as Annex N has it.
+    Copper,
+}
+
+impl Cable {
+    /// The medium as the headroom calculation knows it.
+    pub fn medium(&self) -> dataplane::headroom::Medium {
+        match self.medium {
+            CableMedium::Fibre => dataplane::headroom::Medium::Fibre,
+            CableMedium::Copper => dataplane::headroom::Medium::Cat6,
+        }
+    }
 }
 
 impl Default for InterfaceSettings {
@@ -72,6 +106,7 @@ impl Default for InterfaceSettings {
             speed: "10G".into(),
             max_frame: 9216,
             receive_buffer: 1 << 20,
+            cables: Default::default(),
         }
     }
 }
@@ -243,6 +278,19 @@ impl Settings {
             if self.interfaces.max_frame < 60 {
                 return Err("interfaces.max-frame must be at least 60 octets".into());
             }
+            for (name, cable) in &self.interfaces.cables {
+                if !names.contains(name) {
+                    return Err(format!(
+                        "interfaces.cables names {name}, which is not in interfaces.names"
+                    ));
+                }
+                if !(1..=40_000_000).contains(&cable.metres) {
+                    return Err(format!(
+                        "interfaces.cables.{name}.metres is {}: use 1 to 40000000",
+                        cable.metres
+                    ));
+                }
+            }
         }
         Ok(())
     }
@@ -276,5 +324,19 @@ mod tests {
         let mut s = Settings::default();
         s.lab.time_ratio = 2.0;
         assert!(s.check().expect_err("refused").contains("time-ratio"));
+    }
+
+    #[test]
+    fn cables_name_interfaces_of_the_bridge() {
+        let text = "ports = \"interfaces\"\n[interfaces]\nnames = [\"p1\"]\n\
+                    [interfaces.cables]\np1 = { medium = \"copper\", metres = 100 }\n";
+        let s: Settings = toml::from_str(text).expect("parses");
+        assert_eq!(s.interfaces.cables["p1"], Cable { medium: CableMedium::Copper, metres: 100 });
+        assert_eq!(s.check(), Ok(()));
+        let other: Settings = toml::from_str(&text.replace("p1 = {", "p9 = {")).expect("parses");
+        assert!(other.check().expect_err("refused").contains("p9, which is not in"));
+        assert!(toml::from_str::<Settings>(&text.replace("copper", "glass")).is_err());
+        let long: Settings = toml::from_str(&text.replace("100", "0")).expect("parses");
+        assert!(long.check().expect_err("refused").contains("metres is 0"));
     }
 }

@@ -135,6 +135,43 @@ fn headroom_method_measured_puts_the_round_trip_of_the_wire_in_force() {
     assert_eq!(value(&p1, "allowance-source").as_deref(), Some("pfc:manual"), "{p1}");
 }
 
+#[test]
+fn with_its_cable_in_the_settings_a_port_calculates_annex_n_s_headroom() {
+    if !can_run("with_its_cable_in_the_settings_a_port_calculates_annex_n_s_headroom") {
+        return;
+    }
+    let scratch = Scratch::new("pfcd-if-calc");
+    let Hosts { h1_ns: _h1_ns, sw, h2_ns: _h2_ns, .. } = hosts("pifc");
+    // Annex N's link: 100 m of Cat6 at 10 Gb/s, 2000-octet frames with their FCS. p2's cable
+    // is not given.
+    let more = "speed = \"10G\"\nmax-frame = 1996\n\
+                [interfaces.cables]\np1 = { medium = \"copper\", metres = 100 }\n";
+    let pfcd = start_pfcd_with(&sw, &scratch, &["p1", "p2"], more);
+    let mut c = pfcd.client(&sw);
+    commit_pfc(
+        &mut c,
+        &["p1", "p2"],
+        &format!(
+            "<pfc-enable>p3</pfc-enable><pfc-link-delay-allowance>50000</pfc-link-delay-allowance>\
+             <headroom><method xmlns:pfc=\"{PFC_NS}\">pfc:calculated</method></headroom>"
+        ),
+    );
+    let p1 = wait_state(&mut c, "p1", "the calculated allowance in force", |p| {
+        value(p, "allowance-source").as_deref() == Some("pfc:calculated")
+    });
+    assert_eq!(number(&p1, "allowance-in-force"), 126_224, "Annex N's figure: {p1}");
+    assert_eq!(number(&p1, "calculated-allowance"), 126_224, "{p1}");
+    // Without its cable p2 cannot calculate: 12.23's initial value (the link delay allowance
+    // here) stands, and the log says what to add.
+    let p2 = wait_state(&mut c, "p2", "the link delay allowance", |p| {
+        value(p, "allowance-in-force").as_deref() == Some("50000")
+    });
+    assert_eq!(value(&p2, "allowance-source").as_deref(), Some("pfc:initial-value"), "{p2}");
+    assert_eq!(value(&p2, "calculated-allowance"), None, "{p2}");
+    let log = std::fs::read_to_string(scratch.path("pfcd.log")).unwrap_or_default();
+    assert!(log.contains("[interfaces.cables]"), "the log names the setting:\n{log}");
+}
+
 /// p2's table putting priority 4 in traffic class 3, beside priority 3.
 const FOUR_IN_THREE: &str =
     "<number-of-traffic-classes>8</number-of-traffic-classes><priority4>3</priority4>";

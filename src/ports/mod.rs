@@ -2,6 +2,7 @@
 //! Configuration comes down as a [`PortIntent`]; state goes up as a [`PortSnapshot`] the task
 //! publishes after every step.
 
+pub mod cable;
 pub mod clock;
 mod drops;
 pub mod event;

@@ -15,6 +15,7 @@ use lldp::port::LocalSystem;
 use lldp::wire::TimeInterval;
 use tracing::{info, warn};
 
+use super::cable::CableCalculation;
 use super::event::PortEvent;
 use super::follow::{Followed, PortFigures};
 use super::headroom::{select_allowance, HistoryEntry, Results, HISTORY};
@@ -45,6 +46,10 @@ pub struct RealPortSetup {
     pub system: LocalSystem,
     /// The Delay our PFC Local Delay TLV advertises.
     pub local_delay: TimeInterval,
+    /// The port's cable from the settings (calculated headroom needs it), and the largest
+    /// frame, octets without FCS.
+    pub cable: Option<crate::settings::Cable>,
+    pub max_frame: u16,
 }
 
 impl PortHandle {
@@ -78,6 +83,8 @@ struct RealPort {
     awaiting_generation: Option<u64>,
     /// The bridge's view of the port as last read.
     bridge_port: Option<crate::bridge::PortSnapshot>,
+    /// Calculated headroom, with a cable in the settings.
+    calculation: Option<CableCalculation>,
 }
 
 impl RealPort {
@@ -101,6 +108,9 @@ impl RealPort {
             generation_seen: 0,
             awaiting_generation: None,
             bridge_port: None,
+            calculation: setup
+                .cable
+                .map(|c| CableCalculation::new(c, setup.speed, setup.max_frame)),
             setup,
         }
     }
@@ -115,7 +125,9 @@ impl RealPort {
         }
         let agreed = f.lldp_view.agreed_headroom();
         let oper = lldp.oper_pfc_enable(f.intent.pfc_enable);
-        if (agreed, oper) == (f.agreed, f.oper_pfc_enable) {
+        let peer_delay = CableCalculation::peer_delay(&f.lldp_view);
+        let recalculate = self.calculation.as_ref().is_some_and(|c| c.stale(peer_delay));
+        if (agreed, oper) == (f.agreed, f.oper_pfc_enable) && !recalculate {
             return;
         }
         if oper != f.oper_pfc_enable {
@@ -143,11 +155,20 @@ impl RealPort {
             automatic,
             dataplane::headroom::allowance::AutomaticCalculation::LinkDelay
                 | dataplane::headroom::allowance::AutomaticCalculation::Both
-        ) && self.followed.results.calculation_bits.is_none()
-        {
-            // The calculation needs the link's length and medium, which a real interface does
-            // not tell: the allowance falls back as 12.23 says (DECISIONS.md).
-            warn!("calculated headroom needs the link's delays, unknown on a real interface");
+        ) {
+            let f = &mut self.followed;
+            match self.calculation.as_mut() {
+                Some(c) => {
+                    c.run(&f.name, CableCalculation::peer_delay(&f.lldp_view), &mut f.results)
+                }
+                // The calculation needs the link's length and medium, which a real interface
+                // does not tell: the allowance falls back as 12.23 says (DECISIONS.md).
+                None if f.results.calculation_bits.is_none() => warn!(
+                    "calculated headroom needs the port's cable in the settings \
+                     ([interfaces.cables]): Linux does not know it"
+                ),
+                None => {}
+            }
         }
         let allowance = select_allowance(&self.followed.intent, automatic, &self.followed.results);
         self.followed.put_in_force(allowance);

@@ -23,9 +23,15 @@ pub struct Pfcd {
 }
 
 pub fn start_pfcd(sw: &Netns, scratch: &Scratch, names: &[&str]) -> Pfcd {
+    start_pfcd_with(sw, scratch, names, "")
+}
+
+/// The same with `more` appended to the `[interfaces]` settings (TOML lines).
+pub fn start_pfcd_with(sw: &Netns, scratch: &Scratch, names: &[&str], more: &str) -> Pfcd {
     let settings = scratch.path("pfcd.toml");
     let names: Vec<String> = names.iter().map(|n| format!("\"{n}\"")).collect();
-    let text = format!("ports = \"interfaces\"\n[interfaces]\nnames = [{}]\n", names.join(", "));
+    let text =
+        format!("ports = \"interfaces\"\n[interfaces]\nnames = [{}]\n{more}", names.join(", "));
     std::fs::write(&settings, text).expect("settings");
     let log = std::fs::File::create(scratch.path("pfcd.log")).expect("log");
     let mut child = sw
