@@ -12,7 +12,8 @@ OPERATIONAL COMMANDS
   show headroom [PORT]                headroom: method, itemised calculation, measurements
   show dcbx [PORT]                    DCBX: admin, peer and operational PFC, misconfiguration
   show lldp neighbors [PORT] [detail] LLDP neighbours (detail: every TLV field)
-  show pipeline                       Pause FSM state and external FIFO per port and priority
+  show pipeline                       Pause FSM state and FIFOs per port and priority; traffic
+                                      classes and pause reaction of real ports
   show counters [PORT]                pause, PFC, drop and LLDP counters
   show configuration [PATH]           running (the candidate in configuration mode), as set lines
   clear counters [PORT]               clear-pfc-counters (every port without PORT)

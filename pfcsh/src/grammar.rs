@@ -60,7 +60,7 @@ const SHOW_LLDP: Word = w(
     )]),
 );
 const SHOW_PIPELINE: Word =
-    w("pipeline", "transmit pipeline: Pause FSM state and FIFO depths", Then::End);
+    w("pipeline", "transmit pipeline: Pause FSM state, FIFO depths, pause reaction", Then::End);
 const SHOW_COUNTERS: Word = w("counters", "pause, PFC, drop and LLDP counters per port", OPT_PORT);
 
 const SHOW: &[Word] = &[

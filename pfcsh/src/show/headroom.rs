@@ -4,7 +4,7 @@
 use serde_json::Value;
 
 use super::table::{pairs, Align, Table};
-use super::units::{bits, grouped, kib_of_bits, quanta};
+use super::units::{bits, grouped, kib_of_bits, octets, quanta};
 use super::{interfaces, name_of, or_dash};
 use crate::data::{at, list, number, text};
 
@@ -77,7 +77,10 @@ fn detail(i: &Value) -> String {
             "minimum / maximum",
             format!("{} / {}", opt_bits(h, "minimum-allowance"), opt_bits(h, "maximum-allowance")),
         ),
-        ("receive buffer", opt_bits(pfc, "receive-buffer-size")),
+        (
+            "receive buffer",
+            number(pfc, "receive-buffer-size").map(octets).unwrap_or_else(|| "-".into()),
+        ),
     ]);
     if let Some(calc) = at(h, "calculation") {
         out += &format!("\ncalculation: {}\n", opt_bits(calc, "headroom"));

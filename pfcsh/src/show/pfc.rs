@@ -4,7 +4,7 @@
 use serde_json::Value;
 
 use super::table::{pairs, Align, Table};
-use super::units::{bits, grouped, kib_of_bits, priorities, quanta};
+use super::units::{bits, grouped, kib_of_bits, octets, priorities, quanta};
 use super::{interfaces, name_of, or_dash};
 use crate::data::{flag, list, number, text};
 
@@ -77,7 +77,7 @@ fn detail(i: &Value) -> String {
         ("allowance source", or_dash(text(pfc, "allowance-source"))),
         (
             "receive buffer",
-            number(pfc, "receive-buffer-size").map(bits).unwrap_or_else(|| "-".into()),
+            number(pfc, "receive-buffer-size").map(octets).unwrap_or_else(|| "-".into()),
         ),
     ]);
     let mut t = Table::new(&[

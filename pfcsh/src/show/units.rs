@@ -29,6 +29,11 @@ pub fn bits(bits: f64) -> String {
     format!("{} bits ({})", grouped(bits), kib_of_bits(bits))
 }
 
+/// Octets in full and as KiB: `1 048 576 octets (1024.0 KiB)`.
+pub fn octets(octets: f64) -> String {
+    format!("{} octets ({})", grouped(octets), kib_of_bits(octets * 8.0))
+}
+
 /// Pause quanta (512 bit times each).
 pub fn quanta(q: f64) -> String {
     format!("{} quanta", grouped(q))
@@ -62,5 +67,10 @@ mod tests {
         assert_eq!(priorities("p0 p3"), "0,3");
         assert_eq!(priorities(""), "-");
         assert_eq!(micros_of_ps(4_403_000.0), "4.403 µs");
+    }
+
+    #[test]
+    fn octets_read_as_octets_not_bits() {
+        assert_eq!(octets(1_048_576.0), "1 048 576 octets (1024.0 KiB)");
     }
 }
