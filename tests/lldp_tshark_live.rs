@@ -2,13 +2,11 @@
 
 mod common;
 
-use std::io::{BufRead, BufReader};
-use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use common::netns::{can_run, veth, Netns};
 use common::pfc_lldp::Agent;
-use common::{external_tool, tshark_fields, tshark_number, Scratch};
+use common::{external_tool, start_capture, tshark_fields, tshark_number, Scratch};
 
 const OURS: &str = r#"
 system-name = "pfcd-tshark"
@@ -47,22 +45,9 @@ fn tshark_on_the_veth_decodes_our_lldpdus() {
     b.link(&["set", "lldpb", "up"]);
 
     let pcap = scratch.path("live.pcap");
-    let mut capture = a
-        .command(&tshark)
-        .args(["-i", "lldpa", "-f", "ether proto 0x88cc", "-c", "1", "-F", "pcap", "-w"])
-        .arg(&pcap)
-        .stderr(Stdio::piped())
-        .stdout(Stdio::null())
-        .spawn()
-        .expect("start tshark");
     // tshark says "Capturing on 'lldpa'" once it listens (or just before: msgTxInterval 1 s
     // makes sure a later LLDPDU is caught even if the first one is missed).
-    let stderr = capture.stderr.take().expect("stderr");
-    let mut lines = BufReader::new(stderr).lines();
-    assert!(
-        lines.any(|l| l.is_ok_and(|l| l.contains("Capturing on"))),
-        "tshark did not start capturing"
-    );
+    let mut capture = start_capture(&a, &tshark, ("lldpa", "ether proto 0x88cc"), 1, &pcap);
     let _agent = Agent::start(&b, &scratch, "ours", OURS);
     let deadline = Instant::now() + Duration::from_secs(10);
     while capture.try_wait().expect("tshark").is_none() {

@@ -9,7 +9,6 @@
 
 mod common;
 
-use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
 use std::process::{Child, Stdio};
 use std::sync::{Mutex, MutexGuard};
@@ -18,7 +17,7 @@ use std::time::Duration;
 use common::hosts::{hosts, Hosts};
 use common::netns::{can_run, Netns};
 use common::pfcd::*;
-use common::{external_tool, tshark_fields, tshark_number, Scratch};
+use common::{external_tool, start_capture, tshark_fields, tshark_number, Scratch};
 use serde_json::Value;
 
 /// The runs measure rates on two cores: one at a time.
@@ -122,21 +121,8 @@ fn pfcd_holds_a_paused_priority_pauses_its_sender_and_loses_nothing() {
     }
     // tshark on h1's side keeps the first PFC frames pfcd sends h1.
     let pcap = scratch.path("to-h1.pcap");
-    let mut capture = hosts
-        .h1_ns
-        .command(&tshark)
-        .args(["-i", "eth0", "-f", "ether proto 0x8808 and ether src 02:00:00:00:0f:01"])
-        .args(["-c", "2", "-F", "pcap", "-w"])
-        .arg(&pcap)
-        .stderr(Stdio::piped())
-        .stdout(Stdio::null())
-        .spawn()
-        .expect("tshark starts");
-    let stderr = capture.stderr.take().expect("stderr");
-    assert!(
-        BufReader::new(stderr).lines().any(|l| l.is_ok_and(|l| l.contains("Capturing on"))),
-        "tshark did not start capturing"
-    );
+    let filter = "ether proto 0x8808 and ether src 02:00:00:00:0f:01";
+    let mut capture = start_capture(&hosts.h1_ns, &tshark, ("eth0", filter), 2, &pcap);
 
     let external = run(&hosts);
     let r3 = &external.received["priorities"]["3"];

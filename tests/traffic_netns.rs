@@ -7,14 +7,13 @@
 
 mod common;
 
-use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
 use std::process::{Child, Stdio};
 use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use common::netns::{can_run, veth, wait_up, Netns};
-use common::{external_tool, tshark_fields, tshark_number, Scratch};
+use common::{external_tool, start_capture, tshark_fields, tshark_number, Scratch};
 use serde_json::Value;
 
 static SERIAL: Mutex<()> = Mutex::new(());
@@ -225,20 +224,7 @@ fn tshark_decodes_the_pfc_frames_the_receiver_sends() {
     let scratch = Scratch::new("traffic-tshark");
     let (h1, h2) = hosts("tt");
     let pcap = scratch.path("pfc.pcap");
-    let mut capture = h1
-        .command(&tshark)
-        .args(["-i", "h1eth", "-f", "ether proto 0x8808", "-c", "4", "-F", "pcap", "-w"])
-        .arg(&pcap)
-        .stderr(Stdio::piped())
-        .stdout(Stdio::null())
-        .spawn()
-        .expect("start tshark");
-    let stderr = capture.stderr.take().expect("stderr");
-    let mut lines = BufReader::new(stderr).lines();
-    assert!(
-        lines.any(|l| l.is_ok_and(|l| l.contains("Capturing on"))),
-        "tshark did not start capturing"
-    );
+    let mut capture = start_capture(&h1, &tshark, ("h1eth", "ether proto 0x8808"), 4, &pcap);
     // A storm on priority 4 sends a PFC frame at once and refreshes it every 1.7 ms (half of
     // 65535 quanta at 10 Gb/s): the first four are caught.
     let storm = spawn(

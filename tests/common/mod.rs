@@ -102,3 +102,32 @@ pub fn tshark_number(text: &str) -> u64 {
     }
     .unwrap_or_else(|_| panic!("tshark printed '{t}' where a number was expected"))
 }
+
+/// tshark in `ns` writing the first `count` frames on `interface` that match the capture
+/// `filter` to `pcap`, returned once it says it is capturing. The rest of what it says is read
+/// to the end on a thread of its own, so it never writes into a closed pipe.
+pub fn start_capture(
+    ns: &netns::Netns,
+    tshark: &Path,
+    (interface, filter): (&str, &str),
+    count: u32,
+    pcap: &Path,
+) -> std::process::Child {
+    use std::io::{BufRead, BufReader};
+    let mut child = ns
+        .command(tshark)
+        .args(["-i", interface, "-f", filter, "-c", &count.to_string(), "-F", "pcap", "-w"])
+        .arg(pcap)
+        .stderr(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .expect("start tshark");
+    let stderr = child.stderr.take().expect("stderr");
+    let mut lines = BufReader::new(stderr).lines();
+    assert!(
+        lines.any(|l| l.is_ok_and(|l| l.contains("Capturing on"))),
+        "tshark did not start capturing"
+    );
+    std::thread::spawn(move || lines.for_each(drop));
+    child
+}
