@@ -11,7 +11,7 @@ use mgmt::client::{Auth, Client, ConnectOptions, Datastore};
 
 mod common;
 
-use common::pfcd::value;
+use common::pfcd::{pfc_of, value, wait_state_within};
 
 const IF_NS: &str = "urn:ietf:params:xml:ns:yang:ietf-interfaces";
 const DOT1Q_NS: &str = "urn:ieee:std:802.1Q:yang:ieee802-dot1q-bridge";
@@ -124,19 +124,6 @@ fn state_dir(name: &str) -> PathBuf {
     dir
 }
 
-/// `<get>` of one port's pfc container.
-fn pfc_of(c: &mut Client, port: &str) -> String {
-    let filter = format!(
-        "<interfaces xmlns=\"{IF_NS}\"><interface><name>{port}</name>\
-         <bridge-port xmlns=\"{DOT1Q_NS}\"><pfc xmlns=\"{PFCB_NS}\"/></bridge-port>\
-         </interface></interfaces>"
-    );
-    let reply = c.get(Some(&filter)).expect("get");
-    let data = reply.data().unwrap_or_default().to_string();
-    assert!(data.contains(&format!("<name>{port}</name>")), "{port} in {data}");
-    data
-}
-
 /// A leaf of the pfc container itself (outside the priority and headroom entries).
 fn top_leaf(pfc: &str, leaf: &str) -> Option<String> {
     let mut top = pfc.to_string();
@@ -167,25 +154,6 @@ fn priority_leaf(pfc: &str, n: u8, leaf: &str) -> u64 {
         .unwrap_or_else(|| panic!("{leaf} of priority {n}"))
         .parse()
         .expect("a number")
-}
-
-/// Polls `pfc_of` until `done` holds, for at most `limit`.
-fn wait_for(
-    c: &mut Client,
-    port: &str,
-    limit: Duration,
-    what: &str,
-    done: impl Fn(&str) -> bool,
-) -> String {
-    let deadline = Instant::now() + limit;
-    loop {
-        let pfc = pfc_of(c, port);
-        if done(&pfc) {
-            return pfc;
-        }
-        assert!(Instant::now() < deadline, "{port}: {what} within {limit:?}: {pfc}");
-        std::thread::sleep(Duration::from_millis(250));
-    }
 }
 
 /// Every notification in the replay log up to now, through ncclient (Debian's
@@ -262,12 +230,16 @@ fn the_lab_pauses_and_the_under_provisioned_port_stops_dropping_once_measured() 
 
     // Lab traffic congests lab1..lab3 (the peers also pause our priority 0 there).
     for port in ["lab1", "lab2", "lab3"] {
-        wait_for(&mut c, port, Duration::from_secs(60), "PFC requests and indications", |p| {
-            number(p, "pfc-requests") > 0 && number(p, "pfc-indications") > 0
-        });
+        wait_state_within(
+            &mut c,
+            port,
+            Duration::from_secs(60),
+            "PFC requests and indications",
+            |p| number(p, "pfc-requests") > 0 && number(p, "pfc-indications") > 0,
+        );
     }
     // lab2 runs 10 km on Annex N's 100 m allowance: it drops; the others have enough.
-    let lab2 = wait_for(&mut c, "lab2", Duration::from_secs(30), "drops", |p| {
+    let lab2 = wait_state_within(&mut c, "lab2", Duration::from_secs(30), "drops", |p| {
         priority_leaf(p, 3, "frames-dropped") > 0
     });
     assert_eq!(top_leaf(&lab2, "allowance-source").as_deref(), Some("pfc:manual"));
@@ -285,9 +257,10 @@ fn the_lab_pauses_and_the_under_provisioned_port_stops_dropping_once_measured() 
         format!("<headroom><method xmlns:pfc=\"{PFC_NS}\">pfc:measured</method></headroom>");
     c.edit_config(Datastore::Candidate, &pfc_edit("lab2", &measured), None).expect("edit");
     c.commit().expect("commit");
-    let lab2 = wait_for(&mut c, "lab2", Duration::from_secs(60), "the measured allowance", |p| {
-        top_leaf(p, "allowance-source").as_deref() == Some("pfc:measured")
-    });
+    let lab2 =
+        wait_state_within(&mut c, "lab2", Duration::from_secs(60), "the measured allowance", |p| {
+            top_leaf(p, "allowance-source").as_deref() == Some("pfc:measured")
+        });
     let allowance = number(&lab2, "allowance-in-force");
     assert!(lab2.contains("<measurement><round-trip>"), "{lab2}");
     assert!(lab2.contains("<breakdown><line><index>1</index>"), "itemised: {lab2}");
@@ -305,7 +278,7 @@ fn the_lab_pauses_and_the_under_provisioned_port_stops_dropping_once_measured() 
     let dropped = priority_leaf(&lab2, 3, "frames-dropped");
     let requests = number(&lab2, "pfc-requests");
     // Several round trips of simulated time later (10 km: 0.1 ms each).
-    wait_for(&mut c, "lab2", Duration::from_secs(60), "more pauses", |p| {
+    wait_state_within(&mut c, "lab2", Duration::from_secs(60), "more pauses", |p| {
         number(p, "pfc-requests") > requests + 4
     });
     std::thread::sleep(Duration::from_secs(2));
@@ -356,7 +329,7 @@ fn the_lab_pauses_and_the_under_provisioned_port_stops_dropping_once_measured() 
         .rpc(&format!("<clear-pfc-counters xmlns=\"{PFCB_NS}\"><interface>lab3</interface></clear-pfc-counters>"))
         .expect("reply");
     assert!(ok.is_ok(), "{}", ok.raw());
-    wait_for(&mut c, "lab3", Duration::from_secs(10), "counters cleared", |p| {
+    wait_state_within(&mut c, "lab3", Duration::from_secs(10), "counters cleared", |p| {
         top_leaf(p, "discontinuity-time") != since && number(p, "pfc-requests") < requests
     });
     assert!(number(&pfc_of(&mut c, "lab1"), "pfc-indications") >= lab1_indications);
@@ -445,7 +418,7 @@ fn refusals_name_the_path_and_change_nothing_and_restarts_keep_the_configuration
     c.edit_config(Datastore::Candidate, &pfc_edit("lab1", "<pfc-enable>p3 p4</pfc-enable>"), None)
         .expect("edit");
     c.commit().expect("commit");
-    wait_for(&mut c, "lab1", Duration::from_secs(10), "p3 p4 in force", |p| {
+    wait_state_within(&mut c, "lab1", Duration::from_secs(10), "p3 p4 in force", |p| {
         top_leaf(p, "oper-pfc-enable").as_deref() == Some("p3 p4")
     });
     let after = running_config(&mut c);
@@ -456,9 +429,13 @@ fn refusals_name_the_path_and_change_nothing_and_restarts_keep_the_configuration
     assert!(!daemon.banner.contains("(made now)"), "the same administrator: {}", daemon.banner);
     let mut c = daemon.client();
     assert_eq!(running_config(&mut c), after);
-    wait_for(&mut c, "lab1", Duration::from_secs(10), "p3 p4 in force after the restart", |p| {
-        top_leaf(p, "oper-pfc-enable").as_deref() == Some("p3 p4")
-    });
+    wait_state_within(
+        &mut c,
+        "lab1",
+        Duration::from_secs(10),
+        "p3 p4 in force after the restart",
+        |p| top_leaf(p, "oper-pfc-enable").as_deref() == Some("p3 p4"),
+    );
 
     // kill -9 right after a commit's reply: the commit is kept and the port runs it.
     c.edit_config(Datastore::Candidate, &pfc_edit("lab1", "<pfc-enable>p3</pfc-enable>"), None)
@@ -470,7 +447,7 @@ fn refusals_name_the_path_and_change_nothing_and_restarts_keep_the_configuration
     let daemon = Daemon::start(&dir);
     let mut c = daemon.client();
     assert_eq!(running_config(&mut c), committed);
-    wait_for(&mut c, "lab1", Duration::from_secs(10), "p3 in force after kill -9", |p| {
+    wait_state_within(&mut c, "lab1", Duration::from_secs(10), "p3 in force after kill -9", |p| {
         top_leaf(p, "oper-pfc-enable").as_deref() == Some("p3")
     });
     c.close_session().expect("close");
@@ -575,9 +552,10 @@ fn a_willing_peer_adopts_our_pfc_enable_within_a_second_and_the_headroom_is_meas
     assert_eq!(value(dcbx, "headroom-measurement").as_deref(), Some("true"), "{dcbx}");
 
     // The measurement is in force, within 8 quanta of the link's true round trip.
-    let pfc = wait_for(&mut c, "lab0", Duration::from_secs(10), "measured headroom", |p| {
-        top_leaf(p, "allowance-source").as_deref() == Some("pfc:measured")
-    });
+    let pfc =
+        wait_state_within(&mut c, "lab0", Duration::from_secs(10), "measured headroom", |p| {
+            top_leaf(p, "allowance-source").as_deref() == Some("pfc:measured")
+        });
     assert_eq!(value(&pfc, "method-in-force").as_deref(), Some("pfc:measured"), "{pfc}");
     assert_eq!(top_leaf(&pfc, "oper-pfc-enable").as_deref(), Some("p3 p4"), "{pfc}");
     let measured: i64 = value(inside(&pfc, "measurement"), "round-trip")
@@ -881,7 +859,7 @@ fn kill_9_during_a_stream_of_commits_keeps_the_last_acknowledged_one() {
         "running holds the last acknowledged commit ({}) or the one in flight: {stored}",
         base + last
     );
-    wait_for(&mut c, "lab1", Duration::from_secs(10), "the port runs it", |p| {
+    wait_state_within(&mut c, "lab1", Duration::from_secs(10), "the port runs it", |p| {
         top_leaf(p, "pfc-link-delay-allowance") == Some(stored.to_string())
     });
     c.close_session().expect("close");
@@ -1114,7 +1092,7 @@ fn the_lab_refuses_a_traffic_class_table_other_than_the_identity() {
         "{}",
         running_config(&mut c)
     );
-    wait_for(&mut c, "lab1", Duration::from_secs(10), "p5 in force", |p| {
+    wait_state_within(&mut c, "lab1", Duration::from_secs(10), "p5 in force", |p| {
         top_leaf(p, "oper-pfc-enable").as_deref() == Some("p5")
     });
     c.close_session().expect("close");

@@ -97,7 +97,10 @@ pub fn pause_reaction_of(c: &mut Client, port: &str) -> String {
          <bridge-port xmlns=\"{DOT1Q_NS}\"><pipeline xmlns=\"{PIPE_NS}\"><pause-reaction/>\
          </pipeline></bridge-port></interface></interfaces>"
     );
-    c.get(Some(&filter)).expect("get").data().unwrap_or_default().to_string()
+    let reply = c.get(Some(&filter)).expect("get");
+    let data = reply.data().unwrap_or_default().to_string();
+    assert!(data.contains(&format!("<name>{port}</name>")), "{port} in {data}");
+    data
 }
 
 /// The first `<leaf>value</leaf>` in `xml`, the start tag possibly with declarations.
@@ -138,13 +141,24 @@ pub fn commit_pfc(c: &mut Client, ports: &[&str], inner: &str) {
 }
 
 pub fn wait_state(c: &mut Client, port: &str, what: &str, ready: impl Fn(&str) -> bool) -> String {
-    let end = Instant::now() + Duration::from_secs(10);
+    wait_state_within(c, port, Duration::from_secs(10), what, ready)
+}
+
+/// The same for at most `limit`.
+pub fn wait_state_within(
+    c: &mut Client,
+    port: &str,
+    limit: Duration,
+    what: &str,
+    ready: impl Fn(&str) -> bool,
+) -> String {
+    let end = Instant::now() + limit;
     loop {
         let pfc = pfc_of(c, port);
         if ready(&pfc) {
             return pfc;
         }
-        assert!(Instant::now() < end, "{what}: {pfc}");
+        assert!(Instant::now() < end, "{port}: {what} within {limit:?}: {pfc}");
         std::thread::sleep(Duration::from_millis(50));
     }
 }
