@@ -115,7 +115,7 @@ pub struct PriorityDetail {
 
 impl BridgeSnapshot {
     pub fn take<P>(ports: &[BridgePort<P>], fwd: &Forwarder) -> Self {
-        let reactions: Vec<_> = ports.iter().map(pause_reaction).collect();
+        let mut reactions = Vec::with_capacity(ports.len());
         let traffic_classes = ports.iter().map(|p| p.setup.traffic_class).collect();
         let now = fwd.engine.now();
         let stats = fwd.engine.stats();
@@ -125,6 +125,7 @@ impl BridgeSnapshot {
             .map(|(i, p)| {
                 let arrival = Percentiles::of(p.reaction.from_arrival());
                 let indication = Percentiles::of(p.reaction.from_indication());
+                reactions.push(pause_reaction(&arrival, &indication));
                 let views: Vec<_> = (0..PRIORITIES).map(|n| fwd.engine.class_view(i, n)).collect();
                 PortSnapshot {
                     name: p.setup.name.clone(),
@@ -264,10 +265,12 @@ fn micros(d: Duration) -> f64 {
     d.as_secs_f64() * 1e6
 }
 
-/// A port's pause reaction for pfcd-pipeline's state.
-fn pause_reaction<P>(port: &BridgePort<P>) -> crate::ports::pipeline::PauseReaction {
-    let arrival = Percentiles::of(port.reaction.from_arrival());
-    let indication = Percentiles::of(port.reaction.from_indication());
+/// A port's pause reaction for pfcd-pipeline's state, from its samples from the arrival and
+/// from the indication.
+fn pause_reaction(
+    arrival: &Percentiles,
+    indication: &Percentiles,
+) -> crate::ports::pipeline::PauseReaction {
     let ns = |d: Duration| d.as_nanos() as u64;
     crate::ports::pipeline::PauseReaction {
         pauses: arrival.sorted.len() as u64,
