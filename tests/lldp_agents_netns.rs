@@ -389,14 +389,17 @@ fn an_interface_deleted_and_created_again_is_reopened_with_its_new_address() {
     veth(&a, "lldpa", MAC_LOW, &b, "lldpb", mac_lowest);
     let start = Instant::now();
     up(&a, &b);
+    // A keeps its own [3] with or without a peer: A having heard B again is waited for too.
+    let b_heard_from = || agent_a.port("lldpa").map(|p| p["dcbx"]["peer"]["source-mac"].clone());
     wait_for(Duration::from_secs(3), "both on A's [3], B tie-breaking with its new MAC", || {
-        (agent_a.oper_enable("lldpa")? == list(&[3]) && agent_b.oper_enable("lldpb")? == list(&[3]))
-            .then_some(())
+        (agent_a.oper_enable("lldpa")? == list(&[3])
+            && agent_b.oper_enable("lldpb")? == list(&[3])
+            && !b_heard_from()?.is_null())
+        .then_some(())
     });
     eprintln!("re-agreed {:?} after the interfaces came back", start.elapsed());
-    let pa = agent_a.port("lldpa").expect("state");
     assert_eq!(
-        pa["dcbx"]["peer"]["source-mac"],
+        b_heard_from().expect("state"),
         mac_lowest.replace(':', "-"),
         "B sends from its new address"
     );

@@ -253,3 +253,36 @@ fn a_port_asked_for_transmit_timestamps_says_when_a_frame_reached_the_driver() {
     });
     assert_eq!(plain.send_stamped(&frame(None, 9, 60)).expect("send"), None);
 }
+
+/// Opened while its interface is down (a port configured before its link comes up, or reopened
+/// after its interface was made anew), or after a flap, a socket's first send once the link is
+/// up goes out: the kernel's "interface down" report is old news by then.
+#[test]
+fn sockets_opened_on_a_down_interface_send_as_soon_as_it_is_up() {
+    if !can_run("sockets_opened_on_a_down_interface_send_as_soon_as_it_is_up") {
+        return;
+    }
+    let a = Netns::new("downa");
+    let b = Netns::new("downb");
+    veth(&a, "rawa", "02:00:00:00:0a:01", &b, "rawb", "02:00:00:00:0b:01");
+    let mut lldp = in_netns(&a, || {
+        dataplane::io::PacketSocket::open("rawa", EtherType::LLDP, &[]).expect("open packet")
+    });
+    let mut raw = in_netns(&a, || RawPort::open("rawa", &RawOptions::default()).expect("open raw"));
+    a.link(&["set", "rawa", "up"]);
+    b.link(&["set", "rawb", "up"]);
+    wait_up(&a, "rawa");
+    wait_up(&b, "rawb");
+    let mut pb = in_netns(&b, || RawPort::open("rawb", &RawOptions::default()).expect("open rawb"));
+    lldp.send(&frame(None, 1, 64)).expect("the packet socket's first send after the link came up");
+    raw.send(&frame(None, 2, 64)).expect("the raw port's first send after the link came up");
+    // A flap leaves the same old news behind, for the first call after the link is back.
+    a.link(&["set", "rawa", "down"]);
+    a.link(&["set", "rawa", "up"]);
+    wait_up(&a, "rawa");
+    lldp.send(&frame(None, 3, 64)).expect("the packet socket's first send after a flap");
+    raw.send(&frame(None, 4, 64)).expect("the raw port's first send after a flap");
+    let got = receive(&mut pb, 4, Duration::from_secs(2));
+    let numbers: Vec<u8> = got.iter().map(|f| f[17]).collect();
+    assert_eq!(numbers, vec![1, 2, 3, 4], "every frame arrives");
+}

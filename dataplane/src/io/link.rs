@@ -22,9 +22,19 @@ const RTMGRP_LINK: u32 = 1;
 /// is read rather than the operational state because the kernel updates the latter through its
 /// link watch, up to a second late; the carrier is current as soon as the link comes up.
 /// Missing interfaces, and interfaces that are down (whose carrier cannot be read), are down.
+///
+/// The administrative flag is read too: while an interface is being brought up the kernel
+/// turns the carrier on (a veth's open does, for both ends) before it sets IFF_UP, and a
+/// frame sent in that window fails with ENETDOWN although the carrier reads 1.
 pub fn is_up(interface: &str) -> bool {
-    sysfs(interface, "carrier").is_some_and(|s| s == "1")
+    let admin_up = sysfs(interface, "flags")
+        .and_then(|f| u32::from_str_radix(f.trim_start_matches("0x"), 16).ok())
+        .is_some_and(|flags| flags & IFF_UP != 0);
+    admin_up && sysfs(interface, "carrier").is_some_and(|s| s == "1")
 }
+
+/// `IFF_UP` of `<linux/if.h>`: the interface is administratively up.
+const IFF_UP: u32 = 0x1;
 
 /// The interface's index and MAC address as they are now, or `None` when it does not exist.
 /// An interface deleted and created again under its name has a new index (and maybe a new

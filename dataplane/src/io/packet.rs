@@ -52,6 +52,9 @@ impl PacketSocket {
             Socket::new(Domain::PACKET, Type::RAW, Some(protocol)).map_err(os("socket"))?;
         bind(socket.as_raw_fd(), &link)
             .map_err(|e| os("bind")(std::io::Error::from_raw_os_error(e as i32)))?;
+        // Bound to an interface that is down, the socket holds a pending ENETDOWN that the
+        // first send would report once the interface is up; it tells nothing then.
+        let _stale = socket.take_error();
         socket.set_nonblocking(true).map_err(os("set non-blocking"))?;
         let ifindex = i32::try_from(link.ifindex()).unwrap_or(0);
         for group in groups {
@@ -67,6 +70,18 @@ impl PacketSocket {
 
     pub fn ethertype(&self) -> EtherType {
         self.ethertype
+    }
+
+    /// One write of the whole frame.
+    fn write_once(&self, frame: &[u8]) -> std::io::Result<()> {
+        match (&self.socket).write(frame) {
+            Ok(n) if n == frame.len() => Ok(()),
+            Ok(n) => Err(std::io::Error::new(
+                ErrorKind::WriteZero,
+                format!("sent {n} of {} octets", frame.len()),
+            )),
+            Err(e) => Err(e),
+        }
     }
 
     fn os_error(&self, op: &'static str, source: std::io::Error) -> IoError {
@@ -90,17 +105,15 @@ impl FramePort for PacketSocket {
     }
 
     fn send(&mut self, frame: &[u8]) -> Result<(), IoError> {
-        match (&self.socket).write(frame) {
-            Ok(n) if n == frame.len() => Ok(()),
-            Ok(n) => Err(self.os_error(
-                "send",
-                std::io::Error::new(
-                    ErrorKind::WriteZero,
-                    format!("sent {n} of {} octets", frame.len()),
-                ),
-            )),
-            Err(e) => Err(self.os_error("send", e)),
+        match self.write_once(frame) {
+            // The kernel reports an interface going down once, as a pending socket error, to
+            // whichever call comes first; a send after the interface came back up would fail
+            // with that old news. A second try tells which it is: the kernel checks whether
+            // the interface is up afresh.
+            Err(e) if e.raw_os_error() == Some(Errno::ENETDOWN as i32) => self.write_once(frame),
+            other => other,
         }
+        .map_err(|e| self.os_error("send", e))
     }
 
     fn recv(&mut self, buf: &mut [u8]) -> Result<Option<usize>, IoError> {
