@@ -453,12 +453,16 @@ fn a_new_mac_address_is_sent_and_tie_broken_with_at_once() {
     });
     // B's interface gets an address below A's, link up all along.
     b.link(&["set", "lldpb", "address", "02:00:00:00:00:09"]);
+    // A keeps its own [3] with or without a peer, and B's change of chassis ID has A forget
+    // B for a moment (a shutdown LLDPDU for the old one): A having heard B again is waited for.
+    let b_heard_from = || agent_a.port("lldpa").map(|p| p["dcbx"]["peer"]["source-mac"].clone());
     wait_for(Duration::from_secs(3), "both on A's [3], B now the lower MAC", || {
-        (agent_a.oper_enable("lldpa")? == list(&[3]) && agent_b.oper_enable("lldpb")? == list(&[3]))
-            .then_some(())
+        (agent_a.oper_enable("lldpa")? == list(&[3])
+            && agent_b.oper_enable("lldpb")? == list(&[3])
+            && !b_heard_from()?.is_null())
+        .then_some(())
     });
-    let pa = agent_a.port("lldpa").expect("state");
-    assert_eq!(pa["dcbx"]["peer"]["source-mac"], "02-00-00-00-00-09");
+    assert_eq!(b_heard_from().expect("state"), "02-00-00-00-00-09");
 }
 
 #[test]
@@ -596,8 +600,19 @@ fn a_received_refresh_reaches_the_state_file_within_a_second() {
     });
     // The new neighbour's fast burst (four LLDPDUs a second apart) is over: B has nothing
     // to send for 30 s, so no transmission carries the counters to the file.
+    // The file may lag a frame by a second: the count is taken once it has held for 1.5 s.
     std::thread::sleep(Duration::from_millis(4500));
-    let sent = agent_b.port("lldpb").map(|p| p["tx-statistics"]["total-frames"].clone());
+    let tx = || agent_b.port("lldpb").map(|p| p["tx-statistics"]["total-frames"].clone());
+    let mut sent = tx();
+    let settled_by = Instant::now() + Duration::from_secs(10);
+    loop {
+        std::thread::sleep(Duration::from_millis(1500));
+        let again = tx();
+        if again == sent || Instant::now() > settled_by {
+            break;
+        }
+        sent = again;
+    }
     let start = Instant::now();
     inject(&a, "lldpa", vec![frame], Duration::ZERO);
     let p = wait_for(Duration::from_millis(1500), "the refresh counted in the file", || {
@@ -691,9 +706,11 @@ fn the_state_file_is_rewritten_at_most_once_a_second_and_costs_little_cpu() {
         .unwrap_or((Duration::from_millis(10 * ticks.0), Duration::from_millis(10 * ticks.1)));
     // Measured in the test build with the state file in memory: 1.8 to 3.4 times the bare
     // agent's CPU (13.5 ms against 7.6 ms in 20 s; 9.7 against 2.9). Before, with a write
-    // per transmission: 80 writes and 5 times (34.4 ms against 6.9 ms).
+    // per transmission: 80 writes and 5 times (34.4 ms against 6.9 ms). A few milliseconds
+    // of CPU are noisy on a busy machine: the bound leaves room for that and still fails the
+    // write per transmission.
     assert!(
-        with < without * 3 + Duration::from_millis(5),
+        with < without * 3 + Duration::from_millis(8),
         "the state file costs {with:?} of CPU against {without:?} without it"
     );
 }

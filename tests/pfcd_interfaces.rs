@@ -52,12 +52,15 @@ fn a_commit_enables_pfc_on_real_interfaces_and_netconf_counts_the_frames_on_the_
         }
         send(&mut h1, &data(0, seq));
     }
-    let mut during = Vec::new();
     let mut at_h1 = Vec::new();
-    for _ in 0..100 {
-        during.extend(drain(&mut h2, Duration::from_millis(1)));
-        at_h1.extend(drain(&mut h1, Duration::ZERO));
-    }
+    let during = drain_until_sequences(
+        &mut h2,
+        (0, 200),
+        (Duration::from_millis(100), Duration::from_secs(2)),
+        || {
+            at_h1.extend(drain(&mut h1, Duration::ZERO));
+        },
+    );
     // While the storm lasts, NETCONF shows priority 3 of p2 paused (the state is at most a
     // few tenths of a second old).
     wait_state(&mut c, "p2", "priority 3 paused", |p| {
@@ -268,15 +271,14 @@ fn end_to_end_a_pause_of_priority_3_holds_priority_4_in_its_traffic_class() {
     commit_bridge_port(&mut c, &["p2"], &traffic_class_table(FOUR_IN_THREE));
     let given = "traffic classes given to the bridge";
     wait_log(&scratch, &["name=p2}", given, "traffic_class=[0, 1, 2, 3, 3, 5, 6, 7]"], 1);
-    std::thread::sleep(Duration::from_millis(200));
+    wait_traffic_class(&mut c, "p2", 4, 3);
     let (during, after) = storm_round(&mut h1, &mut h2, &h2_ns);
     assert_eq!(sequences(&during, 0), all(200), "class 3 held: priority 0 flowed");
     assert_eq!(sequences(&during, 3), Vec::<u32>::new(), "class 3 held: priority 3 held");
     assert_eq!(
         sequences(&during, 4),
         Vec::<u32>::new(),
-        "priority 4 held with priority 3, in its traffic class (needs the bridge's traffic \
-         class hold in src/bridge, main's 4cbc44b); pfcd's log:\n{}",
+        "priority 4 held with priority 3, in its traffic class; pfcd's log:\n{}",
         log()
     );
     assert_eq!(sequences(&after, 3), all(20), "class 3: all of priority 3 after XON");
@@ -298,12 +300,15 @@ fn storm_round(
         }
         send(h1, &data(0, seq));
     }
-    let mut during = Vec::new();
-    for _ in 0..100 {
-        during.extend(drain(h2, Duration::from_millis(1)));
-        // pfcd's PFC frames to h1: not looked at here.
-        drain(h1, Duration::ZERO);
-    }
+    // pfcd's PFC frames to h1: not looked at here.
+    let during = drain_until_sequences(
+        h2,
+        (0, 200),
+        (Duration::from_millis(100), Duration::from_secs(2)),
+        || {
+            drain(h1, Duration::ZERO);
+        },
+    );
     let gap = storm.stop();
     assert!(gap < Duration::from_micros(3_300), "h2 refreshed its pause in time: {gap:?}");
     send(h2, &pfc(1 << 3, 0));

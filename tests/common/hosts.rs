@@ -107,6 +107,27 @@ pub fn drain(port: &mut RawPort, time: Duration) -> Vec<Vec<u8>> {
     }
 }
 
+/// Frames `port` receives for at least `min`, and on until `count` frames of `priority` have
+/// come or `max` has passed: a loaded machine may forward a burst late, and a frame late is
+/// not a frame lost. `each` runs between looks (to drain another port meanwhile).
+pub fn drain_until_sequences(
+    port: &mut RawPort,
+    (priority, count): (u8, usize),
+    (min, max): (Duration, Duration),
+    mut each: impl FnMut(),
+) -> Vec<Vec<u8>> {
+    let start = Instant::now();
+    let mut got = Vec::new();
+    loop {
+        got.extend(drain(port, Duration::from_millis(1)));
+        each();
+        let took = start.elapsed();
+        if took >= max || (took >= min && sequences(&got, priority).len() >= count) {
+            return got;
+        }
+    }
+}
+
 pub fn sequences(frames: &[Vec<u8>], priority: u8) -> Vec<u32> {
     frames
         .iter()
