@@ -99,8 +99,12 @@ struct PauseRun {
 }
 
 /// h2 pauses priority 3 (refreshing about every millisecond) while h1 sends 20 frames of
-/// priority 3 and 200 of priority 0; then h2 sends XON.
-fn pause_run(t: &mut Topology) -> PauseRun {
+/// priority 3 and 200 of priority 0; then h2 sends XON. The pause lasts 100 ms, longer (up to
+/// 2 s) while priority 0 is `still_flowing` and has not all come: on a loaded machine a frame
+/// may come late. In `stall` mode priority 0 waits behind the pause, and waiting longer would
+/// only leave h2's refreshes longer to fall behind.
+fn pause_run(t: &mut Topology, still_flowing: bool) -> PauseRun {
+    let longest = if still_flowing { Duration::from_secs(2) } else { Duration::from_millis(100) };
     let storm = Storm::start(&t._ns[2]);
     for seq in 0..200u32 {
         if seq < 20 {
@@ -110,14 +114,10 @@ fn pause_run(t: &mut Topology) -> PauseRun {
     }
     let mut at_h1 = Vec::new();
     let h1 = &mut t.h1;
-    let during = drain_until_sequences(
-        &mut t.h2,
-        (0, 200),
-        (Duration::from_millis(100), Duration::from_secs(2)),
-        || {
+    let during =
+        drain_until_sequences(&mut t.h2, (0, 200), (Duration::from_millis(100), longest), || {
             at_h1.extend(drain(h1, Duration::ZERO));
-        },
-    );
+        });
     let gap = storm.stop();
     assert!(gap < Duration::from_micros(3_300), "h2 refreshed its pause in time: {gap:?}");
     send(&mut t.h2, &pfc(1 << 3, 0));
@@ -137,7 +137,7 @@ fn pfc_holds_priority_3_while_0_flows_and_the_bridge_pauses_its_own_sender() {
         return;
     }
     let mut t = topology("pfc", "external");
-    let PauseRun { during, after, at_h1, state } = pause_run(&mut t);
+    let PauseRun { during, after, at_h1, state } = pause_run(&mut t, true);
     assert_eq!(sequences(&during, 3), Vec::<u32>::new(), "no priority 3 while paused");
     assert_eq!(sequences(&during, 0), (0..200).collect::<Vec<u32>>(), "priority 0 flows");
     assert_eq!(sequences(&after, 3), (0..20).collect::<Vec<u32>>(), "all of priority 3 after XON");
@@ -214,7 +214,7 @@ fn in_stall_mode_the_pause_holds_the_other_priority_too() {
         return;
     }
     let mut t = topology("stall", "stall");
-    let PauseRun { during, after, state, .. } = pause_run(&mut t);
+    let PauseRun { during, after, state, .. } = pause_run(&mut t, false);
     assert_eq!(sequences(&during, 3), Vec::<u32>::new());
     let p0_during = sequences(&during, 0).len();
     assert!(p0_during < 200, "stall: priority 0 waits behind the paused priority ({p0_during})");
