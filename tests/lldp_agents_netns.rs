@@ -40,6 +40,18 @@ fn settings(port: &str, willing: bool, enable: &[u8], lldp: &str) -> String {
     )
 }
 
+/// Waits until A (on lldpa) and B (on lldpb) both run PFC Enable `enable` and A has a peer
+/// (A may keep its own setting with or without one); returns the source MAC of A's peer.
+fn agreed_with_a_peer((agent_a, agent_b): (&Agent, &Agent), enable: &[u8], what: &str) -> Value {
+    wait_for(Duration::from_secs(3), what, || {
+        let peer_mac = agent_a.port("lldpa")?["dcbx"]["peer"]["source-mac"].clone();
+        (agent_a.oper_enable("lldpa")? == list(enable)
+            && agent_b.oper_enable("lldpb")? == list(enable)
+            && !peer_mac.is_null())
+        .then_some(peer_mac)
+    })
+}
+
 fn pfc_oper(agent: &Agent, port: &str) -> Value {
     agent.port(port).map(|p| p["dcbx"]["oper"]["pfc"].clone()).unwrap_or(Value::Null)
 }
@@ -389,20 +401,13 @@ fn an_interface_deleted_and_created_again_is_reopened_with_its_new_address() {
     veth(&a, "lldpa", MAC_LOW, &b, "lldpb", mac_lowest);
     let start = Instant::now();
     up(&a, &b);
-    // A keeps its own [3] with or without a peer: A having heard B again is waited for too.
-    let b_heard_from = || agent_a.port("lldpa").map(|p| p["dcbx"]["peer"]["source-mac"].clone());
-    wait_for(Duration::from_secs(3), "both on A's [3], B tie-breaking with its new MAC", || {
-        (agent_a.oper_enable("lldpa")? == list(&[3])
-            && agent_b.oper_enable("lldpb")? == list(&[3])
-            && !b_heard_from()?.is_null())
-        .then_some(())
-    });
-    eprintln!("re-agreed {:?} after the interfaces came back", start.elapsed());
-    assert_eq!(
-        b_heard_from().expect("state"),
-        mac_lowest.replace(':', "-"),
-        "B sends from its new address"
+    let b_mac = agreed_with_a_peer(
+        (&agent_a, &agent_b),
+        &[3],
+        "both on A's [3], B tie-breaking with its new MAC",
     );
+    eprintln!("re-agreed {:?} after the interfaces came back", start.elapsed());
+    assert_eq!(b_mac, mac_lowest.replace(':', "-"), "B sends from its new address");
     assert!(!agent_b.log().contains("LLDPDU not sent"), "{}", agent_b.log());
 }
 
@@ -453,16 +458,10 @@ fn a_new_mac_address_is_sent_and_tie_broken_with_at_once() {
     });
     // B's interface gets an address below A's, link up all along.
     b.link(&["set", "lldpb", "address", "02:00:00:00:00:09"]);
-    // A keeps its own [3] with or without a peer, and B's change of chassis ID has A forget
-    // B for a moment (a shutdown LLDPDU for the old one): A having heard B again is waited for.
-    let b_heard_from = || agent_a.port("lldpa").map(|p| p["dcbx"]["peer"]["source-mac"].clone());
-    wait_for(Duration::from_secs(3), "both on A's [3], B now the lower MAC", || {
-        (agent_a.oper_enable("lldpa")? == list(&[3])
-            && agent_b.oper_enable("lldpb")? == list(&[3])
-            && !b_heard_from()?.is_null())
-        .then_some(())
-    });
-    assert_eq!(b_heard_from().expect("state"), "02-00-00-00-00-09");
+    // B's change of chassis ID has A forget B for a moment (a shutdown LLDPDU for the old one).
+    let b_mac =
+        agreed_with_a_peer((&agent_a, &agent_b), &[3], "both on A's [3], B now the lower MAC");
+    assert_eq!(b_mac, "02-00-00-00-00-09");
 }
 
 #[test]

@@ -15,6 +15,7 @@ pub mod link;
 mod packet;
 mod raw;
 mod sim_port;
+mod stale_down;
 
 use crate::wire::MacAddr;
 

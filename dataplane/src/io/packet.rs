@@ -24,7 +24,7 @@ use nix::ifaddrs::getifaddrs;
 use nix::sys::socket::{bind, recvfrom, LinkAddr};
 use socket2::{Domain, Protocol, Socket, Type};
 
-use super::{FramePort, IoError};
+use super::{stale_down, FramePort, IoError};
 use crate::wire::{EtherType, MacAddr};
 
 /// A raw socket on one interface for one EtherType.
@@ -52,9 +52,7 @@ impl PacketSocket {
             Socket::new(Domain::PACKET, Type::RAW, Some(protocol)).map_err(os("socket"))?;
         bind(socket.as_raw_fd(), &link)
             .map_err(|e| os("bind")(std::io::Error::from_raw_os_error(e as i32)))?;
-        // Bound to an interface that is down, the socket holds a pending ENETDOWN that the
-        // first send would report once the interface is up; it tells nothing then.
-        let _stale = socket.take_error();
+        stale_down::forget(&socket);
         socket.set_nonblocking(true).map_err(os("set non-blocking"))?;
         let ifindex = i32::try_from(link.ifindex()).unwrap_or(0);
         for group in groups {
@@ -105,15 +103,7 @@ impl FramePort for PacketSocket {
     }
 
     fn send(&mut self, frame: &[u8]) -> Result<(), IoError> {
-        match self.write_once(frame) {
-            // The kernel reports an interface going down once, as a pending socket error, to
-            // whichever call comes first; a send after the interface came back up would fail
-            // with that old news. A second try tells which it is: the kernel checks whether
-            // the interface is up afresh.
-            Err(e) if e.raw_os_error() == Some(Errno::ENETDOWN as i32) => self.write_once(frame),
-            other => other,
-        }
-        .map_err(|e| self.os_error("send", e))
+        stale_down::send_past(|| self.write_once(frame)).map_err(|e| self.os_error("send", e))
     }
 
     fn recv(&mut self, buf: &mut [u8]) -> Result<Option<usize>, IoError> {

@@ -28,7 +28,7 @@ use std::os::fd::{AsFd, AsRawFd, BorrowedFd};
 use nix::ifaddrs::getifaddrs;
 use socket2::{Domain, Socket, Type};
 
-use super::{FramePort, IoError};
+use super::{stale_down, FramePort, IoError};
 use crate::wire::MacAddr;
 use auxdata::{parse_control, reinsert_tag, CONTROL_LEN, HEADROOM};
 pub use sys::MAX_BATCH;
@@ -123,9 +123,7 @@ impl RawPort {
         }
         socket.set_nonblocking(true).map_err(os("set non-blocking"))?;
         sys::bind(fd, ifindex, options.ethertype.unwrap_or(ETH_P_ALL)).map_err(os("bind"))?;
-        // Bound to an interface that is down, the socket holds a pending ENETDOWN that the
-        // first send or receive would report once the interface is up; it tells nothing then.
-        let _stale = socket.take_error();
+        stale_down::forget(&socket);
         if options.promiscuous {
             sys::add_membership(fd, ifindex, libc::PACKET_MR_PROMISC)
                 .map_err(os("PACKET_MR_PROMISC"))?;
@@ -195,15 +193,8 @@ impl RawPort {
         let mut sent = 0;
         for chunk in frames.chunks(MAX_BATCH) {
             let fd = self.socket.as_raw_fd();
-            let n = match sys::send_many(fd, chunk) {
-                // The kernel reports an interface going down once, as a pending socket error,
-                // to whichever call comes first: after a flap, the first send would fail with
-                // that old news. A second try tells which it is, since the kernel checks
-                // whether the interface is up afresh.
-                Err(e) if e.raw_os_error() == Some(libc::ENETDOWN) => sys::send_many(fd, chunk),
-                other => other,
-            }
-            .map_err(|e| self.os_error("sendmmsg", e))?;
+            let n = stale_down::send_past(|| sys::send_many(fd, chunk))
+                .map_err(|e| self.os_error("sendmmsg", e))?;
             sent += n;
             if n < chunk.len() {
                 break;
