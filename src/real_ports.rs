@@ -16,7 +16,7 @@ use lldp::wire::{ChassisId, TimeInterval};
 
 use crate::bridge::control::Control;
 use crate::bridge::{pipeline_config, Bridge, BridgePortSetup, BridgeSetup, PortSockets};
-use crate::ports::pipeline::PipelineSnapshot;
+use dataplane::pipeline::PipelineSnapshot;
 use crate::ports::real::RealPortSetup;
 use crate::ports::set::PortSet;
 use crate::ports::{PortEvent, PortHandle};

@@ -29,7 +29,7 @@ pub struct BridgeSnapshot {
     pub external_fifo_peak: usize,
     /// The pipeline's own view (for pfcd-pipeline's state).
     #[serde(skip)]
-    pub pipeline: Option<std::sync::Arc<crate::ports::pipeline::PipelineSnapshot>>,
+    pub pipeline: Option<std::sync::Arc<dataplane::pipeline::PipelineSnapshot>>,
 }
 
 #[derive(Debug, Clone, Default, Serialize)]
@@ -185,10 +185,10 @@ impl BridgeSnapshot {
             pipeline_flushed: stats.flushed,
             pipeline_order_violations: stats.order_violations,
             external_fifo_peak: stats.external_fifo_peak,
-            pipeline: Some(std::sync::Arc::new(crate::ports::pipeline::PipelineSnapshot {
+            pipeline: Some(std::sync::Arc::new(dataplane::pipeline::PipelineSnapshot {
                 reactions,
                 traffic_classes,
-                ..crate::ports::pipeline::PipelineSnapshot::of(&fwd.engine)
+                ..dataplane::pipeline::PipelineSnapshot::of(&fwd.engine)
             })),
         }
     }
@@ -270,9 +270,9 @@ fn micros(d: Duration) -> f64 {
 fn pause_reaction(
     arrival: &Percentiles,
     indication: &Percentiles,
-) -> crate::ports::pipeline::PauseReaction {
+) -> dataplane::pipeline::PauseReaction {
     let ns = |d: Duration| d.as_nanos() as u64;
-    crate::ports::pipeline::PauseReaction {
+    dataplane::pipeline::PauseReaction {
         pauses: arrival.sorted.len() as u64,
         late_after_indication: indication.nonzero() as u64,
         indication_max_ns: ns(indication.at(1.0)),

@@ -165,7 +165,7 @@ impl crate::ports::set::PortSet for Lab {
         false
     }
 
-    fn pipeline(&self) -> std::sync::Arc<crate::ports::pipeline::PipelineSnapshot> {
+    fn pipeline(&self) -> std::sync::Arc<dataplane::pipeline::PipelineSnapshot> {
         self.pipeline.snapshot()
     }
 

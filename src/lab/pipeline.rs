@@ -15,7 +15,7 @@ use dataplane::pipeline::{Pipeline, PipelineConfig, Traffic};
 use dataplane::time::{LinkSpeed, Picos};
 use tracing::{info, info_span, warn};
 
-use crate::ports::pipeline::PipelineSnapshot;
+use dataplane::pipeline::PipelineSnapshot;
 use crate::ports::snapshot::Published;
 use crate::ports::{SimClock, PRIORITIES};
 

@@ -9,7 +9,7 @@ use mgmt::backend::BackendError;
 use mgmt::xml::Element;
 
 use super::xml::{child_text, child_u64, leaf};
-use crate::ports::pipeline::PipelineSnapshot;
+use dataplane::pipeline::PipelineSnapshot;
 use crate::ports::set::PortSet;
 
 pub const PIPE_NS: &str = "urn:pfcd:yang:pfcd-pipeline";

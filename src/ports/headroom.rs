@@ -10,9 +10,8 @@ use dataplane::sim::TwoStationConfig;
 use tracing::{info, warn};
 
 use super::intent::PortIntent;
-use crate::scenario::{max_frame_octets, measure_outcome, ScenarioError};
 use dataplane::headroom::measure::MeasureCounters;
-use dataplane::sim::StationOutcome;
+use dataplane::sim::{MeasurePair, StationOutcome};
 
 /// Adds a run's results to the history and its counters to the sums.
 fn record(results: &mut Results, outcome: &StationOutcome) {
@@ -141,12 +140,19 @@ pub fn allowance_for(
         }
     }
     if matches!(automatic, A::Measurement | A::Both) && results.measurement_bits.is_none() {
-        let wd = WorstCase { max_frame_octets: max_frame_octets(stations) };
-        let measured = measure_outcome(stations).and_then(|outcome| {
-            record(results, &outcome);
-            let quanta = outcome.round_trip_quanta.ok_or(ScenarioError::NoMeasurement)?;
-            Ok((quanta, measured_headroom(stations.speed, u64::from(quanta), &wd)?))
-        });
+        let wd = WorstCase { max_frame_octets: stations.max_frame_octets_with_fcs() };
+        let measured = match MeasurePair::measure_at_b(stations) {
+            Err(e) => Err(e.to_string()),
+            Ok(outcome) => {
+                record(results, &outcome);
+                match outcome.round_trip_quanta {
+                    None => Err("the protocol gave no result: the peer sent no response".into()),
+                    Some(quanta) => measured_headroom(stations.speed, u64::from(quanta), &wd)
+                        .map(|h| (quanta, h))
+                        .map_err(|e| e.to_string()),
+                }
+            }
+        };
         match measured {
             Ok((quanta, h)) => {
                 info!(

@@ -10,7 +10,6 @@ mod follow;
 pub mod headroom;
 pub mod intent;
 pub mod lldp_link;
-pub mod pipeline;
 pub mod real;
 pub mod real_lldp;
 pub mod report;

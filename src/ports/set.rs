@@ -9,7 +9,7 @@ use dataplane::pipeline::PipelineConfig;
 use dataplane::time::LinkSpeed;
 
 use super::event::PortEvent;
-use super::pipeline::PipelineSnapshot;
+use dataplane::pipeline::PipelineSnapshot;
 use super::task::PortHandle;
 
 pub trait PortSet: Send + Sync {

@@ -2,9 +2,8 @@
 //! simulation runs (their interface delays, PFC generation and pause entry), so that the
 //! methods are compared on equal terms.
 
-use dataplane::headroom::measure::MeasureConfig;
 use dataplane::headroom::{calculate, measured_headroom, HeadroomInputs, WorstCase};
-use dataplane::sim::{MeasurePair, MeasurePairConfig, Station, StationOutcome, TwoStationConfig};
+use dataplane::sim::{MeasurePair, StationOutcome, TwoStationConfig};
 use serde::Serialize;
 
 use super::file::HeadroomMethod;
@@ -30,7 +29,7 @@ pub fn inputs_for(stations: &TwoStationConfig) -> Result<HeadroomInputs, Scenari
 
 /// The largest frame either station sends, FCS included (the simulation's lengths exclude it).
 pub fn max_frame_octets(stations: &TwoStationConfig) -> u64 {
-    stations.max_frame_octets() + 4
+    stations.max_frame_octets_with_fcs()
 }
 
 /// Station B's round trip measured by the protocol over the stations' link, both stations
@@ -41,14 +40,7 @@ pub fn measure(stations: &TwoStationConfig) -> Result<u32, ScenarioError> {
 
 /// [`measure`]'s whole outcome at station B: its results one by one and its counters.
 pub fn measure_outcome(stations: &TwoStationConfig) -> Result<StationOutcome, ScenarioError> {
-    let mut m = MeasurePairConfig::for_stations(stations, stations.seed);
-    m.wire_wait_max = stations.speed.quanta(200);
-    m.response_wait_max = stations.speed.quanta(200);
-    let eight: fn(&mut MeasureConfig) = |c| c.results_wanted = 8;
-    m.a.configure = eight;
-    m.b.configure = eight;
-    let report = MeasurePair::new(m)?.run();
-    Ok(report.station(Station::B).clone())
+    Ok(MeasurePair::measure_at_b(stations)?)
 }
 
 /// The headroom `method` gives.

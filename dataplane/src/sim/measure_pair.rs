@@ -304,6 +304,19 @@ pub struct MeasurePair {
 }
 
 impl MeasurePair {
+    /// Station B's measurement over the stations' link as a port runs it: both stations wait up
+    /// to 200 quanta at random before sending, eight results. B's results one by one and its
+    /// counters.
+    pub fn measure_at_b(stations: &TwoStationConfig) -> Result<StationOutcome, MeasureError> {
+        let mut m = MeasurePairConfig::for_stations(stations, stations.seed);
+        m.wire_wait_max = stations.speed.quanta(200);
+        m.response_wait_max = stations.speed.quanta(200);
+        let eight: fn(&mut crate::headroom::measure::MeasureConfig) = |c| c.results_wanted = 8;
+        m.a.configure = eight;
+        m.b.configure = eight;
+        Ok(MeasurePair::new(m)?.run().station(Station::B).clone())
+    }
+
     pub fn new(cfg: MeasurePairConfig) -> Result<Self, MeasureError> {
         let one_way = cfg.stations().one_way();
         let side = |s: Station| -> Result<Side, MeasureError> {

@@ -111,6 +111,11 @@ impl TwoStationConfig {
         u64::from(self.frame_len.max(self.reverse_frame_len.unwrap_or(0)))
     }
 
+    /// [`Self::max_frame_octets`] with the FCS, as the headroom's worst case counts a frame.
+    pub fn max_frame_octets_with_fcs(&self) -> u64 {
+        self.max_frame_octets() + 4
+    }
+
     /// The acceptance scenario: 10 Gb/s, 100 m of Cat6, Annex N delays, 2000-octet frames.
     pub fn annex_n(headroom_bits: u64, seed: u64) -> Self {
         TwoStationConfig {

@@ -1,9 +1,8 @@
-//! The transmit pipeline as a step left it: the lab's simulated pipeline and the bridge's on
-//! real interfaces publish the same view, which `pfcd-pipeline`'s state reads.
+//! The transmit pipeline as a step left it: a simulated pipeline and the software bridge's on
+//! real interfaces publish the same view, which a management layer reads.
 
-use dataplane::pipeline::{ClassView, Pipeline, PipelineConfig, PipelineStats};
-
-use super::intent::PRIORITIES;
+use super::{ClassView, Pipeline, PipelineConfig, PipelineStats};
+use crate::wire::PRIORITIES;
 
 /// One (port, priority) of the pipeline: the engine's view of it.
 pub type ClassSnapshot = Option<ClassView>;
@@ -26,7 +25,7 @@ pub struct PipelineSnapshot {
 }
 
 /// How fast pauses from the peer stopped their priority on one real port, over the last pauses
-/// (`bridge::reaction`): from the PFC receiver's indication (36.3.3) and from the PFC frame's
+/// (the software bridge measures it): from the PFC receiver's indication (36.3.3) and from the PFC frame's
 /// kernel arrival, to the start of the last send of the priority after it. Nanoseconds.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct PauseReaction {
