@@ -1,5 +1,5 @@
 //! pfcd's ports on real interfaces (`ports = "interfaces"`): the software bridge
-//! (`crate::bridge`) over the interfaces the settings name, and one port task per interface
+//! (`pfc_bridge`) over the interfaces the settings name, and one port task per interface
 //! (`ports::real`) that runs LLDP/DCBX on it, selects its allowance and tells the bridge port
 //! what to run. The northbound side sees them as it sees the lab's ports.
 
@@ -14,13 +14,13 @@ use dataplane::time::LinkSpeed;
 use lldp::port::LocalSystem;
 use lldp::wire::{ChassisId, TimeInterval};
 
-use crate::bridge::control::Control;
-use crate::bridge::{pipeline_config, Bridge, BridgePortSetup, BridgeSetup, PortSockets};
-use dataplane::pipeline::PipelineSnapshot;
 use crate::ports::real::RealPortSetup;
 use crate::ports::set::PortSet;
 use crate::ports::{PortEvent, PortHandle};
 use crate::settings::InterfaceSettings;
+use dataplane::pipeline::PipelineSnapshot;
+use pfc_bridge::control::Control;
+use pfc_bridge::{pipeline_config, Bridge, BridgePortSetup, BridgeSetup, PortSockets};
 
 /// The bridge on real interfaces and its port tasks.
 pub struct RealPorts {

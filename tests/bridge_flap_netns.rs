@@ -11,18 +11,16 @@
 //!
 //! Needs root (namespaces); skipped loudly without it, failed in CI.
 
-mod common;
-
 use std::time::{Duration, Instant};
 
-use common::bridge::{port, read_state, start_bridge, state_when};
-use common::hosts::*;
-use common::netns::{can_run, veth, wait_up, Netns};
-use common::pfc_lldp::Agent;
-use common::pfcd::{start_pfcd, value};
-use common::Scratch;
 use dataplane::io::RawPort;
 use serde_json::Value;
+use test_support::bridge::{port, read_state, start_bridge, state_when};
+use test_support::hosts::*;
+use test_support::netns::{can_run, veth, wait_up, Netns};
+use test_support::pfc_lldp::Agent;
+use test_support::pfcd::{start_pfcd, value};
+use test_support::Scratch;
 
 /// Makes the veth p2 — eth0 (h2's) again under the same names (deleted before), p2 with
 /// address `p2_mac`; both ends up. Returns h2's new socket.

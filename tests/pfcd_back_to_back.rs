@@ -4,11 +4,9 @@
 //!
 //! Needs root (namespaces); skipped loudly without it, failed in CI.
 
-mod common;
-
-use common::netns::{can_run, veth, Netns};
-use common::pfcd::*;
-use common::Scratch;
+use test_support::netns::{can_run, veth, Netns};
+use test_support::pfcd::*;
+use test_support::Scratch;
 
 fn up(ns: &Netns, interface: &str) {
     ns.run("/usr/sbin/sysctl", &["-qw", "net.ipv6.conf.all.disable_ipv6=1"]);
@@ -89,9 +87,13 @@ fn the_measured_headroom_follows_a_delay_line_between_two_pfcd() {
     up(&d, "da");
     d.link(&["set", "db", "up"]);
     let line = |delay: &str| {
-        let mut cmd = d.command(env!("CARGO_BIN_EXE_pfc-delay"));
+        let mut cmd = d.command(test_support::program("pfc-delay"));
         cmd.args(["--a", "da", "--b", "db", "--delay", delay]);
-        common::netns::Daemon::spawn("pfc-delay", cmd, &sd.path(&format!("delay-{delay}.log")))
+        test_support::netns::Daemon::spawn(
+            "pfc-delay",
+            cmd,
+            &sd.path(&format!("delay-{delay}.log")),
+        )
     };
     let mut running = line("0");
     let (pa, pb) = (start_pfcd(&a, &sa, &["x"]), start_pfcd(&b, &sb, &["y"]));

@@ -9,15 +9,13 @@
 //!
 //! Needs root (namespaces); skipped loudly without it, failed in CI.
 
-mod common;
-
 use std::time::Duration;
 
-use common::hosts::*;
-use common::netns::{can_run, Daemon};
-use common::pfcd::*;
-use common::Scratch;
 use mgmt::client::Datastore;
+use test_support::hosts::*;
+use test_support::netns::{can_run, Daemon};
+use test_support::pfcd::*;
+use test_support::Scratch;
 
 #[test]
 fn a_commit_enables_pfc_on_real_interfaces_and_netconf_counts_the_frames_on_the_wire() {
@@ -111,7 +109,7 @@ fn headroom_method_measured_puts_the_round_trip_of_the_wire_in_force() {
     let scratch = Scratch::new("pfcd-if-hr");
     let Hosts { h1_ns: _h1_ns, sw, h2_ns, .. } = hosts("pifm");
     // A measuring station on h2's side: pfc-bridge answers (and makes) HMPDUs.
-    let mut cmd = h2_ns.command(env!("CARGO_BIN_EXE_pfc-bridge"));
+    let mut cmd = h2_ns.command(test_support::program("pfc-bridge"));
     cmd.args(["--port", "eth0,pfc=3,headroom=measured"]);
     let _station = Daemon::spawn("pfc-bridge", cmd, &scratch.path("station.log"));
     let pfcd = start_pfcd(&sw, &scratch, &["p1", "p2"]);
@@ -233,7 +231,7 @@ fn a_traffic_class_table_committed_on_real_interfaces_is_given_to_the_bridge() {
     wait_traffic_class(&mut c, "p2", 4, 4);
 }
 
-/// **Needs the bridge's traffic class hold** (`src/bridge`: a pause of priority n holds its
+/// **Needs the bridge's traffic class hold** (`pfc-bridge`: a pause of priority n holds its
 /// whole class, 36.1; main's 4cbc44b "Bridge: priority to traffic class on transmit"). On a
 /// tree without it this test fails at "priority 4 held with priority 3" and nowhere else; with
 /// it, it passes.
@@ -290,7 +288,7 @@ fn end_to_end_a_pause_of_priority_3_holds_priority_4_in_its_traffic_class() {
 fn storm_round(
     h1: &mut dataplane::io::RawPort,
     h2: &mut dataplane::io::RawPort,
-    h2_ns: &common::netns::Netns,
+    h2_ns: &test_support::netns::Netns,
 ) -> (Vec<Vec<u8>>, Vec<Vec<u8>>) {
     let storm = Storm::start(h2_ns);
     for seq in 0..200u32 {

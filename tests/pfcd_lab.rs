@@ -9,9 +9,7 @@ use std::time::{Duration, Instant};
 
 use mgmt::client::{Auth, Client, ConnectOptions, Datastore};
 
-mod common;
-
-use common::pfcd::{pfc_of, value, wait_state_within};
+use test_support::pfcd::{pfc_of, value, wait_state_within};
 
 const IF_NS: &str = "urn:ietf:params:xml:ns:yang:ietf-interfaces";
 const DOT1Q_NS: &str = "urn:ieee:std:802.1Q:yang:ieee802-dot1q-bridge";
@@ -763,7 +761,7 @@ fn the_lldp_model_drives_the_agent_and_refuses_what_it_cannot_run() {
 /// them.
 #[test]
 fn yangcli_reads_the_pfc_state_with_the_modules_it_fetched() {
-    let Some(yangcli) = common::external_tool("/usr/bin/yangcli", "yangcli") else { return };
+    let Some(yangcli) = test_support::external_tool("/usr/bin/yangcli", "yangcli") else { return };
     let dir = state_dir("yangcli");
     let daemon = Daemon::start(&dir);
     let home = dir.with_extension("home");

@@ -7,18 +7,16 @@
 //!
 //! Needs root (namespaces); skipped loudly without it, failed in CI.
 
-mod common;
-
 use std::path::PathBuf;
 use std::process::{Child, Stdio};
 use std::sync::{Mutex, MutexGuard};
 use std::time::Duration;
 
-use common::hosts::{hosts, Hosts};
-use common::netns::{can_run, Netns};
-use common::pfcd::*;
-use common::{external_tool, start_capture, tshark_fields, tshark_number, Scratch};
 use serde_json::Value;
+use test_support::hosts::{hosts, Hosts};
+use test_support::netns::{can_run, Netns};
+use test_support::pfcd::*;
+use test_support::{external_tool, start_capture, tshark_fields, tshark_number, Scratch};
 
 /// The runs measure rates on two cores: one at a time.
 static SERIAL: Mutex<()> = Mutex::new(());
@@ -28,7 +26,7 @@ fn serial() -> MutexGuard<'static, ()> {
 }
 
 fn traffic() -> PathBuf {
-    PathBuf::from(env!("CARGO_BIN_EXE_pfc-traffic"))
+    test_support::program("pfc-traffic")
 }
 
 fn spawn(ns: &Netns, args: &[&str]) -> Child {

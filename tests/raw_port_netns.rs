@@ -4,13 +4,11 @@
 //!
 //! Needs root (namespaces); skipped loudly without it, failed in CI.
 
-mod common;
-
 use std::time::{Duration, Instant};
 
-use common::netns::{can_run, in_netns, veth, wait_up, Netns};
 use dataplane::io::{FramePort, RawOptions, RawPort, RxBatch};
 use dataplane::wire::{EtherType, EthernetHeader, MacAddr, VlanTag};
+use test_support::netns::{can_run, in_netns, veth, wait_up, Netns};
 
 const MAC_A: MacAddr = MacAddr([0x02, 0, 0, 0, 0x0a, 0x01]);
 const MAC_B: MacAddr = MacAddr([0x02, 0, 0, 0, 0x0b, 0x01]);

@@ -1,13 +1,11 @@
 //! Frames built by scapy (an independent Ethernet/LLDP implementation) parse with pfcd's codecs
 //! to exactly the values scapy was given.
 
-mod common;
-
 use std::process::Command;
 
-use common::external_tool;
 use dataplane::wire::{EtherType, EthernetHeader, Hmpdu, MacAddr, PauseFrame, PfcFrame, TupleUse};
 use serde_json::Value;
+use test_support::external_tool;
 
 fn mac(v: &Value) -> MacAddr {
     v.as_str().expect("MAC as text").parse().expect("scapy prints MACs we can read")

@@ -1,12 +1,10 @@
 //! tshark, an independent decoder, reads the frames pfcd emits with the values we put in them.
 
-mod common;
-
-use common::{external_tool, tshark_fields, tshark_number, write_pcap, Scratch};
 use dataplane::wire::{MacAddr, PauseFrame, PfcFrame};
 use proptest::prelude::*;
 use proptest::strategy::ValueTree;
 use proptest::test_runner::TestRunner;
+use test_support::{external_tool, tshark_fields, tshark_number, write_pcap, Scratch};
 
 const SA: MacAddr = MacAddr([0x02, 0, 0, 0, 0, 0x01]);
 
@@ -60,7 +58,6 @@ fn tshark_decodes_pfc_and_pause_frames() {
 }
 
 mod lldp_frames {
-    use super::common::{external_tool, tshark_fields, tshark_number, write_pcap, Scratch};
     use dataplane::sim::SimRng;
     use dataplane::wire::MacAddr;
     use lldp::wire::{
@@ -68,6 +65,7 @@ mod lldp_frames {
         PfcConfig, PfcFormat, PfcLocalDelay, PortId, Text, TimeInterval, Tlv, Tsa,
     };
     use serde_json::Value;
+    use test_support::{external_tool, tshark_fields, tshark_number, write_pcap, Scratch};
 
     /// A random but valid DCBX LLDPDU and its frame.
     fn random_frame(rng: &mut SimRng) -> LldpFrame {

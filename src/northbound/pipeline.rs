@@ -9,8 +9,8 @@ use mgmt::backend::BackendError;
 use mgmt::xml::Element;
 
 use super::xml::{child_text, child_u64, leaf};
-use dataplane::pipeline::PipelineSnapshot;
 use crate::ports::set::PortSet;
+use dataplane::pipeline::PipelineSnapshot;
 
 pub const PIPE_NS: &str = "urn:pfcd:yang:pfcd-pipeline";
 

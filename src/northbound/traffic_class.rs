@@ -10,8 +10,8 @@ use mgmt::xml::Element;
 
 use super::xml::{child_u64, interface_path};
 use super::DOT1Q_NS;
-use crate::bridge::port::{TrafficClasses, IDENTITY_CLASSES};
 use crate::ports::PRIORITIES;
+use pfc_bridge::port::{TrafficClasses, IDENTITY_CLASSES};
 
 /// The path of `leaf` (empty: the table itself) in port `name`'s traffic class table.
 pub fn table_path(name: &str, leaf: &str) -> String {

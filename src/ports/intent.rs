@@ -6,7 +6,7 @@ use dataplane::headroom::allowance::AutomaticCalculation;
 use lldp::agent::AgentConfig;
 use lldp::dcbx::HeadroomMethods;
 
-use crate::bridge::port::{TrafficClasses, IDENTITY_CLASSES};
+use pfc_bridge::port::{TrafficClasses, IDENTITY_CLASSES};
 
 /// PFCLinkDelayAllowance's YANG default: Annex N's worked example.
 pub const DEFAULT_LINK_DELAY_ALLOWANCE_BITS: u64 = 126_224;

@@ -1,5 +1,5 @@
 //! A port on a real interface: the same handle, intents and snapshots as a simulated port, but
-//! the MAC, buffers and measurement are the bridge's (`crate::bridge`), driven by the wall
+//! the MAC, buffers and measurement are the bridge's (`pfc_bridge`), driven by the wall
 //! clock, and LLDP/DCBX talks to whatever station is on the wire (`real_lldp.rs`). The task
 //! decides what the bridge port runs (operational PFC Enable, allowance in force, whether to
 //! measure) and publishes what the bridge reports.
@@ -25,9 +25,9 @@ use super::real_lldp::RealLldp;
 use super::run::{self, PortTask};
 use super::snapshot::{PortSnapshot, PrioritySnapshot};
 use super::task::PortHandle;
-use crate::bridge::control::Control;
-use crate::bridge::port::PortControl;
-use crate::bridge::Bridge;
+use pfc_bridge::control::Control;
+use pfc_bridge::port::PortControl;
+use pfc_bridge::Bridge;
 
 /// How often the task looks at the bridge and the LLDP socket when nothing else wakes it.
 const TICK: Duration = Duration::from_millis(50);
@@ -82,7 +82,7 @@ struct RealPort {
     generation_seen: u64,
     awaiting_generation: Option<u64>,
     /// The bridge's view of the port as last read.
-    bridge_port: Option<crate::bridge::PortSnapshot>,
+    bridge_port: Option<pfc_bridge::PortSnapshot>,
     /// Calculated headroom, with a cable in the settings.
     calculation: Option<CableCalculation>,
 }
@@ -219,7 +219,7 @@ impl RealPort {
         self.bridge_port = Some(port);
     }
 
-    fn take_results(&mut self, port: &crate::bridge::PortSnapshot) {
+    fn take_results(&mut self, port: &pfc_bridge::PortSnapshot) {
         self.generation_seen = port.measure_generation;
         if let Some(awaited) = self.awaiting_generation {
             if port.measure_generation < awaited {
@@ -277,7 +277,7 @@ impl RealPort {
 
     /// Reports new drops on a lossless priority (the first that has any), at most once a
     /// second.
-    fn notice_drops(&mut self, port: &crate::bridge::PortSnapshot) {
+    fn notice_drops(&mut self, port: &pfc_bridge::PortSnapshot) {
         let lossless = |n: usize| self.followed.oper_pfc_enable & (1 << n) != 0;
         let Some(n) =
             (0..PRIORITIES).find(|&n| lossless(n) && port.detail.priorities[n].dropped > 0)

@@ -9,8 +9,8 @@ use dataplane::pipeline::PipelineConfig;
 use dataplane::time::LinkSpeed;
 
 use super::event::PortEvent;
-use dataplane::pipeline::PipelineSnapshot;
 use super::task::PortHandle;
+use dataplane::pipeline::PipelineSnapshot;
 
 pub trait PortSet: Send + Sync {
     /// The ports, in order.

@@ -75,7 +75,7 @@ pub fn test_engine_configured(
 pub const WAIT: Duration = Duration::from_secs(20);
 
 /// Finds an external tool. A missing tool fails the test in CI and is skipped loudly
-/// elsewhere (the same convention as the workspace's `tests/common`).
+/// elsewhere (the same convention as the workspace's `tests/support`).
 pub fn external_tool(path: &str, package: &str) -> Option<PathBuf> {
     let p = PathBuf::from(path);
     if p.exists() {

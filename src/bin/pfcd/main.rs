@@ -77,7 +77,7 @@ fn main() -> ExitCode {
         eprintln!("pfcd: transparent huge pages stay enabled ({e}): memory use will be higher");
     }
     let args = Args::parse();
-    pfcd::logging::init();
+    pfc_logging::init();
     let source =
         SettingsSource { file: args.config, listen: args.listen, state_dir: args.state_dir };
     let settings = match source.load() {
