@@ -3,14 +3,14 @@
 //! The daemon wires the protocol crates ([`dataplane`], [`lldp`]) to the NETCONF server
 //! ([`mgmt`]): [`settings`] (the TOML file), [`daemon`] (start-up and shutdown),
 //! [`northbound`] (YANG ↔ port intents and snapshots), [`ports`] (one task per port),
-//! [`lab`] (the embedded default: simulated ports, links and peers) and [`real_ports`] (real
+//! [`lab`] (the embedded default: simulated ports, links and peers) and [`real`] (real
 //! interfaces, on the software bridge of `pfc_bridge`).
 
 pub mod daemon;
 pub mod lab;
 pub mod northbound;
 pub mod ports;
-pub mod real_ports;
+pub mod real;
 pub mod settings;
 
 pub use dataplane;

@@ -125,7 +125,7 @@ impl InterfaceSettings {
 pub enum Ports {
     /// Four simulated ports with simulated peers (src/lab/).
     Lab,
-    /// A bridge on the real interfaces of `[interfaces]` (the `pfc-bridge` crate, src/real_ports.rs).
+    /// A bridge on the real interfaces of `[interfaces]` (the `pfc-bridge` crate, `src/real/`).
     Interfaces,
 }
 

@@ -15,7 +15,7 @@ use tracing::{info, warn};
 use crate::lab::Lab;
 use crate::northbound;
 use crate::ports::set::PortSet;
-use crate::real_ports::RealPorts;
+use crate::real::RealPorts;
 use crate::settings::{Ports, Settings, SettingsSource};
 
 /// Why pfcd stopped with an error.

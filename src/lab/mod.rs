@@ -2,8 +2,12 @@
 //! station by a simulated link ([`links::links`]), following one simulated clock that runs at
 //! a fixed ratio of wall time so that the lab's CPU use stays bounded.
 
+pub mod clock;
+pub mod headroom;
+pub mod link_lldp;
 pub mod links;
 pub mod pipeline;
+pub mod port;
 
 use std::sync::{mpsc, Mutex, PoisonError};
 use std::time::Duration;
@@ -15,9 +19,12 @@ use lldp::dcbx::{DcbxAdmin, PfcAdmin};
 use lldp::port::LocalSystem;
 use lldp::wire::{ChassisId, SystemCapabilities, TimeInterval};
 
-use crate::ports::{PeerLldp, PortEvent, PortHandle, SimClock, SimPortSetup};
+use crate::ports::{PortEvent, PortHandle};
 use crate::settings::LabSettings;
+use clock::SimClock;
+use link_lldp::PeerLldp;
 use links::LabLink;
+use port::SimPortSetup;
 
 /// A port's simulated time may run at most this many ticks' worth ahead in one step, when it
 /// has fallen behind the clock.
@@ -55,7 +62,7 @@ impl Lab {
                 peer: link.peer_lldp(),
                 traffic: settings.traffic,
             };
-            ports.push(PortHandle::spawn(setup, clock, tick, events.clone())?);
+            ports.push(port::spawn(setup, clock, tick, events.clone())?);
         }
         let published = ports.iter().map(PortHandle::published).collect();
         let config = pipeline::lab_config(ports.len(), &Default::default());

@@ -15,8 +15,9 @@ use dataplane::pipeline::{Pipeline, PipelineConfig, Traffic};
 use dataplane::time::{LinkSpeed, Picos};
 use tracing::{info, info_span, warn};
 
+use super::clock::SimClock;
 use crate::ports::snapshot::Published;
-use crate::ports::{SimClock, PRIORITIES};
+use crate::ports::PRIORITIES;
 use dataplane::pipeline::PipelineSnapshot;
 
 /// The share of each pipeline port's line rate offered by the traffic generator.

@@ -475,39 +475,9 @@ fn push_history(m: &mut Element, r: &crate::ports::headroom::Results) {
                 .with(leaf(ns, "clamp", clamp_name(e.clamp))),
         );
     }
-    let c = &r.counters;
     let mut counters = Element::new(ns, "counters");
-    for (name, value) in [
-        ("hmpdus-sent", c.hmpdus_sent),
-        ("requests-sent", c.requests_sent),
-        ("requests-with-response", c.requests_with_response),
-        ("requests-repeated", c.requests_repeated),
-        ("requests-after-loss", c.requests_after_loss),
-        ("responses-sent", c.responses_sent),
-        ("response-adjustments-omitted", c.response_adjustments_omitted),
-        ("adjustments-saturated", c.adjustments_saturated),
-        ("hmpdus-received", c.hmpdus_received),
-        ("hmpdus-processed", c.hmpdus_processed),
-        ("hmpdus-delayed", c.hmpdus_delayed),
-        ("requests-received", c.requests_received),
-        ("responses-received", c.responses_received),
-        ("responses-unmatched", c.responses_unmatched),
-        ("responses-out-of-order", c.responses_out_of_order),
-        ("results-clamped-to-minimum", c.results_clamped_to_minimum),
-        ("results-discarded-above-maximum", c.results_discarded_above_maximum),
-        ("results-discarded-outlier", c.results_discarded_outlier),
-        ("malformed", c.malformed),
-        ("not-hmpdu", c.not_hmpdu),
-        ("other-version", c.other_version),
-        ("discarded-not-operational", c.discarded_not_operational),
-        ("discarded-wrong-interface", c.discarded_wrong_interface),
-        ("discarded-wrong-path", c.discarded_wrong_path),
-        ("discarded-buffer-full", c.discarded_buffer_full),
-        ("discarded-wrong-destination", c.discarded_wrong_destination),
-        ("discarded-empty", c.discarded_empty),
-        ("extra-tuples-ignored", c.extra_tuples_ignored),
-    ] {
-        counters.push(leaf(ns, name, value));
+    for (name, value) in r.counters.named() {
+        counters.push(leaf(ns, &name.replace('_', "-"), value));
     }
     m.push(counters);
 }

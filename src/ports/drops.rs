@@ -9,7 +9,7 @@ const DROP_NOTICE_EVERY: Duration = Duration::from_secs(1);
 
 /// The drop count last reported, and when.
 #[derive(Debug, Default)]
-pub(super) struct DropNotices {
+pub struct DropNotices {
     reported: u64,
     reported_at: Option<Instant>,
 }
@@ -17,7 +17,7 @@ pub(super) struct DropNotices {
 impl DropNotices {
     /// Whether `dropped` frames in all are worth a notice now: more than last reported, and
     /// none reported in the last second. When they are, they count as reported from now on.
-    pub(super) fn take(&mut self, dropped: u64) -> bool {
+    pub fn take(&mut self, dropped: u64) -> bool {
         let due = self.reported_at.is_none_or(|t| t.elapsed() >= DROP_NOTICE_EVERY);
         if dropped > self.reported && due {
             self.reported = dropped;
@@ -28,7 +28,7 @@ impl DropNotices {
     }
 
     /// The counters were reset: any drop from now on is new.
-    pub(super) fn counters_cleared(&mut self) {
+    pub fn counters_cleared(&mut self) {
         self.reported = 0;
     }
 }

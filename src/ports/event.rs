@@ -5,7 +5,7 @@ use std::sync::Arc;
 use dataplane::headroom::allowance::Allowance;
 use lldp::agent::RemoteStatistics;
 
-use super::lldp_link::LldpView;
+use super::lldp_view::LldpView;
 
 #[derive(Debug, Clone)]
 pub enum PortEvent {

@@ -20,23 +20,23 @@ use super::drops::DropNotices;
 use super::event::PortEvent;
 use super::headroom::Results;
 use super::intent::{HeadroomMethod, PortIntent, PRIORITIES};
-use super::lldp_link::{LldpView, Step};
+use super::lldp_view::{LldpView, Step};
 use super::report;
 use super::snapshot::{PortSnapshot, PrioritySnapshot};
 
 /// The state both kinds of port task keep, owned by the port's thread.
-pub(super) struct Followed {
+pub struct Followed {
     /// The port's name (in its events).
-    pub(super) name: String,
-    pub(super) intent: PortIntent,
+    pub name: String,
+    pub intent: PortIntent,
     /// The headroom methods DCBX agreed.
-    pub(super) agreed: HeadroomMethods,
+    pub agreed: HeadroomMethods,
     /// Our operational PFC Enable, as last acted on.
-    pub(super) oper_pfc_enable: u8,
-    pub(super) results: Results,
-    pub(super) allowance: Allowance,
+    pub oper_pfc_enable: u8,
+    pub results: Results,
+    pub allowance: Allowance,
     /// The latest view of the LLDP agents, renewed when something changed.
-    pub(super) lldp_view: Arc<LldpView>,
+    pub lldp_view: Arc<LldpView>,
     drops: DropNotices,
     /// When the counters were last reset: at start, or by clear-pfc-counters.
     discontinuity_time: SystemTime,
@@ -44,23 +44,23 @@ pub(super) struct Followed {
 }
 
 /// What a snapshot takes from the port itself rather than from what it follows.
-pub(super) struct PortFigures<'a> {
-    pub(super) speed: LinkSpeed,
-    pub(super) receive_buffer_size: u64,
+pub struct PortFigures<'a> {
+    pub speed: LinkSpeed,
+    pub receive_buffer_size: u64,
     /// The peer's operational PFC Enable (0 where the port cannot know it).
-    pub(super) peer_oper_pfc_enable: u8,
+    pub peer_oper_pfc_enable: u8,
     /// Our PFC initiator's counters (what we sent) and our receiver's.
-    pub(super) sent: &'a MacCounters,
-    pub(super) received: &'a MacCounters,
+    pub sent: &'a MacCounters,
+    pub received: &'a MacCounters,
     /// Each priority's buffer and pause; its PFC counters are taken from `sent` and `received`.
-    pub(super) priorities: [PrioritySnapshot; PRIORITIES],
-    pub(super) simulated_time: Picos,
+    pub priorities: [PrioritySnapshot; PRIORITIES],
+    pub simulated_time: Picos,
 }
 
 impl Followed {
     /// A port before DCBX has said anything: PFC runs on `intent`'s PFC Enable, `allowance`
     /// (selected for `intent` with `results`) is in force.
-    pub(super) fn new(
+    pub fn new(
         name: String,
         intent: PortIntent,
         results: Results,
@@ -83,14 +83,14 @@ impl Followed {
     }
 
     /// The headroom method in force: the configured one, or what DCBX agreed.
-    pub(super) fn method_in_force(&self) -> HeadroomMethod {
+    pub fn method_in_force(&self) -> HeadroomMethod {
         self.intent.method.in_force(self.agreed)
     }
 
     /// Takes a new configuration. Returns whether the method in force changed; a method newly
     /// in force computes afresh (a new measurement, a new calculation), so its results start
     /// empty.
-    pub(super) fn take_intent(&mut self, intent: PortIntent) -> bool {
+    pub fn take_intent(&mut self, intent: PortIntent) -> bool {
         let before = self.method_in_force();
         self.intent = intent;
         if self.method_in_force() == before {
@@ -103,7 +103,7 @@ impl Followed {
     /// Reports the events of an LLDP step (`stats` and `view` give the remote table's counters
     /// and the LLDP view when an event needs them). Returns whether the step changed anything;
     /// the view is then renewed.
-    pub(super) fn take_step(
+    pub fn take_step(
         &mut self,
         step: &Step,
         stats: impl Fn() -> RemoteStatistics,
@@ -118,7 +118,7 @@ impl Followed {
 
     /// Takes the headroom methods DCBX agreed. Returns whether that changed the method in
     /// force (logged; its results start empty, as for a new configuration).
-    pub(super) fn take_agreed(&mut self, agreed: HeadroomMethods) -> bool {
+    pub fn take_agreed(&mut self, agreed: HeadroomMethods) -> bool {
         if agreed == self.agreed {
             return false;
         }
@@ -133,7 +133,7 @@ impl Followed {
     }
 
     /// Puts `allowance` in force; a change is logged and sent north.
-    pub(super) fn put_in_force(&mut self, allowance: Allowance) {
+    pub fn put_in_force(&mut self, allowance: Allowance) {
         if allowance != self.allowance {
             info!(allowance = %allowance, "allowance in force changed");
             let _ = self.events.send(PortEvent::AllowanceChanged {
@@ -147,7 +147,7 @@ impl Followed {
 
     /// `dropped` frames in all on lossless `priority`: sent north when new and due
     /// ([`DropNotices`]).
-    pub(super) fn notice_drops(&mut self, priority: u8, dropped: u64) {
+    pub fn notice_drops(&mut self, priority: u8, dropped: u64) {
         if self.drops.take(dropped) {
             let _ = self.events.send(PortEvent::LosslessDrop {
                 port: self.name.clone(),
@@ -160,14 +160,14 @@ impl Followed {
 
     /// The port's counters were reset (clear-pfc-counters): the measurement's too, and a new
     /// discontinuity.
-    pub(super) fn counters_cleared(&mut self) {
+    pub fn counters_cleared(&mut self) {
         self.results.counters = Default::default();
         self.drops.counters_cleared();
         self.discontinuity_time = SystemTime::now();
     }
 
     /// The port's snapshot: what it follows, with its own figures.
-    pub(super) fn snapshot(&self, port: PortFigures) -> PortSnapshot {
+    pub fn snapshot(&self, port: PortFigures) -> PortSnapshot {
         let (tx, rx) = (port.sent, port.received);
         let mut priorities = port.priorities;
         for (n, p) in priorities.iter_mut().enumerate() {

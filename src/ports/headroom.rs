@@ -1,77 +1,17 @@
-//! The allowance in force on a simulated port: dataplane's calculator (36.8.1) and measurement
-//! protocol (36.9, simulated by `MeasurePair` over the port's link) give the results, and
-//! `allowance::select` decides between them and the configuration (12.23).
+//! A port's headroom results and the allowance in force: what the calculation (36.8.1) and
+//! the measurement (36.9) gave, kept between configuration changes, the measurement's history,
+//! and `allowance::select` deciding between them and the configuration (12.23). Where the
+//! results come from is the port's own: the lab's simulated link (`crate::lab::headroom`), the
+//! bridge and the configured cable on a real interface (`crate::real`).
+
+use std::sync::Arc;
+use std::time::SystemTime;
 
 use dataplane::headroom::allowance::{self, Allowance, AllowanceConfig, CalculatedResults};
-use std::sync::Arc;
-
-use dataplane::headroom::{calculate, measured_headroom, Breakdown, WorstCase};
-use dataplane::sim::TwoStationConfig;
-use tracing::{info, warn};
+use dataplane::headroom::measure::{MeasureCounters, Measurement};
+use dataplane::headroom::Breakdown;
 
 use super::intent::PortIntent;
-use dataplane::headroom::measure::MeasureCounters;
-use dataplane::sim::{MeasurePair, StationOutcome};
-
-/// Adds a run's results to the history and its counters to the sums.
-fn record(results: &mut Results, outcome: &StationOutcome) {
-    let mut history = (*results.history).clone();
-    let first = history.last().map_or(1, |e: &HistoryEntry| e.sequence + 1);
-    let now = std::time::SystemTime::now();
-    for (sequence, m) in (first..).zip(&outcome.results) {
-        history.push(HistoryEntry {
-            sequence,
-            time: now,
-            raw_quanta: m.raw_quanta,
-            quanta: m.quanta,
-            clamp: m.clamp,
-        });
-    }
-    let excess = history.len().saturating_sub(HISTORY);
-    history.drain(..excess);
-    results.history = Arc::new(history);
-    results
-        .accepted
-        .extend(outcome.results.iter().filter(|m| m.discarded.is_none()).map(|m| m.quanta));
-    results.counters = add_counters(&results.counters, &outcome.counters);
-}
-
-/// Two sets of counters added field by field.
-fn add_counters(a: &MeasureCounters, b: &MeasureCounters) -> MeasureCounters {
-    macro_rules! sum {
-        ($($f:ident),*) => { MeasureCounters { $($f: a.$f + b.$f),* } };
-    }
-    sum!(
-        hmpdus_sent,
-        requests_sent,
-        requests_with_response,
-        requests_repeated,
-        requests_after_loss,
-        responses_sent,
-        response_adjustments_omitted,
-        adjustments_saturated,
-        hmpdus_received,
-        hmpdus_processed,
-        hmpdus_delayed,
-        requests_received,
-        responses_received,
-        responses_unmatched,
-        responses_out_of_order,
-        results_clamped_to_minimum,
-        results_discarded_above_maximum,
-        results_discarded_outlier,
-        malformed,
-        not_hmpdu,
-        other_version,
-        discarded_not_operational,
-        discarded_wrong_interface,
-        discarded_wrong_path,
-        discarded_buffer_full,
-        discarded_wrong_destination,
-        discarded_empty,
-        extra_tuples_ignored
-    )
-}
 
 /// Results kept between configuration changes: the measurement runs once when measured headroom
 /// comes into force (the measure-headroom RPC, to come, will re-run it).
@@ -97,6 +37,27 @@ impl Results {
         Results { history: self.history.clone(), counters: self.counters, ..Results::default() }
     }
 
+    /// Takes new measurement results, received at `time`: into the history (numbered on from
+    /// the last, the oldest beyond [`HISTORY`] dropped) and, those not discarded, into the
+    /// accepted results.
+    pub fn record(&mut self, new: &[Measurement], time: SystemTime) {
+        let mut history = (*self.history).clone();
+        let first = history.last().map_or(1, |e: &HistoryEntry| e.sequence + 1);
+        for (sequence, m) in (first..).zip(new) {
+            history.push(HistoryEntry {
+                sequence,
+                time,
+                raw_quanta: m.raw_quanta,
+                quanta: m.quanta,
+                clamp: m.clamp,
+            });
+        }
+        let excess = history.len().saturating_sub(HISTORY);
+        history.drain(..excess);
+        self.history = Arc::new(history);
+        self.accepted.extend(new.iter().filter(|m| m.discarded.is_none()).map(|m| m.quanta));
+    }
+
     /// The measurement's latest result forgotten (measure-headroom): until the measurement
     /// has run again, the allowance in force cannot rest on it.
     pub fn forget_measurement(&mut self) {
@@ -114,61 +75,10 @@ pub const HISTORY: usize = 32;
 pub struct HistoryEntry {
     /// From 1 since the port started.
     pub sequence: u64,
-    pub time: std::time::SystemTime,
+    pub time: SystemTime,
     pub raw_quanta: i64,
     pub quanta: u32,
     pub clamp: dataplane::headroom::allowance::Clamp,
-}
-
-/// Runs what `intent`'s method needs and not yet run, then selects the allowance.
-pub fn allowance_for(
-    name: &str,
-    intent: &PortIntent,
-    agreed: lldp::dcbx::HeadroomMethods,
-    stations: &TwoStationConfig,
-    results: &mut Results,
-) -> Allowance {
-    use dataplane::headroom::allowance::AutomaticCalculation as A;
-    let automatic = intent.method.in_force(agreed).automatic();
-    if matches!(automatic, A::LinkDelay | A::Both) && results.calculation_bits.is_none() {
-        match stations.headroom_inputs().and_then(|i| calculate(&i)) {
-            Ok(h) => {
-                results.calculation_bits = Some(h.bits);
-                results.calculation_lines = Some(Arc::new(h.breakdown));
-            }
-            Err(e) => warn!(port = name, error = %e, "headroom calculation failed"),
-        }
-    }
-    if matches!(automatic, A::Measurement | A::Both) && results.measurement_bits.is_none() {
-        let wd = WorstCase { max_frame_octets: stations.max_frame_octets_with_fcs() };
-        let measured = match MeasurePair::measure_at_b(stations) {
-            Err(e) => Err(e.to_string()),
-            Ok(outcome) => {
-                record(results, &outcome);
-                match outcome.round_trip_quanta {
-                    None => Err("the protocol gave no result: the peer sent no response".into()),
-                    Some(quanta) => measured_headroom(stations.speed, u64::from(quanta), &wd)
-                        .map(|h| (quanta, h))
-                        .map_err(|e| e.to_string()),
-                }
-            }
-        };
-        match measured {
-            Ok((quanta, h)) => {
-                info!(
-                    port = name,
-                    round_trip_quanta = quanta,
-                    headroom_bits = h.bits,
-                    "headroom measured"
-                );
-                results.round_trip_quanta = Some(quanta);
-                results.measurement_bits = Some(h.bits);
-                results.measurement_lines = Some(Arc::new(h.breakdown));
-            }
-            Err(e) => warn!(port = name, error = %e, "headroom measurement failed"),
-        }
-    }
-    select_allowance(intent, automatic, results)
 }
 
 /// The allowance in force (12.23) from the configuration and the results at hand.

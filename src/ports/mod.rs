@@ -1,26 +1,26 @@
-//! The ports: one task per port owning its PFC MAC, receive buffer and headroom participant.
-//! Configuration comes down as a [`PortIntent`]; state goes up as a [`PortSnapshot`] the task
-//! publishes after every step.
+//! What every port shares, whatever runs it: the handle the northbound side holds
+//! ([`PortHandle`]), the thread's loop ([`run`]), the configuration that comes down
+//! ([`PortIntent`]) and the state that goes up ([`PortSnapshot`], [`PortEvent`]), what a task
+//! follows and reports ([`follow`], [`report`], [`drops`]), the headroom results and the
+//! allowance selected from them ([`headroom`]), LLDP's view ([`lldp_view`]), and [`PortSet`], what
+//! the northbound side needs of a set of ports. The kinds of port are apart: the embedded
+//! lab's simulated ports in `crate::lab`, real interfaces in `crate::real`.
 
-pub mod cable;
-pub mod clock;
-mod drops;
+pub mod drops;
 pub mod event;
-mod follow;
+pub mod follow;
+pub mod handle;
 pub mod headroom;
 pub mod intent;
-pub mod lldp_link;
-pub mod real;
-pub mod real_lldp;
+pub mod lldp_view;
 pub mod report;
-mod run;
+pub mod run;
 pub mod set;
 pub mod snapshot;
-pub mod task;
 
-pub use clock::SimClock;
 pub use event::PortEvent;
+pub use handle::PortHandle;
 pub use intent::{DcbxIntent, HeadroomMethod, PortIntent, PRIORITIES};
-pub use lldp_link::{LldpView, PeerLldp};
+pub use lldp_view::LldpView;
+pub use set::PortSet;
 pub use snapshot::{PortSnapshot, PrioritySnapshot};
-pub use task::{PortHandle, SimPortSetup};

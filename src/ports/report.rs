@@ -10,7 +10,7 @@ use lldp::neighbours::NeighbourEvent;
 use tracing::{info, warn};
 
 use super::event::PortEvent;
-use super::lldp_link::LldpView;
+use super::lldp_view::LldpView;
 
 /// An agent event of port `name`: a neighbour inserted, deleted or aged out is a remote
 /// table change (with the table's counters `stats` after it); discards are logged.
@@ -68,7 +68,7 @@ pub fn dcbx_event(
 /// counters and the port's LLDP view when an event needs them.
 pub fn step(
     name: &str,
-    step: &super::lldp_link::Step,
+    step: &super::lldp_view::Step,
     stats: impl Fn() -> RemoteStatistics,
     view: impl Fn() -> Arc<LldpView>,
     events: &Sender<PortEvent>,

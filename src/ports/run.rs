@@ -2,14 +2,13 @@
 //! from the port's handle or for its next step, carries the command out, steps, and publishes
 //! a snapshot when something changed. What a step does is the task's own ([`PortTask`]).
 
-use std::sync::mpsc::{self, RecvTimeoutError};
+use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::time::Duration;
 
 use tracing::{info, info_span};
 
 use super::intent::PortIntent;
 use super::snapshot::{PortSnapshot, Published};
-use super::task::PortHandle;
 
 /// What a port's handle asks of its task.
 pub(super) enum Command {
@@ -22,7 +21,7 @@ pub(super) enum Command {
 }
 
 /// One kind of port task: the state its thread owns.
-pub(super) trait PortTask: Send + 'static {
+pub trait PortTask: Send + 'static {
     /// How long to wait for a command before the next step.
     fn wait(&self) -> Duration;
     fn apply(&mut self, intent: PortIntent);
@@ -36,44 +35,39 @@ pub(super) trait PortTask: Send + 'static {
     fn snapshot(&self) -> PortSnapshot;
 }
 
-/// Starts `port`'s thread, named after the port, and returns its handle.
-pub(super) fn start(
-    name: String,
-    receive_buffer_size: u64,
+/// The port's thread: commands from `commands` and steps until told to stop (or the handle is
+/// gone), each step's snapshot published to `out` when it may have changed.
+pub(super) fn serve(
+    name: &str,
     mut port: impl PortTask,
-) -> std::io::Result<PortHandle> {
-    let published = Published::new(port.snapshot());
-    let (commands, rx) = mpsc::channel();
-    let out = published.clone();
-    let span_name = name.clone();
-    let thread = std::thread::Builder::new().name(format!("port {name}")).spawn(move || {
-        let _span = info_span!("port", name = %span_name).entered();
-        loop {
-            let commanded = match rx.recv_timeout(port.wait()) {
-                Ok(Command::Apply(intent)) => {
-                    port.apply(*intent);
-                    true
-                }
-                Ok(Command::Measure) => {
-                    port.measure();
-                    true
-                }
-                Ok(Command::ClearCounters) => {
-                    port.clear_counters();
-                    true
-                }
-                Ok(Command::Stop) | Err(RecvTimeoutError::Disconnected) => {
-                    if port.shutdown_lldp() {
-                        info!("LLDP shutdown LLDPDU sent");
-                    }
-                    break;
-                }
-                Err(RecvTimeoutError::Timeout) => false,
-            };
-            if port.step(commanded) {
-                out.publish(port.snapshot());
+    commands: &Receiver<Command>,
+    out: &Published,
+) {
+    let _span = info_span!("port", name = %name).entered();
+    loop {
+        let commanded = match commands.recv_timeout(port.wait()) {
+            Ok(Command::Apply(intent)) => {
+                port.apply(*intent);
+                true
             }
+            Ok(Command::Measure) => {
+                port.measure();
+                true
+            }
+            Ok(Command::ClearCounters) => {
+                port.clear_counters();
+                true
+            }
+            Ok(Command::Stop) | Err(RecvTimeoutError::Disconnected) => {
+                if port.shutdown_lldp() {
+                    info!("LLDP shutdown LLDPDU sent");
+                }
+                break;
+            }
+            Err(RecvTimeoutError::Timeout) => false,
+        };
+        if port.step(commanded) {
+            out.publish(port.snapshot());
         }
-    })?;
-    Ok(PortHandle::from_parts(name, receive_buffer_size, commands, published, thread))
+    }
 }

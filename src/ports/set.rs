@@ -1,6 +1,6 @@
 //! What the northbound side needs of pfcd's ports, whatever they are: the embedded lab's
 //! simulated ports (`crate::lab::Lab`) or a bridge on real interfaces
-//! (`crate::real_ports::RealPorts`).
+//! (`crate::real::RealPorts`).
 
 use std::sync::mpsc::Receiver;
 use std::sync::Arc;
@@ -9,7 +9,7 @@ use dataplane::pipeline::PipelineConfig;
 use dataplane::time::LinkSpeed;
 
 use super::event::PortEvent;
-use super::task::PortHandle;
+use super::handle::PortHandle;
 use dataplane::pipeline::PipelineSnapshot;
 
 pub trait PortSet: Send + Sync {

@@ -9,7 +9,7 @@ use dataplane::time::Picos;
 
 use super::headroom::Results;
 use super::intent::{HeadroomMethod, PortIntent, PRIORITIES};
-use super::lldp_link::LldpView;
+use super::lldp_view::LldpView;
 
 /// One priority of a port.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

@@ -1,11 +1,10 @@
-//! One port's task: a thread that owns the port's PFC MAC, receive buffer, headroom participant
-//! and LLDP/DCBX agent, takes configuration intents, follows the clock, and publishes a snapshot
-//! after every step. The link is simulated (dataplane's `TwoStation`: our port is station B,
-//! the peer station A sends it lossless traffic; both ends run LLDP/DCBX, [`LinkLldp`]); an
-//! AF_PACKET port would replace the simulation behind the same handle.
+//! A lab port's task: a thread that owns the port's PFC MAC, receive buffer, headroom
+//! participant and LLDP/DCBX agent, takes configuration intents, follows the lab's clock, and
+//! publishes a snapshot after every step. The link is simulated (dataplane's `TwoStation`: our
+//! port is station B, the peer station A sends it lossless traffic; both ends run LLDP/DCBX,
+//! [`LinkLldp`]). A real interface's task (`crate::real::port`) sits behind the same handle.
 
 use std::sync::mpsc;
-use std::thread::JoinHandle;
 use std::time::Duration;
 
 use dataplane::headroom::{BufferConfig, BufferPlan};
@@ -18,13 +17,15 @@ use lldp::wire::TimeInterval;
 use tracing::info;
 
 use super::clock::SimClock;
-use super::event::PortEvent;
-use super::follow::{Followed, PortFigures};
-use super::headroom::{allowance_for, Results};
-use super::intent::{PortIntent, PRIORITIES};
-use super::lldp_link::{LinkLldp, PeerLldp, Step};
-use super::run::{self, Command, PortTask};
-use super::snapshot::{PortSnapshot, PrioritySnapshot, Published};
+use super::headroom::allowance_for;
+use super::link_lldp::{LinkLldp, PeerLldp};
+use crate::ports::follow::{Followed, PortFigures};
+use crate::ports::headroom::Results;
+use crate::ports::intent::{PortIntent, PRIORITIES};
+use crate::ports::lldp_view::Step;
+use crate::ports::run::PortTask;
+use crate::ports::snapshot::{PortSnapshot, PrioritySnapshot};
+use crate::ports::{PortEvent, PortHandle};
 
 /// A simulated port: its name, the stations on its link, its receive buffer.
 #[derive(Debug, Clone)]
@@ -48,85 +49,16 @@ pub struct SimPortSetup {
     pub traffic: bool,
 }
 
-/// The daemon's side of a port task.
-#[derive(Debug)]
-pub struct PortHandle {
-    pub name: String,
-    pub receive_buffer_size: u64,
-    commands: mpsc::Sender<Command>,
-    published: Published,
-    thread: std::sync::Mutex<Option<JoinHandle<()>>>,
-}
-
-impl PortHandle {
-    /// Starts the port's thread; its link carries traffic from the first `apply` on.
-    pub fn spawn(
-        setup: SimPortSetup,
-        clock: SimClock,
-        tick: Duration,
-        events: mpsc::Sender<PortEvent>,
-    ) -> std::io::Result<Self> {
-        let (name, receive_buffer_size) = (setup.name.clone(), setup.receive_buffer_size);
-        let port = SimPort::new(setup, clock, tick, events)?;
-        run::start(name, receive_buffer_size, port)
-    }
-
-    /// A handle on a port thread just started ([`run::start`]).
-    pub(super) fn from_parts(
-        name: String,
-        receive_buffer_size: u64,
-        commands: mpsc::Sender<Command>,
-        published: Published,
-        thread: JoinHandle<()>,
-    ) -> Self {
-        PortHandle {
-            name,
-            receive_buffer_size,
-            commands,
-            published,
-            thread: std::sync::Mutex::new(Some(thread)),
-        }
-    }
-
-    /// Hands the port a new configuration; a stopped port ignores it.
-    pub fn apply(&self, intent: PortIntent) {
-        let _ = self.commands.send(Command::Apply(Box::new(intent)));
-    }
-
-    /// Measures the headroom again; a stopped port ignores it.
-    pub fn measure(&self) {
-        let _ = self.commands.send(Command::Measure);
-    }
-
-    /// Resets the port's counters; a stopped port ignores it.
-    pub fn clear_counters(&self) {
-        let _ = self.commands.send(Command::ClearCounters);
-    }
-
-    /// Where the port publishes its snapshots (for other tasks that follow it).
-    pub fn published(&self) -> Published {
-        self.published.clone()
-    }
-
-    /// The port's latest snapshot, without waiting for the port.
-    pub fn snapshot(&self) -> std::sync::Arc<PortSnapshot> {
-        self.published.read()
-    }
-
-    /// Stops the thread and waits for it.
-    pub fn stop(&self) {
-        let _ = self.commands.send(Command::Stop);
-        let thread = self.thread.lock().unwrap_or_else(std::sync::PoisonError::into_inner).take();
-        if let Some(t) = thread {
-            let _ = t.join();
-        }
-    }
-}
-
-impl Drop for PortHandle {
-    fn drop(&mut self) {
-        self.stop();
-    }
+/// Starts a lab port's thread; its link carries traffic from the first `apply` on.
+pub fn spawn(
+    setup: SimPortSetup,
+    clock: SimClock,
+    tick: Duration,
+    events: mpsc::Sender<PortEvent>,
+) -> std::io::Result<PortHandle> {
+    let (name, receive_buffer_size) = (setup.name.clone(), setup.receive_buffer_size);
+    let port = SimPort::new(setup, clock, tick, events)?;
+    PortHandle::start(name, receive_buffer_size, port)
 }
 
 /// The port's state, owned by its thread.

@@ -8,13 +8,14 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use dataplane::wire::MacAddr;
-use lldp::agent::{AdminStatus, AgentConfig, AgentEvent};
-use lldp::dcbx::{DcbxAdmin, DcbxEvent, PfcAdmin, PfcOper};
+use lldp::agent::{AdminStatus, AgentConfig};
+use lldp::dcbx::DcbxAdmin;
 use lldp::port::{DcbxPort, LocalSystem, PortOutput, PortSettings};
 use lldp::wire::TimeInterval;
 use tracing::warn;
 
-use super::intent::PortIntent;
+use crate::ports::intent::PortIntent;
+use crate::ports::lldp_view::{dcbx_admin, LldpView, Step};
 
 /// Most LLDPDUs passed back and forth in one step: two agents answer each other at most once
 /// per change, so this only bounds a bug.
@@ -26,41 +27,6 @@ pub struct PeerLldp {
     pub name: String,
     pub mac: MacAddr,
     pub dcbx: DcbxAdmin,
-}
-
-/// What one side's agent looks like now, for state and the CLI.
-#[derive(Debug, Clone)]
-pub struct LldpView {
-    /// Our port's agent and its DCBX outcome (neighbours, counters, operational values).
-    pub ours: DcbxPort,
-    /// The peer's operational PFC outcome and what it advertises.
-    pub peer_oper: PfcOper,
-    pub peer_admin: PfcAdmin,
-    /// Whether our agent runs (the port has an LLDP entry).
-    pub enabled: bool,
-    /// The agent's clock at the view (for neighbours' remaining TTL).
-    pub now: Duration,
-}
-
-impl LldpView {
-    /// The headroom methods both ends agreed (none without our agent).
-    pub fn agreed_headroom(&self) -> lldp::dcbx::HeadroomMethods {
-        if self.enabled {
-            self.ours.state().pfc.headroom
-        } else {
-            Default::default()
-        }
-    }
-}
-
-/// What a step reports.
-#[derive(Debug, Default)]
-pub struct Step {
-    /// Our agent's and our DCBX's events.
-    pub agent_events: Vec<AgentEvent>,
-    pub dcbx_events: Vec<DcbxEvent>,
-    /// Anything worth a new view (a frame went either way, or an event).
-    pub changed: bool,
 }
 
 /// Both ends' LLDP on one link.
@@ -249,27 +215,5 @@ impl LinkLldp {
             enabled: self.enabled,
             now: self.now(),
         })
-    }
-}
-
-/// The DCBX settings `intent` asks for: PFC Enable from the pfc container, the TLV bits from
-/// the LLDP module.
-pub fn dcbx_admin(intent: &PortIntent, local_delay: TimeInterval) -> DcbxAdmin {
-    let d = &intent.dcbx;
-    DcbxAdmin {
-        pfc: PfcAdmin {
-            willing: d.willing,
-            mbc: d.mbc,
-            macsec_capable: d.macsec_capable,
-            privacy_capable: d.privacy_capable,
-            pfc_cap: d.pfc_cap,
-            pfc_enable: intent.pfc_enable,
-            rtm_hdrm: d.rtm_hdrm,
-            ptp_hdrm: d.ptp_hdrm,
-            legacy_tlv: d.legacy_tlv,
-        },
-        ets: None,
-        app: None,
-        local_delay: d.local_delay_tx.then_some(local_delay),
     }
 }

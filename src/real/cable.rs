@@ -10,8 +10,8 @@ use dataplane::headroom::{calculate, HeadroomInputs, LinkDelay, PeerDelay};
 use dataplane::time::{LinkSpeed, FCS_OCTETS};
 use tracing::{info, warn};
 
-use super::headroom::Results;
-use super::lldp_link::LldpView;
+use crate::ports::headroom::Results;
+use crate::ports::lldp_view::LldpView;
 use crate::settings::Cable;
 
 /// A port's cable and what its last calculation took from the peer.

@@ -1,7 +1,11 @@
 //! pfcd's ports on real interfaces (`ports = "interfaces"`): the software bridge
 //! (`pfc_bridge`) over the interfaces the settings name, and one port task per interface
-//! (`ports::real`) that runs LLDP/DCBX on it, selects its allowance and tells the bridge port
+//! (`port`) that runs LLDP/DCBX on it, selects its allowance and tells the bridge port
 //! what to run. The northbound side sees them as it sees the lab's ports.
+
+pub mod cable;
+pub mod interface_lldp;
+pub mod port;
 
 use std::sync::mpsc::{self, Receiver};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -14,13 +18,13 @@ use dataplane::time::LinkSpeed;
 use lldp::port::LocalSystem;
 use lldp::wire::{ChassisId, TimeInterval};
 
-use crate::ports::real::RealPortSetup;
 use crate::ports::set::PortSet;
 use crate::ports::{PortEvent, PortHandle};
 use crate::settings::InterfaceSettings;
 use dataplane::pipeline::PipelineSnapshot;
 use pfc_bridge::control::Control;
 use pfc_bridge::{pipeline_config, Bridge, BridgePortSetup, BridgeSetup, PortSockets};
+use port::RealPortSetup;
 
 /// The bridge on real interfaces and its port tasks.
 pub struct RealPorts {
@@ -92,7 +96,7 @@ impl RealPorts {
                 cable,
                 max_frame: settings.max_frame,
             };
-            let handle = PortHandle::spawn_real(setup, bridge.clone(), events.clone())
+            let handle = port::spawn(setup, bridge.clone(), events.clone())
                 .map_err(|e| format!("port {name}: {e}"))?;
             handles.push(handle);
         }

@@ -14,8 +14,8 @@ use lldp::port::{DcbxPort, LocalSystem, PortOutput, PortSettings};
 use lldp::wire::{TimeInterval, NEAREST_BRIDGE};
 use tracing::{info, warn};
 
-use super::intent::PortIntent;
-use super::lldp_link::{dcbx_admin, LldpView, Step};
+use crate::ports::intent::PortIntent;
+use crate::ports::lldp_view::{dcbx_admin, LldpView, Step};
 
 /// LLDPDUs read per poll (a bound, so a flood cannot hold the port's thread).
 const RX_BURST: usize = 64;

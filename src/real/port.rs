@@ -16,15 +16,14 @@ use lldp::wire::TimeInterval;
 use tracing::{info, warn};
 
 use super::cable::CableCalculation;
-use super::event::PortEvent;
-use super::follow::{Followed, PortFigures};
-use super::headroom::{select_allowance, HistoryEntry, Results, HISTORY};
-use super::intent::{mixed_classes, priority_list, HeadroomMethod, PortIntent, PRIORITIES};
-use super::lldp_link::Step;
-use super::real_lldp::RealLldp;
-use super::run::{self, PortTask};
-use super::snapshot::{PortSnapshot, PrioritySnapshot};
-use super::task::PortHandle;
+use super::interface_lldp::RealLldp;
+use crate::ports::follow::{Followed, PortFigures};
+use crate::ports::headroom::{select_allowance, Results};
+use crate::ports::intent::{mixed_classes, priority_list, HeadroomMethod, PortIntent, PRIORITIES};
+use crate::ports::lldp_view::Step;
+use crate::ports::run::PortTask;
+use crate::ports::snapshot::{PortSnapshot, PrioritySnapshot};
+use crate::ports::{PortEvent, PortHandle};
 use pfc_bridge::control::Control;
 use pfc_bridge::port::PortControl;
 use pfc_bridge::Bridge;
@@ -52,19 +51,17 @@ pub struct RealPortSetup {
     pub max_frame: u16,
 }
 
-impl PortHandle {
-    /// Starts a real port's task over bridge port `setup.index`.
-    pub fn spawn_real(
-        setup: RealPortSetup,
-        bridge: Arc<Bridge>,
-        events: mpsc::Sender<PortEvent>,
-    ) -> std::io::Result<Self> {
-        let lldp = RealLldp::open(&setup.name, setup.system.clone(), setup.local_delay)
-            .map_err(std::io::Error::other)?;
-        let (name, receive_buffer_size) = (setup.name.clone(), setup.receive_buffer_size);
-        let port = RealPort::new(setup, bridge, lldp, events);
-        run::start(name, receive_buffer_size, port)
-    }
+/// Starts a real port's task over bridge port `setup.index`.
+pub fn spawn(
+    setup: RealPortSetup,
+    bridge: Arc<Bridge>,
+    events: mpsc::Sender<PortEvent>,
+) -> std::io::Result<PortHandle> {
+    let lldp = RealLldp::open(&setup.name, setup.system.clone(), setup.local_delay)
+        .map_err(std::io::Error::other)?;
+    let (name, receive_buffer_size) = (setup.name.clone(), setup.receive_buffer_size);
+    let port = RealPort::new(setup, bridge, lldp, events);
+    PortHandle::start(name, receive_buffer_size, port)
 }
 
 /// The port's state, owned by its thread.
@@ -241,23 +238,7 @@ impl RealPort {
             return;
         }
         self.last_result_at = new.last().map(|m| m.at);
-        let mut history = (*self.followed.results.history).clone();
-        let first = history.last().map_or(1, |e: &HistoryEntry| e.sequence + 1);
-        for (sequence, m) in (first..).zip(&new) {
-            history.push(HistoryEntry {
-                sequence,
-                time: SystemTime::now(),
-                raw_quanta: m.raw_quanta,
-                quanta: m.quanta,
-                clamp: m.clamp,
-            });
-            if m.discarded.is_none() {
-                self.followed.results.accepted.push(m.quanta);
-            }
-        }
-        let excess = history.len().saturating_sub(HISTORY);
-        history.drain(..excess);
-        self.followed.results.history = Arc::new(history);
+        self.followed.results.record(&new, SystemTime::now());
         let Some(quanta) = port.measured_round_trip_quanta else { return };
         if self.followed.results.round_trip_quanta == Some(quanta) {
             return;
