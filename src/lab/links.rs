@@ -48,83 +48,80 @@ pub struct LabLink {
 
 const MIB: u64 = 1024 * 1024;
 
+/// What a lab link is, apart from its names and addresses.
+struct Kind {
+    speed: LinkSpeed,
+    metres: u64,
+    medium: Medium,
+    drain_percent: u8,
+    peer_pauses_us: bool,
+    peer_willing: bool,
+    receive_buffer_size: u64,
+    start: Start,
+}
+
+/// One row of [`KINDS`], the receive buffer in MiB.
+#[allow(clippy::too_many_arguments)] // a table row: the columns are named above the table
+const fn kind(
+    speed: LinkSpeed,
+    metres: u64,
+    medium: Medium,
+    drain_percent: u8,
+    peer_pauses_us: bool,
+    peer_willing: bool,
+    mib: u64,
+    start: Start,
+) -> Kind {
+    Kind {
+        speed,
+        metres,
+        medium,
+        drain_percent,
+        peer_pauses_us,
+        peer_willing,
+        receive_buffer_size: mib * MIB,
+        start,
+    }
+}
+
 /// The lab: 3 m at 100G (uncongested), 100 m of Cat6 at 10G (Annex N), 10 km at 100G on the
 /// default allowance (too small: it drops until switched to measured headroom), 60 km at 400G
 /// whose peer is not willing (a PFC Enable other than the first one is misconfigured).
-fn templates() -> [LabLink; 4] {
+#[rustfmt::skip]
+const KINDS: [Kind; 4] = {
+    use LinkSpeed::{G10, G100, G400};
+    use Medium::{Copper, Fibre};
+    use Start::{Calculated, ManualDefault};
     [
-        LabLink {
-            name: "lab0".into(),
-            mac: MacAddr([0x02, 0, 0, 0, 0x02, 0x00]),
-            peer: "peer0".into(),
-            peer_mac: MacAddr([0x02, 0, 0, 0, 0x01, 0x00]),
-            peer_willing: true,
-            speed: LinkSpeed::G100,
-            metres: 3,
-            medium: Medium::Fibre,
-            drain_percent: 100,
-            peer_pauses_us: false,
-            receive_buffer_size: MIB,
-            start: Start::Calculated,
-        },
-        LabLink {
-            name: "lab1".into(),
-            mac: MacAddr([0x02, 0, 0, 0, 0x02, 0x01]),
-            peer: "peer1".into(),
-            peer_mac: MacAddr([0x02, 0, 0, 0, 0x01, 0x01]),
-            peer_willing: true,
-            speed: LinkSpeed::G10,
-            metres: 100,
-            medium: Medium::Copper,
-            drain_percent: 20,
-            peer_pauses_us: true,
-            receive_buffer_size: MIB,
-            start: Start::ManualDefault,
-        },
-        LabLink {
-            name: "lab2".into(),
-            mac: MacAddr([0x02, 0, 0, 0, 0x02, 0x02]),
-            peer: "peer2".into(),
-            peer_mac: MacAddr([0x02, 0, 0, 0, 0x01, 0x02]),
-            peer_willing: true,
-            speed: LinkSpeed::G100,
-            metres: 10_000,
-            medium: Medium::Fibre,
-            drain_percent: 50,
-            peer_pauses_us: true,
-            receive_buffer_size: 8 * MIB,
-            start: Start::ManualDefault,
-        },
-        LabLink {
-            name: "lab3".into(),
-            mac: MacAddr([0x02, 0, 0, 0, 0x02, 0x03]),
-            peer: "peer3".into(),
-            peer_mac: MacAddr([0x02, 0, 0, 0, 0x01, 0x03]),
-            peer_willing: false,
-            speed: LinkSpeed::G400,
-            metres: 60_000,
-            medium: Medium::Fibre,
-            drain_percent: 20,
-            peer_pauses_us: true,
-            receive_buffer_size: 128 * MIB,
-            start: Start::Calculated,
-        },
+        //    speed  metres  medium  drain %  pauses us  willing  MiB  start
+        kind(G100,       3,  Fibre,     100,     false,    true,    1, Calculated),
+        kind(G10,      100,  Copper,     20,      true,    true,    1, ManualDefault),
+        kind(G100,  10_000,  Fibre,      50,      true,    true,    8, ManualDefault),
+        kind(G400,  60_000,  Fibre,      20,      true,   false,  128, Calculated),
     ]
-}
+};
 
 /// The lab's links: the four above for up to four ports; more ports repeat them in turn
 /// (lab4 is lab0's kind of link, and so on), each with its own name and addresses.
 pub fn links(count: usize) -> Vec<LabLink> {
-    let templates = templates();
     (0..count)
         .map(|i| {
-            let mut link = templates[i % templates.len()].clone();
+            let k = &KINDS[i % KINDS.len()];
             let n = u8::try_from(i).unwrap_or(u8::MAX);
-            link.name = format!("lab{i}");
-            link.peer = format!("peer{i}");
-            link.mac = MacAddr([0x02, 0, 0, 0, 0x02, n]);
-            link.peer_mac = MacAddr([0x02, 0, 0, 0, 0x01, n]);
-            link
+            LabLink {
+                name: format!("lab{i}"),
+                mac: MacAddr([0x02, 0, 0, 0, 0x02, n]),
+                peer: format!("peer{i}"),
+                peer_mac: MacAddr([0x02, 0, 0, 0, 0x01, n]),
+                peer_willing: k.peer_willing,
+                speed: k.speed,
+                metres: k.metres,
+                medium: k.medium,
+                drain_percent: k.drain_percent,
+                peer_pauses_us: k.peer_pauses_us,
+                receive_buffer_size: k.receive_buffer_size,
+                start: k.start,
+            }
         })
         .collect()
 }

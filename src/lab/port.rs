@@ -121,7 +121,8 @@ impl SimPort {
     /// and the headroom method it agreed.
     fn follow_lldp(&mut self, step: Step) {
         let lldp = &self.lldp;
-        if !self.followed.take_step(&step, || lldp.remote_statistics(), || lldp.view()) {
+        let f = &mut self.followed;
+        if !f.take_step(&step, || lldp.remote_statistics(), || lldp.view()) {
             return;
         }
         self.give_link_pfc_enable();
@@ -130,18 +131,19 @@ impl SimPort {
         }
     }
 
-    /// Hands the link the operational PFC Enable of each end, where it changed.
+    /// Hands the link the operational PFC Enable of each end, where it changed (ours from the
+    /// configuration when our agent does not run).
     fn give_link_pfc_enable(&mut self) {
         let ours = self.lldp.oper_pfc_enable(self.followed.intent.pfc_enable);
-        let peer = self.lldp.peer_oper_pfc_enable();
-        if (ours, peer) == (self.followed.oper_pfc_enable, self.peer_oper_pfc_enable) {
-            return;
+        if self.followed.take_oper_pfc_enable(ours) {
+            self.sim.set_pfc_enable(ours);
         }
-        info!(oper_pfc_enable = ours, peer_oper_pfc_enable = peer, "operational PFC Enable");
-        self.followed.oper_pfc_enable = ours;
-        self.peer_oper_pfc_enable = peer;
-        self.sim.set_pfc_enable(ours);
-        self.sim.set_peer_pfc_enable(peer);
+        let peer = self.lldp.peer_oper_pfc_enable();
+        if peer != self.peer_oper_pfc_enable {
+            info!(peer_oper_pfc_enable = peer, "the peer's operational PFC Enable");
+            self.peer_oper_pfc_enable = peer;
+            self.sim.set_peer_pfc_enable(peer);
+        }
     }
 
     /// Selects the allowance again and resizes the buffer for it.

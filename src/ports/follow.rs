@@ -43,6 +43,15 @@ pub struct Followed {
     events: Sender<PortEvent>,
 }
 
+/// What one DCBX outcome changed for the port.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DcbxChange {
+    /// Our operational PFC Enable.
+    pub oper_pfc_enable: bool,
+    /// The headroom method in force (its results start afresh).
+    pub method: bool,
+}
+
 /// What a snapshot takes from the port itself rather than from what it follows.
 pub struct PortFigures<'a> {
     pub speed: LinkSpeed,
@@ -114,6 +123,25 @@ impl Followed {
             self.lldp_view = view();
         }
         step.changed
+    }
+
+    /// Takes DCBX's outcome: our operational PFC Enable `oper` (logged when it changed) and
+    /// the headroom methods `agreed` ([`Followed::take_agreed`]). Returns what changed.
+    pub fn take_dcbx(&mut self, oper: u8, agreed: HeadroomMethods) -> DcbxChange {
+        DcbxChange {
+            oper_pfc_enable: self.take_oper_pfc_enable(oper),
+            method: self.take_agreed(agreed),
+        }
+    }
+
+    /// Takes our operational PFC Enable (logged when it changed). Returns whether it changed.
+    pub fn take_oper_pfc_enable(&mut self, oper: u8) -> bool {
+        if oper == self.oper_pfc_enable {
+            return false;
+        }
+        info!(oper_pfc_enable = oper, "operational PFC Enable");
+        self.oper_pfc_enable = oper;
+        true
     }
 
     /// Takes the headroom methods DCBX agreed. Returns whether that changed the method in

@@ -120,19 +120,15 @@ impl RealPort {
         if !f.take_step(&step, || lldp.remote_statistics(), || lldp.view()) {
             return;
         }
-        let agreed = f.lldp_view.agreed_headroom();
-        let oper = lldp.oper_pfc_enable(f.intent.pfc_enable);
         let peer_delay = CableCalculation::peer_delay(&f.lldp_view);
         let recalculate = self.calculation.as_ref().is_some_and(|c| c.stale(peer_delay));
-        if (agreed, oper) == (f.agreed, f.oper_pfc_enable) && !recalculate {
-            return;
-        }
-        if oper != f.oper_pfc_enable {
-            info!(oper_pfc_enable = oper, "operational PFC Enable");
-            f.oper_pfc_enable = oper;
-        }
-        if f.take_agreed(agreed) {
+        let change =
+            f.take_dcbx(lldp.oper_pfc_enable(f.intent.pfc_enable), f.lldp_view.agreed_headroom());
+        if change.method {
             self.last_result_at = None;
+        }
+        if !change.oper_pfc_enable && !change.method && !recalculate {
+            return;
         }
         self.reselect();
     }
