@@ -157,7 +157,7 @@ impl Bridge {
         let mut ports = Vec::new();
         let mut seen = Vec::new();
         for p in &setup.ports {
-            seen.push(links::Seen::probe(&p.name));
+            seen.push(dataplane::io::Seen::probe(&p.name));
             let io = open(&p.name)
                 .map_err(|source| BridgeError::Open { port: p.name.clone(), source })?;
             let mac = io.mac();

@@ -19,7 +19,7 @@
 
 use std::time::{Duration, Instant};
 
-use dataplane::io::{link, FramePort, IoError};
+use dataplane::io::{link, FollowedLink, FramePort, IoError, Seen};
 use dataplane::wire::MacAddr;
 use tracing::{info, warn};
 
@@ -38,31 +38,10 @@ pub type Open<P> = Box<dyn Fn(&str) -> Result<P, IoError> + Send>;
 /// Reads an interface's state (sysfs; a test gives its own).
 pub type Probe = Box<dyn Fn(&str) -> Seen + Send>;
 
-/// An interface as the system shows it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Seen {
-    /// Its index and MAC address; `None` when there is no interface of that name.
-    pub identity: Option<(i32, MacAddr)>,
-    /// Administratively up with carrier.
-    pub up: bool,
-}
-
-impl Seen {
-    /// `name` now, from sysfs.
-    pub fn probe(name: &str) -> Seen {
-        Seen { identity: link::identity(name), up: link::is_up(name) }
-    }
-}
-
 /// What the watch knows of one port.
 #[derive(Debug, Clone)]
 struct Watched {
-    /// The interface the socket is bound to (read just before it was opened).
-    ifindex: Option<i32>,
-    /// The socket must be opened again (its interface was deleted or created anew).
-    reopen: bool,
-    /// The last attempt to reopen failed (logged once until one works).
-    reopen_failed: bool,
+    link: FollowedLink,
     /// The port's `tx_errors` at the last turn.
     tx_errors: u64,
 }
@@ -107,13 +86,9 @@ impl<P: FramePort> LinkWatch<P> {
             .iter_mut()
             .zip(seen)
             .map(|(port, seen)| {
-                set_link(port, seen.up);
-                Watched {
-                    ifindex: seen.identity.map(|(i, _)| i),
-                    reopen: false,
-                    reopen_failed: false,
-                    tx_errors: port.counters.tx_errors,
-                }
+                let link = FollowedLink::new(*seen);
+                set_link(port, link.is_up());
+                Watched { link, tx_errors: port.counters.tx_errors }
             })
             .collect();
         LinkWatch { open, probe, watched, last_look: Some(Instant::now()), netlink: None }
@@ -153,47 +128,43 @@ impl<P: FramePort> LinkWatch<P> {
     fn follow(&mut self, ports: &mut [BridgePort<P>], fwd: &mut Forwarder, i: usize, seen: Seen) {
         let w = &mut self.watched[i];
         let name = ports[i].setup.name.clone();
-        match seen.identity {
-            None => {
-                if !w.reopen {
-                    warn!(port = %name, "interface gone: the port waits for it to come back");
-                }
-                w.reopen = true;
-            }
-            Some((ifindex, _)) if w.ifindex != Some(ifindex) => w.reopen = true,
-            Some(_) => {}
+        let look = w.link.look(seen);
+        if look.gone {
+            warn!(port = %name, "interface gone: the port waits for it to come back");
         }
-        if w.reopen && ports[i].link_up {
-            // Whatever follows, the link the port had is gone.
-            transition(ports, fwd, i, false);
-        }
-        if let (true, Some((ifindex, _))) = (w.reopen, seen.identity) {
+        // A socket to reopen is a link down, whatever follows.
+        self.settle(ports, fwd, i);
+        let w = &mut self.watched[i];
+        if let Some((ifindex, _)) = look.reopen {
             match (self.open)(&name) {
                 Ok(io) => {
                     let port = &mut ports[i];
                     let mac = io.mac();
                     port.io = io;
                     port.counters.reopened += 1;
-                    w.ifindex = Some(ifindex);
-                    w.reopen = false;
-                    w.reopen_failed = false;
+                    w.link.reopened(ifindex, mac);
                     info!(port = %name, ifindex, %mac, "interface created anew: socket reopened");
                     readdress(port, mac);
                 }
                 Err(e) => {
-                    if !w.reopen_failed {
+                    if w.link.reopen_failed() {
                         warn!(port = %name, error = %e, every = ?WATCH_EVERY, "cannot reopen the port; trying again");
                     }
-                    w.reopen_failed = true;
                 }
             }
-        } else if let Some((_, mac)) = seen.identity {
-            // The same interface given another address.
+        }
+        if let Some(mac) = look.readdressed {
             readdress(&mut ports[i], mac);
         }
-        let up = seen.up && seen.identity.is_some() && !w.reopen;
-        if up != ports[i].link_up {
-            transition(ports, fwd, i, up);
+        self.settle(ports, fwd, i);
+    }
+
+    /// Port `i` takes its link's state where that changed.
+    fn settle(&mut self, ports: &mut [BridgePort<P>], fwd: &mut Forwarder, i: usize) {
+        if let Some(up) = self.watched[i].link.link() {
+            if up != ports[i].link_up {
+                transition(ports, fwd, i, up);
+            }
         }
     }
 }

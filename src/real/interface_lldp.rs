@@ -5,8 +5,7 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use dataplane::io::link::{identity, is_up};
-use dataplane::io::{FramePort, PacketSocket};
+use dataplane::io::{FollowedLink, FramePort, PacketSocket, Seen};
 use dataplane::wire::{EtherType, MacAddr};
 use lldp::agent::{AdminStatus, AgentConfig};
 use lldp::dcbx::{PfcAdmin, PfcOper, PfcReason};
@@ -28,8 +27,8 @@ pub struct RealLldp {
     start: Instant,
     local_delay: TimeInterval,
     buf: Vec<u8>,
-    /// The socket could not be opened again on a new interface (logged once until it can).
-    reopen_failed: bool,
+    /// The interface the socket is on, followed.
+    link: FollowedLink,
 }
 
 impl RealLldp {
@@ -39,6 +38,7 @@ impl RealLldp {
         system: LocalSystem,
         local_delay: TimeInterval,
     ) -> Result<Self, String> {
+        let link = FollowedLink::new(Seen::probe(name));
         let socket = PacketSocket::open(name, EtherType::LLDP, &[NEAREST_BRIDGE])
             .map_err(|e| e.to_string())?;
         let ours = DcbxPort::new(name, socket.mac(), system, PortSettings::default())
@@ -50,7 +50,7 @@ impl RealLldp {
             start: Instant::now(),
             local_delay,
             buf: vec![0; 65_536],
-            reopen_failed: false,
+            link,
         })
     }
 
@@ -85,8 +85,8 @@ impl RealLldp {
     /// Link state, received LLDPDUs and timers.
     pub fn poll(&mut self) -> Step {
         let mut step = Step::default();
-        self.reopen_if_changed(&mut step);
-        let up = is_up(self.ours.name());
+        self.follow_link(&mut step);
+        let up = self.link.is_up();
         if up != self.ours.agent().port_enabled() {
             let out = self.ours.set_port_enabled(up, self.now());
             self.send(out, &mut step);
@@ -113,28 +113,29 @@ impl RealLldp {
     /// is not bound to (it would never receive or send again), and maybe a new address; one
     /// given another address keeps its index. Either way a new socket, and the agent takes the
     /// address (the source of its LLDPDUs, what DCBX tie-breaks with; sent at once), as
-    /// `pfc-lldp` does. The bridge port follows the interface on its own (`bridge::links`).
-    fn reopen_if_changed(&mut self, step: &mut Step) {
+    /// `pfc-lldp` does. The bridge port follows the interface on its own (`pfc_bridge::links`).
+    fn follow_link(&mut self, step: &mut Step) {
         let name = self.ours.name().to_string();
-        let Some((ifindex, mac)) = identity(&name) else { return };
-        if ifindex == self.socket.ifindex() && mac == self.socket.mac() {
-            return;
-        }
-        match PacketSocket::open(&name, EtherType::LLDP, &[NEAREST_BRIDGE]) {
-            Ok(socket) => {
-                info!(ifindex, %mac, "interface created anew or readdressed: LLDP socket reopened");
-                self.socket = socket;
-                self.reopen_failed = false;
-                let out = self.ours.set_port_mac(self.socket.mac(), self.now());
-                self.send(out, step);
-            }
-            Err(e) => {
-                if !self.reopen_failed {
-                    warn!(error = %e, "cannot reopen the LLDP socket; trying again");
+        let look = self.link.look(Seen::probe(&name));
+        let renewed = look.reopen.or(look.readdressed.map(|mac| (self.socket.ifindex(), mac)));
+        if let Some((ifindex, mac)) = renewed {
+            match PacketSocket::open(&name, EtherType::LLDP, &[NEAREST_BRIDGE]) {
+                Ok(socket) => {
+                    info!(ifindex, %mac, "interface created anew or readdressed: LLDP socket reopened");
+                    self.link.reopened(socket.ifindex(), socket.mac());
+                    self.socket = socket;
+                    let out = self.ours.set_port_mac(self.socket.mac(), self.now());
+                    self.send(out, step);
                 }
-                self.reopen_failed = true;
+                Err(e) => {
+                    if self.link.reopen_failed() {
+                        warn!(error = %e, "cannot reopen the LLDP socket; trying again");
+                    }
+                }
             }
         }
+        // Settles the link's state after a reopen: `is_up` reads it.
+        let _ = self.link.link();
     }
 
     /// adminStatus disabled: a shutdown LLDPDU (TTL 0) so that the peer forgets us at once.

@@ -9,8 +9,10 @@
 //! - [`SimPort`]: one end of a simulated link ([`crate::sim::SimLink`] in each direction), in
 //!   simulated time;
 //! - [`link`]: whether an interface is up, and a netlink watcher that says when that may have
-//!   changed.
+//!   changed; [`FollowedLink`]: one interface followed by whoever holds a socket on it (link
+//!   down and up, the interface made anew, a new address).
 
+mod followed_link;
 pub mod link;
 mod packet;
 mod raw;
@@ -19,6 +21,7 @@ mod stale_down;
 
 use crate::wire::MacAddr;
 
+pub use followed_link::{FollowedLink, Look, Seen};
 pub use packet::PacketSocket;
 pub use raw::{RawCounters, RawOptions, RawPort, RxBatch, MAX_BATCH};
 pub use sim_port::{SimClock, SimPort};

@@ -10,8 +10,8 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use dataplane::io::link::{identity, is_up, LinkWatcher};
-use dataplane::io::{FramePort, IoError, PacketSocket};
+use dataplane::io::link::LinkWatcher;
+use dataplane::io::{FollowedLink, FramePort, IoError, PacketSocket, Seen};
 use dataplane::wire::{EtherType, MacAddr};
 use lldp::agent::{AdminStatus, AgentEvent};
 use lldp::dcbx::DcbxEvent;
@@ -49,6 +49,8 @@ pub struct Options {
 
 struct Port {
     socket: PacketSocket,
+    /// The interface the socket is on, followed.
+    link: FollowedLink,
     port: DcbxPort,
 }
 
@@ -303,6 +305,7 @@ impl Agents {
         previous: Option<&IoError>,
     ) -> Result<(), RunError> {
         let groups = [settings.lldp.dest_mac_address];
+        let link = FollowedLink::new(Seen::probe(&name));
         let socket = match PacketSocket::open(&name, EtherType::LLDP, &groups) {
             Ok(s) => s,
             Err(error) => {
@@ -318,7 +321,7 @@ impl Agents {
         let port = DcbxPort::new(&name, socket.mac(), system, settings)
             .map_err(|source| RunError::Port { port: name.clone(), source })?;
         info!(port = %name, mac = %socket.mac(), ifindex = socket.ifindex(), "port opened");
-        self.ports.push(Port { socket, port });
+        self.ports.push(Port { socket, link, port });
         self.schedule.changed(self.now());
         Ok(())
     }
@@ -356,23 +359,30 @@ impl Agents {
     /// A port's interface deleted and created again has a new index, which the old socket
     /// is not bound to; its MAC address may have changed too. Either way: a new socket, and
     /// the agent told of the address.
-    fn reopen_if_changed(p: &mut Port, now: Duration, schedule: &mut StateSchedule) {
-        let name = p.port.name();
-        let Some((ifindex, mac)) = identity(name) else { return };
-        if ifindex == p.socket.ifindex() && mac == p.socket.mac() {
-            return;
-        }
-        let groups = [p.port.agent().config().dest_mac_address];
-        match PacketSocket::open(name, EtherType::LLDP, &groups) {
-            Ok(socket) => {
-                info!(port = name, ifindex, mac = %mac, "interface re-created or re-addressed: socket reopened");
-                p.socket = socket;
-                let out = p.port.set_port_mac(p.socket.mac(), now);
-                schedule.changed(now);
-                Self::handle(p, out, schedule, now);
+    fn follow_link(p: &mut Port, now: Duration, schedule: &mut StateSchedule) {
+        let name = p.port.name().to_string();
+        let look = p.link.look(Seen::probe(&name));
+        let renewed = look.reopen.or(look.readdressed.map(|mac| (p.socket.ifindex(), mac)));
+        if let Some((ifindex, mac)) = renewed {
+            let groups = [p.port.agent().config().dest_mac_address];
+            match PacketSocket::open(&name, EtherType::LLDP, &groups) {
+                Ok(socket) => {
+                    info!(port = %name, ifindex, mac = %mac, "interface re-created or re-addressed: socket reopened");
+                    p.link.reopened(socket.ifindex(), socket.mac());
+                    p.socket = socket;
+                    let out = p.port.set_port_mac(p.socket.mac(), now);
+                    schedule.changed(now);
+                    Self::handle(p, out, schedule, now);
+                }
+                Err(e) => {
+                    if p.link.reopen_failed() {
+                        warn!(port = %name, error = %e, "cannot reopen the port; trying again");
+                    }
+                }
             }
-            Err(e) => warn!(port = name, error = %e, "cannot reopen the port"),
         }
+        // Settles the link's state after a reopen: `is_up` reads it.
+        let _ = p.link.link();
     }
 
     fn reload(&mut self, path: Option<&Path>, overrides: &Overrides) {
@@ -392,8 +402,8 @@ impl Agents {
         self.open_waiting();
         let now = self.now();
         for p in &mut self.ports {
-            Self::reopen_if_changed(p, now, &mut self.schedule);
-            let up = is_up(p.port.name());
+            Self::follow_link(p, now, &mut self.schedule);
+            let up = p.link.is_up();
             if up != p.port.agent().port_enabled() {
                 info!(port = p.port.name(), up, "link state");
                 let out = p.port.set_port_enabled(up, now);
