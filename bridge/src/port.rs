@@ -116,7 +116,7 @@ pub struct PortCounters {
     /// Frames the kernel dropped before the bridge read them (its socket buffers were full:
     /// the bridge fell behind its ports). Lost whatever their priority.
     pub rx_kernel_drops: u64,
-    /// Times the bridge fell behind the port (its socket's receive queue a quarter full) and
+    /// Times the bridge fell behind the port (its socket's receive queue an eighth full) and
     /// asked the peer to pause every PFC priority until it caught up.
     pub behind_xoffs: u64,
     /// Times the link went down or came up (carrier, administrative state, or the interface

@@ -61,7 +61,7 @@ pub fn receive<P: BridgeIo>(
 
 /// Frames waiting in a port's kernel receive queue are in no buffer of ours, and the kernel
 /// drops them when the queue is full, whatever their priority: while the bridge is behind (the
-/// queue a quarter full) its PFC initiator pauses every PFC priority of the peer, so a sender
+/// queue an eighth full) its PFC initiator pauses every PFC priority of the peer, so a sender
 /// faster than the bridge is slowed rather than lost.
 fn follow_receive_queue<P: BridgeIo>(port: &mut BridgePort<P>) {
     let Some((held, limit)) = port.io.receive_queue() else { return };
