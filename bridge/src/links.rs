@@ -21,6 +21,7 @@ use std::time::{Duration, Instant};
 
 use dataplane::io::{link, FollowedLink, FramePort, IoError, Seen};
 use dataplane::wire::MacAddr;
+use pfc_logging::link as words;
 use tracing::{info, warn};
 
 use super::forward::Forwarder;
@@ -130,7 +131,7 @@ impl<P: FramePort> LinkWatch<P> {
         let name = ports[i].setup.name.clone();
         let look = w.link.look(seen);
         if look.gone {
-            warn!(port = %name, "interface gone: the port waits for it to come back");
+            warn!(port = %name, socket = "frames", "{}", words::GONE);
         }
         // A socket to reopen is a link down, whatever follows.
         self.settle(ports, fwd, i);
@@ -143,12 +144,12 @@ impl<P: FramePort> LinkWatch<P> {
                     port.io = io;
                     port.counters.reopened += 1;
                     w.link.reopened(ifindex, mac);
-                    info!(port = %name, ifindex, %mac, "interface created anew: socket reopened");
+                    info!(port = %name, socket = "frames", ifindex, %mac, "{}", words::REOPENED);
                     readdress(port, mac);
                 }
                 Err(e) => {
                     if w.link.reopen_failed() {
-                        warn!(port = %name, error = %e, every = ?WATCH_EVERY, "cannot reopen the port; trying again");
+                        warn!(port = %name, socket = "frames", error = %e, every = ?WATCH_EVERY, "{}", words::REOPEN_FAILED);
                     }
                 }
             }

@@ -101,7 +101,7 @@ struct PauseRun {
 /// 2 s) while priority 0 is `still_flowing` and has not all come: on a loaded machine a frame
 /// may come late. In `stall` mode priority 0 waits behind the pause, and waiting longer would
 /// only leave h2's refreshes longer to fall behind.
-fn pause_run(t: &mut Topology, still_flowing: bool) -> PauseRun {
+fn pause_run(t: &mut Topology, still_flowing: bool) -> (PauseRun, Duration) {
     let longest = if still_flowing { Duration::from_secs(2) } else { Duration::from_millis(100) };
     let storm = Storm::start(&t._ns[2]);
     for seq in 0..200u32 {
@@ -117,7 +117,6 @@ fn pause_run(t: &mut Topology, still_flowing: bool) -> PauseRun {
             at_h1.extend(drain(h1, Duration::ZERO));
         });
     let gap = storm.stop();
-    assert!(gap < Duration::from_micros(3_300), "h2 refreshed its pause in time: {gap:?}");
     send(&mut t.h2, &pfc(1 << 3, 0));
     let after = drain(&mut t.h2, Duration::from_millis(300));
     at_h1.extend(drain(&mut t.h1, Duration::from_millis(50)));
@@ -126,7 +125,7 @@ fn pause_run(t: &mut Topology, still_flowing: bool) -> PauseRun {
             && port(s, "p1")["xoff"] == 0
             && s["frames_in_bridge"] == 0
     });
-    PauseRun { during, after, at_h1, state }
+    (PauseRun { during, after, at_h1, state }, gap)
 }
 
 #[test]
@@ -134,8 +133,10 @@ fn pfc_holds_priority_3_while_0_flows_and_the_bridge_pauses_its_own_sender() {
     if !can_run("pfc_holds_priority_3_while_0_flows_and_the_bridge_pauses_its_own_sender") {
         return;
     }
-    let mut t = topology("pfc", "external");
-    let PauseRun { during, after, at_h1, state } = pause_run(&mut t, true);
+    let PauseRun { during, after, at_h1, state } = while_storm_held("pfc", || {
+        let mut t = topology("pfc", "external");
+        pause_run(&mut t, true)
+    });
     assert_eq!(sequences(&during, 3), Vec::<u32>::new(), "no priority 3 while paused");
     assert_eq!(sequences(&during, 0), (0..200).collect::<Vec<u32>>(), "priority 0 flows");
     assert_eq!(sequences(&after, 3), (0..20).collect::<Vec<u32>>(), "all of priority 3 after XON");
@@ -171,23 +172,25 @@ fn a_pause_holds_every_priority_of_its_traffic_class() {
     // On p2 priority 4 (PFC off) shares traffic class 3 with priority 3 or has its own.
     for (tag, tc, four_held) in [("tcs", "tc=01233567", true), ("tcid", "tc=01234567", false)] {
         let p2 = format!("p2,pfc=3,{tc}");
-        let mut t = topology_of(tag, "external", ["p1,pfc=3", &p2]);
-        let storm = Storm::start(&t._ns[2]);
-        for seq in 0..100u32 {
-            if seq < 10 {
-                send(&mut t.h1, &data(3, seq));
-                send(&mut t.h1, &data(4, seq));
+        let (mut t, during) = while_storm_held(tag, || {
+            let mut t = topology_of(tag, "external", ["p1,pfc=3", &p2]);
+            let storm = Storm::start(&t._ns[2]);
+            for seq in 0..100u32 {
+                if seq < 10 {
+                    send(&mut t.h1, &data(3, seq));
+                    send(&mut t.h1, &data(4, seq));
+                }
+                send(&mut t.h1, &data(0, seq));
             }
-            send(&mut t.h1, &data(0, seq));
-        }
-        let during = drain_until_sequences(
-            &mut t.h2,
-            (0, 100),
-            (Duration::from_millis(100), Duration::from_secs(2)),
-            || {},
-        );
-        let gap = storm.stop();
-        assert!(gap < Duration::from_micros(3_300), "h2 refreshed its pause in time: {gap:?}");
+            let during = drain_until_sequences(
+                &mut t.h2,
+                (0, 100),
+                (Duration::from_millis(100), Duration::from_secs(2)),
+                || {},
+            );
+            let gap = storm.stop();
+            ((t, during), gap)
+        });
         send(&mut t.h2, &pfc(1 << 3, 0));
         let after = drain(&mut t.h2, Duration::from_millis(300));
         let all: Vec<u32> = (0..10).collect();
@@ -211,8 +214,10 @@ fn in_stall_mode_the_pause_holds_the_other_priority_too() {
     if !can_run("in_stall_mode_the_pause_holds_the_other_priority_too") {
         return;
     }
-    let mut t = topology("stall", "stall");
-    let PauseRun { during, after, state, .. } = pause_run(&mut t, false);
+    let PauseRun { during, after, state, .. } = while_storm_held("stall", || {
+        let mut t = topology("stall", "stall");
+        pause_run(&mut t, false)
+    });
     assert_eq!(sequences(&during, 3), Vec::<u32>::new());
     let p0_during = sequences(&during, 0).len();
     assert!(p0_during < 200, "stall: priority 0 waits behind the paused priority ({p0_during})");
@@ -278,36 +283,39 @@ fn a_pfc_storm_holds_only_its_priority_and_loses_nothing_the_bridge_accepted() {
     if !can_run("a_pfc_storm_holds_only_its_priority_and_loses_nothing_the_bridge_accepted") {
         return;
     }
-    let mut t = topology("storm", "external");
-    // h2 pauses priority 3 without end for a second and a half at least, while h1 keeps
-    // sending priority 0 and a few frames of priority 3; the bridge's state is read while the
-    // storm lasts.
-    let storm = Storm::start(&t._ns[2]);
-    let start = Instant::now();
-    let mut seq = 0u32;
-    let mut during = Vec::new();
-    let mut held = None;
-    let lasting = Duration::from_millis(1500);
-    while start.elapsed() < lasting || (held.is_none() && start.elapsed() < lasting * 3) {
-        if start.elapsed() < lasting {
-            if seq < 10 {
-                send(&mut t.h1, &data(3, seq));
+    let (mut t, seq, during, held, longest_gap) = while_storm_held("storm", || {
+        let mut t = topology("storm", "external");
+        // h2 pauses priority 3 without end for a second and a half at least, while h1 keeps
+        // sending priority 0 and a few frames of priority 3; the bridge's state is read while the
+        // storm lasts.
+        let storm = Storm::start(&t._ns[2]);
+        let start = Instant::now();
+        let mut seq = 0u32;
+        let mut during = Vec::new();
+        let mut held = None;
+        let lasting = Duration::from_millis(1500);
+        while start.elapsed() < lasting || (held.is_none() && start.elapsed() < lasting * 3) {
+            if start.elapsed() < lasting {
+                if seq < 10 {
+                    send(&mut t.h1, &data(3, seq));
+                }
+                send(&mut t.h1, &data(0, seq));
+                seq += 1;
             }
-            send(&mut t.h1, &data(0, seq));
-            seq += 1;
+            during.extend(drain(&mut t.h2, Duration::from_millis(1)));
+            if start.elapsed() > lasting / 2 && held.is_none() {
+                held = std::fs::read_to_string(&t.state)
+                    .ok()
+                    .and_then(|text| serde_json::from_str::<Value>(&text).ok())
+                    .filter(|s| {
+                        port(s, "p2")["pfc_indications"].as_u64() >= Some(100)
+                            && s["frames_in_bridge"] == 10
+                    });
+            }
         }
-        during.extend(drain(&mut t.h2, Duration::from_millis(1)));
-        if start.elapsed() > lasting / 2 && held.is_none() {
-            held = std::fs::read_to_string(&t.state)
-                .ok()
-                .and_then(|text| serde_json::from_str::<Value>(&text).ok())
-                .filter(|s| {
-                    port(s, "p2")["pfc_indications"].as_u64() >= Some(100)
-                        && s["frames_in_bridge"] == 10
-                });
-        }
-    }
-    let longest_gap = storm.stop();
+        let longest_gap = storm.stop();
+        ((t, seq, during, held, longest_gap), longest_gap)
+    });
     let held = held.expect("the bridge's state during the storm shows the ten frames held");
     // The storm ends without XON: the last pause runs out 3.4 ms later.
     let after = drain(&mut t.h2, Duration::from_millis(300));

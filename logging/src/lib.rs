@@ -1,4 +1,8 @@
-//! Logs of pfcd's programs: tracing on stderr, filtered by `RUST_LOG` (default `info`).
+//! Logs of pfcd's programs: tracing on stderr, filtered by `RUST_LOG` (default `info`), and
+//! the words every program uses for the same events ([`lldp`], [`link`]).
+
+pub mod link;
+pub mod lldp;
 
 /// Installs the subscriber; call once, first thing in `main`. Colours only on a terminal: a
 /// log written to a file or a journal stays plain text.

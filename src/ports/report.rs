@@ -1,5 +1,6 @@
-//! What a port's LLDP agent and DCBX report, logged and, where a notification is due, sent to
-//! the northbound side: the same for a simulated port and a real one.
+//! What a port's LLDP agent and DCBX report, logged (in the words every program uses,
+//! `pfc_logging::lldp`) and, where a notification is due, sent to the northbound side: the same
+//! for a simulated port and a real one.
 
 use std::sync::mpsc::Sender;
 use std::sync::Arc;
@@ -7,7 +8,6 @@ use std::sync::Arc;
 use lldp::agent::{AgentEvent, RemoteStatistics};
 use lldp::dcbx::DcbxEvent;
 use lldp::neighbours::NeighbourEvent;
-use tracing::{info, warn};
 
 use super::event::PortEvent;
 use super::lldp_view::LldpView;
@@ -20,26 +20,14 @@ pub fn agent_event(
     stats: RemoteStatistics,
     events: &Sender<PortEvent>,
 ) {
-    match event {
-        AgentEvent::Neighbour(n) => {
-            let (change, index) = match n {
-                NeighbourEvent::Inserted { remote_index, .. } => ("inserted", remote_index),
-                NeighbourEvent::Deleted { remote_index, .. } => ("deleted", remote_index),
-                NeighbourEvent::AgedOut { remote_index, .. } => ("aged out", remote_index),
-                _ => return,
-            };
-            info!(remote_index = index, "LLDP neighbour {change}");
-            let _ = events.send(PortEvent::RemoteTableChange { port: name.to_string(), stats });
-        }
-        AgentEvent::FrameDiscarded { source_mac, error } => {
-            warn!(?source_mac, %error, "LLDPDU discarded")
-        }
-        AgentEvent::TlvDiscarded { source_mac, error } => {
-            warn!(%source_mac, %error, "LLDP TLV discarded")
-        }
-        AgentEvent::LengthError { left_out } => {
-            warn!(left_out, "our LLDPDU is too long: optional TLVs left out")
-        }
+    pfc_logging::lldp::agent_event(name, event);
+    if let AgentEvent::Neighbour(
+        NeighbourEvent::Inserted { .. }
+        | NeighbourEvent::Deleted { .. }
+        | NeighbourEvent::AgedOut { .. },
+    ) = event
+    {
+        let _ = events.send(PortEvent::RemoteTableChange { port: name.to_string(), stats });
     }
 }
 
@@ -51,17 +39,11 @@ pub fn dcbx_event(
     view: impl FnOnce() -> Arc<LldpView>,
     events: &Sender<PortEvent>,
 ) {
-    match event {
-        DcbxEvent::MisconfigurationRaised(m) => {
-            warn!(misconfiguration = %m, "DCBX: PFC misconfigured");
-        }
-        DcbxEvent::MisconfigurationCleared => info!("DCBX: PFC misconfiguration cleared"),
-        other => {
-            info!(event = ?other, "DCBX");
-            return;
-        }
+    pfc_logging::lldp::dcbx_event(name, event);
+    if matches!(event, DcbxEvent::MisconfigurationRaised(_) | DcbxEvent::MisconfigurationCleared) {
+        let view = view();
+        let _ = events.send(PortEvent::DcbxMisconfiguration { port: name.to_string(), view });
     }
-    let _ = events.send(PortEvent::DcbxMisconfiguration { port: name.to_string(), view: view() });
 }
 
 /// Every event of an LLDP step of port `name`: `stats` and `view` give the remote table's

@@ -11,6 +11,7 @@ use lldp::agent::{AdminStatus, AgentConfig};
 use lldp::dcbx::{PfcAdmin, PfcOper, PfcReason};
 use lldp::port::{DcbxPort, LocalSystem, PortOutput, PortSettings};
 use lldp::wire::{TimeInterval, NEAREST_BRIDGE};
+use pfc_logging::link;
 use tracing::{info, warn};
 
 use crate::ports::intent::PortIntent;
@@ -121,7 +122,7 @@ impl RealLldp {
         if let Some((ifindex, mac)) = renewed {
             match PacketSocket::open(&name, EtherType::LLDP, &[NEAREST_BRIDGE]) {
                 Ok(socket) => {
-                    info!(ifindex, %mac, "interface created anew or readdressed: LLDP socket reopened");
+                    info!(socket = "LLDP", ifindex, %mac, "{}", link::REOPENED);
                     self.link.reopened(socket.ifindex(), socket.mac());
                     self.socket = socket;
                     let out = self.ours.set_port_mac(self.socket.mac(), self.now());
@@ -129,7 +130,7 @@ impl RealLldp {
                 }
                 Err(e) => {
                     if self.link.reopen_failed() {
-                        warn!(error = %e, "cannot reopen the LLDP socket; trying again");
+                        warn!(socket = "LLDP", error = %e, "{}", link::REOPEN_FAILED);
                     }
                 }
             }

@@ -14,13 +14,13 @@ use dataplane::io::link::LinkWatcher;
 use dataplane::io::{FollowedLink, FramePort, IoError, PacketSocket, Seen};
 use dataplane::wire::{EtherType, MacAddr};
 use lldp::agent::{AdminStatus, AgentEvent};
-use lldp::dcbx::DcbxEvent;
 use lldp::neighbours::NeighbourEvent;
 use lldp::port::{DcbxPort, LocalSystem, PortError, PortOutput, PortSettings};
 use lldp::wire::{ChassisId, SystemCapabilities};
 use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
 use nix::sys::signal::{SigSet, Signal};
 use nix::sys::signalfd::{SfdFlags, SignalFd};
+use pfc_logging::link;
 use tracing::{debug, info, warn};
 
 use super::config::{self, ConfigError, Loaded, Overrides};
@@ -367,7 +367,7 @@ impl Agents {
             let groups = [p.port.agent().config().dest_mac_address];
             match PacketSocket::open(&name, EtherType::LLDP, &groups) {
                 Ok(socket) => {
-                    info!(port = %name, ifindex, mac = %mac, "interface re-created or re-addressed: socket reopened");
+                    info!(port = %name, socket = "LLDP", ifindex, %mac, "{}", link::REOPENED);
                     p.link.reopened(socket.ifindex(), socket.mac());
                     p.socket = socket;
                     let out = p.port.set_port_mac(p.socket.mac(), now);
@@ -376,7 +376,7 @@ impl Agents {
                 }
                 Err(e) => {
                     if p.link.reopen_failed() {
-                        warn!(port = %name, error = %e, "cannot reopen the port; trying again");
+                        warn!(port = %name, socket = "LLDP", error = %e, "{}", link::REOPEN_FAILED);
                     }
                 }
             }
@@ -477,10 +477,10 @@ impl Agents {
         send(&mut p.socket, p.port.name(), &out);
         let name = p.port.name();
         for e in &out.agent_events {
-            log_agent_event(name, e);
+            pfc_logging::lldp::agent_event(name, e);
         }
         for e in &out.dcbx_events {
-            log_dcbx_event(name, e);
+            pfc_logging::lldp::dcbx_event(name, e);
         }
         if matters_to_a_reader(&out) {
             schedule.changed(now);
@@ -560,64 +560,6 @@ fn hostname() -> String {
     std::fs::read_to_string("/proc/sys/kernel/hostname")
         .map(|s| s.trim().to_string())
         .unwrap_or_else(|_| "pfcd".into())
-}
-
-fn log_agent_event(port: &str, e: &AgentEvent) {
-    match e {
-        AgentEvent::Neighbour(n) => match n {
-            NeighbourEvent::Inserted { remote_index, msap } => {
-                info!(port, remote_index, chassis = ?msap.chassis_id, port_id = ?msap.port_id, "neighbour inserted")
-            }
-            NeighbourEvent::Updated { remote_index, .. } => {
-                debug!(port, remote_index, "neighbour updated")
-            }
-            NeighbourEvent::Deleted { remote_index, reason, .. } => {
-                info!(port, remote_index, ?reason, "neighbour deleted")
-            }
-            NeighbourEvent::AgedOut { remote_index, .. } => {
-                info!(port, remote_index, "neighbour aged out")
-            }
-            NeighbourEvent::Dropped { msap } => {
-                warn!(port, chassis = ?msap.chassis_id, "too many neighbours: LLDPDU dropped")
-            }
-        },
-        AgentEvent::FrameDiscarded { source_mac, error } => {
-            warn!(port, source_mac = ?source_mac, error = %error, "LLDPDU discarded")
-        }
-        AgentEvent::TlvDiscarded { source_mac, error } => {
-            warn!(port, source_mac = %source_mac, error = %error, "TLV discarded")
-        }
-        AgentEvent::LengthError { left_out } => {
-            warn!(port, left_out, "our LLDPDU is too long for a frame: optional TLVs left out")
-        }
-    }
-}
-
-fn log_dcbx_event(port: &str, e: &DcbxEvent) {
-    match e {
-        DcbxEvent::PfcChanged { from, to, source, reason } => info!(
-            port,
-            from = format!("{from:#04x}"),
-            to = format!("{to:#04x}"),
-            source = source.as_str(),
-            reason = reason.as_str(),
-            "operational PFC enable"
-        ),
-        DcbxEvent::QdtChanged { macsec, privacy, headroom } => info!(
-            port,
-            macsec,
-            privacy,
-            measurement = headroom.measurement,
-            link_delay = headroom.link_delay,
-            "P802.1Qdt operational"
-        ),
-        DcbxEvent::EtsChanged => info!(port, "operational ETS changed"),
-        DcbxEvent::AppChanged => info!(port, "operational application priorities changed"),
-        DcbxEvent::MisconfigurationRaised(m) => {
-            warn!(port, misconfiguration = %m, "DCBX PFC misconfigured")
-        }
-        DcbxEvent::MisconfigurationCleared => info!(port, "DCBX PFC misconfiguration cleared"),
-    }
 }
 
 /// The System Description sent when the settings give none.

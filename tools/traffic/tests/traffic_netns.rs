@@ -276,6 +276,10 @@ fn delayed_hosts(tag: &str) -> (Netns, Netns, Netns) {
     (h1, d, h2)
 }
 
+/// The most a frame may arrive after its delay and still count as held for the delay asked:
+/// far above the line's usual lateness, far below any delay configured wrongly by a unit.
+const LATE_US: f64 = 10_000.0;
+
 /// One-way latency p50 (ns) of 10 000 frames a second across the delay line at `delay`, with
 /// the line's own report.
 fn latency_through(h1: &Netns, d: &Netns, h2: &Netns, delay: &str) -> (u64, Value, u64) {
@@ -304,10 +308,12 @@ fn the_delay_line_adds_the_configured_delay_in_order() {
         let (p50, line, sent) = latency_through(&h1, &d, &h2, delay);
         let extra = p50 as f64 / 1e3 - us;
         eprintln!("delay {delay}: one-way p50 {p50} ns, {extra:.1} µs over the delay; line {line}");
-        // The line holds each frame from the kernel's receive time; what comes on top is two
-        // veth hops and the line's lateness (software timestamps, a shared host). At 0 it is
-        // the line's wake-up instead.
-        assert!((0.0..=40.0).contains(&extra), "asked {us} µs, one-way p50 {p50} ns");
+        // The line holds each frame from the kernel's receive time, so no frame arrives
+        // sooner than the delay; what comes on top is two veth hops and the line's lateness
+        // (tens of microseconds on a quiet host, BENCHMARKS.md). The upper bound only catches
+        // a line that holds frames for the wrong time: it must hold with the other core busy,
+        // where a wake-up can wait for a scheduler slice of a few milliseconds.
+        assert!((0.0..=LATE_US).contains(&extra), "asked {us} µs, one-way p50 {p50} ns");
         let ab = &line["directions"][0];
         assert_eq!(n(&ab["delay_ns"]), (us * 1e3) as u64);
         assert_eq!(n(&ab["dropped"]), 0);
@@ -353,6 +359,6 @@ fn each_direction_of_the_delay_line_has_its_own_delay() {
     for (sent, got, us) in [(&sent_12, &got_2, 100.0), (&sent_21, &got_1, 300.0)] {
         assert_every_frame(sent, got, "3");
         let p50 = n(&got["priorities"]["3"]["latency_ns"]["p50"]) as f64 / 1e3;
-        assert!((us..=us + 40.0).contains(&p50), "asked {us} µs, one-way p50 {p50} µs");
+        assert!((us..=us + LATE_US).contains(&p50), "asked {us} µs, one-way p50 {p50} µs");
     }
 }
