@@ -8,10 +8,19 @@ use std::process::Command;
 
 use serde_json::Value;
 
+/// This machine's target triple: the resolve is read for it alone, so that packages only other
+/// platforms need (and that were never downloaded) are not asked for.
+fn host() -> String {
+    let out = Command::new("rustc").arg("-vV").output().expect("rustc -vV runs");
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let host = text.lines().find_map(|l| l.strip_prefix("host: ")).expect("rustc names its host");
+    host.trim().to_string()
+}
+
 fn metadata() -> Value {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let out = Command::new(env!("CARGO"))
-        .args(["metadata", "--format-version", "1", "--offline"])
+        .args(["metadata", "--format-version", "1", "--offline", "--filter-platform", &host()])
         .current_dir(root)
         .output()
         .expect("cargo metadata runs");

@@ -9,6 +9,7 @@ use dataplane::headroom::measure::{MeasureCounters, Measurement};
 use dataplane::headroom::BufferPlan;
 use dataplane::mac::MacCounters;
 use dataplane::pipeline::FsmState;
+use dataplane::sim::IngressCounters;
 use dataplane::wire::PRIORITIES;
 
 use super::forward::Forwarder;
@@ -102,12 +103,9 @@ pub struct PriorityDetail {
     /// The buffer plan (PFC-enabled priorities), octets.
     pub plan: Option<BufferPlan>,
     pub occupancy: u64,
-    pub peak: u64,
     pub xoff: bool,
-    pub xoff_events: u64,
-    pub accepted: u64,
-    pub dropped: u64,
-    pub octets_dropped: u64,
+    /// Frames accepted and dropped, the peak, XOFF crossings: what a simulated buffer counts.
+    pub counters: IngressCounters,
     /// Priority_Paused, and the quanta the pause has left.
     pub paused: bool,
     pub pause_quanta_left: u64,
@@ -214,12 +212,14 @@ fn detail<P>(p: &BridgePort<P>, now: dataplane::time::Picos) -> PortDetail {
             PriorityDetail {
                 plan: b.plan(n),
                 occupancy: b.occupancy(n),
-                peak: b.peak[n],
                 xoff: b.xoff() & (1 << n) != 0,
-                xoff_events: b.xoff_events[n],
-                accepted: b.accepted[n],
-                dropped: b.dropped[n],
-                octets_dropped: b.octets_dropped[n],
+                counters: IngressCounters {
+                    frames_accepted: b.accepted[n],
+                    frames_dropped: b.dropped[n],
+                    octets_dropped: b.octets_dropped[n],
+                    peak_occupancy: b.peak[n],
+                    xoff_events: b.xoff_events[n],
+                },
                 paused,
                 pause_quanta_left: if paused {
                     speed_quanta(rx.paused_until(n).saturating_sub(now))

@@ -194,12 +194,8 @@ impl SimPort {
                 p.xoff_threshold = b.xoff_threshold();
                 p.xon_threshold = b.xon_threshold();
                 p.occupancy = b.occupancy();
-                p.peak_occupancy = b.counters.peak_occupancy;
                 p.xoff = b.xoff();
-                p.xoff_events = b.counters.xoff_events;
-                p.frames_accepted = b.counters.frames_accepted;
-                p.frames_dropped = b.counters.frames_dropped;
-                p.octets_dropped = b.counters.octets_dropped;
+                p.take_counters(&b.counters);
             }
             p.priority_paused = rx_mac.priority_paused(now, n);
             p.pause_time_remaining = if p.priority_paused {

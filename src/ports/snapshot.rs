@@ -5,6 +5,7 @@ use std::sync::{Arc, PoisonError, RwLock};
 
 use dataplane::headroom::allowance::Allowance;
 use dataplane::headroom::BufferPlan;
+use dataplane::sim::IngressCounters;
 use dataplane::time::Picos;
 
 use super::headroom::Results;
@@ -35,6 +36,15 @@ pub struct PrioritySnapshot {
 }
 
 impl PrioritySnapshot {
+    /// The buffer's counters, as a simulated buffer and the bridge's both keep them.
+    pub fn take_counters(&mut self, c: &IngressCounters) {
+        self.peak_occupancy = c.peak_occupancy;
+        self.xoff_events = c.xoff_events;
+        self.frames_accepted = c.frames_accepted;
+        self.frames_dropped = c.frames_dropped;
+        self.octets_dropped = c.octets_dropped;
+    }
+
     /// The buffer plan in force on the priority.
     pub fn set_plan(&mut self, plan: &BufferPlan) {
         self.allocation = plan.allocation_octets;

@@ -256,12 +256,12 @@ impl RealPort {
     /// second.
     fn notice_drops(&mut self, port: &pfc_bridge::PortSnapshot) {
         let lossless = |n: usize| self.followed.oper_pfc_enable & (1 << n) != 0;
-        let Some(n) =
-            (0..PRIORITIES).find(|&n| lossless(n) && port.detail.priorities[n].dropped > 0)
+        let Some(n) = (0..PRIORITIES)
+            .find(|&n| lossless(n) && port.detail.priorities[n].counters.frames_dropped > 0)
         else {
             return;
         };
-        self.followed.notice_drops(n as u8, port.detail.priorities[n].dropped);
+        self.followed.notice_drops(n as u8, port.detail.priorities[n].counters.frames_dropped);
     }
 
     /// The port's own figures for its snapshot: the bridge port's, or none before it reported.
@@ -335,12 +335,8 @@ impl PortTask for RealPort {
                 p.set_plan(plan);
             }
             p.occupancy = b.occupancy;
-            p.peak_occupancy = b.peak;
             p.xoff = b.xoff;
-            p.xoff_events = b.xoff_events;
-            p.frames_accepted = b.accepted;
-            p.frames_dropped = b.dropped;
-            p.octets_dropped = b.octets_dropped;
+            p.take_counters(&b.counters);
             p.priority_paused = b.paused;
             p.pause_time_remaining = b.pause_quanta_left;
         }

@@ -12,7 +12,8 @@ pub enum BufferVerdict {
     Dropped,
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+/// What a lossless priority's buffer counted since it was created (or its counters cleared).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct IngressCounters {
     pub frames_accepted: u64,
     pub frames_dropped: u64,
