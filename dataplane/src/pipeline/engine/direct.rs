@@ -528,7 +528,7 @@ impl Pipeline {
 ///
 /// Out of line, on the parts of the engine borrowed apart (`hot.rs`): inlined into `run`, the
 /// same work read the port table, the bitmaps and the credits from memory again after each
-/// store, and was the slower for it by about a quarter (BENCHMARKS.md, seventh round).
+/// store, and ran about a quarter slower (`pfcsim bench-pipeline` shows it).
 #[inline(never)]
 fn steady_cycles<const SMALL: bool, const ADMIT: bool>(
     hot: &mut Hot,
