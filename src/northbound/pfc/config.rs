@@ -1,8 +1,9 @@
 //! ieee802-dot1q-pfc-bridge's configuration: a Bridge Port's `pfc` container into the port's
-//! [`PortIntent`], and what YANG cannot refuse: allowances and buffer allocations that do not
-//! fit the port's receive buffer.
+//! [`PortIntent`] (with `headroom/calculation-inputs`, YANG defaults filled in), and what YANG
+//! cannot refuse: allowances and buffer allocations that do not fit the port's receive buffer.
 
-use dataplane::headroom::{BufferConfig, BufferPlan};
+use dataplane::headroom::{BufferConfig, BufferPlan, LinkDelay, Medium};
+use dataplane::time::Picos;
 use mgmt::backend::BackendError;
 use mgmt::xml::Element;
 
@@ -10,6 +11,7 @@ use crate::northbound::namespaces::PFC_BRIDGE_NS;
 use crate::northbound::xml::{
     child_text, child_u64, identity_name, pfc_enable_bits, pfc_enable_mask, pfc_path,
 };
+use crate::ports::intent::CalculationInputs;
 use crate::ports::{HeadroomMethod, PortIntent, PRIORITIES};
 
 /// The largest frame the allocation rule allows for (Annex N's envelope frame, FCS included).
@@ -44,6 +46,9 @@ pub fn intent_from(name: &str, pfc: Option<&Element>) -> Result<PortIntent, Back
             number(h, "minimum-allowance", "headroom/minimum-allowance")?.unwrap_or(0);
         intent.maximum_bits = number(h, "maximum-allowance", "headroom/maximum-allowance")?;
         intent.initial_bits = number(h, "initial-allowance", "headroom/initial-allowance")?;
+        if let Some(c) = h.child(PFC_BRIDGE_NS, "calculation-inputs") {
+            intent.calculation = calculation_inputs(name, c)?;
+        }
     }
     for p in pfc.elements().filter(|e| e.is(PFC_BRIDGE_NS, "priority")) {
         let n = child_u64(p, PFC_BRIDGE_NS, "priority").ok().flatten().unwrap_or(u64::MAX);
@@ -56,6 +61,57 @@ pub fn intent_from(name: &str, pfc: Option<&Element>) -> Result<PortIntent, Back
         }
     }
     Ok(intent)
+}
+
+/// `headroom/calculation-inputs` (`c`), each leaf absent taking its YANG default.
+fn calculation_inputs(name: &str, c: &Element) -> Result<CalculationInputs, BackendError> {
+    let d = CalculationInputs::default();
+    let mut inputs = d;
+    let number = |leaf: &str| {
+        child_u64(c, PFC_BRIDGE_NS, leaf).map_err(|t| {
+            BackendError::new(format!("'{t}' is not a number pfcd can use."))
+                .at(pfc_path(name, &format!("headroom/calculation-inputs/{leaf}")))
+        })
+    };
+    let flag = |leaf: &str| child_text(c, PFC_BRIDGE_NS, leaf).map(|t| t == "true");
+    if let Some(ps) = number("one-way-link-delay")? {
+        inputs.link_delay = LinkDelay::OneWay(Picos(ps));
+    } else {
+        let length = match number("cable-length")? {
+            None => CalculationInputs::DEFAULT_CABLE_METRES,
+            // YANG's uint32 keeps it in range; a larger text was refused above.
+            Some(m) => u32::try_from(m).unwrap_or(u32::MAX),
+        };
+        let medium = match child_text(c, PFC_BRIDGE_NS, "medium").as_deref() {
+            None => CalculationInputs::DEFAULT_MEDIUM,
+            Some("cat6") => Medium::Cat6,
+            Some("fibre") => Medium::Fibre,
+            Some("other") => Medium::Other {
+                // YANG's must makes it present with `other`.
+                metres_per_second: number("propagation-velocity")?.unwrap_or(0),
+            },
+            Some(other) => {
+                return Err(BackendError::new(format!("pfcd does not know the medium '{other}'."))
+                    .at(pfc_path(name, "headroom/calculation-inputs/medium")))
+            }
+        };
+        inputs.link_delay = LinkDelay::Cable { metres: length, medium };
+    }
+    inputs.reception_processing_bits =
+        number("reception-processing")?.unwrap_or(d.reception_processing_bits);
+    inputs.pfc_generation_bits = number("pfc-generation")?.unwrap_or(d.pfc_generation_bits);
+    inputs.interface_rtt_bits = number("interface-rtt")?;
+    inputs.receive_processing_bits =
+        number("receive-processing")?.unwrap_or(d.receive_processing_bits);
+    inputs.pause_entry = number("pause-entry")?.map_or(d.pause_entry, Picos);
+    inputs.use_peer_local_delay = flag("use-peer-local-delay").unwrap_or(d.use_peer_local_delay);
+    inputs.peer_interface_rtt_bits = number("peer-interface-rtt")?;
+    inputs.peer_pause_entry = number("peer-pause-entry")?.map_or(d.peer_pause_entry, Picos);
+    inputs.max_frame_octets = number("max-frame")?.unwrap_or(d.max_frame_octets);
+    inputs.pfc_frame_octets = number("pfc-frame")?.unwrap_or(d.pfc_frame_octets);
+    inputs.macsec_user_data = flag("macsec-user-data").unwrap_or(d.macsec_user_data);
+    inputs.secy_delay_bits = number("secy-delay")?;
+    Ok(inputs)
 }
 
 /// What YANG cannot refuse: allowances and allocations that do not fit the port's receive
