@@ -14,7 +14,6 @@
 //! max-frame = 9216                # the largest frame forwarded, octets without FCS
 //! receive-buffer = 1048576        # octets per port for the lossless priorities together
 //!
-//!
 //! [lab]
 //! time-ratio = 0.001              # simulated seconds per wall-clock second
 //! tick-ms = 50                    # how often the lab's ports catch up with the clock
