@@ -14,15 +14,17 @@
 //! max-frame = 9216                # the largest frame forwarded, octets without FCS
 //! receive-buffer = 1048576        # octets per port for the lossless priorities together
 //!
-//! [interfaces.cables]             # optional: what Linux cannot tell, for calculated headroom
-//! eth1 = { medium = "copper", metres = 100 }   # or "fibre"
-//!
 //! [lab]
 //! time-ratio = 0.001              # simulated seconds per wall-clock second
 //! tick-ms = 50                    # how often the lab's ports catch up with the clock
 //! ports = 4                       # lab ports: the four kinds of link, repeated beyond four
 //! traffic = true                  # the peers' traffic and the pipeline's (false: idle lab)
 //! ```
+//!
+//! What a port's link is like (its cable's length and medium, or its one-way delay, and the
+//! other inputs of calculated headroom) is configuration, not a setting: each Bridge Port's
+//! `pfc/headroom/calculation-inputs` over NETCONF. The `[interfaces.cables]` table that once
+//! held it is refused, so that an old file does not silently lose its cables.
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
@@ -66,38 +68,29 @@ pub struct InterfaceSettings {
     /// Octets of receive buffer per port for the PFC-enabled priorities together: an
     /// allowance larger than this is refused. Default 1 MiB.
     pub receive_buffer: u64,
-    /// The cable on each interface, which Linux does not know: with it a port can calculate
-    /// its headroom (36.8, method `calculated`). Interfaces not named here cannot.
-    pub cables: std::collections::BTreeMap<String, Cable>,
+    /// `[interfaces.cables]`, no longer read: present, it is refused ([`CABLES_MOVED`]).
+    pub cables: Option<Removed>,
 }
 
-/// A port's cable: its medium and length.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "kebab-case")]
-pub struct Cable {
-    pub medium: CableMedium,
-    pub metres: u32,
-}
+/// A table pfcd no longer reads, whatever it holds: kept only so that its presence can be
+/// refused with what to do instead, rather than as an unknown field.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Removed;
 
-/// What a cable is made of (its propagation velocity, 36.8 and Annex N).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum CableMedium {
-    /// Optical fibre, about 5 ns/m.
-    Fibre,
-    /// Twisted pair (Category 6), 0.6 c as Annex N has it.
-    Copper,
-}
-
-impl Cable {
-    /// The medium as the headroom calculation knows it.
-    pub fn medium(&self) -> dataplane::headroom::Medium {
-        match self.medium {
-            CableMedium::Fibre => dataplane::headroom::Medium::Fibre,
-            CableMedium::Copper => dataplane::headroom::Medium::Cat6,
-        }
+impl<'de> Deserialize<'de> for Removed {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        serde::de::IgnoredAny::deserialize(d)?;
+        Ok(Removed)
     }
 }
+
+/// Why `[interfaces.cables]` is refused, and what replaces it.
+pub const CABLES_MOVED: &str = "[interfaces.cables] is no longer read: a port's cable is \
+     configuration, set over NETCONF in its Bridge Port's pfc/headroom/calculation-inputs \
+     (cable-length in metres and medium cat6, fibre or other; or one-way-link-delay), e.g. \
+     pfcsh's `set interfaces interface eth1 bridge-port pfc headroom calculation-inputs \
+     cable-length 100` and `... calculation-inputs medium cat6`. Remove [interfaces.cables] \
+     from this file";
 
 impl Default for InterfaceSettings {
     fn default() -> Self {
@@ -106,7 +99,7 @@ impl Default for InterfaceSettings {
             speed: "10G".into(),
             max_frame: 9216,
             receive_buffer: 1 << 20,
-            cables: Default::default(),
+            cables: None,
         }
     }
 }
@@ -250,6 +243,10 @@ impl Settings {
 
     /// Refuses values that would not work, with what to write instead.
     pub fn check(&self) -> Result<(), String> {
+        // Refused whatever the ports: the file is the operator's old one either way.
+        if self.interfaces.cables.is_some() {
+            return Err(CABLES_MOVED.to_string());
+        }
         let ratio = self.lab.time_ratio;
         if !(ratio > 0.0 && ratio <= 1.0) {
             return Err(format!(
@@ -277,19 +274,6 @@ impl Settings {
             self.interfaces.link_speed()?;
             if self.interfaces.max_frame < 60 {
                 return Err("interfaces.max-frame must be at least 60 octets".into());
-            }
-            for (name, cable) in &self.interfaces.cables {
-                if !names.contains(name) {
-                    return Err(format!(
-                        "interfaces.cables names {name}, which is not in interfaces.names"
-                    ));
-                }
-                if !(1..=40_000_000).contains(&cable.metres) {
-                    return Err(format!(
-                        "interfaces.cables.{name}.metres is {}: use 1 to 40000000",
-                        cable.metres
-                    ));
-                }
             }
         }
         Ok(())
@@ -327,16 +311,23 @@ mod tests {
     }
 
     #[test]
-    fn cables_name_interfaces_of_the_bridge() {
-        let text = "ports = \"interfaces\"\n[interfaces]\nnames = [\"p1\"]\n\
-                    [interfaces.cables]\np1 = { medium = \"copper\", metres = 100 }\n";
-        let s: Settings = toml::from_str(text).expect("parses");
-        assert_eq!(s.interfaces.cables["p1"], Cable { medium: CableMedium::Copper, metres: 100 });
-        assert_eq!(s.check(), Ok(()));
-        let other: Settings = toml::from_str(&text.replace("p1 = {", "p9 = {")).expect("parses");
-        assert!(other.check().expect_err("refused").contains("p9, which is not in"));
-        assert!(toml::from_str::<Settings>(&text.replace("copper", "glass")).is_err());
-        let long: Settings = toml::from_str(&text.replace("100", "0")).expect("parses");
-        assert!(long.check().expect_err("refused").contains("metres is 0"));
+    fn a_file_with_the_old_cables_is_refused_with_where_they_went() {
+        let dir = std::env::temp_dir().join(format!("pfcd-settings-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("dir");
+        let path = dir.join("pfcd.toml");
+        let old = "ports = \"interfaces\"\n[interfaces]\nnames = [\"p1\"]\n\
+                   [interfaces.cables]\np1 = { medium = \"copper\", metres = 100 }\n";
+        // On the lab too, and empty: the table itself is what the operator must move.
+        for text in [old, "[interfaces.cables]\n"] {
+            std::fs::write(&path, text).expect("write");
+            let e = Settings::load(&path).expect_err("refused").to_string();
+            assert!(e.contains("[interfaces.cables] is no longer read"), "{e}");
+            assert!(e.contains("headroom/calculation-inputs"), "{e}");
+            assert!(e.contains("cable-length") && e.contains("medium"), "{e}");
+        }
+        let without = old.split("[interfaces.cables]").next().expect("the rest");
+        std::fs::write(&path, without).expect("write");
+        assert!(Settings::load(&path).is_ok());
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

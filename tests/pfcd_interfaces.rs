@@ -3,14 +3,18 @@
 //! when h2 pauses it while priority 0 flows, pfcd pauses h1 when its buffer fills, and the
 //! Table 12-1 counters read over NETCONF count the PFC frames on the wire; clear-pfc-counters
 //! resets them. With a measuring station on h2's side, headroom/method measured puts the
-//! measured allowance in force. A Bridge Port's traffic class table reaches the bridge, with a
-//! warning when it puts a lossy priority in a PFC priority's class; and (end to end, with the
-//! bridge's class hold) a pause of priority 3 then holds priority 4 in its class.
+//! measured allowance in force; with its cable committed in `headroom/calculation-inputs`,
+//! headroom/method calculated puts Annex N's figure in force, and a new cable a new one. A
+//! Bridge Port's traffic class table reaches the bridge, with a warning when it puts a lossy
+//! priority in a PFC priority's class; and (end to end, with the bridge's class hold) a pause
+//! of priority 3 then holds priority 4 in its class.
 //!
 //! Needs root (namespaces); skipped loudly without it, failed in CI.
 
 use std::time::Duration;
 
+use dataplane::headroom::{calculate, HeadroomInputs, LinkDelay, Medium};
+use dataplane::time::LinkSpeed;
 use mgmt::client::Datastore;
 use test_support::hosts::*;
 use test_support::netns::{can_run, Daemon};
@@ -140,40 +144,58 @@ fn headroom_method_measured_puts_the_round_trip_of_the_wire_in_force() {
 }
 
 #[test]
-fn with_its_cable_in_the_settings_a_port_calculates_annex_n_s_headroom() {
-    if !can_run("with_its_cable_in_the_settings_a_port_calculates_annex_n_s_headroom") {
+fn with_its_cable_configured_over_netconf_a_port_calculates_annex_n_s_headroom() {
+    if !can_run("with_its_cable_configured_over_netconf_a_port_calculates_annex_n_s_headroom") {
         return;
     }
     let scratch = Scratch::new("pfcd-if-calc");
     let Hosts { h1_ns: _h1_ns, sw, h2_ns: _h2_ns, .. } = hosts("pifc");
-    // Annex N's link: 100 m of Cat6 at 10 Gb/s, 2000-octet frames with their FCS. p2's cable
-    // is not given.
-    let more = "speed = \"10G\"\nmax-frame = 1996\n\
-                [interfaces.cables]\np1 = { medium = \"copper\", metres = 100 }\n";
-    let pfcd = start_pfcd_with(&sw, &scratch, &["p1", "p2"], more);
+    let pfcd = start_pfcd_with(&sw, &scratch, &["p1", "p2"], "speed = \"10G\"\n");
     let mut c = pfcd.client(&sw);
+    // Annex N's link on p1: 100 m of Cat6 at 10 Gb/s (2000-octet frames with their FCS, the
+    // YANG default). p2: 1 km of fibre.
+    let calculated = |inputs: &str| {
+        format!(
+            "<pfc-enable>p3</pfc-enable><pfc-link-delay-allowance>50000</pfc-link-delay-allowance>\
+             <headroom><method xmlns:pfc=\"{PFC_NS}\">pfc:calculated</method>\
+             <calculation-inputs>{inputs}</calculation-inputs></headroom>"
+        )
+    };
     commit_pfc(
         &mut c,
-        &["p1", "p2"],
-        &format!(
-            "<pfc-enable>p3</pfc-enable><pfc-link-delay-allowance>50000</pfc-link-delay-allowance>\
-             <headroom><method xmlns:pfc=\"{PFC_NS}\">pfc:calculated</method></headroom>"
-        ),
+        &["p1"],
+        &calculated("<cable-length>100</cable-length><medium>cat6</medium>"),
+    );
+    commit_pfc(
+        &mut c,
+        &["p2"],
+        &calculated("<cable-length>1000</cable-length><medium>fibre</medium>"),
     );
     let p1 = wait_state(&mut c, "p1", "the calculated allowance in force", |p| {
         value(p, "allowance-source").as_deref() == Some("pfc:calculated")
     });
     assert_eq!(number(&p1, "allowance-in-force"), 126_224, "Annex N's figure: {p1}");
     assert_eq!(number(&p1, "calculated-allowance"), 126_224, "{p1}");
-    // Without its cable p2 cannot calculate: 12.23's initial value (the link delay allowance
-    // here) stands, and the log says what to add.
-    let p2 = wait_state(&mut c, "p2", "the link delay allowance", |p| {
-        value(p, "allowance-in-force").as_deref() == Some("50000")
+    // No LLDP peer on the hosts: both ends' delays are the usual stack's for the speed and
+    // medium (10GBASE-R over fibre).
+    let expected = |metres: u32, medium: Medium| {
+        let link = LinkDelay::Cable { metres, medium };
+        calculate(&HeadroomInputs::for_link(LinkSpeed::G10, link)).expect("a headroom").bits
+    };
+    let fibre = expected(1_000, Medium::Fibre);
+    let p2 = wait_state(&mut c, "p2", "the fibre's allowance in force", |p| {
+        value(p, "allowance-in-force") == Some(fibre.to_string())
     });
-    assert_eq!(value(&p2, "allowance-source").as_deref(), Some("pfc:initial-value"), "{p2}");
-    assert_eq!(value(&p2, "calculated-allowance"), None, "{p2}");
-    let log = std::fs::read_to_string(scratch.path("pfcd.log")).unwrap_or_default();
-    assert!(log.contains("[interfaces.cables]"), "the log names the setting:\n{log}");
+    assert_eq!(value(&p2, "allowance-source").as_deref(), Some("pfc:calculated"), "{p2}");
+
+    // A longer cable on p1, committed: calculated again.
+    let longer = expected(300, Medium::Cat6);
+    commit_pfc(&mut c, &["p1"], &calculated("<cable-length>300</cable-length>"));
+    let p1 = wait_state(&mut c, "p1", "the longer cable's allowance", |p| {
+        value(p, "allowance-in-force") == Some(longer.to_string())
+    });
+    assert_eq!(number(&p1, "calculated-allowance"), longer, "{p1}");
+    assert!(longer > 126_224, "{longer}");
 }
 
 /// p2's table putting priority 4 in traffic class 3, beside priority 3.

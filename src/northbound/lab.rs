@@ -6,8 +6,8 @@ use std::sync::Arc;
 use mgmt::backend::{Backend, BackendError, StateRequest, Transaction};
 use mgmt::xml::Element;
 
+use super::namespaces::LAB_NS;
 use super::xml::{leaf, pfc_enable_bits};
-use super::LAB_NS;
 use crate::lab::Lab;
 
 /// The backend of pfcd-lab.

@@ -12,7 +12,7 @@ pub fn leaf(ns: &str, name: &str, value: impl std::fmt::Display) -> Element {
 /// (RFC 7950 §9.10.3: the prefix must be in scope where the value appears).
 pub fn pfc_identity_leaf(ns: &str, name: &str, identity: &str) -> Element {
     let mut e = Element::leaf(ns, name, format!("pfc:{identity}"));
-    e.namespaces_mut().push((Some("pfc".into()), super::PFC_NS.into()));
+    e.namespaces_mut().push((Some("pfc".into()), super::namespaces::PFC_NS.into()));
     e
 }
 
@@ -79,7 +79,7 @@ mod tests {
         assert_eq!(identity_name("pfc:measured"), "measured");
         let xml = pfc_identity_leaf("urn:x", "source", "measured").to_xml();
         assert!(
-            xml.contains(&format!("xmlns:pfc=\"{}\"", super::super::PFC_NS)),
+            xml.contains(&format!("xmlns:pfc=\"{}\"", super::super::namespaces::PFC_NS)),
             "the prefix is declared: {xml}"
         );
     }

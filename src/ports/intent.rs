@@ -3,6 +3,10 @@
 //! Field names are the YANG leaves' (`pfc-link-delay-allowance` ↔ `link_delay_allowance_bits`).
 
 use dataplane::headroom::allowance::AutomaticCalculation;
+use dataplane::headroom::{
+    HeadroomInputs, LinkDelay, LocalDelays, Macsec, Medium, PeerDelay, Sublayer,
+};
+use dataplane::time::{LinkSpeed, Picos, PFC_REACTION_BOUND};
 use lldp::agent::AgentConfig;
 use lldp::dcbx::HeadroomMethods;
 
@@ -109,6 +113,123 @@ impl Default for DcbxIntent {
     }
 }
 
+/// `headroom/calculation-inputs`: what the link-delay calculation (36.8.1) takes from the
+/// configuration. Real interfaces calculate from it; the lab from its simulated link instead.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CalculationInputs {
+    /// The choice `link-delay`: `cable-length` in `medium` (`propagation-velocity` for
+    /// `other`), or `one-way-link-delay`.
+    pub link_delay: LinkDelay,
+    /// `reception-processing` (item a)).
+    pub reception_processing_bits: u64,
+    /// `pfc-generation` (item b)).
+    pub pfc_generation_bits: u64,
+    /// `interface-rtt` (items c) and k)); `None`: the round trip of the default stack for the
+    /// port's speed and medium (`Sublayer::default_stack`), Annex N's 37 888 bit times for
+    /// 10GBASE-T.
+    pub interface_rtt_bits: Option<u64>,
+    /// `receive-processing` (item k)).
+    pub receive_processing_bits: u64,
+    /// `pause-entry`: our item h), advertised in our PFC Local Delay TLV.
+    pub pause_entry: Picos,
+    /// `use-peer-local-delay`.
+    pub use_peer_local_delay: bool,
+    /// `peer-interface-rtt`; `None` as for `interface_rtt_bits`.
+    pub peer_interface_rtt_bits: Option<u64>,
+    /// `peer-pause-entry`.
+    pub peer_pause_entry: Picos,
+    /// `max-frame`, octets with FCS (items d) and i)).
+    pub max_frame_octets: u64,
+    /// `pfc-frame`, octets with FCS (item e)).
+    pub pfc_frame_octets: u64,
+    /// `macsec-user-data`.
+    pub macsec_user_data: bool,
+    /// `secy-delay`; `None`: 36.4.1 NOTE 1's bound.
+    pub secy_delay_bits: Option<u64>,
+}
+
+impl Default for CalculationInputs {
+    /// The YANG defaults: Annex N's example, 100 m of Cat6 and 2000-octet frames.
+    fn default() -> Self {
+        let annex_n = HeadroomInputs::default();
+        CalculationInputs {
+            link_delay: LinkDelay::Cable {
+                metres: Self::DEFAULT_CABLE_METRES,
+                medium: Self::DEFAULT_MEDIUM,
+            },
+            reception_processing_bits: annex_n.local.reception_processing_bits,
+            pfc_generation_bits: annex_n.local.pfc_generation_bits,
+            interface_rtt_bits: None,
+            receive_processing_bits: annex_n.local.receive_processing_bits,
+            pause_entry: PFC_REACTION_BOUND,
+            use_peer_local_delay: true,
+            peer_interface_rtt_bits: None,
+            peer_pause_entry: PFC_REACTION_BOUND,
+            max_frame_octets: annex_n.max_frame_octets,
+            pfc_frame_octets: annex_n.pfc_frame_octets,
+            macsec_user_data: false,
+            secy_delay_bits: None,
+        }
+    }
+}
+
+impl CalculationInputs {
+    /// `cable-length`'s and `medium`'s YANG defaults.
+    pub const DEFAULT_CABLE_METRES: u32 = 100;
+    pub const DEFAULT_MEDIUM: Medium = Medium::Cat6;
+
+    /// The medium whose default interface stack applies: the cable's, or for a link given as
+    /// a time twisted pair (at 10 Gb/s the slower stack, as `HeadroomInputs::for_link` has it).
+    fn medium(&self) -> Medium {
+        match self.link_delay {
+            LinkDelay::Cable { medium, .. } => medium,
+            LinkDelay::OneWay(_) => Medium::Cat6,
+        }
+    }
+
+    /// Our own delays at `speed`: what the calculation counts on our side, and what our PFC
+    /// Local Delay TLV advertises (`LocalDelays::local_delay_tlv`).
+    pub fn local_delays(&self, speed: LinkSpeed) -> LocalDelays {
+        LocalDelays {
+            reception_processing_bits: self.reception_processing_bits,
+            pfc_generation_bits: self.pfc_generation_bits,
+            interface_rtt_bits: self
+                .interface_rtt_bits
+                .unwrap_or_else(|| Sublayer::default_rtt_bits(speed, self.medium())),
+            receive_processing_bits: self.receive_processing_bits,
+            pause_entry: self.pause_entry,
+            ..LocalDelays::for_link(speed, self.medium())
+        }
+    }
+
+    /// The calculation's inputs at `speed`, with `peer_local_delay` the Delay of the peer's
+    /// PFC Local Delay TLV when it sends one (used unless `use-peer-local-delay` is false).
+    pub fn headroom_inputs(
+        &self,
+        speed: LinkSpeed,
+        peer_local_delay: Option<i64>,
+    ) -> HeadroomInputs {
+        let peer = match peer_local_delay.filter(|_| self.use_peer_local_delay) {
+            Some(delay) => PeerDelay::LocalDelayTlv(delay),
+            None => PeerDelay::Configured {
+                interface_rtt_bits: self
+                    .peer_interface_rtt_bits
+                    .unwrap_or_else(|| Sublayer::default_rtt_bits(speed, self.medium())),
+                pause_entry: self.peer_pause_entry,
+            },
+        };
+        HeadroomInputs {
+            local: self.local_delays(speed),
+            peer,
+            max_frame_octets: self.max_frame_octets,
+            pfc_frame_octets: self.pfc_frame_octets,
+            macsec: Macsec { user_data: self.macsec_user_data, ..Macsec::default() },
+            secy_delay_bits: self.secy_delay_bits,
+            ..HeadroomInputs::for_link(speed, self.link_delay)
+        }
+    }
+}
+
 /// One port's PFC configuration.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PortIntent {
@@ -126,6 +247,8 @@ pub struct PortIntent {
     pub maximum_bits: Option<u64>,
     /// `headroom/initial-allowance`.
     pub initial_bits: Option<u64>,
+    /// `headroom/calculation-inputs`.
+    pub calculation: CalculationInputs,
     /// `priority[N]/buffer-allocation`, octets.
     pub buffer_allocation_octets: [Option<u64>; PRIORITIES],
     /// `/lldp/port[name][dest-mac-address=nearest bridge]`: the LLDP agent's settings, `None`
@@ -148,6 +271,7 @@ impl Default for PortIntent {
             minimum_bits: 0,
             maximum_bits: None,
             initial_bits: None,
+            calculation: CalculationInputs::default(),
             buffer_allocation_octets: [None; PRIORITIES],
             lldp: None,
             dcbx: DcbxIntent::default(),
@@ -213,5 +337,43 @@ mod tests {
         assert_eq!(mixed_classes(0b1_1000, &four_in_three), []);
         assert_eq!(mixed_classes(1 << 0, &four_in_three), []);
         assert_eq!(priority_list(0b1_1001), "0, 3, 4");
+    }
+
+    #[test]
+    fn the_yang_defaults_are_annex_n_s_example_at_10g() {
+        let defaults = CalculationInputs::default();
+        assert_eq!(defaults.headroom_inputs(LinkSpeed::G10, None), HeadroomInputs::default());
+        assert_eq!(defaults.local_delays(LinkSpeed::G10), LocalDelays::default());
+    }
+
+    #[test]
+    fn absent_interface_round_trips_follow_the_speed_and_medium() {
+        let fibre = CalculationInputs {
+            link_delay: LinkDelay::Cable { metres: 100, medium: Medium::Fibre },
+            ..CalculationInputs::default()
+        };
+        assert_eq!(
+            fibre.headroom_inputs(LinkSpeed::G100, None),
+            HeadroomInputs::for_link(LinkSpeed::G100, fibre.link_delay)
+        );
+        let configured = CalculationInputs { interface_rtt_bits: Some(1_000), ..fibre };
+        assert_eq!(configured.local_delays(LinkSpeed::G100).interface_rtt_bits, 1_000);
+    }
+
+    #[test]
+    fn the_peer_s_local_delay_is_used_unless_configured_not_to_be() {
+        let inputs = CalculationInputs::default();
+        let with_tlv = inputs.headroom_inputs(LinkSpeed::G10, Some(5));
+        assert_eq!(with_tlv.peer, PeerDelay::LocalDelayTlv(5));
+        let without = CalculationInputs {
+            use_peer_local_delay: false,
+            peer_interface_rtt_bits: Some(10),
+            peer_pause_entry: Picos(20),
+            ..inputs
+        };
+        assert_eq!(
+            without.headroom_inputs(LinkSpeed::G10, Some(5)).peer,
+            PeerDelay::Configured { interface_rtt_bits: 10, pause_entry: Picos(20) }
+        );
     }
 }

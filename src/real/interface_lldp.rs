@@ -26,7 +26,6 @@ pub struct RealLldp {
     socket: PacketSocket,
     enabled: bool,
     start: Instant,
-    local_delay: TimeInterval,
     buf: Vec<u8>,
     /// The interface the socket is on, followed.
     link: FollowedLink,
@@ -34,11 +33,7 @@ pub struct RealLldp {
 
 impl RealLldp {
     /// Our agent on `name`, down until [`RealLldp::apply`] configures it.
-    pub fn open(
-        name: &str,
-        system: LocalSystem,
-        local_delay: TimeInterval,
-    ) -> Result<Self, String> {
+    pub fn open(name: &str, system: LocalSystem) -> Result<Self, String> {
         let link = FollowedLink::new(Seen::probe(name));
         let socket = PacketSocket::open(name, EtherType::LLDP, &[NEAREST_BRIDGE])
             .map_err(|e| e.to_string())?;
@@ -49,7 +44,6 @@ impl RealLldp {
             socket,
             enabled: false,
             start: Instant::now(),
-            local_delay,
             buf: vec![0; 65_536],
             link,
         })
@@ -64,15 +58,16 @@ impl RealLldp {
         self.socket.mac()
     }
 
-    /// New LLDP and DCBX settings; without an LLDP entry the agent runs with adminStatus
-    /// disabled (one that ran sends its shutdown LLDPDU).
-    pub fn apply(&mut self, intent: &PortIntent) -> Step {
+    /// New LLDP and DCBX settings, `local_delay` the Delay our PFC Local Delay TLV advertises;
+    /// without an LLDP entry the agent runs with adminStatus disabled (one that ran sends its
+    /// shutdown LLDPDU).
+    pub fn apply(&mut self, intent: &PortIntent, local_delay: TimeInterval) -> Step {
         let now = self.now();
         let mut step = Step::default();
         let off = AgentConfig { admin_status: AdminStatus::Disabled, ..AgentConfig::default() };
         let settings = PortSettings {
             lldp: intent.lldp.clone().unwrap_or(off),
-            dcbx: dcbx_admin(intent, self.local_delay),
+            dcbx: dcbx_admin(intent, local_delay),
         };
         match self.ours.set_settings(settings, now) {
             Ok(out) => self.send(out, &mut step),

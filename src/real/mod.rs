@@ -3,7 +3,7 @@
 //! (`port`) that runs LLDP/DCBX on it, selects its allowance and tells the bridge port
 //! what to run. The northbound side sees them as it sees the lab's ports.
 
-pub mod cable;
+pub mod calculation;
 pub mod interface_lldp;
 pub mod port;
 
@@ -11,12 +11,11 @@ use std::sync::mpsc::{self, Receiver};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Instant;
 
-use dataplane::headroom::{LocalDelays, Medium};
 use dataplane::io::{link, RawOptions};
 use dataplane::pipeline::{PauseMode, PipelineConfig};
 use dataplane::time::LinkSpeed;
 use lldp::port::LocalSystem;
-use lldp::wire::{ChassisId, TimeInterval};
+use lldp::wire::ChassisId;
 
 use crate::ports::set::PortSet;
 use crate::ports::{PortEvent, PortHandle};
@@ -80,20 +79,12 @@ impl RealPorts {
         let (events, receiver) = mpsc::channel();
         let mut handles = Vec::new();
         for (index, name) in settings.names.iter().enumerate() {
-            // Our delays are Annex N's at the speed for the port's medium (fibre when the
-            // settings do not say), and the Local Delay TLV we advertise follows from them.
-            let cable = settings.cables.get(name).copied();
-            let medium = cable.map_or(Medium::Fibre, |c| c.medium());
-            let local_delay =
-                TimeInterval(LocalDelays::for_link(speed, medium).local_delay_tlv(speed));
             let setup = RealPortSetup {
                 name: name.clone(),
                 index,
                 speed,
                 receive_buffer_size: settings.receive_buffer,
                 system: system.clone(),
-                local_delay,
-                cable,
                 max_frame: settings.max_frame,
             };
             let handle = port::spawn(setup, bridge.clone(), events.clone())

@@ -15,7 +15,7 @@ use lldp::port::LocalSystem;
 use lldp::wire::TimeInterval;
 use tracing::{info, warn};
 
-use super::cable::CableCalculation;
+use super::calculation::Calculation;
 use super::interface_lldp::RealLldp;
 use crate::ports::follow::{Followed, PortFigures};
 use crate::ports::headroom::{select_allowance, Results};
@@ -43,11 +43,7 @@ pub struct RealPortSetup {
     /// Octets for the PFC-enabled priorities together (what an allowance must fit).
     pub receive_buffer_size: u64,
     pub system: LocalSystem,
-    /// The Delay our PFC Local Delay TLV advertises.
-    pub local_delay: TimeInterval,
-    /// The port's cable from the settings (calculated headroom needs it), and the largest
-    /// frame, octets without FCS.
-    pub cable: Option<crate::settings::Cable>,
+    /// The largest frame the bridge forwards, octets without FCS.
     pub max_frame: u16,
 }
 
@@ -57,8 +53,7 @@ pub fn spawn(
     bridge: Arc<Bridge>,
     events: mpsc::Sender<PortEvent>,
 ) -> std::io::Result<PortHandle> {
-    let lldp = RealLldp::open(&setup.name, setup.system.clone(), setup.local_delay)
-        .map_err(std::io::Error::other)?;
+    let lldp = RealLldp::open(&setup.name, setup.system.clone()).map_err(std::io::Error::other)?;
     let (name, receive_buffer_size) = (setup.name.clone(), setup.receive_buffer_size);
     let port = RealPort::new(setup, bridge, lldp, events);
     PortHandle::start(name, receive_buffer_size, port)
@@ -80,8 +75,8 @@ struct RealPort {
     awaiting_generation: Option<u64>,
     /// The bridge's view of the port as last read.
     bridge_port: Option<pfc_bridge::PortSnapshot>,
-    /// Calculated headroom, with a cable in the settings.
-    calculation: Option<CableCalculation>,
+    /// Calculated headroom, from the configuration's calculation inputs.
+    calculation: Calculation,
 }
 
 impl RealPort {
@@ -105,9 +100,7 @@ impl RealPort {
             generation_seen: 0,
             awaiting_generation: None,
             bridge_port: None,
-            calculation: setup
-                .cable
-                .map(|c| CableCalculation::new(c, setup.speed, setup.max_frame)),
+            calculation: Calculation::new(setup.speed, setup.max_frame),
             setup,
         }
     }
@@ -120,8 +113,9 @@ impl RealPort {
         if !f.take_step(&step, || lldp.remote_statistics(), || lldp.view()) {
             return;
         }
-        let peer_delay = CableCalculation::peer_delay(&f.lldp_view);
-        let recalculate = self.calculation.as_ref().is_some_and(|c| c.stale(peer_delay));
+        let peer_delay = Calculation::peer_delay(&f.lldp_view);
+        let inputs = self.calculation.inputs(&f.intent.calculation, peer_delay);
+        let recalculate = self.calculation.stale(&inputs);
         let change =
             f.take_dcbx(lldp.oper_pfc_enable(f.intent.pfc_enable), f.lldp_view.agreed_headroom());
         if change.method {
@@ -150,18 +144,9 @@ impl RealPort {
                 | dataplane::headroom::allowance::AutomaticCalculation::Both
         ) {
             let f = &mut self.followed;
-            match self.calculation.as_mut() {
-                Some(c) => {
-                    c.run(&f.name, CableCalculation::peer_delay(&f.lldp_view), &mut f.results)
-                }
-                // The calculation needs the link's length and medium, which a real interface
-                // does not tell: the allowance falls back as 12.23 says (DECISIONS.md).
-                None if f.results.calculation_bits.is_none() => warn!(
-                    "calculated headroom needs the port's cable in the settings \
-                     ([interfaces.cables]): Linux does not know it"
-                ),
-                None => {}
-            }
+            let peer_delay = Calculation::peer_delay(&f.lldp_view);
+            let inputs = self.calculation.inputs(&f.intent.calculation, peer_delay);
+            self.calculation.run(&f.name, inputs, &mut f.results);
         }
         let allowance = select_allowance(&self.followed.intent, automatic, &self.followed.results);
         self.followed.put_in_force(allowance);
@@ -292,7 +277,11 @@ impl PortTask for RealPort {
         if self.followed.take_intent(intent) {
             self.last_result_at = None;
         }
-        let step = self.lldp.apply(&self.followed.intent);
+        // Our PFC Local Delay TLV advertises the configured delays (interface-rtt,
+        // pause-entry), as the calculation counts them on our side.
+        let speed = self.setup.speed;
+        let ours = self.followed.intent.calculation.local_delays(speed).local_delay_tlv(speed);
+        let step = self.lldp.apply(&self.followed.intent, TimeInterval(ours));
         self.follow_lldp(step);
         self.reselect();
     }

@@ -1,4 +1,5 @@
-//! ieee802-dot1q-bridge's Traffic Class Table (8.6.6, 12.6.3) of each Bridge Port: which
+//! The interfaces' and the bridge's configuration: the first start's, the interfaces with a
+//! Bridge Port in running, and each Bridge Port's Traffic Class Table (8.6.6, 12.6.3): which
 //! traffic class, the transmit queue, each priority's frames wait in. A pause of a priority
 //! holds its whole class (36.1), so the table decides what a PFC pause stops. It is read into
 //! the port's [`PortIntent::traffic_class`](crate::ports::PortIntent); the bridge on real
@@ -8,10 +9,90 @@
 use mgmt::backend::BackendError;
 use mgmt::xml::Element;
 
-use super::xml::{child_u64, interface_path};
-use super::DOT1Q_NS;
+use super::{BRIDGE, COMPONENT};
+use crate::lab::links::{LabLink, Start};
+use crate::northbound::namespaces::{DOT1Q_NS, IANA_IF_NS, IF_NS, PFC_BRIDGE_NS, PFC_NS};
+use crate::northbound::xml::{child_text, child_u64, interface_path};
 use crate::ports::PRIORITIES;
 use pfc_bridge::port::{TrafficClasses, IDENTITY_CLASSES};
+
+/// The lab's first-start configuration: the bridge with its component, and per port an
+/// interface with a Bridge Port and PFC on the lab's lossless priorities.
+pub fn initial_config(links: &[LabLink]) -> String {
+    let mut xml = bridge_config();
+    for link in links {
+        let method = match link.start {
+            Start::Calculated => "calculated",
+            Start::ManualDefault => "manual",
+        };
+        xml.push_str(&format!(
+            "<interface><name>{name}</name>\
+             <type xmlns:ianaift=\"{IANA_IF_NS}\">ianaift:ethernetCsmacd</type>\
+             <bridge-port xmlns=\"{DOT1Q_NS}\"><bridge-name>{BRIDGE}</bridge-name>\
+             <component-name>{COMPONENT}</component-name>\
+             <pfc xmlns=\"{PFC_BRIDGE_NS}\"><pfc-enable>{enable}</pfc-enable>\
+             <headroom><method xmlns:pfc=\"{PFC_NS}\">pfc:{method}</method></headroom>\
+             </pfc></bridge-port></interface>",
+            name = link.name,
+            enable = link.first_pfc_enable(),
+        ));
+    }
+    xml.push_str("</interfaces>");
+    xml
+}
+
+/// The first-start configuration of real interfaces: the bridge with its component, and per
+/// interface a Bridge Port with PFC off (the operator enables it) and the headroom as DCBX
+/// agrees with the peer.
+pub fn initial_config_for(names: &[&str]) -> String {
+    let mut xml = bridge_config();
+    for name in names {
+        xml.push_str(&format!(
+            "<interface><name>{name}</name>\
+             <type xmlns:ianaift=\"{IANA_IF_NS}\">ianaift:ethernetCsmacd</type>\
+             <bridge-port xmlns=\"{DOT1Q_NS}\"><bridge-name>{BRIDGE}</bridge-name>\
+             <component-name>{COMPONENT}</component-name></bridge-port></interface>"
+        ));
+    }
+    xml.push_str("</interfaces>");
+    xml
+}
+
+/// The bridge with its component, and the start of `interfaces`.
+fn bridge_config() -> String {
+    format!(
+        "<bridges xmlns=\"{DOT1Q_NS}\"><bridge><name>{BRIDGE}</name>\
+         <address>02-00-00-00-00-01</address><bridge-type>customer-vlan-bridge</bridge-type>\
+         <component><name>{COMPONENT}</name><type>c-vlan-component</type></component>\
+         </bridge></bridges><interfaces xmlns=\"{IF_NS}\">"
+    )
+}
+
+/// Every interface of `root` (running) that has a Bridge Port: its name and the port element.
+pub fn bridge_ports(root: &Element) -> Vec<(String, &Element)> {
+    let Some(interfaces) = root.child(IF_NS, "interfaces") else { return Vec::new() };
+    interfaces
+        .elements()
+        .filter(|e| e.is(IF_NS, "interface"))
+        .filter_map(|i| {
+            let name = child_text(i, IF_NS, "name")?;
+            Some((name, i.child(DOT1Q_NS, "bridge-port")?))
+        })
+        .collect()
+}
+
+/// Refuses a Bridge Port on an interface that is none of pfcd's ports.
+pub fn check_port_exists(name: &str, ports: &[&str], described: &str) -> Result<(), BackendError> {
+    if ports.contains(&name) {
+        return Ok(());
+    }
+    Err(BackendError::new(format!(
+        "pfcd has no port '{name}', so it cannot be a Bridge Port: use one of {} ({described}), \
+         or remove bridge-port from interface '{name}'.",
+        ports.join(", ")
+    ))
+    .at(format!("{}/ieee802-dot1q-bridge:bridge-port", interface_path(name))))
+}
 
 /// The path of `leaf` (empty: the table itself) in port `name`'s traffic class table.
 pub fn table_path(name: &str, leaf: &str) -> String {

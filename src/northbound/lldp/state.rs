@@ -1,179 +1,15 @@
-//! ieee802-dot1ab-lldp with ieee802-dot1q-lldp-dcbx-tlv and ieee802-dot1q-lldp-pfc-tlv: each
-//! port's LLDP agent and DCBX settings (read into the port's [`PortIntent`]) and their state
-//! (counters, the peer as its LLDPDUs describe it, the DCBX outcome).
-//!
-//! A port runs LLDP when `/lldp/port` has an entry for it with the nearest bridge address;
-//! without one it runs no agent and PFC runs on `pfc-enable` alone. A setting on the port entry
-//! wins over the same setting at `/lldp`, which wins over the YANG default.
+//! LLDP's state: the remote table's counters over every port, our system, and per port with
+//! an LLDP entry its identity, counters, neighbours and DCBX outcome.
 
-use lldp::agent::{AdminStatus, AgentConfig, RemoteStatistics};
+use lldp::agent::RemoteStatistics;
 use lldp::neighbours::RemoteSystem;
-use lldp::wire::{ChassisId, PfcConfig, PfcFormat, PortId, SystemCapabilities, NEAREST_BRIDGE};
-use mgmt::backend::BackendError;
+use lldp::wire::{ChassisId, PfcConfig, PfcFormat, PortId, SystemCapabilities};
 use mgmt::xml::Element;
 
-use super::xml::{child_text, child_u64, leaf, pfc_enable_bits, pfc_enable_mask};
-use crate::ports::{DcbxIntent, LldpView, PortIntent, PortSnapshot};
-
-pub const LLDP_NS: &str = "urn:ieee:std:802.1AB:yang:ieee802-dot1ab-lldp";
-pub const DCBX_NS: &str = "urn:ieee:std:802.1Q:yang:ieee802-dot1q-lldp-dcbx-tlv";
-pub const PFC_TLV_NS: &str = "urn:ieee:std:802.1Q:yang:ieee802-dot1q-lldp-pfc-tlv";
-
-/// The modules this file serves.
-pub const MODULES: [&str; 3] =
-    ["ieee802-dot1ab-lldp", "ieee802-dot1q-lldp-dcbx-tlv", "ieee802-dot1q-lldp-pfc-tlv"];
-
-/// The nearest bridge address as the YANG module writes it.
-fn nearest_bridge() -> String {
-    NEAREST_BRIDGE.to_string().to_uppercase()
-}
-
-/// The path of a port's LLDP entry (for rpc-error paths).
-fn port_path(name: &str, leaf: &str) -> String {
-    format!(
-        "/ieee802-dot1ab-lldp:lldp/port[name='{name}'][dest-mac-address='{}']{}{leaf}",
-        nearest_bridge(),
-        if leaf.is_empty() { "" } else { "/" }
-    )
-}
-
-/// The LLDP entries pfcd cannot run, each with its refusal: a port it does not have, another
-/// destination address.
-pub fn check_entries(root: &Element, ports: &[&str]) -> Vec<BackendError> {
-    let Some(lldp) = root.child(LLDP_NS, "lldp") else { return Vec::new() };
-    let mut refused = Vec::new();
-    for entry in lldp.elements().filter(|e| e.is(LLDP_NS, "port")) {
-        let name = child_text(entry, LLDP_NS, "name").unwrap_or_default();
-        let dest = child_text(entry, LLDP_NS, "dest-mac-address").unwrap_or_default();
-        let path =
-            format!("/ieee802-dot1ab-lldp:lldp/port[name='{name}'][dest-mac-address='{dest}']");
-        if !ports.contains(&name.as_str()) {
-            refused.push(
-                BackendError::new(format!(
-                    "pfcd has no port '{name}' to run LLDP on: use one of {}.",
-                    ports.join(", ")
-                ))
-                .at(path),
-            );
-        } else if !dest.eq_ignore_ascii_case(&nearest_bridge()) {
-            refused.push(
-                BackendError::new(format!(
-                    "pfcd runs LLDP to the nearest bridge address only ({}), where DCBX runs; \
-                 dest-mac-address {dest} is not supported: use {}.",
-                    nearest_bridge(),
-                    nearest_bridge()
-                ))
-                .at(path),
-            );
-        }
-    }
-    refused
-}
-
-/// Fills `intent`'s LLDP and DCBX settings from `root` (running-to-be) for port `name`.
-pub fn fill_intent(
-    root: &Element,
-    name: &str,
-    intent: &mut PortIntent,
-) -> Result<(), BackendError> {
-    let Some(lldp) = root.child(LLDP_NS, "lldp") else { return Ok(()) };
-    let entry = lldp.elements().filter(|e| e.is(LLDP_NS, "port")).find(|e| {
-        child_text(e, LLDP_NS, "name").as_deref() == Some(name)
-            && child_text(e, LLDP_NS, "dest-mac-address")
-                .is_some_and(|d| d.eq_ignore_ascii_case(&nearest_bridge()))
-    });
-    let Some(entry) = entry else { return Ok(()) };
-    intent.lldp = Some(agent_config(lldp, entry, name)?);
-    intent.dcbx = dcbx_intent(entry, name, intent.pfc_enable)?;
-    Ok(())
-}
-
-/// The agent's settings: the port's leaf, else `/lldp`'s, else the default.
-fn agent_config(lldp: &Element, entry: &Element, name: &str) -> Result<AgentConfig, BackendError> {
-    let mut config = AgentConfig::default();
-    let number = |leaf: &'static str| -> Result<Option<u64>, BackendError> {
-        let own = child_u64(entry, LLDP_NS, leaf);
-        let global = child_u64(lldp, LLDP_NS, leaf);
-        let bad = |t: String| {
-            BackendError::new(format!("'{t}' is not a number of seconds or LLDPDUs."))
-                .at(port_path(name, leaf))
-        };
-        Ok(own.map_err(bad)?.or(global.map_err(bad)?))
-    };
-    let small = |v: u64| u16::try_from(v).unwrap_or(u16::MAX);
-    if let Some(v) = number("message-tx-interval")? {
-        config.message_tx_interval = small(v);
-    }
-    if let Some(v) = number("message-tx-hold-multiplier")? {
-        config.message_tx_hold_multiplier = small(v);
-    }
-    if let Some(v) = number("message-fast-tx")? {
-        config.message_fast_tx = small(v);
-    }
-    if let Some(v) = number("reinit-delay")? {
-        config.reinit_delay = small(v);
-    }
-    if let Some(v) = number("tx-credit-max")? {
-        config.tx_credit_max = u8::try_from(v).unwrap_or(u8::MAX);
-    }
-    if let Some(v) = number("tx-fast-init")? {
-        config.tx_fast_init = u8::try_from(v).unwrap_or(u8::MAX);
-    }
-    if let Some(s) = child_text(entry, LLDP_NS, "admin-status") {
-        config.admin_status = s
-            .parse::<AdminStatus>()
-            .map_err(|e| BackendError::new(e).at(port_path(name, "admin-status")))?;
-    }
-    config.validate().map_err(|e| {
-        BackendError::new(format!("{e}: set it within the range.")).at(port_path(name, e.name))
-    })?;
-    Ok(config)
-}
-
-/// The PFC TLV settings. The TLV's `enable` is pfc-enable (of the pfc container): a different
-/// value written here is refused rather than one of the two silently ignored.
-fn dcbx_intent(entry: &Element, name: &str, pfc_enable: u8) -> Result<DcbxIntent, BackendError> {
-    let mut d = DcbxIntent::default();
-    let flag = |e: &Element, ns: &str, leaf: &str| child_text(e, ns, leaf).map(|t| t == "true");
-    if let Some(tlv) = entry.child(DCBX_NS, "pfc-tlv-extension") {
-        d.willing = flag(tlv, DCBX_NS, "willing").unwrap_or(false);
-        d.mbc = flag(tlv, DCBX_NS, "macsec-bypass-capable").unwrap_or(false);
-        if let Ok(Some(n)) = child_u64(tlv, DCBX_NS, "number-tc-capable") {
-            d.pfc_cap = u8::try_from(n).unwrap_or(8);
-        }
-        d.macsec_capable = flag(tlv, PFC_TLV_NS, "macsec-capable").unwrap_or(false);
-        d.privacy_capable = flag(tlv, PFC_TLV_NS, "privacy-capable").unwrap_or(false);
-        d.rtm_hdrm = flag(tlv, PFC_TLV_NS, "rtm-hdrm").unwrap_or(false);
-        d.ptp_hdrm = flag(tlv, PFC_TLV_NS, "ptp-hdrm").unwrap_or(false);
-        d.legacy_tlv = flag(tlv, PFC_TLV_NS, "legacy-tlv").unwrap_or(false);
-        if let Some(bits) = child_text(tlv, DCBX_NS, "enable") {
-            let written = pfc_enable_mask(&bits);
-            if written != pfc_enable {
-                return Err(BackendError::new(format!(
-                    "pfc-tlv-extension/enable ({}) differs from port {name}'s pfc-enable ({}): \
-                     the PFC Configuration TLV sends pfc-enable. Remove enable here, or write \
-                     the same priorities in both.",
-                    show_bits(written),
-                    show_bits(pfc_enable)
-                ))
-                .at(port_path(name, "ieee802-dot1q-lldp-dcbx-tlv:pfc-tlv-extension/enable")));
-            }
-        }
-    }
-    if let Some(ld) = entry.child(PFC_TLV_NS, "pfc-local-delay-tlv-extension") {
-        d.local_delay_tx = flag(ld, PFC_TLV_NS, "tx-enable").unwrap_or(true);
-    }
-    Ok(d)
-}
-
-fn show_bits(mask: u8) -> String {
-    let bits = pfc_enable_bits(mask);
-    if bits.is_empty() {
-        "none".into()
-    } else {
-        bits
-    }
-}
+use super::nearest_bridge;
+use crate::northbound::namespaces::{DCBX_NS, LLDP_NS, PFC_TLV_NS};
+use crate::northbound::xml::{leaf, pfc_enable_bits};
+use crate::ports::{LldpView, PortSnapshot};
 
 /// `/lldp`'s state: the remote table's counters over every port, our system, and per port
 /// with an LLDP entry its identity, counters, neighbours and DCBX outcome.
@@ -420,20 +256,4 @@ fn push_capabilities(e: &mut Element, c: &SystemCapabilities) {
     };
     e.push(leaf(LLDP_NS, "system-capabilities-supported", bits(c.capabilities)));
     e.push(leaf(LLDP_NS, "system-capabilities-enabled", bits(c.enabled)));
-}
-
-/// The lab's first-start LLDP configuration: an agent on every port, DCBX not willing (the
-/// configured PFC Enable is offered to the peer), the measurement protocol supported.
-pub fn initial_config(ports: &[&str]) -> String {
-    let mut xml = format!("<lldp xmlns=\"{LLDP_NS}\">");
-    for name in ports {
-        xml.push_str(&format!(
-            "<port><name>{name}</name><dest-mac-address>{}</dest-mac-address>\
-             <pfc-tlv-extension xmlns=\"{DCBX_NS}\"><willing>false</willing>\
-             <rtm-hdrm xmlns=\"{PFC_TLV_NS}\">true</rtm-hdrm></pfc-tlv-extension></port>",
-            nearest_bridge()
-        ));
-    }
-    xml.push_str("</lldp>");
-    xml
 }

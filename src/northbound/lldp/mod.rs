@@ -1,0 +1,24 @@
+//! ieee802-dot1ab-lldp with ieee802-dot1q-lldp-dcbx-tlv and ieee802-dot1q-lldp-pfc-tlv, one
+//! file per direction: [`config`] (each port's LLDP agent and DCBX settings, read into the
+//! port's [`PortIntent`](crate::ports::PortIntent)), [`state`] (counters, the peer as its
+//! LLDPDUs describe it, the DCBX outcome), [`notification`] (pfc-dcbx-misconfiguration,
+//! remote-table-change).
+//!
+//! A port runs LLDP when `/lldp/port` has an entry for it with the nearest bridge address;
+//! without one it runs no agent and PFC runs on `pfc-enable` alone. A setting on the port entry
+//! wins over the same setting at `/lldp`, which wins over the YANG default.
+
+pub mod config;
+pub mod notification;
+pub mod state;
+
+use lldp::wire::NEAREST_BRIDGE;
+
+/// The modules this family serves.
+pub const MODULES: [&str; 3] =
+    ["ieee802-dot1ab-lldp", "ieee802-dot1q-lldp-dcbx-tlv", "ieee802-dot1q-lldp-pfc-tlv"];
+
+/// The nearest bridge address as the YANG module writes it.
+pub fn nearest_bridge() -> String {
+    NEAREST_BRIDGE.to_string().to_uppercase()
+}

@@ -1,0 +1,187 @@
+//! ieee802-dot1q-pfc-bridge's configuration: a Bridge Port's `pfc` container into the port's
+//! [`PortIntent`] (with `headroom/calculation-inputs`, YANG defaults filled in), and what YANG
+//! cannot refuse: allowances and buffer allocations that do not fit the port's receive buffer.
+
+use dataplane::headroom::{BufferConfig, BufferPlan, LinkDelay, Medium};
+use dataplane::time::Picos;
+use mgmt::backend::BackendError;
+use mgmt::xml::Element;
+
+use crate::northbound::namespaces::PFC_BRIDGE_NS;
+use crate::northbound::xml::{
+    child_text, child_u64, identity_name, pfc_enable_bits, pfc_enable_mask, pfc_path,
+};
+use crate::ports::intent::CalculationInputs;
+use crate::ports::{HeadroomMethod, PortIntent, PRIORITIES};
+
+/// The largest frame the allocation rule allows for (Annex N's envelope frame, FCS included).
+const MAX_FRAME_OCTETS: u64 = 2000;
+
+/// A port's intent from its `pfc` container (absent: the YANG defaults).
+pub fn intent_from(name: &str, pfc: Option<&Element>) -> Result<PortIntent, BackendError> {
+    let mut intent = PortIntent::default();
+    let Some(pfc) = pfc else { return Ok(intent) };
+    let number = |e: &Element, leaf: &str, path: &str| {
+        child_u64(e, PFC_BRIDGE_NS, leaf).map_err(|t| {
+            BackendError::new(format!("'{t}' is not a number of bits or octets."))
+                .at(pfc_path(name, path))
+        })
+    };
+    if let Some(v) = number(pfc, "pfc-link-delay-allowance", "pfc-link-delay-allowance")? {
+        intent.link_delay_allowance_bits = v;
+    }
+    intent.headroom_allowance_bits =
+        number(pfc, "pfc-headroom-allowance", "pfc-headroom-allowance")?;
+    if let Some(bits) = child_text(pfc, PFC_BRIDGE_NS, "pfc-enable") {
+        intent.pfc_enable = pfc_enable_mask(&bits);
+    }
+    if let Some(h) = pfc.child(PFC_BRIDGE_NS, "headroom") {
+        if let Some(m) = child_text(h, PFC_BRIDGE_NS, "method") {
+            intent.method = HeadroomMethod::from_identity(identity_name(&m)).ok_or_else(|| {
+                BackendError::new(format!("pfcd does not know the headroom method '{m}'."))
+                    .at(pfc_path(name, "headroom/method"))
+            })?;
+        }
+        intent.minimum_bits =
+            number(h, "minimum-allowance", "headroom/minimum-allowance")?.unwrap_or(0);
+        intent.maximum_bits = number(h, "maximum-allowance", "headroom/maximum-allowance")?;
+        intent.initial_bits = number(h, "initial-allowance", "headroom/initial-allowance")?;
+        if let Some(c) = h.child(PFC_BRIDGE_NS, "calculation-inputs") {
+            intent.calculation = calculation_inputs(name, c)?;
+        }
+    }
+    for p in pfc.elements().filter(|e| e.is(PFC_BRIDGE_NS, "priority")) {
+        let n = child_u64(p, PFC_BRIDGE_NS, "priority").ok().flatten().unwrap_or(u64::MAX);
+        let path = format!("priority[priority='{n}']/buffer-allocation");
+        let allocation = number(p, "buffer-allocation", &path)?;
+        if let Some(slot) =
+            usize::try_from(n).ok().and_then(|n| intent.buffer_allocation_octets.get_mut(n))
+        {
+            *slot = allocation;
+        }
+    }
+    Ok(intent)
+}
+
+/// `headroom/calculation-inputs` (`c`), each leaf absent taking its YANG default.
+fn calculation_inputs(name: &str, c: &Element) -> Result<CalculationInputs, BackendError> {
+    let d = CalculationInputs::default();
+    let mut inputs = d;
+    let number = |leaf: &str| {
+        child_u64(c, PFC_BRIDGE_NS, leaf).map_err(|t| {
+            BackendError::new(format!("'{t}' is not a number pfcd can use."))
+                .at(pfc_path(name, &format!("headroom/calculation-inputs/{leaf}")))
+        })
+    };
+    let flag = |leaf: &str| child_text(c, PFC_BRIDGE_NS, leaf).map(|t| t == "true");
+    if let Some(ps) = number("one-way-link-delay")? {
+        inputs.link_delay = LinkDelay::OneWay(Picos(ps));
+    } else {
+        let length = match number("cable-length")? {
+            None => CalculationInputs::DEFAULT_CABLE_METRES,
+            // YANG's uint32 keeps it in range; a larger text was refused above.
+            Some(m) => u32::try_from(m).unwrap_or(u32::MAX),
+        };
+        let medium = match child_text(c, PFC_BRIDGE_NS, "medium").as_deref() {
+            None => CalculationInputs::DEFAULT_MEDIUM,
+            Some("cat6") => Medium::Cat6,
+            Some("fibre") => Medium::Fibre,
+            Some("other") => Medium::Other {
+                // YANG's must makes it present with `other`.
+                metres_per_second: number("propagation-velocity")?.unwrap_or(0),
+            },
+            Some(other) => {
+                return Err(BackendError::new(format!("pfcd does not know the medium '{other}'."))
+                    .at(pfc_path(name, "headroom/calculation-inputs/medium")))
+            }
+        };
+        inputs.link_delay = LinkDelay::Cable { metres: length, medium };
+    }
+    inputs.reception_processing_bits =
+        number("reception-processing")?.unwrap_or(d.reception_processing_bits);
+    inputs.pfc_generation_bits = number("pfc-generation")?.unwrap_or(d.pfc_generation_bits);
+    inputs.interface_rtt_bits = number("interface-rtt")?;
+    inputs.receive_processing_bits =
+        number("receive-processing")?.unwrap_or(d.receive_processing_bits);
+    inputs.pause_entry = number("pause-entry")?.map_or(d.pause_entry, Picos);
+    inputs.use_peer_local_delay = flag("use-peer-local-delay").unwrap_or(d.use_peer_local_delay);
+    inputs.peer_interface_rtt_bits = number("peer-interface-rtt")?;
+    inputs.peer_pause_entry = number("peer-pause-entry")?.map_or(d.peer_pause_entry, Picos);
+    inputs.max_frame_octets = number("max-frame")?.unwrap_or(d.max_frame_octets);
+    inputs.pfc_frame_octets = number("pfc-frame")?.unwrap_or(d.pfc_frame_octets);
+    inputs.macsec_user_data = flag("macsec-user-data").unwrap_or(d.macsec_user_data);
+    inputs.secy_delay_bits = number("secy-delay")?;
+    Ok(inputs)
+}
+
+/// What YANG cannot refuse: allowances and allocations that do not fit the port's receive
+/// buffer. `in_force` is the port's allowance now, used for an automatic method whose next
+/// result is not known yet.
+pub fn check(
+    name: &str,
+    intent: &PortIntent,
+    method: HeadroomMethod,
+    buffer: u64,
+    in_force: u64,
+) -> Result<(), BackendError> {
+    let fits = |leaf: &str, bits: Option<u64>| -> Result<(), BackendError> {
+        let Some(bits) = bits else { return Ok(()) };
+        let octets = bits.div_ceil(8);
+        if octets <= buffer {
+            return Ok(());
+        }
+        Err(BackendError::new(format!(
+            "{leaf} is {bits} bits ({octets} octets), more than port {name}'s whole receive \
+             buffer of {buffer} octets (receive-buffer-size): frames would be lost before PFC \
+             could take effect. Use at most {} bits, or a shorter link.",
+            buffer * 8
+        ))
+        .at(pfc_path(name, leaf)))
+    };
+    fits("pfc-link-delay-allowance", Some(intent.link_delay_allowance_bits))?;
+    fits("pfc-headroom-allowance", intent.headroom_allowance_bits)?;
+    fits("headroom/minimum-allowance", Some(intent.minimum_bits))?;
+    fits("headroom/initial-allowance", intent.initial_bits)?;
+    if let Some(max) = intent.maximum_bits.filter(|m| *m < intent.minimum_bits) {
+        return Err(BackendError::new(format!(
+            "maximum-allowance ({max} bits) is below minimum-allowance ({} bits): lower the \
+             minimum or raise the maximum.",
+            intent.minimum_bits
+        ))
+        .at(pfc_path(name, "headroom/maximum-allowance")));
+    }
+    // The allowance each enabled priority's buffer must hold: the one the configuration fixes,
+    // else the one in force.
+    let allowance = match (method, intent.headroom_allowance_bits) {
+        (HeadroomMethod::Manual, _) => intent.link_delay_allowance_bits,
+        (_, Some(bits)) => bits,
+        _ => in_force,
+    };
+    let mut total = 0u64;
+    for n in (0..PRIORITIES).filter(|n| intent.enabled(*n)) {
+        let config = BufferConfig {
+            max_frame_octets: MAX_FRAME_OCTETS,
+            allocation_octets: intent.buffer_allocation_octets[n],
+            xon_hysteresis_octets: None,
+        };
+        let plan = BufferPlan::new(allowance, &config).map_err(|e| {
+            BackendError::new(format!(
+                "priority {n}'s buffer-allocation does not hold the allowance of {allowance} \
+                 bits: {e}. Raise buffer-allocation or remove it (twice the allowance is used)."
+            ))
+            .at(pfc_path(name, &format!("priority[priority='{n}']/buffer-allocation")))
+        })?;
+        total = total.saturating_add(plan.allocation_octets);
+    }
+    if total > buffer {
+        return Err(BackendError::new(format!(
+            "PFC on {} as configured needs {total} octets of receive buffer (buffer-allocation, \
+             or twice the allowance of {allowance} bits, per priority), but port {name} has \
+             {buffer} (receive-buffer-size): enable PFC on fewer priorities, lower the \
+             allowance or the allocations.",
+            pfc_enable_bits(intent.pfc_enable)
+        ))
+        .at(pfc_path(name, "pfc-enable")));
+    }
+    Ok(())
+}

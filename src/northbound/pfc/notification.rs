@@ -1,0 +1,53 @@
+//! ieee802-dot1q-pfc-bridge's notifications: `headroom-allowance-changed` and
+//! `receive-buffer-drop`, from the port's events.
+
+use dataplane::headroom::allowance::Allowance;
+use mgmt::xml::Element;
+
+use super::state::{clamp_name, source_identity};
+use crate::northbound::namespaces::{PFC_BRIDGE_NS, PFC_NS};
+use crate::northbound::xml::{leaf, pfc_identity_leaf};
+
+/// `headroom-allowance-changed`: port `port`'s allowance in force went from `old` to `new`.
+pub fn allowance_changed(port: &str, old: &Allowance, new: &Allowance) -> Element {
+    let ns = PFC_BRIDGE_NS;
+    let mut e = Element::new(ns, "headroom-allowance-changed")
+        .with(leaf(ns, "interface", port))
+        .with(leaf(ns, "old-allowance", old.bits))
+        .with(source("old-source", old))
+        .with(leaf(ns, "new-allowance", new.bits))
+        .with(source("new-source", new));
+    if let Some(clamp) = source_identity(new.source).1 {
+        e.push(leaf(ns, "clamp", clamp_name(clamp)));
+    }
+    with_prefix(e)
+}
+
+/// `receive-buffer-drop`: a lossless priority of port `port` dropped frames, `frames_dropped`
+/// in all, with `allowance` in force.
+pub fn receive_buffer_drop(
+    port: &str,
+    priority: u8,
+    frames_dropped: u64,
+    allowance: &Allowance,
+) -> Element {
+    let ns = PFC_BRIDGE_NS;
+    let e = Element::new(ns, "receive-buffer-drop")
+        .with(leaf(ns, "interface", port))
+        .with(leaf(ns, "priority", priority))
+        .with(leaf(ns, "frames-dropped", frames_dropped))
+        .with(leaf(ns, "allowance-in-force", allowance.bits))
+        .with(source("allowance-source", allowance));
+    with_prefix(e)
+}
+
+/// A source leaf: the allowance's `allowance-source` identity.
+fn source(name: &str, a: &Allowance) -> Element {
+    pfc_identity_leaf(PFC_BRIDGE_NS, name, source_identity(a.source).0)
+}
+
+/// The notification with ieee802-dot1q-pfc's prefix declared on it, as its identity values use.
+fn with_prefix(mut e: Element) -> Element {
+    e.namespaces_mut().push((Some("pfc".into()), PFC_NS.into()));
+    e
+}

@@ -1,0 +1,174 @@
+//! ieee802-dot1q-pfc-bridge's state: a Bridge Port's `pfc` container from the port's snapshot
+//! (Table 12-1 objects, the allowance in force and its source, the calculation's and the
+//! measurement's results with their itemised lines, the measurement's history and counters,
+//! each priority's buffer and pauses), and the names of the identities and enumerations the
+//! state and the notifications share.
+
+use dataplane::headroom::allowance::{AllowanceSource, Clamp, Method};
+use dataplane::headroom::{Breakdown, Item};
+use mgmt::xml::Element;
+
+use crate::northbound::namespaces::PFC_BRIDGE_NS;
+use crate::northbound::xml::{leaf, pfc_enable_bits, pfc_identity_leaf};
+use crate::ports::headroom::Results;
+use crate::ports::PortSnapshot;
+
+/// The `pfc` container's state for one port.
+pub fn pfc_state(s: &PortSnapshot) -> Element {
+    let ns = PFC_BRIDGE_NS;
+    let a = &s.allowance;
+    let (source, clamp) = source_identity(a.source);
+    // The four Table 12-1 objects first. The two writable ones are reported as in force:
+    // pfc-headroom-allowance, when not written, is pfc-link-delay-allowance (its YANG default).
+    let intent = &s.intent;
+    let mut pfc = Element::new(ns, "pfc")
+        .with(leaf(ns, "pfc-link-delay-allowance", intent.link_delay_allowance_bits))
+        .with(leaf(ns, "pfc-requests", s.pfc_requests))
+        .with(leaf(ns, "pfc-indications", s.pfc_indications))
+        .with(leaf(
+            ns,
+            "pfc-headroom-allowance",
+            intent.headroom_allowance_bits.unwrap_or(intent.link_delay_allowance_bits),
+        ))
+        .with(leaf(ns, "allowance-in-force", a.bits))
+        .with(pfc_identity_leaf(ns, "allowance-source", source));
+    if let Some(clamp) = clamp {
+        pfc.push(leaf(ns, "allowance-clamp", clamp_name(clamp)));
+    }
+    if let Some((method, bits)) = a.calculated {
+        let method = match method {
+            Method::LinkDelay => "calculated",
+            Method::Measurement => "measured",
+        };
+        pfc.push(leaf(ns, "calculated-allowance", bits));
+        pfc.push(pfc_identity_leaf(ns, "calculated-allowance-method", method));
+    }
+    pfc.push(leaf(ns, "oper-pfc-enable", pfc_enable_bits(s.oper_pfc_enable)));
+    pfc.push(leaf(ns, "oper-link-pause", false));
+    pfc.push(leaf(ns, "receive-buffer-size", s.receive_buffer_size));
+    pfc.push(leaf(ns, "pause-frames-sent", s.pause_frames_sent));
+    pfc.push(leaf(ns, "pause-frames-received", s.pause_frames_received));
+    pfc.push(leaf(ns, "pause-frames-ignored", s.pause_frames_ignored));
+    pfc.push(leaf(ns, "pfc-frames-ignored", s.pfc_frames_ignored));
+    pfc.push(leaf(ns, "mac-control-discarded", s.mac_control_discarded));
+    pfc.push(leaf(ns, "discontinuity-time", mgmt::notify::format_time(s.discontinuity_time)));
+    let mut headroom = Element::new(ns, "headroom").with(pfc_identity_leaf(
+        ns,
+        "method-in-force",
+        s.method_in_force.as_str(),
+    ));
+    let r = &s.results;
+    if let Some(bits) = r.calculation_bits {
+        let mut calculation = Element::new(ns, "calculation")
+            .with(leaf(ns, "headroom", bits))
+            .with(leaf(ns, "headroom-octets", bits.div_ceil(8)));
+        push_lines(&mut calculation, r.calculation_lines.as_deref());
+        headroom.push(calculation);
+    }
+    if let Some(quanta) = r.round_trip_quanta {
+        let mut m = Element::new(ns, "measurement").with(leaf(ns, "round-trip", quanta));
+        m.push(leaf(ns, "result-count", r.accepted.len()));
+        if let (Some(min), Some(max), Some(last)) =
+            (r.accepted.iter().min(), r.accepted.iter().max(), r.accepted.last())
+        {
+            m.push(leaf(ns, "round-trip-min", min));
+            m.push(leaf(ns, "round-trip-max", max));
+            m.push(leaf(ns, "round-trip-last", last));
+        }
+        if let Some(bits) = r.measurement_bits {
+            m.push(leaf(ns, "headroom", bits));
+        }
+        let mut breakdown = Element::new(ns, "breakdown");
+        push_lines(&mut breakdown, r.measurement_lines.as_deref());
+        m.push(breakdown);
+        push_history(&mut m, r);
+        headroom.push(m);
+    } else if !r.history.is_empty() {
+        // Measured before, not now: the history and counters stay readable.
+        let mut m = Element::new(ns, "measurement");
+        push_history(&mut m, r);
+        headroom.push(m);
+    }
+    pfc.push(headroom);
+    for (n, p) in s.priorities.iter().enumerate() {
+        pfc.push(
+            Element::new(ns, "priority")
+                .with(leaf(ns, "priority", n))
+                .with(leaf(ns, "allocation", p.allocation))
+                .with(leaf(ns, "xoff-threshold", p.xoff_threshold))
+                .with(leaf(ns, "xon-threshold", p.xon_threshold))
+                .with(leaf(ns, "occupancy", p.occupancy))
+                .with(leaf(ns, "peak-occupancy", p.peak_occupancy))
+                .with(leaf(ns, "xoff", p.xoff))
+                .with(leaf(ns, "xoff-events", p.xoff_events))
+                .with(leaf(ns, "frames-accepted", p.frames_accepted))
+                .with(leaf(ns, "frames-dropped", p.frames_dropped))
+                .with(leaf(ns, "octets-dropped", p.octets_dropped))
+                .with(leaf(ns, "priority-paused", p.priority_paused))
+                .with(leaf(ns, "pause-time-remaining", p.pause_time_remaining))
+                .with(leaf(ns, "pfc-requests", p.pfc_requests))
+                .with(leaf(ns, "xon-sent", p.xon_sent))
+                .with(leaf(ns, "pfc-indications", p.pfc_indications)),
+        );
+    }
+    pfc
+}
+
+/// The measurement's history and counters into `measurement`.
+fn push_history(m: &mut Element, r: &Results) {
+    let ns = PFC_BRIDGE_NS;
+    for e in r.history.iter() {
+        m.push(
+            Element::new(ns, "history")
+                .with(leaf(ns, "sequence", e.sequence))
+                .with(leaf(ns, "time", mgmt::notify::format_time(e.time)))
+                .with(leaf(ns, "raw-round-trip", e.raw_quanta))
+                .with(leaf(ns, "round-trip", e.quanta))
+                .with(leaf(ns, "clamp", clamp_name(e.clamp))),
+        );
+    }
+    let mut counters = Element::new(ns, "counters");
+    for (name, value) in r.counters.named() {
+        counters.push(leaf(ns, &name.replace('_', "-"), value));
+    }
+    m.push(counters);
+}
+
+/// A headroom's itemised lines (`line` list entries) into `parent`.
+fn push_lines(parent: &mut Element, breakdown: Option<&Breakdown>) {
+    let ns = PFC_BRIDGE_NS;
+    let letter = |item: Item| item.label().trim_end_matches(')');
+    for (i, line) in breakdown.map(|b| b.lines.as_slice()).unwrap_or_default().iter().enumerate() {
+        parent.push(
+            Element::new(ns, "line")
+                .with(leaf(ns, "index", i + 1))
+                .with(leaf(ns, "first-item", letter(line.items.first)))
+                .with(leaf(ns, "last-item", letter(line.items.last)))
+                .with(leaf(ns, "description", &line.description))
+                .with(leaf(ns, "bits", line.bits)),
+        );
+    }
+}
+
+/// The `allowance-source` identity of `source` (without prefix), and its clamp if calculated.
+pub fn source_identity(source: AllowanceSource) -> (&'static str, Option<Clamp>) {
+    match source {
+        AllowanceSource::LinkDelayAllowance => ("manual", None),
+        AllowanceSource::Calculated { method: Method::LinkDelay, clamp } => {
+            ("calculated", Some(clamp))
+        }
+        AllowanceSource::Calculated { method: Method::Measurement, clamp } => {
+            ("measured", Some(clamp))
+        }
+        AllowanceSource::InitialValue => ("initial-value", None),
+        AllowanceSource::AdministrativeOverride => ("administrative-override", None),
+    }
+}
+
+pub fn clamp_name(clamp: Clamp) -> &'static str {
+    match clamp {
+        Clamp::None => "none",
+        Clamp::RaisedToMinimum => "raised-to-minimum",
+        Clamp::LoweredToMaximum => "lowered-to-maximum",
+    }
+}
