@@ -11,6 +11,7 @@
 //! - [`link`]: whether an interface is up, and a netlink watcher that says when that may have
 //!   changed.
 
+mod af_packet;
 pub mod link;
 mod packet;
 mod raw;
@@ -35,23 +36,6 @@ pub enum IoError {
         #[source]
         source: std::io::Error,
     },
-}
-
-/// Why `getifaddrs` gave no Ethernet address for `interface`: it does not exist, or it does but
-/// has no MAC address (a tun device, say), which no packet socket of ours can serve. The two
-/// differ for whoever waits for an interface to appear: the second one is there already.
-fn no_link_address(interface: &str) -> IoError {
-    if nix::net::if_::if_nametoindex(interface).is_err() {
-        return IoError::NoSuchInterface(interface.to_string());
-    }
-    IoError::Os {
-        op: "link-layer address",
-        interface: interface.to_string(),
-        source: std::io::Error::new(
-            std::io::ErrorKind::Unsupported,
-            "not an Ethernet interface (it has no MAC address)",
-        ),
-    }
 }
 
 /// A port frames are sent and received on, whatever is behind it.
