@@ -1,10 +1,10 @@
 //! Named field ranges, and the helpers parsers and emitters use with them.
 //!
-//! Every format declares where its fields lie once, in a `mod field` beside its parser (as
-//! smoltcp does): `pub const DESTINATION: Field = 0..6;` for a fixed field, a `usize` for a
-//! one-octet field, a [`Rest`] for what runs to the end, and a `const fn` for a field whose place
-//! depends on a count or a length (the n-th pause time, an address of the length its length field
-//! gives). Parse and emit both name the field, so no offset is written twice.
+//! Every format declares where its fields lie once, in a `mod field` beside its parser:
+//! `pub const DESTINATION: Field = 0..6;` for a fixed field, a `usize` for a one-octet field, a
+//! [`Rest`] for what runs to the end, and a `const fn` for a field whose place depends on a count
+//! or a length (the n-th pause time, an address of the length its length field gives). Parse and
+//! emit both name the field, so no offset is written twice.
 
 use std::ops::{Range, RangeFrom};
 
@@ -30,11 +30,6 @@ impl<'a, E, S: Fn() -> E> Fields<'a, S> {
     /// The fields of `data`; `short` makes the error of a field past its end.
     pub fn new(data: &'a [u8], short: S) -> Self {
         Fields { data, short }
-    }
-
-    /// All the octets the fields were read from.
-    pub fn data(&self) -> &'a [u8] {
-        self.data
     }
 
     /// The octets of `field`.

@@ -6,13 +6,13 @@
 //!   ([`frame_len`], [`emit_frame`]);
 //! - [`Error`]: why a frame below LLDP (Ethernet, MAC Control, HMPDU) could not be parsed or
 //!   emitted; `lldp` keeps its own error and converts this one;
-//! - named field ranges in the style of smoltcp: each format declares where its fields lie once,
-//!   in a `mod field` ([`Field`], [`Rest`]), and its parser and emitter both use those names;
+//! - named field ranges: each format declares where its fields lie once, in a `mod field`
+//!   ([`Field`], [`Rest`]), and its parser and emitter both use those names;
 //! - [`Fields`], which reads named fields out of octets without any indexing that could panic,
 //!   and [`check_out`], which checks an emitter's buffer.
 //!
-//! `dataplane::wire` re-exports all of it at the paths its users have always used
-//! (`dataplane::wire::MacAddr`, ...).
+//! `dataplane::wire` re-exports the header, `MacAddr`, `EtherType` and `Error` at the paths the
+//! workspace has always named them by (`dataplane::wire::MacAddr`, ...).
 
 mod error;
 pub mod ethernet;
