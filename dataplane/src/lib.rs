@@ -1,7 +1,8 @@
 //! dataplane: Priority-based Flow Control and the forwarding pipeline, free of YANG and NETCONF.
 //!
 //! - [`wire`]: every frame the data plane sends or receives (Ethernet/802.1Q, PFC, PAUSE, HMPDU),
-//!   exact to the octet, parsed with nom and never panicking on input.
+//!   exact to the octet, each field's octets named once and never panicking on input; the
+//!   Ethernet header, MAC addresses and EtherTypes are the shared `pfc-wire` crate's.
 //! - [`time`]: picosecond simulated time, link speeds, pause quanta, frame wire times.
 //! - [`mac`]: the PFC MAC: receiver timers, initiator (XOFF, refresh, XON), link pause, counters.
 //! - [`credit`]: InfiniBand-style credit-based link-level flow control (FCTBS, ABR, FCCL), as pure

@@ -2,8 +2,9 @@
 //!
 //! - [`wire`]: the LLDP frame, the LLDPDU and every TLV pfcd sends or receives — the IEEE
 //!   802.1AB basic TLVs, the IEEE 802.1Q DCBX TLVs (ETS, PFC, Application Priority) and the
-//!   P802.1Qdt PFC Configuration and PFC Local Delay TLVs — exact to the octet, parsed with nom
-//!   and never panicking on input.
+//!   P802.1Qdt PFC Configuration and PFC Local Delay TLVs — exact to the octet, each field's
+//!   octets named once, and never panicking on input. The Ethernet header and MAC addresses are
+//!   the shared `pfc-wire` crate's; nothing here depends on the data plane.
 //! - [`agent`]: one port's LLDP agent (IEEE 802.1AB-2016 clause 9): transmit and timer state
 //!   machines, receive validation, ageing, statistics.
 //! - [`neighbours`]: the remote systems data, every TLV kept, and its change events.

@@ -7,7 +7,7 @@
 
 use std::time::Duration;
 
-use dataplane::wire::MacAddr;
+use pfc_wire::MacAddr;
 
 use crate::wire::{ChassisId, Lldpdu, PortId};
 

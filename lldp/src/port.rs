@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use dataplane::wire::MacAddr;
+use pfc_wire::MacAddr;
 
 use crate::agent::{Agent, AgentConfig, AgentEvent, ConfigError, LocalInfo, Output};
 use crate::dcbx::{self, DcbxAdmin, DcbxEvent, DcbxState};

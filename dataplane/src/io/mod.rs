@@ -12,6 +12,7 @@
 //!   changed; [`FollowedLink`]: one interface followed by whoever holds a socket on it (link
 //!   down and up, the interface made anew, a new address).
 
+mod af_packet;
 mod followed_link;
 pub mod link;
 mod packet;
@@ -38,23 +39,6 @@ pub enum IoError {
         #[source]
         source: std::io::Error,
     },
-}
-
-/// Why `getifaddrs` gave no Ethernet address for `interface`: it does not exist, or it does but
-/// has no MAC address (a tun device, say), which no packet socket of ours can serve. The two
-/// differ for whoever waits for an interface to appear: the second one is there already.
-fn no_link_address(interface: &str) -> IoError {
-    if nix::net::if_::if_nametoindex(interface).is_err() {
-        return IoError::NoSuchInterface(interface.to_string());
-    }
-    IoError::Os {
-        op: "link-layer address",
-        interface: interface.to_string(),
-        source: std::io::Error::new(
-            std::io::ErrorKind::Unsupported,
-            "not an Ethernet interface (it has no MAC address)",
-        ),
-    }
 }
 
 /// A port frames are sent and received on, whatever is behind it.

@@ -1,11 +1,10 @@
 //! An `AF_PACKET` socket on one interface for one EtherType.
 //!
 //! The socket is opened for the EtherType alone (so it never sees our own transmissions, which
-//! only `ETH_P_ALL` sockets are shown), bound to the interface with the interface's own
-//! link-layer address as `getifaddrs` reports it (a safe way to a `sockaddr_ll`; protocol 0 in it
-//! keeps the socket's EtherType), and made non-blocking for a poll loop. The group addresses the
-//! protocol listens to are joined with `PACKET_ADD_MEMBERSHIP`, so a NIC that filters multicast
-//! passes them; the membership ends with the socket.
+//! only `ETH_P_ALL` sockets are shown), bound to the interface keeping that EtherType, and made
+//! non-blocking for a poll loop, as `af_packet::open` does it for [`RawPort`](super::RawPort) too.
+//! The group addresses the protocol listens to are joined with `PACKET_ADD_MEMBERSHIP`, so a NIC
+//! that filters multicast passes them; the membership ends with the socket.
 //!
 //! VLAN tags: the kernel takes the tag out of a received frame before a socket bound to one
 //! EtherType sees it, and the auxiliary data (`PACKET_AUXDATA`) no longer carries it by then.
@@ -20,10 +19,10 @@ use std::io::{ErrorKind, Write};
 use std::os::fd::{AsFd, AsRawFd, BorrowedFd};
 
 use nix::errno::Errno;
-use nix::ifaddrs::getifaddrs;
-use nix::sys::socket::{bind, recvfrom, LinkAddr};
-use socket2::{Domain, Protocol, Socket, Type};
+use nix::sys::socket::{recvfrom, LinkAddr};
+use socket2::Socket;
 
+use super::af_packet::{self, Listen};
 use super::{stale_down, FramePort, IoError};
 use crate::wire::{EtherType, MacAddr};
 
@@ -46,20 +45,30 @@ impl PacketSocket {
         groups: &[MacAddr],
     ) -> Result<Self, IoError> {
         let os = |op| move |source| IoError::Os { op, interface: interface.to_string(), source };
-        let link = link_addr(interface)?;
-        let protocol = Protocol::from(i32::from(ethertype.0.to_be()));
-        let socket =
-            Socket::new(Domain::PACKET, Type::RAW, Some(protocol)).map_err(os("socket"))?;
-        bind(socket.as_raw_fd(), &link)
-            .map_err(|e| os("bind")(std::io::Error::from_raw_os_error(e as i32)))?;
-        stale_down::forget(&socket);
-        socket.set_nonblocking(true).map_err(os("set non-blocking"))?;
-        let ifindex = i32::try_from(link.ifindex()).unwrap_or(0);
-        for group in groups {
-            join_group(&socket, ifindex, *group).map_err(os("PACKET_ADD_MEMBERSHIP"))?;
-        }
-        let mac = link.addr().map(MacAddr).unwrap_or_default();
-        Ok(PacketSocket { socket, name: interface.to_string(), ifindex, mac, ethertype })
+        let opened = af_packet::open(
+            interface,
+            Listen::FromSocket(ethertype.0),
+            |_| Ok(()),
+            |socket, ifindex| {
+                for group in groups {
+                    af_packet::add_membership(
+                        socket,
+                        ifindex,
+                        libc::PACKET_MR_MULTICAST,
+                        Some(*group),
+                    )
+                    .map_err(os("PACKET_ADD_MEMBERSHIP"))?;
+                }
+                Ok(())
+            },
+        )?;
+        Ok(PacketSocket {
+            socket: opened.socket,
+            name: interface.to_string(),
+            ifindex: opened.ifindex,
+            mac: opened.mac,
+            ethertype,
+        })
     }
 
     pub fn ifindex(&self) -> i32 {
@@ -140,54 +149,6 @@ fn restore_tag(buf: &mut [u8], len: usize) -> usize {
     buf.copy_within(TAG_AT..new_len - 4, TAG_AT + 4);
     buf[TAG_AT..TAG_AT + 4].copy_from_slice(&[0x81, 0x00, 0x00, 0x00]);
     new_len
-}
-
-/// The interface's `AF_PACKET` address (index and MAC address), as `getifaddrs` lists it.
-fn link_addr(interface: &str) -> Result<LinkAddr, IoError> {
-    let addrs = getifaddrs().map_err(|e| IoError::Os {
-        op: "getifaddrs",
-        interface: interface.to_string(),
-        source: std::io::Error::from_raw_os_error(e as i32),
-    })?;
-    addrs
-        .filter(|a| a.interface_name == interface)
-        .find_map(|a| a.address.and_then(|s| s.as_link_addr().copied()))
-        .ok_or_else(|| super::no_link_address(interface))
-}
-
-/// Joins a multicast group on the socket's interface (`PACKET_ADD_MEMBERSHIP`,
-/// `PACKET_MR_MULTICAST`).
-///
-/// The one `unsafe` of the workspace: neither nix nor socket2 wraps this socket option, and
-/// `setsockopt` takes a raw pointer. The pointer is to a fully initialised `packet_mreq` on our
-/// stack, with its exact size, and the kernel only reads it during the call.
-#[allow(unsafe_code)]
-fn join_group(socket: &Socket, ifindex: i32, group: MacAddr) -> std::io::Result<()> {
-    let mut mr_address = [0u8; 8];
-    mr_address[..6].copy_from_slice(&group.0);
-    let mreq = libc::packet_mreq {
-        mr_ifindex: ifindex,
-        mr_type: libc::PACKET_MR_MULTICAST as u16,
-        mr_alen: 6,
-        mr_address,
-    };
-    let len = std::mem::size_of::<libc::packet_mreq>() as libc::socklen_t;
-    // SAFETY: `mreq` is a valid, initialised packet_mreq that outlives the call; `len` is its
-    // size; the fd is an open AF_PACKET socket.
-    let rc = unsafe {
-        libc::setsockopt(
-            socket.as_raw_fd(),
-            libc::SOL_PACKET,
-            libc::PACKET_ADD_MEMBERSHIP,
-            std::ptr::addr_of!(mreq).cast(),
-            len,
-        )
-    };
-    if rc == 0 {
-        Ok(())
-    } else {
-        Err(std::io::Error::last_os_error())
-    }
 }
 
 #[cfg(test)]

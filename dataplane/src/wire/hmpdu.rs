@@ -11,18 +11,61 @@
 //! octets 13-20 tuple 2, same fields (may be absent when its use code is 0)
 //! ```
 
-use nom::number::complete::{be_i16, be_u32, be_u8};
-use nom::sequence::tuple;
+use pfc_wire::{emit_frame, frame_len, Field, Fields};
 
-use super::ethernet::{emit_frame, frame_len};
-use super::parse::fixed;
 use super::{Error, EtherType, EthernetHeader, MacAddr};
 
 /// The octet-3 subtype of an HMPDU; other subtypes of EtherType 89-A2 are Congestion Isolation
 /// Messages.
 pub const HMPDU_SUBTYPE: u8 = 1;
-const TUPLE_LEN: usize = 8;
-const BODY_LEN: usize = 2 + 2 * TUPLE_LEN;
+
+/// Where an HMPDU's fields lie (P802.1Qdt 36.9.2–36.9.4), counted from the end of the Ethernet
+/// header: offset 0 is the figure's octet 3.
+mod field {
+    use pfc_wire::Field;
+
+    /// Version (bits 8-5) and Subtype (bits 4-1).
+    pub const VERSION_SUBTYPE: usize = 0;
+    /// Format Identifier: use of tuple 1 (bits 8-7) and of tuple 2 (6-5), interface-stack path
+    /// (4-3), and two bits sent as 0 (2-1).
+    pub const FORMAT: usize = 1;
+    /// Tuple 1.
+    pub const TUPLE_1: Field = 2..10;
+    /// Tuple 2 (may be absent when its use code is 0).
+    pub const TUPLE_2: Field = 10..18;
+    /// Octets of the fields of an HMPDU with both tuples.
+    pub const LEN: usize = TUPLE_2.end;
+
+    /// Where the Version sits in its octet, and its four bits.
+    pub const VERSION_SHIFT: u32 = 4;
+    pub const VERSION_MASK: u8 = 0x0f;
+    /// The Subtype's bits.
+    pub const SUBTYPE_MASK: u8 = 0x0f;
+    /// Where the use code of tuple 1, of tuple 2 and the path code sit in the Format Identifier;
+    /// each is two bits.
+    pub const TUPLE_1_USE_SHIFT: u32 = 6;
+    pub const TUPLE_2_USE_SHIFT: u32 = 4;
+    pub const PATH_SHIFT: u32 = 2;
+    /// The Format Identifier's last two bits.
+    pub const FORMAT_RESERVED_MASK: u8 = 0b11;
+
+    /// The fields of one tuple (36.9.4), counted from the tuple's start.
+    pub mod tuple {
+        use pfc_wire::Field;
+
+        /// Request Timestamp: a u32 opaque to the responder.
+        pub const REQUEST_TIMESTAMP: Field = 0..4;
+        /// Request Adjustment, in pause quanta (two's complement).
+        pub const REQUEST_ADJUSTMENT: Field = 4..6;
+        /// Response Adjustment, in pause quanta (two's complement).
+        pub const RESPONSE_ADJUSTMENT: Field = 6..8;
+        /// Octets of a tuple.
+        pub const LEN: usize = RESPONSE_ADJUSTMENT.end;
+    }
+}
+
+const _: () = assert!(field::TUPLE_1.end - field::TUPLE_1.start == field::tuple::LEN);
+const _: () = assert!(field::TUPLE_2.end - field::TUPLE_2.start == field::tuple::LEN);
 
 /// What a tuple carries (its use code).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -91,29 +134,43 @@ impl HmpduTuple {
         self.kind == TupleUse::Request
     }
 
-    fn parse(code: u8, bytes: &[u8]) -> Result<Option<Self>, Error> {
+    /// Reads the tuple at `at` of an HMPDU's `payload` if its use `code` says it is in use; a
+    /// tuple in use that the payload does not hold whole is `short`.
+    fn parse(
+        code: u8,
+        payload: &[u8],
+        at: Field,
+        short: impl Fn() -> Error,
+    ) -> Result<Option<Self>, Error> {
         let Some(kind) = TupleUse::from_code(code) else {
             return Ok(None);
         };
-        let (_, (request_timestamp, request_adjustment, response_adjustment)) =
-            fixed("HMPDU tuple", TUPLE_LEN, bytes, tuple((be_u32, be_i16, be_i16)))?;
-        let response_adjustment =
-            if kind == TupleUse::ResponseNoAdjustment { 0 } else { response_adjustment };
+        let tuple = Fields::new(payload.get(at).ok_or_else(&short)?, short);
+        let request_timestamp = tuple.u32(field::tuple::REQUEST_TIMESTAMP)?;
+        let request_adjustment = tuple.i16(field::tuple::REQUEST_ADJUSTMENT)?;
+        let response_adjustment = if kind == TupleUse::ResponseNoAdjustment {
+            0
+        } else {
+            tuple.i16(field::tuple::RESPONSE_ADJUSTMENT)?
+        };
         Ok(Some(HmpduTuple { kind, request_timestamp, request_adjustment, response_adjustment }))
     }
 
+    /// Writes `tuple` into the octets of one tuple (all zero when it is not in use).
     fn emit(tuple: &Option<Self>, out: &mut [u8]) {
         match tuple {
-            None => out[..TUPLE_LEN].fill(0),
+            None => out.fill(0),
             Some(t) => {
-                out[0..4].copy_from_slice(&t.request_timestamp.to_be_bytes());
-                out[4..6].copy_from_slice(&t.request_adjustment.to_be_bytes());
+                out[field::tuple::REQUEST_TIMESTAMP]
+                    .copy_from_slice(&t.request_timestamp.to_be_bytes());
+                out[field::tuple::REQUEST_ADJUSTMENT]
+                    .copy_from_slice(&t.request_adjustment.to_be_bytes());
                 let response = if t.kind == TupleUse::ResponseNoAdjustment {
                     0
                 } else {
                     t.response_adjustment
                 };
-                out[6..8].copy_from_slice(&response.to_be_bytes());
+                out[field::tuple::RESPONSE_ADJUSTMENT].copy_from_slice(&response.to_be_bytes());
             }
         }
     }
@@ -186,29 +243,39 @@ impl Hmpdu {
             let found = if header.vlan.is_some() { EtherType::VLAN } else { header.ethertype };
             return Err(Error::WrongEtherType { expected: EtherType::HMPDU, found });
         }
-        let (tuples, (version_subtype, format)) =
-            fixed("HMPDU header", 2, payload, tuple((be_u8, be_u8)))?;
-        let subtype = version_subtype & 0x0f;
+        let fields = Fields::new(payload, || Error::Truncated {
+            what: "HMPDU header",
+            needed: field::TUPLE_1.start,
+            got: payload.len(),
+        });
+        let version_subtype = fields.u8(field::VERSION_SUBTYPE)?;
+        let format = fields.u8(field::FORMAT)?;
+        let subtype = version_subtype & field::SUBTYPE_MASK;
         if subtype != HMPDU_SUBTYPE {
             return Err(Error::UnknownHmpduSubtype(subtype));
         }
-        let tuple1 = HmpduTuple::parse(format >> 6, tuples).map_err(|_| Error::Truncated {
-            what: "HMPDU tuple 1",
-            needed: 2 + TUPLE_LEN,
-            got: payload.len(),
-        })?;
-        let tuple2 = HmpduTuple::parse(format >> 4, tuples.get(TUPLE_LEN..).unwrap_or(&[]))
-            .map_err(|_| Error::Truncated {
-                what: "HMPDU tuple 2",
-                needed: BODY_LEN,
-                got: payload.len(),
+        let tuple1 =
+            HmpduTuple::parse(format >> field::TUPLE_1_USE_SHIFT, payload, field::TUPLE_1, || {
+                Error::Truncated {
+                    what: "HMPDU tuple 1",
+                    needed: field::TUPLE_1.end,
+                    got: payload.len(),
+                }
+            })?;
+        let tuple2 =
+            HmpduTuple::parse(format >> field::TUPLE_2_USE_SHIFT, payload, field::TUPLE_2, || {
+                Error::Truncated {
+                    what: "HMPDU tuple 2",
+                    needed: field::TUPLE_2.end,
+                    got: payload.len(),
+                }
             })?;
         Ok(Hmpdu {
             dst: header.dst,
             src: header.src,
-            version: version_subtype >> 4,
-            path: PathCode::from_code(format >> 2),
-            reserved: format & 3,
+            version: version_subtype >> field::VERSION_SHIFT,
+            path: PathCode::from_code(format >> field::PATH_SHIFT),
+            reserved: format & field::FORMAT_RESERVED_MASK,
             tuple1,
             tuple2,
         })
@@ -216,22 +283,23 @@ impl Hmpdu {
 
     pub fn format_identifier(&self) -> u8 {
         let code = |t: &Option<HmpduTuple>| t.map_or(0, |t| t.kind.code());
-        (code(&self.tuple1) << 6)
-            | (code(&self.tuple2) << 4)
-            | (self.path.code() << 2)
-            | (self.reserved & 3)
+        (code(&self.tuple1) << field::TUPLE_1_USE_SHIFT)
+            | (code(&self.tuple2) << field::TUPLE_2_USE_SHIFT)
+            | (self.path.code() << field::PATH_SHIFT)
+            | (self.reserved & field::FORMAT_RESERVED_MASK)
     }
 
     pub fn buffer_len(&self) -> usize {
-        frame_len(&self.header(), BODY_LEN)
+        frame_len(&self.header(), field::LEN)
     }
 
     pub fn emit(&self, buf: &mut [u8]) -> Result<usize, Error> {
-        emit_frame(&self.header(), BODY_LEN, buf, |body| {
-            body[0] = ((self.version & 0x0f) << 4) | HMPDU_SUBTYPE;
-            body[1] = self.format_identifier();
-            HmpduTuple::emit(&self.tuple1, &mut body[2..2 + TUPLE_LEN]);
-            HmpduTuple::emit(&self.tuple2, &mut body[2 + TUPLE_LEN..BODY_LEN]);
+        emit_frame(&self.header(), field::LEN, buf, |payload| {
+            payload[field::VERSION_SUBTYPE] =
+                ((self.version & field::VERSION_MASK) << field::VERSION_SHIFT) | HMPDU_SUBTYPE;
+            payload[field::FORMAT] = self.format_identifier();
+            HmpduTuple::emit(&self.tuple1, &mut payload[field::TUPLE_1]);
+            HmpduTuple::emit(&self.tuple2, &mut payload[field::TUPLE_2]);
         })
     }
 

@@ -16,12 +16,8 @@
 //! | opcode 00-01    | pause_time      | 42 octets of zero padding
 //! ```
 
-use nom::multi::count;
-use nom::number::complete::{be_u16, be_u8};
-use nom::sequence::tuple;
+use pfc_wire::{emit_frame, frame_len, Fields};
 
-use super::ethernet::{emit_frame, frame_len};
-use super::parse::fixed;
 use super::{Error, EtherType, EthernetHeader, MacAddr};
 
 /// 01-80-C2-00-00-01: the MAC Control group address PFC, PAUSE and HMPDUs are sent to.
@@ -31,8 +27,36 @@ pub const PRIORITIES: usize = 8;
 
 const OPCODE_PAUSE: u16 = 0x0001;
 const OPCODE_PFC: u16 = 0x0101;
-const PFC_BODY_LEN: usize = 2 + 2 + 2 * PRIORITIES;
-const PAUSE_BODY_LEN: usize = 2 + 2;
+
+/// Where the fields of a MAC Control frame lie, counted from the end of the Ethernet header:
+/// the opcode (802.3 31.4.1), then the PFC frame's parameters (Annex 31D.2) or the PAUSE
+/// frame's (Annex 31B.2).
+mod field {
+    use pfc_wire::Field;
+
+    use super::PRIORITIES;
+
+    /// The MAC Control opcode: 01-01 PFC, 00-01 PAUSE.
+    pub const OPCODE: Field = 0..2;
+
+    /// PFC: priority_enable_vector, two octets: the first is reserved (0 on transmit, ignored on
+    /// receipt), the second is e[7..0].
+    pub const RESERVED: usize = 2;
+    /// PFC: e[7..0], bit n set when time[n] applies to priority n.
+    pub const ENABLE: usize = 3;
+    /// PFC: time[n] of the time_vector, eight two-octet pause times in priority order.
+    pub const fn time(n: usize) -> Field {
+        const TIME_VECTOR: usize = 4;
+        TIME_VECTOR + 2 * n..TIME_VECTOR + 2 * (n + 1)
+    }
+    /// Octets of a PFC frame's fields, opcode included.
+    pub const PFC_LEN: usize = time(PRIORITIES - 1).end;
+
+    /// PAUSE: pause_time.
+    pub const PAUSE_TIME: Field = 2..4;
+    /// Octets of a PAUSE frame's fields, opcode included.
+    pub const PAUSE_LEN: usize = PAUSE_TIME.end;
+}
 
 /// A Priority-based Flow Control frame.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -69,32 +93,33 @@ impl PfcFrame {
         }
     }
 
-    /// Parses the MAC Control body that follows the opcode.
-    fn parse_body(header: &EthernetHeader, body: &[u8]) -> Result<Self, Error> {
-        let (_, (_reserved, enable, times)) = fixed(
-            "PFC frame",
-            PFC_BODY_LEN - 2,
-            body,
-            tuple((be_u8, be_u8, count(be_u16, PRIORITIES))),
-        )
-        .map_err(|e| truncated_frame(e, "PFC frame", PFC_BODY_LEN, body.len() + 2))?;
+    /// Parses the MAC Control payload (opcode first) of a frame whose opcode is PFC's.
+    fn parse_payload(header: &EthernetHeader, payload: &[u8]) -> Result<Self, Error> {
+        let fields = Fields::new(payload, || Error::Truncated {
+            what: "PFC frame",
+            needed: field::PFC_LEN,
+            got: payload.len(),
+        });
+        let enable = fields.u8(field::ENABLE)?;
         let mut time = [0u16; PRIORITIES];
-        time.copy_from_slice(&times);
+        for (n, t) in time.iter_mut().enumerate() {
+            *t = fields.u16(field::time(n))?;
+        }
         Ok(PfcFrame { dst: header.dst, src: header.src, enable, time })
     }
 
     pub fn buffer_len(&self) -> usize {
-        frame_len(&self.header(), PFC_BODY_LEN)
+        frame_len(&self.header(), field::PFC_LEN)
     }
 
     /// Writes the frame (60 octets); returns the octets written.
     pub fn emit(&self, buf: &mut [u8]) -> Result<usize, Error> {
-        emit_frame(&self.header(), PFC_BODY_LEN, buf, |body| {
-            body[0..2].copy_from_slice(&OPCODE_PFC.to_be_bytes());
-            body[2] = 0; // reserved: 0 on transmit
-            body[3] = self.enable;
+        emit_frame(&self.header(), field::PFC_LEN, buf, |payload| {
+            payload[field::OPCODE].copy_from_slice(&OPCODE_PFC.to_be_bytes());
+            payload[field::RESERVED] = 0;
+            payload[field::ENABLE] = self.enable;
             for (n, t) in self.time.iter().enumerate() {
-                body[4 + 2 * n..6 + 2 * n].copy_from_slice(&t.to_be_bytes());
+                payload[field::time(n)].copy_from_slice(&t.to_be_bytes());
             }
         })
     }
@@ -140,20 +165,25 @@ impl PauseFrame {
         }
     }
 
-    fn parse_body(header: &EthernetHeader, body: &[u8]) -> Result<Self, Error> {
-        let (_, pause_time) = fixed("PAUSE frame", PAUSE_BODY_LEN - 2, body, be_u16)
-            .map_err(|e| truncated_frame(e, "PAUSE frame", PAUSE_BODY_LEN, body.len() + 2))?;
+    /// Parses the MAC Control payload (opcode first) of a frame whose opcode is PAUSE's.
+    fn parse_payload(header: &EthernetHeader, payload: &[u8]) -> Result<Self, Error> {
+        let fields = Fields::new(payload, || Error::Truncated {
+            what: "PAUSE frame",
+            needed: field::PAUSE_LEN,
+            got: payload.len(),
+        });
+        let pause_time = fields.u16(field::PAUSE_TIME)?;
         Ok(PauseFrame { dst: header.dst, src: header.src, pause_time })
     }
 
     pub fn buffer_len(&self) -> usize {
-        frame_len(&self.header(), PAUSE_BODY_LEN)
+        frame_len(&self.header(), field::PAUSE_LEN)
     }
 
     pub fn emit(&self, buf: &mut [u8]) -> Result<usize, Error> {
-        emit_frame(&self.header(), PAUSE_BODY_LEN, buf, |body| {
-            body[0..2].copy_from_slice(&OPCODE_PAUSE.to_be_bytes());
-            body[2..4].copy_from_slice(&self.pause_time.to_be_bytes());
+        emit_frame(&self.header(), field::PAUSE_LEN, buf, |payload| {
+            payload[field::OPCODE].copy_from_slice(&OPCODE_PAUSE.to_be_bytes());
+            payload[field::PAUSE_TIME].copy_from_slice(&self.pause_time.to_be_bytes());
         })
     }
 
@@ -198,10 +228,15 @@ impl MacControl {
                 found: header.ethertype,
             });
         }
-        let (body, opcode) = fixed("MAC Control opcode", 2, payload, be_u16)?;
+        let opcode = Fields::new(payload, || Error::Truncated {
+            what: "MAC Control opcode",
+            needed: field::OPCODE.end,
+            got: payload.len(),
+        })
+        .u16(field::OPCODE)?;
         match opcode {
-            OPCODE_PFC => PfcFrame::parse_body(&header, body).map(MacControl::Pfc),
-            OPCODE_PAUSE => PauseFrame::parse_body(&header, body).map(MacControl::Pause),
+            OPCODE_PFC => PfcFrame::parse_payload(&header, payload).map(MacControl::Pfc),
+            OPCODE_PAUSE => PauseFrame::parse_payload(&header, payload).map(MacControl::Pause),
             other => Err(Error::UnknownOpcode(other)),
         }
     }
@@ -239,15 +274,6 @@ impl MacControl {
             MacControl::Pfc(f) => f.to_vec(),
             MacControl::Pause(f) => f.to_vec(),
         }
-    }
-}
-
-/// Restates a truncation of a MAC Control body in terms of the whole MAC Control payload, which
-/// is what a user counting octets in a capture sees.
-fn truncated_frame(e: Error, what: &'static str, needed: usize, got: usize) -> Error {
-    match e {
-        Error::Truncated { .. } => Error::Truncated { what, needed, got },
-        other => other,
     }
 }
 

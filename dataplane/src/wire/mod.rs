@@ -3,21 +3,22 @@
 //! Every parser takes a whole Ethernet frame without FCS, checks it, and returns a typed
 //! [`Error`] for anything malformed; none of them panics on any input (they are fuzzed).
 //! Emitters write exactly `buffer_len()` octets, zero-padded to the 60-octet minimum frame.
+//! Each format declares its fields' octets once, in a `mod field` (802.3 Annex 31B/31D for
+//! PAUSE and PFC, P802.1Qdt 36.9 for the HMPDU), and parse and emit both use those names.
+//!
+//! The Ethernet header, MAC addresses, EtherTypes and the error are the workspace's shared wire
+//! crate's (`pfc-wire`, which `lldp` uses too), re-exported here at the paths the data plane's
+//! users name them by.
 
-mod error;
-mod ethernet;
 mod hmpdu;
-mod mac_addr;
 mod mac_control;
-mod parse;
 
-pub use error::Error;
-pub use ethernet::{
-    EtherType, EthernetHeader, VlanTag, ETHERNET_HEADER_LEN, MIN_FRAME_LEN, VLAN_TAG_LEN,
-};
 pub use hmpdu::{Hmpdu, HmpduTuple, PathCode, TupleUse, HMPDU_SUBTYPE};
-pub use mac_addr::MacAddr;
 pub use mac_control::{MacControl, PauseFrame, PfcFrame, MAC_CONTROL_GROUP, PRIORITIES};
+pub use pfc_wire::{
+    Error, EtherType, EthernetHeader, MacAddr, VlanTag, ETHERNET_HEADER_LEN, MIN_FRAME_LEN,
+    VLAN_TAG_LEN,
+};
 
 /// Anything the data plane can be handed on a port, classified by EtherType and opcode.
 #[derive(Debug, Clone, PartialEq, Eq)]

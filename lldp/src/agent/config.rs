@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use dataplane::wire::MacAddr;
+use pfc_wire::MacAddr;
 
 use crate::wire::NEAREST_BRIDGE;
 

@@ -23,7 +23,7 @@ mod tx;
 
 use std::time::Duration;
 
-use dataplane::wire::{EthernetHeader, MacAddr, ETHERNET_HEADER_LEN};
+use pfc_wire::{EthernetHeader, MacAddr, ETHERNET_HEADER_LEN};
 
 pub use config::{AdminStatus, AgentConfig, ConfigError};
 pub use stats::{RemoteStatistics, RxStatistics, Statistics, TxStatistics};

@@ -18,7 +18,7 @@ pub mod ets;
 mod peer;
 pub mod pfc;
 
-use dataplane::wire::MacAddr;
+use pfc_wire::MacAddr;
 
 pub use admin::{AppAdmin, DcbxAdmin, EtsAdmin, PfcAdmin};
 pub use app::AppOper;

@@ -1,6 +1,6 @@
 //! What DCBX takes from the one neighbour on a port.
 
-use dataplane::wire::MacAddr;
+use pfc_wire::MacAddr;
 
 use crate::neighbours::{Neighbours, RemoteSystem};
 use crate::wire::{

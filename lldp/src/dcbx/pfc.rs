@@ -12,7 +12,7 @@
 //! MBC, PFC cap and the four new bits are never adopted: each end states its own facts, and
 //! the new features run only when both ends state them.
 
-use dataplane::wire::MacAddr;
+use pfc_wire::MacAddr;
 
 use super::{PeerDcbx, PfcAdmin};
 use crate::wire::TimeInterval;

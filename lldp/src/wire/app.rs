@@ -18,19 +18,46 @@
 
 use std::fmt;
 
-use nom::multi::count;
-use nom::number::complete::{be_u16, be_u8};
-use nom::sequence::tuple;
+use pfc_wire::Fields;
 
-use super::org::{org_body, write_org_header, ORG_HEADER_LEN};
-use super::parse::{in_range, run, Writer};
+use super::org::{expect_org, write_org_header};
 use super::tlv::{tlv_repr, Info};
+use super::write::{in_range, Writer};
 use super::{Error, Oui, TlvType};
 
 /// Subtype of the Application Priority TLV.
 pub const APP_PRIORITY_SUBTYPE: u8 = 0x0c;
-const ENTRY_LEN: usize = 3;
-const FIXED_LEN: usize = ORG_HEADER_LEN + 1;
+
+/// Where the Application Priority TLV's fields lie (IEEE 802.1Q D.2.11), counted from the start
+/// of the information string, after the OUI and subtype (`org::field`).
+mod field {
+    use pfc_wire::{Field, Rest};
+
+    /// Reserved.
+    pub const RESERVED: usize = 4;
+    /// The Application Priority Table: three-octet entries to the end.
+    pub const TABLE: Rest = 5..;
+    /// Octets of one entry.
+    pub const ENTRY_LEN: usize = 3;
+
+    const fn entry(n: usize) -> Field {
+        TABLE.start + ENTRY_LEN * n..TABLE.start + ENTRY_LEN * (n + 1)
+    }
+    /// Entry `n`'s Priority (bits 8-6), reserved bits (5-4) and Sel (3-1).
+    pub const fn priority_selector(n: usize) -> usize {
+        entry(n).start
+    }
+    /// Entry `n`'s Protocol ID.
+    pub const fn protocol(n: usize) -> Field {
+        entry(n).start + 1..entry(n).end
+    }
+    /// Octets of an information string of `entries` entries.
+    pub const fn info_len(entries: usize) -> usize {
+        entry(entries).start
+    }
+}
+
+const _: () = assert!(field::RESERVED == super::org::ORG_HEADER_LEN);
 
 /// What an application priority entry's Protocol ID identifies.
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
@@ -83,41 +110,42 @@ impl Info for AppPriority {
     const TLV_TYPE: TlvType = TlvType::ORG_SPECIFIC;
 
     fn parse_info(info: &[u8]) -> Result<Self, Error> {
-        let body = org_body(info, Oui::IEEE_802_1, APP_PRIORITY_SUBTYPE)?;
+        expect_org(info, Oui::IEEE_802_1, APP_PRIORITY_SUBTYPE)?;
         let bad = || Error::BadLength {
             tlv: "Application Priority",
             len: info.len(),
             expected: "5 + 3n",
         };
-        if info.len() < FIXED_LEN || !(info.len() - FIXED_LEN).is_multiple_of(ENTRY_LEN) {
+        let table_len = info.len().checked_sub(field::TABLE.start).ok_or_else(bad)?;
+        if !table_len.is_multiple_of(field::ENTRY_LEN) {
             return Err(bad());
         }
-        let n = (info.len() - FIXED_LEN) / ENTRY_LEN;
-        let entry = tuple((be_u8, be_u16));
-        let (_, (_reserved, entries)) = run(body, tuple((be_u8, count(entry, n))), bad)?;
-        let entries = entries
-            .into_iter()
-            .map(|(bits, protocol)| AppEntry {
-                priority: bits >> 5,
-                selector: AppSelector(bits & 0x07),
-                protocol,
+        let fields = Fields::new(info, bad);
+        let entries = (0..table_len / field::ENTRY_LEN)
+            .map(|n| {
+                let bits = fields.u8(field::priority_selector(n))?;
+                Ok(AppEntry {
+                    priority: bits >> 5,
+                    selector: AppSelector(bits & 0x07),
+                    protocol: fields.u16(field::protocol(n))?,
+                })
             })
-            .collect();
+            .collect::<Result<_, Error>>()?;
         Ok(AppPriority { entries })
     }
 
     fn info_len(&self) -> usize {
-        FIXED_LEN + ENTRY_LEN * self.entries.len()
+        field::info_len(self.entries.len())
     }
 
     fn write_info(&self, w: &mut Writer<'_>) -> Result<(), Error> {
         write_org_header(w, Oui::IEEE_802_1, APP_PRIORITY_SUBTYPE);
-        w.u8(0); // reserved
-        for e in &self.entries {
+        w.u8(field::RESERVED, 0);
+        for (n, e) in self.entries.iter().enumerate() {
             let priority = in_range("Application Priority priority", e.priority, 7, "0 to 7")?;
             let selector = in_range("Application Priority selector", e.selector.0, 7, "0 to 7")?;
-            w.u8((priority << 5) | selector);
-            w.u16(e.protocol);
+            w.u8(field::priority_selector(n), (priority << 5) | selector);
+            w.u16(field::protocol(n), e.protocol);
         }
         Ok(())
     }

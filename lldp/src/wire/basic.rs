@@ -25,12 +25,37 @@
 //! (up to the 511 the length field allows) and re-emit them as received; emit refuses only what
 //! the length field cannot say. The daemon's configuration limits what pfcd itself sends.
 
-use nom::number::complete::be_u16;
-use nom::sequence::tuple;
+use pfc_wire::Fields;
 
-use super::parse::{run, Writer};
 use super::tlv::{tlv_repr, Info};
+use super::write::Writer;
 use super::{Error, Text, TlvType};
+
+/// Where the fields of the fixed basic TLVs lie (IEEE 802.1AB 8.5.4, 8.5.8), counted from the
+/// start of the information string. The three string TLVs (8.5.5–8.5.7) are one string each.
+mod field {
+    /// Time To Live (8.5.4).
+    pub mod ttl {
+        use pfc_wire::Field;
+
+        /// Seconds, 0 in a shutdown LLDPDU.
+        pub const TTL: Field = 0..2;
+        /// Octets of the information string.
+        pub const LEN: usize = TTL.end;
+    }
+
+    /// System Capabilities (8.5.8).
+    pub mod capabilities {
+        use pfc_wire::Field;
+
+        /// The system's capabilities, one bit each.
+        pub const CAPABILITIES: Field = 0..2;
+        /// The capabilities enabled.
+        pub const ENABLED: Field = 2..4;
+        /// Octets of the information string.
+        pub const LEN: usize = ENABLED.end;
+    }
+}
 
 /// The Time To Live TLV (type 3): seconds the receiver keeps this information; 0 in a shutdown
 /// LLDPDU. Its information string must be exactly 2 octets.
@@ -42,19 +67,18 @@ impl Info for Ttl {
 
     fn parse_info(info: &[u8]) -> Result<Self, Error> {
         let bad = || Error::BadLength { tlv: "Time To Live", len: info.len(), expected: "2" };
-        if info.len() != 2 {
+        if info.len() != field::ttl::LEN {
             return Err(bad());
         }
-        let (_, ttl) = run(info, be_u16, bad)?;
-        Ok(Ttl(ttl))
+        Ok(Ttl(Fields::new(info, bad).u16(field::ttl::TTL)?))
     }
 
     fn info_len(&self) -> usize {
-        2
+        field::ttl::LEN
     }
 
     fn write_info(&self, w: &mut Writer<'_>) -> Result<(), Error> {
-        w.u16(self.0);
+        w.u16(field::ttl::TTL, self.0);
         Ok(())
     }
 }
@@ -79,7 +103,7 @@ macro_rules! string_tlv {
             }
 
             fn write_info(&self, w: &mut Writer<'_>) -> Result<(), Error> {
-                w.put(self.0.as_bytes());
+                w.put_whole(self.0.as_bytes());
                 Ok(())
             }
         }
@@ -140,20 +164,23 @@ impl Info for SystemCapabilities {
     fn parse_info(info: &[u8]) -> Result<Self, Error> {
         let bad =
             || Error::BadLength { tlv: "System Capabilities", len: info.len(), expected: "4" };
-        if info.len() != 4 {
+        if info.len() != field::capabilities::LEN {
             return Err(bad());
         }
-        let (_, (capabilities, enabled)) = run(info, tuple((be_u16, be_u16)), bad)?;
-        Ok(SystemCapabilities { capabilities, enabled })
+        let fields = Fields::new(info, bad);
+        Ok(SystemCapabilities {
+            capabilities: fields.u16(field::capabilities::CAPABILITIES)?,
+            enabled: fields.u16(field::capabilities::ENABLED)?,
+        })
     }
 
     fn info_len(&self) -> usize {
-        4
+        field::capabilities::LEN
     }
 
     fn write_info(&self, w: &mut Writer<'_>) -> Result<(), Error> {
-        w.u16(self.capabilities);
-        w.u16(self.enabled);
+        w.u16(field::capabilities::CAPABILITIES, self.capabilities);
+        w.u16(field::capabilities::ENABLED, self.enabled);
         Ok(())
     }
 }

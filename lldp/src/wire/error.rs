@@ -1,4 +1,4 @@
-use dataplane::wire::EtherType;
+use pfc_wire::EtherType;
 
 use super::{Oui, TlvType};
 
@@ -74,18 +74,18 @@ pub enum Error {
     /// The output buffer is smaller than `buffer_len()`.
     #[error("output buffer too small: needs {needed} octets, has {got}")]
     BufferTooSmall { needed: usize, got: usize },
-    /// Any other fault of the Ethernet header, as the data plane reports it.
+    /// Any other fault of the Ethernet header, as the shared wire crate (`pfc-wire`) reports it.
     #[error("Ethernet header: {0}")]
-    Ethernet(dataplane::wire::Error),
+    Ethernet(pfc_wire::Error),
 }
 
-impl From<dataplane::wire::Error> for Error {
-    fn from(e: dataplane::wire::Error) -> Self {
+impl From<pfc_wire::Error> for Error {
+    fn from(e: pfc_wire::Error) -> Self {
         match e {
-            dataplane::wire::Error::Truncated { what, needed, got } => {
+            pfc_wire::Error::Truncated { what, needed, got } => {
                 Error::Truncated { what, needed, got }
             }
-            dataplane::wire::Error::BufferTooSmall { needed, got } => {
+            pfc_wire::Error::BufferTooSmall { needed, got } => {
                 Error::BufferTooSmall { needed, got }
             }
             other => Error::Ethernet(other),

@@ -21,13 +21,11 @@
 
 use std::fmt;
 
-use nom::bytes::complete::take;
-use nom::number::complete::be_u8;
-use nom::sequence::tuple;
+use pfc_wire::Fields;
 
-use super::org::{org_body, write_org_header, ORG_HEADER_LEN};
-use super::parse::{in_range, run, Writer};
+use super::org::{expect_org, write_org_header};
 use super::tlv::{tlv_repr, Info};
+use super::write::{in_range, Writer};
 use super::{Error, Oui, TlvType};
 
 /// Subtype of the ETS Configuration TLV.
@@ -35,9 +33,30 @@ pub const ETS_CONFIG_SUBTYPE: u8 = 0x09;
 /// Subtype of the ETS Recommendation TLV.
 pub const ETS_RECOMMENDATION_SUBTYPE: u8 = 0x0a;
 /// Information string length of both ETS TLVs (OUI and subtype included).
-pub const ETS_INFO_LEN: usize = 25;
+pub const ETS_INFO_LEN: usize = field::TSA_TABLE.end;
 
-const TABLES_LEN: usize = 4 + 8 + 8;
+/// Where the fields of both ETS TLVs lie (IEEE 802.1Q D.2.8, D.2.9), counted from the start of
+/// the information string, after the OUI and subtype (`org::field`).
+mod field {
+    use pfc_wire::Field;
+
+    /// ETS Configuration: Willing, CBS, reserved, Max TCs. ETS Recommendation: reserved.
+    pub const FLAGS: usize = 4;
+    /// Priority Assignment Table: four bits per priority, two priorities an octet.
+    pub const PRIORITY_ASSIGNMENT_TABLE: Field = 5..9;
+    /// TC Bandwidth Table: one octet per traffic class, TC 0 first.
+    pub const TC_BANDWIDTH_TABLE: Field = 9..17;
+    /// TSA Assignment Table: one octet per traffic class, TC 0 first.
+    pub const TSA_TABLE: Field = 17..25;
+
+    /// Octet `n` of the Priority Assignment Table: priority 2n in its high nibble, 2n + 1 in its
+    /// low one.
+    pub const fn priority_pair(n: usize) -> usize {
+        PRIORITY_ASSIGNMENT_TABLE.start + n
+    }
+}
+
+const _: () = assert!(field::FLAGS == super::org::ORG_HEADER_LEN);
 
 /// A Transmission Selection Algorithm identifier.
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
@@ -81,34 +100,30 @@ pub struct EtsTables {
 }
 
 impl EtsTables {
-    fn parse(body: &[u8], bad: impl Fn() -> Error) -> Result<Self, Error> {
-        let (_, (pat, bw, tsa)) =
-            run(body, tuple((take(4usize), take(8usize), take(8usize))), bad)?;
+    fn parse(fields: &Fields<'_, impl Fn() -> Error>) -> Result<Self, Error> {
         let mut t = EtsTables::default();
-        for (p, tc) in t.priority_tc.iter_mut().enumerate() {
-            let octet = pat.get(p / 2).copied().unwrap_or(0);
-            *tc = if p % 2 == 0 { octet >> 4 } else { octet & 0x0f };
+        for (n, pair) in t.priority_tc.chunks_mut(2).enumerate() {
+            let octet = fields.u8(field::priority_pair(n))?;
+            for (i, tc) in pair.iter_mut().enumerate() {
+                *tc = if i == 0 { octet >> 4 } else { octet & 0x0f };
+            }
         }
-        t.tc_bandwidth.copy_from_slice(bw);
-        for (out, v) in t.tsa.iter_mut().zip(tsa) {
-            *out = Tsa(*v);
-        }
+        t.tc_bandwidth = fields.array(field::TC_BANDWIDTH_TABLE)?;
+        t.tsa = fields.array::<8>(field::TSA_TABLE)?.map(Tsa);
         Ok(t)
     }
 
     fn write(&self, w: &mut Writer<'_>) -> Result<(), Error> {
-        for pair in self.priority_tc.chunks(2) {
+        for (n, pair) in self.priority_tc.chunks(2).enumerate() {
             let mut octet = 0u8;
             for (i, tc) in pair.iter().enumerate() {
                 let tc = in_range("ETS priority assignment", *tc, 15, "0 to 15")?;
                 octet |= if i == 0 { tc << 4 } else { tc };
             }
-            w.u8(octet);
+            w.u8(field::priority_pair(n), octet);
         }
-        w.put(&self.tc_bandwidth);
-        for t in self.tsa {
-            w.u8(t.0);
-        }
+        w.put(field::TC_BANDWIDTH_TABLE, &self.tc_bandwidth);
+        w.put(field::TSA_TABLE, &self.tsa.map(|t| t.0));
         Ok(())
     }
 }
@@ -145,17 +160,18 @@ impl Info for EtsConfig {
     const TLV_TYPE: TlvType = TlvType::ORG_SPECIFIC;
 
     fn parse_info(info: &[u8]) -> Result<Self, Error> {
-        let body = org_body(info, Oui::IEEE_802_1, ETS_CONFIG_SUBTYPE)?;
+        expect_org(info, Oui::IEEE_802_1, ETS_CONFIG_SUBTYPE)?;
         let bad = || bad_length("ETS Configuration", info.len());
         if info.len() != ETS_INFO_LEN {
             return Err(bad());
         }
-        let (tables, flags) = run(body, be_u8, bad)?;
+        let fields = Fields::new(info, bad);
+        let flags = fields.u8(field::FLAGS)?;
         Ok(EtsConfig {
             willing: flags & 0x80 != 0,
             cbs: flags & 0x40 != 0,
             max_tcs: flags & 0x07,
-            tables: EtsTables::parse(tables, bad)?,
+            tables: EtsTables::parse(&fields)?,
         })
     }
 
@@ -166,7 +182,7 @@ impl Info for EtsConfig {
     fn write_info(&self, w: &mut Writer<'_>) -> Result<(), Error> {
         let max_tcs = in_range("ETS Max TCs", self.max_tcs, 7, "0 to 7 (0 means 8)")?;
         write_org_header(w, Oui::IEEE_802_1, ETS_CONFIG_SUBTYPE);
-        w.u8((u8::from(self.willing) << 7) | (u8::from(self.cbs) << 6) | max_tcs);
+        w.u8(field::FLAGS, (u8::from(self.willing) << 7) | (u8::from(self.cbs) << 6) | max_tcs);
         self.tables.write(w)
     }
 }
@@ -183,13 +199,12 @@ impl Info for EtsRecommendation {
     const TLV_TYPE: TlvType = TlvType::ORG_SPECIFIC;
 
     fn parse_info(info: &[u8]) -> Result<Self, Error> {
-        let body = org_body(info, Oui::IEEE_802_1, ETS_RECOMMENDATION_SUBTYPE)?;
+        expect_org(info, Oui::IEEE_802_1, ETS_RECOMMENDATION_SUBTYPE)?;
         let bad = || bad_length("ETS Recommendation", info.len());
         if info.len() != ETS_INFO_LEN {
             return Err(bad());
         }
-        let (tables, _reserved) = run(body, be_u8, bad)?;
-        Ok(EtsRecommendation { tables: EtsTables::parse(tables, bad)? })
+        Ok(EtsRecommendation { tables: EtsTables::parse(&Fields::new(info, bad))? })
     }
 
     fn info_len(&self) -> usize {
@@ -198,14 +213,12 @@ impl Info for EtsRecommendation {
 
     fn write_info(&self, w: &mut Writer<'_>) -> Result<(), Error> {
         write_org_header(w, Oui::IEEE_802_1, ETS_RECOMMENDATION_SUBTYPE);
-        w.u8(0); // reserved
+        w.u8(field::FLAGS, 0); // reserved in a Recommendation
         self.tables.write(w)
     }
 }
 
 tlv_repr!(EtsRecommendation);
-
-const _: () = assert!(ORG_HEADER_LEN + 1 + TABLES_LEN == ETS_INFO_LEN);
 
 #[cfg(test)]
 mod tests {

@@ -10,12 +10,11 @@
 //! Decisions: any destination address is accepted on receive (which of the three LLDP group
 //! addresses an agent listens to is the agent's business); a VLAN-tagged frame is refused with
 //! [`Error::WrongEtherType`] showing 81-00, since LLDPDUs are sent untagged. The frame is padded
-//! to [`MIN_FRAME_LEN`] (60 octets, FCS excluded) on emit; an LLDPDU has no length limit here
+//! to [`MIN_FRAME_LEN`](pfc_wire::MIN_FRAME_LEN) (60 octets, FCS excluded) on emit; an LLDPDU has no length limit here
 //! beyond what the port's MTU allows.
 
-use dataplane::wire::{EtherType, EthernetHeader, MacAddr, MIN_FRAME_LEN};
+use pfc_wire::{check_out, frame_len, EtherType, EthernetHeader, MacAddr};
 
-use super::parse::check_out;
 use super::{Error, Lldpdu};
 
 /// 01-80-C2-00-00-0E, nearest bridge: the default destination (not forwarded by any bridge).
@@ -60,7 +59,7 @@ impl LldpFrame {
 
     /// Octets on the wire before the FCS, padding included (at least 60).
     pub fn buffer_len(&self) -> usize {
-        (self.header().buffer_len() + self.lldpdu.buffer_len()).max(MIN_FRAME_LEN)
+        frame_len(&self.header(), self.lldpdu.buffer_len())
     }
 
     /// Writes the frame, zero-padded to 60 octets; returns the octets written.

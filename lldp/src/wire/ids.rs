@@ -28,14 +28,43 @@
 use std::fmt;
 use std::net::{Ipv4Addr, Ipv6Addr};
 
-use dataplane::wire::MacAddr;
-use nom::number::complete::be_u8;
+use std::ops::RangeInclusive;
 
-use super::parse::{fixed, Writer};
+use pfc_wire::{Fields, MacAddr};
+
 use super::tlv::{tlv_repr, Info};
+use super::write::Writer;
 use super::{Error, Text, TlvType};
 
+/// Where the fields of the Chassis ID and Port ID TLVs lie (IEEE 802.1AB 8.5.2, 8.5.3), counted
+/// from the start of the information string; and those of a network address inside them or in a
+/// Management Address TLV.
+mod field {
+    use pfc_wire::{Field, Rest};
+
+    /// The ID subtype.
+    pub const SUBTYPE: usize = 0;
+    /// The ID.
+    pub const ID: Rest = 1..;
+    /// An ID of `len` octets.
+    pub const fn id(len: usize) -> Field {
+        ID.start..ID.start + len
+    }
+
+    /// A network address: IANA address family, then the address.
+    pub mod network_address {
+        use pfc_wire::Rest;
+
+        /// The IANA address family number.
+        pub const FAMILY: usize = 0;
+        /// The address.
+        pub const ADDRESS: Rest = 1..;
+    }
+}
+
 const ID_LENGTHS: &str = "2 to 256 (a subtype octet and a 1- to 255-octet ID)";
+/// The lengths an ID may have.
+const ID_LEN: RangeInclusive<usize> = 1..=255;
 
 /// An address with its IANA address family number, as Chassis ID subtype 5, Port ID subtype 4
 /// and the Management Address TLV carry it.
@@ -59,7 +88,8 @@ impl NetworkAddress {
 
     /// Reads the family octet and the address after it; `None` for no octets at all.
     pub fn from_bytes(bytes: &[u8]) -> Option<Self> {
-        let (&family, address) = bytes.split_first()?;
+        let family = *bytes.get(field::network_address::FAMILY)?;
+        let address = bytes.get(field::network_address::ADDRESS)?;
         Some(match (family, address.len()) {
             (Self::FAMILY_IPV4, 4) => {
                 let mut a = [0u8; 4];
@@ -94,11 +124,12 @@ impl NetworkAddress {
 
     /// Octets on the wire: the family octet and the address.
     pub fn len(&self) -> usize {
-        1 + match self {
-            NetworkAddress::Ipv4(_) => 4,
-            NetworkAddress::Ipv6(_) => 16,
-            NetworkAddress::Other { address, .. } => address.len(),
-        }
+        field::network_address::ADDRESS.start
+            + match self {
+                NetworkAddress::Ipv4(_) => 4,
+                NetworkAddress::Ipv6(_) => 16,
+                NetworkAddress::Other { address, .. } => address.len(),
+            }
     }
 
     /// Never true: there is always the family octet.
@@ -106,9 +137,10 @@ impl NetworkAddress {
         false
     }
 
+    /// Writes the family and the address, counted from the writer's start.
     pub(crate) fn write(&self, w: &mut Writer<'_>) {
-        w.u8(self.family());
-        w.put(&self.address());
+        w.u8(field::network_address::FAMILY, self.family());
+        w.put_rest(field::network_address::ADDRESS, &self.address());
     }
 }
 
@@ -139,10 +171,13 @@ impl fmt::Display for NetworkAddress {
 
 /// Splits a Chassis or Port ID information string into subtype and ID after the length check.
 fn split_id<'a>(tlv: &'static str, info: &'a [u8]) -> Result<(u8, &'a [u8]), Error> {
-    if !(2..=256).contains(&info.len()) {
-        return Err(Error::BadLength { tlv, len: info.len(), expected: ID_LENGTHS });
+    let bad = || Error::BadLength { tlv, len: info.len(), expected: ID_LENGTHS };
+    let fields = Fields::new(info, bad);
+    let subtype = fields.u8(field::SUBTYPE)?;
+    let id = fields.rest(field::ID)?;
+    if !ID_LEN.contains(&id.len()) {
+        return Err(bad());
     }
-    let (id, subtype) = fixed(tlv, 2, info, be_u8)?;
     Ok((subtype, id))
 }
 
@@ -151,8 +186,8 @@ fn mac_from(id: &[u8]) -> Option<MacAddr> {
 }
 
 fn check_id_len(tlv: &'static str, id_len: usize) -> Result<(), Error> {
-    if !(1..=255).contains(&id_len) {
-        return Err(Error::BadLength { tlv, len: 1 + id_len, expected: ID_LENGTHS });
+    if !ID_LEN.contains(&id_len) {
+        return Err(Error::BadLength { tlv, len: field::id(id_len).end, expected: ID_LENGTHS });
     }
     Ok(())
 }
@@ -236,21 +271,21 @@ impl Info for ChassisId {
     }
 
     fn info_len(&self) -> usize {
-        1 + self.id_len()
+        field::id(self.id_len()).end
     }
 
     fn write_info(&self, w: &mut Writer<'_>) -> Result<(), Error> {
         check_id_len("Chassis ID", self.id_len())?;
-        w.u8(self.subtype());
+        w.u8(field::SUBTYPE, self.subtype());
         match self {
             ChassisId::ChassisComponent(t)
             | ChassisId::InterfaceAlias(t)
             | ChassisId::PortComponent(t)
             | ChassisId::InterfaceName(t)
-            | ChassisId::Local(t) => w.put(t.as_bytes()),
-            ChassisId::MacAddress(mac) => w.put(&mac.0),
-            ChassisId::NetworkAddress(a) => a.write(w),
-            ChassisId::Other { id, .. } => w.put(id),
+            | ChassisId::Local(t) => w.put_rest(field::ID, t.as_bytes()),
+            ChassisId::MacAddress(mac) => w.put_rest(field::ID, &mac.0),
+            ChassisId::NetworkAddress(a) => w.nested(field::id(a.len()), |w| a.write(w)),
+            ChassisId::Other { id, .. } => w.put_rest(field::ID, id),
         }
         Ok(())
     }
@@ -351,20 +386,20 @@ impl Info for PortId {
     }
 
     fn info_len(&self) -> usize {
-        1 + self.id_len()
+        field::id(self.id_len()).end
     }
 
     fn write_info(&self, w: &mut Writer<'_>) -> Result<(), Error> {
         check_id_len("Port ID", self.id_len())?;
-        w.u8(self.subtype());
+        w.u8(field::SUBTYPE, self.subtype());
         match self {
             PortId::InterfaceAlias(t)
             | PortId::PortComponent(t)
             | PortId::InterfaceName(t)
-            | PortId::Local(t) => w.put(t.as_bytes()),
-            PortId::MacAddress(mac) => w.put(&mac.0),
-            PortId::NetworkAddress(a) => a.write(w),
-            PortId::AgentCircuitId(id) | PortId::Other { id, .. } => w.put(id),
+            | PortId::Local(t) => w.put_rest(field::ID, t.as_bytes()),
+            PortId::MacAddress(mac) => w.put_rest(field::ID, &mac.0),
+            PortId::NetworkAddress(a) => w.nested(field::id(a.len()), |w| a.write(w)),
+            PortId::AgentCircuitId(id) | PortId::Other { id, .. } => w.put_rest(field::ID, id),
         }
         Ok(())
     }

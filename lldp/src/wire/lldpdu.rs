@@ -34,7 +34,8 @@
 //! So for any LLDPDU that ends with an End TLV, is not refused, and has its reserved bits 0,
 //! emit(parse(b)) == b.
 
-use super::parse::check_out;
+use pfc_wire::check_out;
+
 use super::tlv::{split_tlv, Info};
 use super::{
     AppPriority, ChassisId, Error, EtsConfig, EtsRecommendation, ManagementAddress, OrgTlv,
@@ -249,7 +250,7 @@ fn check_mandatory(tlvs: &[(TlvType, &[u8])]) -> Result<(), Error> {
 
 #[cfg(test)]
 mod tests {
-    use dataplane::wire::MacAddr;
+    use pfc_wire::MacAddr;
 
     use super::*;
     use crate::wire::{AppEntry, AppSelector, EtsTables, Oui, PfcFormat, Text, TimeInterval, Tsa};

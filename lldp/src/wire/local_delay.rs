@@ -14,17 +14,28 @@
 
 use std::fmt;
 
-use nom::number::complete::be_i64;
+use pfc_wire::Fields;
 
-use super::org::{org_body, write_org_header};
-use super::parse::{run, Writer};
+use super::org::{expect_org, write_org_header};
 use super::tlv::{tlv_repr, Info};
+use super::write::Writer;
 use super::{Error, Oui, TlvType};
 
 /// Subtype of the PFC Local Delay TLV.
 pub const PFC_LOCAL_DELAY_SUBTYPE: u8 = 0x17;
 /// Information string length of the PFC Local Delay TLV (OUI and subtype included).
-pub const PFC_LOCAL_DELAY_INFO_LEN: usize = 12;
+pub const PFC_LOCAL_DELAY_INFO_LEN: usize = field::DELAY.end;
+
+/// Where the PFC Local Delay TLV's field lies (P802.1Qdt D.2.19), counted from the start of the
+/// information string, after the OUI and subtype (`org::field`).
+mod field {
+    use pfc_wire::Field;
+
+    /// Delay: a signed 64-bit IEEE 1588 TimeInterval.
+    pub const DELAY: Field = 4..12;
+}
+
+const _: () = assert!(field::DELAY.start == super::org::ORG_HEADER_LEN);
 
 /// An IEEE 1588 TimeInterval: a signed time in units of 2^-16 ns ("scaled nanoseconds").
 ///
@@ -99,12 +110,12 @@ impl Info for PfcLocalDelay {
     const TLV_TYPE: TlvType = TlvType::ORG_SPECIFIC;
 
     fn parse_info(info: &[u8]) -> Result<Self, Error> {
-        let body = org_body(info, Oui::IEEE_802_1, PFC_LOCAL_DELAY_SUBTYPE)?;
+        expect_org(info, Oui::IEEE_802_1, PFC_LOCAL_DELAY_SUBTYPE)?;
         let bad = || Error::BadLength { tlv: "PFC Local Delay", len: info.len(), expected: "12" };
         if info.len() != PFC_LOCAL_DELAY_INFO_LEN {
             return Err(bad());
         }
-        let (_, delay) = run(body, be_i64, bad)?;
+        let delay = Fields::new(info, bad).i64(field::DELAY)?;
         Ok(PfcLocalDelay { delay: TimeInterval(delay) })
     }
 
@@ -114,7 +125,7 @@ impl Info for PfcLocalDelay {
 
     fn write_info(&self, w: &mut Writer<'_>) -> Result<(), Error> {
         write_org_header(w, Oui::IEEE_802_1, PFC_LOCAL_DELAY_SUBTYPE);
-        w.i64(self.delay.0);
+        w.i64(field::DELAY, self.delay.0);
         Ok(())
     }
 }

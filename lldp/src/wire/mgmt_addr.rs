@@ -16,13 +16,43 @@
 //! is [`Error::BadLength`]; an address string length outside 2..=32 or an OID string length
 //! above 128 is [`Error::FieldOutOfRange`]. The same limits are checked on emit.
 
-use nom::bytes::complete::take;
-use nom::number::complete::{be_u32, be_u8};
-use nom::sequence::tuple;
+use pfc_wire::Fields;
 
-use super::parse::{run, Writer};
 use super::tlv::{tlv_repr, Info};
+use super::write::Writer;
 use super::{Error, NetworkAddress, TlvType};
+
+/// Where the Management Address TLV's fields lie (IEEE 802.1AB 8.5.9), counted from the start
+/// of the information string. All but the first follow a string whose length a field gives, so
+/// they are functions of those lengths.
+mod field {
+    use pfc_wire::Field;
+
+    /// Management address string length: the subtype octet and the address.
+    pub const ADDRESS_STRING_LENGTH: usize = 0;
+    /// Management address subtype (the IANA family) and address, `address_len` octets.
+    pub const fn address_string(address_len: usize) -> Field {
+        ADDRESS_STRING_LENGTH + 1..ADDRESS_STRING_LENGTH + 1 + address_len
+    }
+    /// Interface numbering subtype.
+    pub const fn interface_numbering(address_len: usize) -> usize {
+        address_string(address_len).end
+    }
+    /// Interface number.
+    pub const fn interface_number(address_len: usize) -> Field {
+        let at = interface_numbering(address_len) + 1;
+        at..at + 4
+    }
+    /// OID string length.
+    pub const fn oid_string_length(address_len: usize) -> usize {
+        interface_number(address_len).end
+    }
+    /// Object identifier, `oid_len` octets.
+    pub const fn oid(address_len: usize, oid_len: usize) -> Field {
+        let at = oid_string_length(address_len) + 1;
+        at..at + oid_len
+    }
+}
 
 const LENGTHS: &str = "9 plus its address and OID string lengths, with nothing after the OID";
 const ADDRESS_LENGTHS: &str = "2 to 32 (a subtype octet and a 1- to 31-octet address)";
@@ -58,7 +88,8 @@ impl Info for ManagementAddress {
     fn parse_info(info: &[u8]) -> Result<Self, Error> {
         let bad =
             || Error::BadLength { tlv: "Management Address", len: info.len(), expected: LENGTHS };
-        let (rest, address_len) = run(info, be_u8, bad)?;
+        let fields = Fields::new(info, bad);
+        let address_len = fields.u8(field::ADDRESS_STRING_LENGTH)?;
         if !(2..=32).contains(&address_len) {
             return Err(Error::FieldOutOfRange {
                 field: "Management Address string length",
@@ -66,9 +97,11 @@ impl Info for ManagementAddress {
                 allowed: ADDRESS_LENGTHS,
             });
         }
-        let (rest, address) = run(rest, take(address_len), bad)?;
-        let (rest, (numbering, interface_number, oid_len)) =
-            run(rest, tuple((be_u8, be_u32, be_u8)), bad)?;
+        let a = usize::from(address_len);
+        let address = fields.octets(field::address_string(a))?;
+        let numbering = fields.u8(field::interface_numbering(a))?;
+        let interface_number = fields.u32(field::interface_number(a))?;
+        let oid_len = fields.u8(field::oid_string_length(a))?;
         if oid_len > MAX_OID_LEN {
             return Err(Error::FieldOutOfRange {
                 field: "Management Address OID string length",
@@ -76,8 +109,9 @@ impl Info for ManagementAddress {
                 allowed: "0 to 128",
             });
         }
-        let (rest, oid) = run(rest, take(oid_len), bad)?;
-        if !rest.is_empty() {
+        let oid_at = field::oid(a, usize::from(oid_len));
+        let oid = fields.octets(oid_at.clone())?;
+        if info.len() != oid_at.end {
             return Err(bad());
         }
         let address = NetworkAddress::from_bytes(address).ok_or_else(bad)?;
@@ -90,7 +124,7 @@ impl Info for ManagementAddress {
     }
 
     fn info_len(&self) -> usize {
-        1 + self.address.len() + 1 + 4 + 1 + self.oid.len()
+        field::oid(self.address.len(), self.oid.len()).end
     }
 
     fn write_info(&self, w: &mut Writer<'_>) -> Result<(), Error> {
@@ -115,12 +149,13 @@ impl Info for ManagementAddress {
                 })
             }
         };
-        w.u8(address_len);
-        self.address.write(w);
-        w.u8(self.interface_numbering.0);
-        w.u32(self.interface_number);
-        w.u8(oid_len);
-        w.put(&self.oid);
+        let a = usize::from(address_len);
+        w.u8(field::ADDRESS_STRING_LENGTH, address_len);
+        w.nested(field::address_string(a), |w| self.address.write(w));
+        w.u8(field::interface_numbering(a), self.interface_numbering.0);
+        w.u32(field::interface_number(a), self.interface_number);
+        w.u8(field::oid_string_length(a), oid_len);
+        w.put(field::oid(a, usize::from(oid_len)), &self.oid);
         Ok(())
     }
 }

@@ -17,8 +17,14 @@
 //!   (OUI 00-80-C2) TLVs [`EtsConfig`], [`EtsRecommendation`], [`PfcConfig`], [`AppPriority`],
 //!   [`PfcLocalDelay`]. [`RawTlv`] reads any TLV without interpreting it.
 //!
-//! Parsers use nom and return a typed [`Error`] for anything malformed; none panics on any input
-//! (each is driven with 100 000 random and mutated inputs on every test run, and fuzzed).
+//! Each format declares where its fields lie once, in a `mod field` beside its parser (counted
+//! from the start of the information string, so the OUI and subtype of an organizationally
+//! specific TLV are octets 0 to 3), and parse and emit both use those names: parsers read them
+//! with `pfc_wire::Fields`, emitters write them with a `Writer` (`write.rs`), neither with any
+//! indexing that could panic.
+//!
+//! Parsers return a typed [`Error`] for anything malformed; none panics on any input (each is
+//! driven with 100 000 random and mutated inputs on every test run, and fuzzed).
 //! Unknown TLV types, unknown OUIs and subtypes are kept as octets and re-emitted identically;
 //! a parsed LLDPDU re-emits to the octets it came from (see [`Lldpdu`] for the exceptions:
 //! padding after End, and reserved bits, which are sent as 0). Emitters refuse, with an error,
@@ -36,10 +42,10 @@ mod lldpdu;
 mod local_delay;
 mod mgmt_addr;
 mod org;
-mod parse;
 mod pfc;
 mod text;
 mod tlv;
+mod write;
 
 pub use any_tlv::Tlv;
 pub use app::{AppEntry, AppPriority, AppSelector, APP_PRIORITY_SUBTYPE};
@@ -61,5 +67,5 @@ pub use pfc::{PfcConfig, PfcFormat, PFC_CONFIG_SUBTYPE, PFC_LEGACY_INFO_LEN, PFC
 pub use text::Text;
 pub use tlv::{RawTlv, TlvType, MAX_INFO_LEN, MAX_TLV_TYPE, TLV_HEADER_LEN};
 
-/// The LLDP EtherType, 88-CC (the same constant as `dataplane::wire::EtherType::LLDP`).
-pub const LLDP_ETHERTYPE: dataplane::wire::EtherType = dataplane::wire::EtherType::LLDP;
+/// The LLDP EtherType, 88-CC (the same constant as `pfc_wire::EtherType::LLDP`).
+pub const LLDP_ETHERTYPE: pfc_wire::EtherType = pfc_wire::EtherType::LLDP;

@@ -13,16 +13,28 @@
 
 use std::fmt;
 
-use nom::bytes::complete::take;
-use nom::number::complete::be_u8;
-use nom::sequence::tuple;
+use pfc_wire::Fields;
 
-use super::parse::{run, Writer};
 use super::tlv::{tlv_repr, Info};
+use super::write::Writer;
 use super::{Error, TlvType};
 
+/// Where the parts of an organizationally specific TLV lie (IEEE 802.1AB 8.6), counted from the
+/// start of its information string. The IEEE 802.1 TLVs (`ets`, `pfc`, `app`, `local_delay`)
+/// count their own fields the same way, after these two.
+pub(crate) mod field {
+    use pfc_wire::{Field, Rest};
+
+    /// The OUI or CID of the organization that defines the TLV.
+    pub const OUI: Field = 0..3;
+    /// The organizationally defined subtype.
+    pub const SUBTYPE: usize = 3;
+    /// The organizationally defined information string.
+    pub const INFO: Rest = 4..;
+}
+
 /// Octets of OUI and subtype at the start of every organizationally specific TLV.
-pub const ORG_HEADER_LEN: usize = 4;
+pub const ORG_HEADER_LEN: usize = field::INFO.start;
 
 /// An IEEE Organizationally Unique Identifier (or Company ID), shown as `00-80-c2`.
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
@@ -49,19 +61,14 @@ impl fmt::Debug for Oui {
 
 /// Splits an organizationally specific information string into OUI, subtype and the rest.
 pub(crate) fn split_org(info: &[u8]) -> Result<(Oui, u8, &[u8]), Error> {
-    let too_short = || Error::OrgTlvTooShort(u16::try_from(info.len()).unwrap_or(u16::MAX));
-    if info.len() < ORG_HEADER_LEN {
-        return Err(too_short());
-    }
-    let (rest, (oui, subtype)) = run(info, tuple((take(3usize), be_u8)), too_short)?;
-    let mut o = [0u8; 3];
-    o.copy_from_slice(oui);
-    Ok((Oui(o), subtype, rest))
+    let org =
+        Fields::new(info, || Error::OrgTlvTooShort(u16::try_from(info.len()).unwrap_or(u16::MAX)));
+    Ok((Oui(org.array(field::OUI)?), org.u8(field::SUBTYPE)?, org.rest(field::INFO)?))
 }
 
-/// The body of a typed organizationally specific TLV after checking its OUI and subtype.
-pub(crate) fn org_body(info: &[u8], oui: Oui, subtype: u8) -> Result<&[u8], Error> {
-    let (found_oui, found_subtype, body) = split_org(info)?;
+/// Checks the OUI and subtype of a typed organizationally specific TLV.
+pub(crate) fn expect_org(info: &[u8], oui: Oui, subtype: u8) -> Result<(), Error> {
+    let (found_oui, found_subtype, _) = split_org(info)?;
     if found_oui != oui || found_subtype != subtype {
         return Err(Error::WrongOrgTlv {
             expected_oui: oui,
@@ -70,13 +77,13 @@ pub(crate) fn org_body(info: &[u8], oui: Oui, subtype: u8) -> Result<&[u8], Erro
             found_subtype,
         });
     }
-    Ok(body)
+    Ok(())
 }
 
 /// Writes the OUI and subtype that open a typed organizationally specific TLV.
 pub(crate) fn write_org_header(w: &mut Writer<'_>, oui: Oui, subtype: u8) {
-    w.put(&oui.0);
-    w.u8(subtype);
+    w.put(field::OUI, &oui.0);
+    w.u8(field::SUBTYPE, subtype);
 }
 
 /// Any organizationally specific TLV, undecoded: OUI, subtype and the information after them.
@@ -102,7 +109,7 @@ impl Info for OrgTlv {
 
     fn write_info(&self, w: &mut Writer<'_>) -> Result<(), Error> {
         write_org_header(w, self.oui, self.subtype);
-        w.put(&self.info);
+        w.put_rest(field::INFO, &self.info);
         Ok(())
     }
 }

@@ -31,20 +31,37 @@
 //! MBC follows the standard's text: false (0) means the sender *can* bypass MACsec when MACsec
 //! is disabled, true (1) that it cannot.
 
-use nom::number::complete::be_u8;
-use nom::sequence::tuple;
+use pfc_wire::Fields;
 
-use super::org::{org_body, write_org_header, ORG_HEADER_LEN};
-use super::parse::{in_range, run, Writer};
+use super::org::{expect_org, write_org_header};
 use super::tlv::{tlv_repr, Info};
+use super::write::{in_range, Writer};
 use super::{Error, Oui, TlvType};
 
 /// Subtype of the PFC Configuration TLV.
 pub const PFC_CONFIG_SUBTYPE: u8 = 0x0b;
 /// Information string length of the IEEE 802.1Q-2018 form.
-pub const PFC_LEGACY_INFO_LEN: usize = 6;
+pub const PFC_LEGACY_INFO_LEN: usize = field::QDT_FLAGS;
 /// Information string length of the P802.1Qdt form.
-pub const PFC_QDT_INFO_LEN: usize = 7;
+pub const PFC_QDT_INFO_LEN: usize = field::EXTENSION.start;
+
+/// Where the PFC Configuration TLV's fields lie (IEEE 802.1Q D.2.10, P802.1Qdt D.2.10.3–D.2.10.10
+/// as SPEC §2.4 reads them), counted from the start of the information string, after the OUI and
+/// subtype (`org::field`).
+mod field {
+    use pfc_wire::Rest;
+
+    /// Octet A: Willing, MBC, MACsec cap, Privacy cap, PFC cap.
+    pub const FLAGS: usize = 4;
+    /// Octet B: PFC Enable, bit n = priority n.
+    pub const PFC_ENABLE: usize = 5;
+    /// Octet C (P802.1Qdt, absent from the length-6 form): RTM HDRM, PTP HDRM, reserved.
+    pub const QDT_FLAGS: usize = 6;
+    /// What a longer TLV carries after octet C, kept as received.
+    pub const EXTENSION: Rest = 7..;
+}
+
+const _: () = assert!(field::FLAGS == super::org::ORG_HEADER_LEN);
 
 /// Which length a PFC Configuration TLV has on the wire.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
@@ -109,21 +126,23 @@ impl Info for PfcConfig {
     const TLV_TYPE: TlvType = TlvType::ORG_SPECIFIC;
 
     fn parse_info(info: &[u8]) -> Result<Self, Error> {
-        let body = org_body(info, Oui::IEEE_802_1, PFC_CONFIG_SUBTYPE)?;
+        expect_org(info, Oui::IEEE_802_1, PFC_CONFIG_SUBTYPE)?;
         let too_short = || Error::PfcTlvTooShort(u16::try_from(info.len()).unwrap_or(u16::MAX));
         if info.len() < PFC_LEGACY_INFO_LEN {
             return Err(too_short());
         }
-        let (rest, (a, pfc_enable)) = run(body, tuple((be_u8, be_u8)), too_short)?;
+        let fields = Fields::new(info, too_short);
+        let a = fields.u8(field::FLAGS)?;
         let mut pfc = PfcConfig {
             willing: a & 0x80 != 0,
             mbc: a & 0x40 != 0,
             pfc_cap: a & 0x0f,
-            pfc_enable,
+            pfc_enable: fields.u8(field::PFC_ENABLE)?,
             format: PfcFormat::Legacy,
             ..PfcConfig::default()
         };
-        if let Some((&c, extra)) = rest.split_first() {
+        if let Ok(c) = fields.u8(field::QDT_FLAGS) {
+            let extra = fields.rest(field::EXTENSION)?;
             pfc.macsec_capable = a & 0x20 != 0;
             pfc.privacy_capable = a & 0x10 != 0;
             pfc.rtm_hdrm = c & 0x80 != 0;
@@ -152,21 +171,19 @@ impl Info for PfcConfig {
             | bit(self.privacy_capable && !legacy, 4)
             | cap;
         write_org_header(w, Oui::IEEE_802_1, PFC_CONFIG_SUBTYPE);
-        w.u8(a);
-        w.u8(self.pfc_enable);
+        w.u8(field::FLAGS, a);
+        w.u8(field::PFC_ENABLE, self.pfc_enable);
         if !legacy {
-            w.u8(bit(self.rtm_hdrm, 7) | bit(self.ptp_hdrm, 6));
+            w.u8(field::QDT_FLAGS, bit(self.rtm_hdrm, 7) | bit(self.ptp_hdrm, 6));
         }
         if let PfcFormat::Extended(extra) = &self.format {
-            w.put(extra);
+            w.put_rest(field::EXTENSION, extra);
         }
         Ok(())
     }
 }
 
 tlv_repr!(PfcConfig);
-
-const _: () = assert!(ORG_HEADER_LEN + 2 == PFC_LEGACY_INFO_LEN);
 
 #[cfg(test)]
 mod tests {

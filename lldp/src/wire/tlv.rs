@@ -17,16 +17,34 @@
 
 use std::fmt;
 
-use nom::bytes::complete::take;
-use nom::number::complete::be_u16;
+use pfc_wire::{check_out, Fields};
 
-use super::parse::{check_out, fixed, Writer};
+use super::write::Writer;
 use super::Error;
 
+/// Where a TLV's parts lie (IEEE 802.1AB 8.4.1), counted from the TLV's first octet.
+pub(crate) mod field {
+    use pfc_wire::{Field, Rest};
+
+    /// TLV type (bits 16-10) and information string length (bits 9-1).
+    pub const TYPE_LENGTH: Field = 0..2;
+    /// The information string, as long as the length says.
+    pub const INFO: Rest = 2..;
+    /// The information string of `len` octets.
+    pub const fn info(len: usize) -> Field {
+        INFO.start..INFO.start + len
+    }
+
+    /// Where the type sits in the first two octets.
+    pub const TYPE_SHIFT: u32 = 9;
+    /// The length's bits.
+    pub const LENGTH_MASK: u16 = 0x01ff;
+}
+
 /// Octets of a TLV header.
-pub const TLV_HEADER_LEN: usize = 2;
+pub const TLV_HEADER_LEN: usize = field::INFO.start;
 /// The longest information string the 9-bit length field can describe.
-pub const MAX_INFO_LEN: usize = 511;
+pub const MAX_INFO_LEN: usize = field::LENGTH_MASK as usize;
 /// The largest value of the 7-bit TLV type field.
 pub const MAX_TLV_TYPE: u8 = 127;
 
@@ -88,16 +106,25 @@ impl fmt::Debug for TlvType {
 /// after it. One stray octet is a truncated header; a length past the end is
 /// [`Error::TlvPastEnd`].
 pub(crate) fn split_tlv(input: &[u8]) -> Result<(TlvType, &[u8], &[u8]), Error> {
-    let (after, header) = fixed("TLV header", TLV_HEADER_LEN, input, be_u16)?;
-    let tlv_type = TlvType((header >> 9) as u8);
-    let length = header & 0x01ff;
-    let (rest, info) = take::<_, _, nom::error::Error<&[u8]>>(length)(after)
-        .map_err(|_| Error::TlvPastEnd { tlv_type, length, available: after.len() })?;
+    let tlv = Fields::new(input, || Error::Truncated {
+        what: "TLV header",
+        needed: TLV_HEADER_LEN,
+        got: input.len(),
+    });
+    let header = tlv.u16(field::TYPE_LENGTH)?;
+    let tlv_type = TlvType((header >> field::TYPE_SHIFT) as u8);
+    let length = header & field::LENGTH_MASK;
+    let after = tlv.rest(field::INFO)?;
+    let (info, rest) = after.split_at_checked(usize::from(length)).ok_or(Error::TlvPastEnd {
+        tlv_type,
+        length,
+        available: after.len(),
+    })?;
     Ok((tlv_type, info, rest))
 }
 
-/// Writes a TLV header for `info_len` octets and then the information string `body` writes.
-/// Returns the octets written.
+/// Writes a TLV header for `info_len` octets and then the information string `body` writes
+/// (its fields counted from the start of the information string). Returns the octets written.
 pub(crate) fn emit_tlv(
     tlv_type: TlvType,
     info_len: usize,
@@ -117,8 +144,8 @@ pub(crate) fn emit_tlv(
     };
     check_out(buf, TLV_HEADER_LEN + info_len)?;
     let mut w = Writer::new(buf);
-    w.u16((u16::from(tlv_type.0) << 9) | length);
-    body(&mut w)?;
+    w.u16(field::TYPE_LENGTH, (u16::from(tlv_type.0) << field::TYPE_SHIFT) | length);
+    w.nested(field::info(info_len), body)?;
     w.finish()
 }
 
@@ -207,7 +234,7 @@ impl RawTlv {
     /// Writes the TLV; a type above 127 or an information string above 511 octets is refused.
     pub fn emit(&self, buf: &mut [u8]) -> Result<usize, Error> {
         emit_tlv(self.tlv_type, self.info.len(), buf, |w| {
-            w.put(&self.info);
+            w.put_whole(&self.info);
             Ok(())
         })
     }

@@ -5,7 +5,6 @@
 //! with the P802.1Qdt bits set), the strategy leaves it out; the unit tests cover those.
 #![allow(dead_code)] // each test binary uses a different subset
 
-use dataplane::wire::MacAddr;
 use lldp::wire::{
     AppEntry, AppPriority, AppSelector, ChassisId, EtsConfig, EtsRecommendation, EtsTables,
     InterfaceNumbering, LldpFrame, Lldpdu, ManagementAddress, NetworkAddress, OrgTlv, Oui,
@@ -14,6 +13,7 @@ use lldp::wire::{
     APP_PRIORITY_SUBTYPE, ETS_CONFIG_SUBTYPE, ETS_RECOMMENDATION_SUBTYPE, PFC_CONFIG_SUBTYPE,
     PFC_LOCAL_DELAY_SUBTYPE,
 };
+use pfc_wire::MacAddr;
 use proptest::collection::vec;
 use proptest::prelude::*;
 

@@ -25,9 +25,9 @@ mod tx_stamp;
 
 use std::os::fd::{AsFd, AsRawFd, BorrowedFd};
 
-use nix::ifaddrs::getifaddrs;
-use socket2::{Domain, Socket, Type};
+use socket2::Socket;
 
+use super::af_packet::{self, Listen};
 use super::{stale_down, FramePort, IoError};
 use crate::wire::MacAddr;
 use auxdata::{parse_control, reinsert_tag, CONTROL_LEN, HEADROOM};
@@ -93,46 +93,48 @@ impl RawPort {
     /// `recv_buffer` above `net.core.rmem_max`).
     pub fn open(interface: &str, options: &RawOptions) -> Result<Self, IoError> {
         let os = |op| move |source| IoError::Os { op, interface: interface.to_string(), source };
-        let (ifindex, mac) = link(interface)?;
-        // Opened for no protocol, so nothing is queued before the bind names the interface.
-        let socket = Socket::new(Domain::PACKET, Type::RAW, None).map_err(os("socket"))?;
-        let fd = socket.as_raw_fd();
-        sys::set_int(fd, libc::SOL_PACKET, libc::PACKET_AUXDATA, 1)
-            .map_err(os("PACKET_AUXDATA"))?;
-        // Kernels before 4.20 lack it; the PACKET_OUTGOING check below covers them.
-        let _ = sys::set_int(fd, libc::SOL_PACKET, libc::PACKET_IGNORE_OUTGOING, 1);
-        if options.qdisc_bypass {
-            sys::set_int(fd, libc::SOL_PACKET, libc::PACKET_QDISC_BYPASS, 1)
-                .map_err(os("PACKET_QDISC_BYPASS"))?;
-        }
-        if let Some(bytes) = options.recv_buffer {
-            let bytes = i32::try_from(bytes).unwrap_or(i32::MAX);
-            if sys::set_int(fd, libc::SOL_SOCKET, libc::SO_RCVBUFFORCE, bytes).is_err() {
-                socket.set_recv_buffer_size(bytes as usize).map_err(os("SO_RCVBUF"))?;
+        let configure = |socket: &Socket| -> Result<(), IoError> {
+            let fd = socket.as_raw_fd();
+            sys::set_int(fd, libc::SOL_PACKET, libc::PACKET_AUXDATA, 1)
+                .map_err(os("PACKET_AUXDATA"))?;
+            // Kernels before 4.20 lack it; the PACKET_OUTGOING check below covers them.
+            let _ = sys::set_int(fd, libc::SOL_PACKET, libc::PACKET_IGNORE_OUTGOING, 1);
+            if options.qdisc_bypass {
+                sys::set_int(fd, libc::SOL_PACKET, libc::PACKET_QDISC_BYPASS, 1)
+                    .map_err(os("PACKET_QDISC_BYPASS"))?;
             }
-        }
-        if options.timestamps {
-            sys::set_int(fd, libc::SOL_SOCKET, libc::SO_TIMESTAMPNS, 1)
-                .map_err(os("SO_TIMESTAMPNS"))?;
-        }
-        if options.tx_timestamps {
-            tx_stamp::enable(&socket).map_err(os("SO_TIMESTAMPING"))?;
-        }
-        if let Some(bytes) = options.send_buffer {
-            socket.set_send_buffer_size(bytes).map_err(os("SO_SNDBUF"))?;
-        }
-        socket.set_nonblocking(true).map_err(os("set non-blocking"))?;
-        sys::bind(fd, ifindex, options.ethertype.unwrap_or(ETH_P_ALL)).map_err(os("bind"))?;
-        stale_down::forget(&socket);
-        if options.promiscuous {
-            sys::add_membership(fd, ifindex, libc::PACKET_MR_PROMISC)
-                .map_err(os("PACKET_MR_PROMISC"))?;
-        }
+            if let Some(bytes) = options.recv_buffer {
+                let bytes = i32::try_from(bytes).unwrap_or(i32::MAX);
+                if sys::set_int(fd, libc::SOL_SOCKET, libc::SO_RCVBUFFORCE, bytes).is_err() {
+                    socket.set_recv_buffer_size(bytes as usize).map_err(os("SO_RCVBUF"))?;
+                }
+            }
+            if options.timestamps {
+                sys::set_int(fd, libc::SOL_SOCKET, libc::SO_TIMESTAMPNS, 1)
+                    .map_err(os("SO_TIMESTAMPNS"))?;
+            }
+            if options.tx_timestamps {
+                tx_stamp::enable(socket).map_err(os("SO_TIMESTAMPING"))?;
+            }
+            if let Some(bytes) = options.send_buffer {
+                socket.set_send_buffer_size(bytes).map_err(os("SO_SNDBUF"))?;
+            }
+            Ok(())
+        };
+        let join = |socket: &Socket, ifindex| -> Result<(), IoError> {
+            if options.promiscuous {
+                af_packet::add_membership(socket, ifindex, libc::PACKET_MR_PROMISC, None)
+                    .map_err(os("PACKET_MR_PROMISC"))?;
+            }
+            Ok(())
+        };
+        let listen = Listen::FromBind(options.ethertype.unwrap_or(ETH_P_ALL));
+        let opened = af_packet::open(interface, listen, configure, join)?;
         Ok(RawPort {
-            socket,
+            socket: opened.socket,
             name: interface.to_string(),
-            ifindex,
-            mac,
+            ifindex: opened.ifindex,
+            mac: opened.mac,
             counters: RawCounters::default(),
         })
     }
@@ -350,22 +352,6 @@ impl RxBatch {
     pub fn iter(&self) -> impl Iterator<Item = &[u8]> + '_ {
         self.frames.iter().map(|&(at, len, _)| &self.data[at..at + len])
     }
-}
-
-/// The interface's index and MAC address, as `getifaddrs` lists them.
-fn link(interface: &str) -> Result<(i32, MacAddr), IoError> {
-    let addrs = getifaddrs().map_err(|e| IoError::Os {
-        op: "getifaddrs",
-        interface: interface.to_string(),
-        source: std::io::Error::from_raw_os_error(e as i32),
-    })?;
-    addrs
-        .filter(|a| a.interface_name == interface)
-        .find_map(|a| a.address.and_then(|s| s.as_link_addr().copied()))
-        .map(|l| {
-            (i32::try_from(l.ifindex()).unwrap_or(0), l.addr().map(MacAddr).unwrap_or_default())
-        })
-        .ok_or_else(|| super::no_link_address(interface))
 }
 
 #[cfg(test)]

@@ -1,38 +1,14 @@
-//! The system calls no safe crate wraps for an `ETH_P_ALL` packet socket: bind with a protocol,
-//! integer socket options of `SOL_PACKET`, `recvmmsg` with a control buffer per message, and
-//! `sendmmsg`. Every `unsafe` of the raw port is here, one call each, with the pointers built from
-//! slices that outlive the call.
+//! The system calls no safe crate wraps for an `ETH_P_ALL` packet socket: integer socket options
+//! of `SOL_PACKET`, the receive queue's statistics, `recvmmsg` with a control buffer per message,
+//! and `sendmmsg`. Every `unsafe` of the raw port is here, one call each, with the pointers built
+//! from slices that outlive the call, except the bind and the memberships every packet socket of
+//! ours makes (`io/af_packet.rs`).
 
 use std::io;
 use std::os::fd::RawFd;
 
 /// Frames one `recvmmsg`/`sendmmsg` call handles at most (the arrays below live on the stack).
 pub const MAX_BATCH: usize = 64;
-
-/// Binds a packet socket to interface `ifindex` for frames of `protocol` (host order;
-/// `ETH_P_ALL` for every frame). Binding with the protocol, on a socket opened with none, means
-/// the socket never holds a frame of another interface.
-#[allow(unsafe_code)] // nix's LinkAddr cannot be built with a protocol; libc::bind takes a pointer
-pub fn bind(fd: RawFd, ifindex: i32, protocol: u16) -> io::Result<()> {
-    let addr = libc::sockaddr_ll {
-        sll_family: libc::AF_PACKET as u16,
-        sll_protocol: protocol.to_be(),
-        sll_ifindex: ifindex,
-        sll_hatype: 0,
-        sll_pkttype: 0,
-        sll_halen: 0,
-        sll_addr: [0; 8],
-    };
-    let len = std::mem::size_of::<libc::sockaddr_ll>() as libc::socklen_t;
-    // SAFETY: `addr` is an initialised sockaddr_ll on our stack for the whole call and `len` is
-    // its size; the kernel only reads it.
-    let rc = unsafe { libc::bind(fd, std::ptr::addr_of!(addr).cast(), len) };
-    if rc == 0 {
-        Ok(())
-    } else {
-        Err(io::Error::last_os_error())
-    }
-}
 
 /// Sets an `int` socket option.
 #[allow(unsafe_code)] // neither nix nor socket2 wraps PACKET_AUXDATA and friends
@@ -94,33 +70,6 @@ pub fn receive_queue(fd: RawFd) -> io::Result<(u32, u32)> {
     }
     let at = |i: i32| info[usize::try_from(i).unwrap_or(0)];
     Ok((at(libc::SK_MEMINFO_RMEM_ALLOC), at(libc::SK_MEMINFO_RCVBUF)))
-}
-
-/// Adds a `PACKET_ADD_MEMBERSHIP` of `kind` (e.g. `PACKET_MR_PROMISC`) on `ifindex`.
-#[allow(unsafe_code)] // setsockopt with a packet_mreq, which no safe crate wraps
-pub fn add_membership(fd: RawFd, ifindex: i32, kind: i32) -> io::Result<()> {
-    let mreq = libc::packet_mreq {
-        mr_ifindex: ifindex,
-        mr_type: kind as u16,
-        mr_alen: 0,
-        mr_address: [0; 8],
-    };
-    let len = std::mem::size_of::<libc::packet_mreq>() as libc::socklen_t;
-    // SAFETY: `mreq` is an initialised packet_mreq alive for the call; `len` is its size.
-    let rc = unsafe {
-        libc::setsockopt(
-            fd,
-            libc::SOL_PACKET,
-            libc::PACKET_ADD_MEMBERSHIP,
-            std::ptr::addr_of!(mreq).cast(),
-            len,
-        )
-    };
-    if rc == 0 {
-        Ok(())
-    } else {
-        Err(io::Error::last_os_error())
-    }
 }
 
 /// One received message as the kernel described it.

@@ -18,17 +18,45 @@
 
 use std::fmt;
 
-use nom::bytes::complete::take;
-use nom::number::complete::be_u16;
-use nom::sequence::tuple;
+use crate::fields::{check_out, Field, Fields};
+use crate::{Error, MacAddr};
 
-use super::parse::{check_out, fixed};
-use super::{Error, MacAddr};
+/// Where the header's fields lie: IEEE 802.3 3.1.1 for the untagged frame, IEEE 802.1Q 9.5 for
+/// the C-tag that a tagged frame carries after the source address.
+pub mod field {
+    use crate::{Field, Rest};
+
+    /// Destination address.
+    pub const DESTINATION: Field = 0..6;
+    /// Source address.
+    pub const SOURCE: Field = 6..12;
+    /// Length/Type: the EtherType of an untagged frame; 81-00 (the C-tag's TPID) in a tagged one.
+    pub const ETHERTYPE: Field = 12..14;
+    /// What follows the header of an untagged frame.
+    pub const PAYLOAD: Rest = 14..;
+    /// A tagged frame's C-tag: TPID and TCI.
+    pub const TAG: Field = 12..16;
+    /// The C-tag's Tag Protocol Identifier, 81-00.
+    pub const TPID: Field = 12..14;
+    /// The C-tag's Tag Control Information: PCP (bits 16-14), DEI (bit 13), VID (bits 12-1).
+    pub const TCI: Field = 14..16;
+    /// The EtherType after the C-tag.
+    pub const TAGGED_ETHERTYPE: Field = 16..18;
+    /// What follows the header of a tagged frame.
+    pub const TAGGED_PAYLOAD: Rest = 18..;
+
+    /// Where the PCP sits in the TCI.
+    pub const PCP_SHIFT: u32 = 13;
+    /// The DEI bit of the TCI.
+    pub const DEI_BIT: u16 = 0x1000;
+    /// The VID bits of the TCI.
+    pub const VID_MASK: u16 = 0x0fff;
+}
 
 /// Octets of an untagged Ethernet header.
-pub const ETHERNET_HEADER_LEN: usize = 14;
+pub const ETHERNET_HEADER_LEN: usize = field::PAYLOAD.start;
 /// Octets a C-tag adds.
-pub const VLAN_TAG_LEN: usize = 4;
+pub const VLAN_TAG_LEN: usize = field::TAGGED_PAYLOAD.start - field::PAYLOAD.start;
 /// Minimum frame length before the FCS; shorter frames are zero-padded on emit.
 pub const MIN_FRAME_LEN: usize = 60;
 
@@ -78,27 +106,32 @@ pub struct EthernetHeader {
 impl EthernetHeader {
     /// Parses the header and returns it with the payload that follows (padding included).
     pub fn parse(frame: &[u8]) -> Result<(Self, &[u8]), Error> {
-        let (rest, (dst, src, tpid)) = fixed(
-            "Ethernet header",
-            ETHERNET_HEADER_LEN,
-            frame,
-            tuple((take(6usize), take(6usize), be_u16)),
-        )?;
-        let dst = mac(dst);
-        let src = mac(src);
-        if EtherType(tpid) != EtherType::VLAN {
-            let header = EthernetHeader { dst, src, vlan: None, ethertype: EtherType(tpid) };
-            return Ok((header, rest));
+        let untagged = Fields::new(frame, || Error::Truncated {
+            what: "Ethernet header",
+            needed: ETHERNET_HEADER_LEN,
+            got: frame.len(),
+        });
+        let dst = MacAddr(untagged.array(field::DESTINATION)?);
+        let src = MacAddr(untagged.array(field::SOURCE)?);
+        let ethertype = EtherType(untagged.u16(field::ETHERTYPE)?);
+        if ethertype != EtherType::VLAN {
+            let header = EthernetHeader { dst, src, vlan: None, ethertype };
+            return Ok((header, untagged.rest(field::PAYLOAD)?));
         }
-        let (rest, (tci, ethertype)) =
-            fixed("802.1Q-tagged Ethernet header", VLAN_TAG_LEN, rest, tuple((be_u16, be_u16)))
-                .map_err(|_| Error::Truncated {
-                    what: "802.1Q-tagged Ethernet header",
-                    needed: ETHERNET_HEADER_LEN + VLAN_TAG_LEN,
-                    got: frame.len(),
-                })?;
-        let vlan = VlanTag { pcp: (tci >> 13) as u8, dei: tci & 0x1000 != 0, vid: tci & 0x0fff };
-        Ok((EthernetHeader { dst, src, vlan: Some(vlan), ethertype: EtherType(ethertype) }, rest))
+        let tagged = Fields::new(frame, || Error::Truncated {
+            what: "802.1Q-tagged Ethernet header",
+            needed: ETHERNET_HEADER_LEN + VLAN_TAG_LEN,
+            got: frame.len(),
+        });
+        let tci = tagged.u16(field::TCI)?;
+        let ethertype = EtherType(tagged.u16(field::TAGGED_ETHERTYPE)?);
+        let vlan = VlanTag {
+            pcp: (tci >> field::PCP_SHIFT) as u8,
+            dei: tci & field::DEI_BIT != 0,
+            vid: tci & field::VID_MASK,
+        };
+        let header = EthernetHeader { dst, src, vlan: Some(vlan), ethertype };
+        Ok((header, tagged.rest(field::TAGGED_PAYLOAD)?))
     }
 
     /// Octets this header takes on the wire.
@@ -110,19 +143,21 @@ impl EthernetHeader {
     pub fn emit(&self, buf: &mut [u8]) -> Result<usize, Error> {
         let len = self.buffer_len();
         check_out(buf, len)?;
-        buf[0..6].copy_from_slice(&self.dst.0);
-        buf[6..12].copy_from_slice(&self.src.0);
-        let mut at = 12;
+        buf[field::DESTINATION].copy_from_slice(&self.dst.0);
+        buf[field::SOURCE].copy_from_slice(&self.src.0);
+        let mut ethertype = field::ETHERTYPE;
         if let Some(tag) = self.vlan {
-            if tag.pcp > 7 || tag.vid > 0x0fff {
+            if tag.pcp > 7 || tag.vid > field::VID_MASK {
                 return Err(Error::VlanTagOutOfRange { pcp: tag.pcp, vid: tag.vid });
             }
-            let tci = (u16::from(tag.pcp) << 13) | (u16::from(tag.dei) << 12) | tag.vid;
-            buf[12..14].copy_from_slice(&EtherType::VLAN.0.to_be_bytes());
-            buf[14..16].copy_from_slice(&tci.to_be_bytes());
-            at = 16;
+            let tci = (u16::from(tag.pcp) << field::PCP_SHIFT)
+                | if tag.dei { field::DEI_BIT } else { 0 }
+                | tag.vid;
+            buf[field::TPID].copy_from_slice(&EtherType::VLAN.0.to_be_bytes());
+            buf[field::TCI].copy_from_slice(&tci.to_be_bytes());
+            ethertype = field::TAGGED_ETHERTYPE;
         }
-        buf[at..at + 2].copy_from_slice(&self.ethertype.0.to_be_bytes());
+        buf[ethertype].copy_from_slice(&self.ethertype.0.to_be_bytes());
         Ok(len)
     }
 
@@ -132,15 +167,10 @@ impl EthernetHeader {
     }
 }
 
-pub(crate) fn mac(octets: &[u8]) -> MacAddr {
-    let mut mac = [0u8; 6];
-    mac.copy_from_slice(&octets[..6]);
-    MacAddr(mac)
-}
-
 /// Emits a header followed by a body written by `body`, zero-padded to [`MIN_FRAME_LEN`].
-/// Returns the frame length.
-pub(crate) fn emit_frame(
+/// Returns the frame length. `body` is handed exactly `body_len` octets, so the fields of the
+/// format it writes count from the end of the header.
+pub fn emit_frame(
     header: &EthernetHeader,
     body_len: usize,
     buf: &mut [u8],
@@ -149,13 +179,15 @@ pub(crate) fn emit_frame(
     let len = frame_len(header, body_len);
     check_out(buf, len)?;
     let at = header.emit(buf)?;
-    body(&mut buf[at..at + body_len]);
-    buf[at + body_len..len].fill(0);
+    let payload: Field = at..at + body_len;
+    let padding: Field = payload.end..len;
+    body(&mut buf[payload]);
+    buf[padding].fill(0);
     Ok(len)
 }
 
 /// Length on the wire (before FCS) of a frame with this header and body, padding included.
-pub(crate) fn frame_len(header: &EthernetHeader, body_len: usize) -> usize {
+pub fn frame_len(header: &EthernetHeader, body_len: usize) -> usize {
     (header.buffer_len() + body_len).max(MIN_FRAME_LEN)
 }
 

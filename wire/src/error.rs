@@ -1,4 +1,4 @@
-use super::EtherType;
+use crate::EtherType;
 
 /// Why a frame could not be parsed or emitted. Each variant names the fault so that a discard
 /// counter and a log line can say exactly what was wrong.
