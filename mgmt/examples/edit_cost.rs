@@ -123,7 +123,7 @@ fn main() {
         let op = parse_request(msg.as_bytes()).expect("parses").operation;
         stages[0].1.push(t.elapsed().as_secs_f64() * 1e3);
         let config = op.child(NC, "config").expect("config");
-        let mut scope = mgmt::xml::Scope::new();
+        let mut scope = netconf_proto::xml::Scope::new();
         scope.enter(&op);
         let base = engine.datastores().snapshot(mgmt::datastore::DatastoreName::Candidate);
         let t = Instant::now();

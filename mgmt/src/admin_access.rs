@@ -18,7 +18,7 @@ use crate::edit::{self, ErrorOption, Op, YANG_NS};
 use crate::engine::{Engine, EngineError, RunningWrite, WriteGuard};
 use crate::error::{ErrorTag, ErrorType, RpcError};
 use crate::nacm::{Nacm, NACM_NS};
-use crate::xml::{self, Element, Scope, NETCONF_BASE_NS};
+use netconf_proto::xml::{self, Element, Scope, NETCONF_BASE_NS};
 
 /// The group and rule-list `--admin` restores; a name of its own, so that restoring never
 /// merges into rules an administrator wrote.

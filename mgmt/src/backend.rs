@@ -10,7 +10,7 @@
 
 use crate::data::Change;
 use crate::notify::Notifier;
-use crate::xml::Element;
+use netconf_proto::xml::Element;
 
 /// A refusal or failure reported by a backend; it reaches the client as an rpc-error
 /// (operation-failed, application) carrying this message.

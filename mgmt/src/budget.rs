@@ -14,7 +14,7 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use crate::config::Config;
-use crate::xml::ParseLimits;
+use netconf_proto::xml::ParseLimits;
 
 /// What a session may hold and parse of one request.
 #[derive(Debug, Clone)]
@@ -31,7 +31,7 @@ impl RequestLimits {
         RequestLimits {
             parse: ParseLimits {
                 max_elements: config.max_message_elements,
-                max_depth: config.max_message_depth.min(crate::xml::MAX_DEPTH),
+                max_depth: config.max_message_depth.min(netconf_proto::xml::MAX_DEPTH),
             },
             budget: Budget::new(config.request_memory, config.session_request_memory),
         }

@@ -4,8 +4,8 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use crate::hello::{BASE_1_0, BASE_1_1};
 use crate::schema::ModuleSpec;
+use netconf_proto::hello::{BASE_1_0, BASE_1_1};
 
 /// The IANA port for NETCONF over SSH (RFC 6242 §3).
 pub const NETCONF_SSH_PORT: u16 = 830;
@@ -77,7 +77,7 @@ pub struct Config {
     pub admin_user: Option<String>,
     /// Notifications kept for replay. Default 1024.
     pub replay_log: usize,
-    /// Replies indented, an element a line (`crate::xml::indent`), so that line diffs of
+    /// Replies indented, an element a line (`netconf_proto::xml::indent`), so that line diffs of
     /// configurations are readable; costs a second pass over each reply. Default off.
     pub indent_replies: bool,
     /// Configuration (top-level data nodes as XML) added to running at the first start. Default
@@ -99,7 +99,7 @@ impl Default for Config {
             auth_threads: 1,
             max_message_size: 64 * 1024 * 1024,
             max_message_elements: 1 << 19,
-            max_message_depth: crate::xml::MAX_DEPTH,
+            max_message_depth: netconf_proto::xml::MAX_DEPTH,
             request_memory: 256 * 1024 * 1024,
             session_request_memory: 1024 * 1024,
             max_filter_cost: 20_000_000,

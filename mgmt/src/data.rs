@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use crate::model::{Kind, Model, SNode};
 use crate::path_text;
-use crate::xml::{self, Element, Node, NETCONF_BASE_NS};
+use netconf_proto::xml::{self, Element, Node, NETCONF_BASE_NS};
 
 /// The identity of a data node among its siblings: namespace, name, and the key values of a
 /// list entry or the value of a leaf-list entry.

@@ -14,7 +14,7 @@ use std::sync::Arc;
 use crate::data::{key_of, DataPath, Key, Step};
 use crate::error::{ErrorInfo, ErrorTag, ErrorType, RpcError};
 use crate::model::{Kind, Model, SNode};
-use crate::xml::{Attribute, Element, Node, Scope, NETCONF_BASE_NS};
+use netconf_proto::xml::{Attribute, Element, Node, Scope, NETCONF_BASE_NS};
 
 /// The YANG namespace of the `insert`, `key` and `value` attributes.
 pub const YANG_NS: &str = "urn:ietf:params:xml:ns:yang:1";
@@ -952,7 +952,7 @@ mod tests {
     use crate::data::{data_text, parse_data};
     use crate::schema::test_support::{interfaces_schema as schema, IANA, IF};
     use crate::schema::Schema;
-    use crate::xml;
+    use netconf_proto::xml;
 
     fn config(body: &str) -> Element {
         let text = format!(

@@ -2,7 +2,7 @@
 
 use std::fmt::Write as _;
 
-use crate::xml::{escape_attr, escape_text, NETCONF_BASE_NS};
+use netconf_proto::xml::{escape_attr, escape_text, NETCONF_BASE_NS};
 
 /// The conceptual layer where an error occurred (`error-type`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -358,7 +358,7 @@ impl std::error::Error for RpcError {}
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::xml;
+    use netconf_proto::xml;
 
     #[test]
     fn constructors_use_types_allowed_by_appendix_a() {

@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 use crate::model::{Kind, Model, SNode};
-use crate::xml::{Element, Node, Scope};
+use netconf_proto::xml::{Element, Node, Scope};
 
 fn is_content_match(f: &Element) -> bool {
     !f.has_elements() && f.has_text()
@@ -305,7 +305,7 @@ mod tests {
     use super::*;
     use crate::data::{data_text, parse_data};
     use crate::schema::{ModuleSpec, Schema};
-    use crate::xml;
+    use netconf_proto::xml;
 
     const IF: &str = "urn:ietf:params:xml:ns:yang:ietf-interfaces";
 

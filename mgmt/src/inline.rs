@@ -41,7 +41,7 @@ use std::time::Duration;
 use crate::datastore::DatastoreName;
 use crate::dispatch::NMDA_NS;
 use crate::engine::{Engine, WriteGuard};
-use crate::xml::{Element, NETCONF_BASE_NS};
+use netconf_proto::xml::{Element, NETCONF_BASE_NS};
 
 /// The largest request message run inline, in bytes (about 20 interface entries).
 pub const MAX_MESSAGE: usize = 4 * 1024;

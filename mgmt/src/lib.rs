@@ -2,9 +2,9 @@
 //! knows nothing of PFC; the daemon plugs its component logic in through the
 //! [`backend::Backend`] trait. See `mgmt/README.md` for what is built and what is left.
 //!
-//! The layers, bottom up: [`framing`] (RFC 6242 message framing, pure), [`xml`] (a small
-//! namespace-aware tree), [`hello`] (capability exchange), [`rpc`] and [`error`] (requests,
-//! replies, rpc-errors), [`session`] (one session over any byte stream; [`inline`] says which
+//! The layers, bottom up: `netconf_proto` (a crate of its own, shared with the client:
+//! RFC 6242 message framing, the capability exchange, a small namespace-aware XML tree),
+//! [`rpc`] and [`error`] (requests, replies, rpc-errors), [`session`] (one session over any byte stream; [`inline`] says which
 //! requests it runs itself), [`sessions`] (the session table), the SSH transport in [`ssh`].
 //! Beside them: [`schema`] (YANG through libyang)
 //! and its pure-Rust index [`model`], data trees in [`data`], [`edit`] (edit-config) and
@@ -16,7 +16,6 @@
 mod admin_access;
 pub mod backend;
 pub mod budget;
-pub mod client;
 pub mod config;
 pub mod cross_refs;
 pub mod data;
@@ -28,9 +27,7 @@ pub mod engine;
 pub mod error;
 pub mod filter;
 mod filter_cost;
-pub mod framing;
 pub mod fuzzing;
-pub mod hello;
 pub mod inline;
 mod max_depth;
 pub mod model;
@@ -45,6 +42,5 @@ pub mod sessions;
 pub mod ssh;
 pub mod users;
 mod when;
-pub mod xml;
 pub mod xpath_cost;
 mod yang_errors;

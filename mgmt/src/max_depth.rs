@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use crate::data::{DataPath, Step};
 use crate::model::{Kind, Model, SNode};
-use crate::xml::{Element, Node};
+use netconf_proto::xml::{Element, Node};
 
 /// Which nodes the filter selected.
 pub(crate) enum Selection<'a> {

@@ -532,9 +532,10 @@ mod tests {
         let nacm =
             m.top("urn:ietf:params:xml:ns:yang:ietf-netconf-acm", "nacm").expect("nacm container");
         assert_eq!(nacm.nacm, NacmDefault::DenyAll);
-        let kill = m.rpc(crate::xml::NETCONF_BASE_NS, "kill-session").expect("kill-session");
+        let kill =
+            m.rpc(netconf_proto::xml::NETCONF_BASE_NS, "kill-session").expect("kill-session");
         assert_eq!(kill.nacm, NacmDefault::DenyAll);
-        assert!(m.rpc(crate::xml::NETCONF_BASE_NS, "get").is_some());
+        assert!(m.rpc(netconf_proto::xml::NETCONF_BASE_NS, "get").is_some());
     }
 }
 
@@ -546,7 +547,7 @@ mod anyxml_tests {
     use crate::datastore::{DatastoreName, Datastores};
     use crate::edit::{self, ErrorOption, Op};
     use crate::schema::Schema;
-    use crate::xml::{self, Scope};
+    use netconf_proto::xml::{self, Scope};
 
     /// anyxml nodes are indexed as opaque content (the vendored yang2 maps them to anydata;
     /// as published it panicked on them and the index lost the node and its later siblings),

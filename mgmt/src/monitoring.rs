@@ -6,11 +6,11 @@
 use std::net::SocketAddr;
 use std::time::SystemTime;
 
-use crate::hello::{BASE_1_0, BASE_1_1};
 use crate::notify::{format_time, Bus, NETMOD_NOTIFICATION_NS, STREAM};
 use crate::schema::Schema;
 use crate::sessions::{SessionCounters, SessionInfo};
-use crate::xml::Element;
+use netconf_proto::hello::{BASE_1_0, BASE_1_1};
+use netconf_proto::xml::Element;
 
 /// ietf-netconf-monitoring's namespace.
 pub const MONITORING_NS: &str = "urn:ietf:params:xml:ns:yang:ietf-netconf-monitoring";

@@ -9,7 +9,7 @@ use crate::data::{Change, ChangeOp, DataPath};
 use crate::error::{ErrorTag, ErrorType, RpcError};
 use crate::model::{Kind, Model, NacmDefault, SNode};
 use crate::path_text;
-use crate::xml::{Element, Node};
+use netconf_proto::xml::{Element, Node};
 
 /// The ietf-netconf-acm namespace.
 pub const NACM_NS: &str = "urn:ietf:params:xml:ns:yang:ietf-netconf-acm";
@@ -502,7 +502,7 @@ fn node_ref(e: &Element, s: &SNode) -> NodeRef {
 /// The `/nacm` configuration that makes `user` an administrator: group `admin` and a rule
 /// list permitting everything to it.
 pub fn admin_config(user: &str) -> String {
-    let user = crate::xml::escape_text(user);
+    let user = netconf_proto::xml::escape_text(user);
     format!(
         "<nacm xmlns=\"{NACM_NS}\"><groups><group><name>admin</name><user-name>{user}</user-name></group></groups>\
          <rule-list><name>admin</name><group>admin</group><rule><name>permit-all</name>\

@@ -16,8 +16,10 @@
 //! attributes and prefixed namespace declarations are kept in [`ReplyAttrs`].
 
 use crate::error::{ErrorInfo, ErrorTag, ErrorType, RpcError};
-use crate::framing::{Refusal, Refused};
-use crate::xml::{self, escape_attr, Element, Node, ParseLimits, XmlError, NETCONF_BASE_NS};
+use netconf_proto::framing::{Refusal, Refused};
+use netconf_proto::xml::{
+    self, escape_attr, Element, Node, ParseLimits, XmlError, NETCONF_BASE_NS,
+};
 
 /// The attributes to put on an `<rpc-reply>`, rendered (each with a leading space).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -129,7 +131,7 @@ pub fn refused(message: &Refused) -> (ReplyAttrs, RpcError) {
 
 /// The reply attributes of the `<rpc>` start tag at the start of `bytes`, if there is one.
 fn head_attrs(bytes: &[u8]) -> ReplyAttrs {
-    let head = &bytes[..bytes.len().min(crate::framing::REFUSED_HEAD)];
+    let head = &bytes[..bytes.len().min(netconf_proto::framing::REFUSED_HEAD)];
     xml::parse_root_tag(head)
         .filter(|root| root.is(NETCONF_BASE_NS, "rpc"))
         .map_or_else(ReplyAttrs::none, |root| ReplyAttrs::from_request(&root))

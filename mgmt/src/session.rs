@@ -15,12 +15,12 @@ use crate::delivery::deliverable;
 use crate::dispatch::{dispatch, Outcome, Subscription};
 use crate::engine::{EndReason, Engine, SessionCtx};
 use crate::error::{ErrorTag, ErrorType, RpcError};
-use crate::framing::{self, Decoder, Frame, Framing, FramingError, Refused};
-use crate::hello::{self, Hello, HelloError, Sender};
 use crate::inline::{self, Mode};
 use crate::notify::{format_time, Notification, NETMOD_NOTIFICATION_NS, NOTIFICATION_NS};
 use crate::rpc::{self, ReplyAttrs, ReplyBody};
 use crate::sessions::{SessionCounters, SessionHandle};
+use netconf_proto::framing::{self, Decoder, Frame, Framing, FramingError, Refused};
+use netconf_proto::hello::{self, Hello, HelloError, Sender};
 
 /// Limits and capabilities of a session.
 #[derive(Debug, Clone)]
@@ -33,7 +33,7 @@ pub struct SessionSettings {
     pub hello_timeout: Duration,
     /// How long a session may go without a complete message before it is closed.
     pub idle_timeout: Option<Duration>,
-    /// Whether replies are indented (`crate::xml::indent`).
+    /// Whether replies are indented (`netconf_proto::xml::indent`).
     pub indent_replies: bool,
     /// What one request may hold and parse, and the budget the sessions share.
     pub requests: RequestLimits,
@@ -269,7 +269,7 @@ where
 /// the message itself is let go (and uncharged) once parsed.
 fn parse_request(
     message: Vec<u8>,
-    limits: crate::xml::ParseLimits,
+    limits: netconf_proto::xml::ParseLimits,
     account: &Account,
 ) -> Result<rpc::Request, rpc::Rejected> {
     let parsed = rpc::parse_request_limited(&message, limits, &mut |n| account.grow(n).is_ok());
@@ -568,7 +568,7 @@ where
             SessionCounters::bump(&counters.out_rpc_errors);
         }
         let text = rpc::reply(&attrs, &body);
-        let text = if settings.indent_replies { crate::xml::indent(&text) } else { text };
+        let text = if settings.indent_replies { netconf_proto::xml::indent(&text) } else { text };
         if let Err(end) = conn.send(&text).await {
             return end;
         }

@@ -12,8 +12,8 @@ use crate::data::{self, DataPath, Step};
 use crate::datastore::{Datastores, Snapshot};
 use crate::model::{Kind, Model};
 use crate::schema::SchemaError;
-use crate::xml::{Element, Node};
 use crate::yang_errors::is_when_false;
+use netconf_proto::xml::{Element, Node};
 
 /// An edited configuration after the server's deletions.
 pub(crate) struct Resolved {

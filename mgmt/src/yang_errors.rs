@@ -11,7 +11,7 @@ use crate::error::{ErrorInfo, ErrorPath, ErrorTag, ErrorType, RpcError};
 use crate::model::{Kind, Model, SNode};
 use crate::path_text;
 use crate::schema::{Schema, SchemaError};
-use crate::xml::Element;
+use netconf_proto::xml::Element;
 
 /// The message libyang gives a node whose `when` is false (`LY_VCODE_NOWHEN`).
 pub(crate) fn is_when_false(message: &str) -> bool {

@@ -10,7 +10,7 @@ use common::fixture::*;
 use mgmt::backend::{Backend, BackendError, Origin, StateRequest, Transaction};
 use mgmt::data::ChangeOp;
 use mgmt::inline::Mode;
-use mgmt::xml::{Element, NETCONF_BASE_NS};
+use netconf_proto::xml::{Element, NETCONF_BASE_NS};
 
 /// Records what it is asked; refuses a label "refuse".
 struct Recorder {
@@ -336,7 +336,7 @@ async fn readers_are_not_blocked_by_a_slow_commit() {
     }
     *gate.open.lock().expect("gate") = true;
     gate.cv.notify_all();
-    let reply = mgmt::xml::parse(&writer.recv().await.expect("reply")).expect("xml");
+    let reply = netconf_proto::xml::parse(&writer.recv().await.expect("reply")).expect("xml");
     ok(&reply);
     assert!(get_config(&mut reader, "running", "").await.contains("slow"));
 }
@@ -396,8 +396,8 @@ async fn a_change_waiting_for_the_writer_does_not_stall_other_sessions() {
     assert!(!watchdog_opened.load(SeqCst), "the read waited for the changes behind the writer");
     assert!(!running.contains("slow"), "{running}");
     open_gate(false);
-    ok(&mgmt::xml::parse(&slow.recv().await.expect("reply")).expect("xml"));
-    ok(&mgmt::xml::parse(&waiting.recv().await.expect("reply")).expect("xml"));
+    ok(&netconf_proto::xml::parse(&slow.recv().await.expect("reply")).expect("xml"));
+    ok(&netconf_proto::xml::parse(&waiting.recv().await.expect("reply")).expect("xml"));
     assert!(get_config(&mut reader, "candidate", "").await.contains("w0"));
     drop(watchdog);
 }

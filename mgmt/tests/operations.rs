@@ -8,11 +8,11 @@ use std::time::Duration;
 
 use common::fixture::*;
 use common::{both_bases, caps, WAIT};
-use mgmt::hello::BASE_1_0;
 use mgmt::inline::Mode;
 use mgmt::session::SessionEnd;
 use mgmt::sessions::Registry;
-use mgmt::xml::{Element, NETCONF_BASE_NS};
+use netconf_proto::hello::BASE_1_0;
+use netconf_proto::xml::{Element, NETCONF_BASE_NS};
 
 #[tokio::test]
 async fn hello_advertises_the_capabilities() {
@@ -581,7 +581,7 @@ async fn subtree_and_xpath_filters() {
     );
     assert!(!t.contains("eth1") && !t.contains("<type"), "{t}");
     c.send(&format!("<rpc message-id=\"x\" xmlns=\"{NETCONF_BASE_NS}\" xmlns:t=\"{MT}\"><get-config><source><running/></source><filter type=\"xpath\" select=\"/t:settings\"/></get-config></rpc>")).await;
-    let r = mgmt::xml::parse(&c.recv().await.expect("reply")).expect("xml");
+    let r = netconf_proto::xml::parse(&c.recv().await.expect("reply")).expect("xml");
     assert!(data(&r).contains("<label>L</label>"), "{}", r.to_xml());
     // Bad XPath: an undeclared prefix, a syntax error, a missing select.
     expect_err(&c.rpc("3", "<get-config><source><running/></source><filter type=\"xpath\" select=\"/nope:x\"/></get-config>").await, "invalid-value", "protocol");
@@ -1148,7 +1148,7 @@ async fn nmda_get_data_and_edit_data() {
     let out = |r: &Element| {
         let d = r.child(nmda, "data").unwrap_or_else(|| panic!("{}", r.to_xml()));
         let mut s = String::new();
-        mgmt::xml::write_children(d, &mut s, Some(nmda));
+        netconf_proto::xml::write_children(d, &mut s, Some(nmda));
         s
     };
     let t = out(&c.rpc("3", &get_data("running", "")).await);
@@ -1226,7 +1226,7 @@ async fn a_large_edit_does_not_stall_other_sessions() {
     let running = get_config(&mut reader, "running", "").await;
     assert!(!running.contains("e0"), "{running}");
     assert!(fx.engine.writer_busy(), "the read was answered while the large edit ran");
-    ok(&mgmt::xml::parse(&big.recv().await.expect("reply")).expect("xml"));
+    ok(&netconf_proto::xml::parse(&big.recv().await.expect("reply")).expect("xml"));
 }
 
 /// Which requests are light enough to run on the session's task (`mgmt::inline`).

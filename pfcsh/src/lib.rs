@@ -1,6 +1,6 @@
 //! pfcsh, the operator's shell for pfcd: operational commands (`show …`, `clear counters`,
 //! `request headroom measure`, `monitor`) and a configuration mode on the candidate
-//! (`set`, `delete`, `show | compare`, `commit`), over NETCONF with `mgmt::client`.
+//! (`set`, `delete`, `show | compare`, `commit`), over NETCONF with the `netconf-client` crate.
 //!
 //! Paths, types and help texts come from the YANG modules the server reports (ietf-yang-library
 //! and `<get-schema>`, cached per module@revision), so pfcsh knows no leaf by heart: a leaf the

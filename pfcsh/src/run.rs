@@ -7,7 +7,7 @@ use std::io::{BufRead as _, IsTerminal as _};
 use std::process::ExitCode;
 
 use clap::Parser as _;
-use mgmt::client::Client;
+use netconf_client::Client;
 use yang2::context::Context;
 
 use crate::cli::Args;

@@ -4,7 +4,7 @@
 
 use std::io::Write as _;
 
-use mgmt::client::{Client, Datastore};
+use netconf_client::{Client, Datastore};
 use serde_json::Value;
 use yang2::context::Context;
 
@@ -46,7 +46,7 @@ pub struct Session {
     config_cache: Option<Value>,
 }
 
-fn err(what: &str) -> impl Fn(mgmt::client::Error) -> String + '_ {
+fn err(what: &str) -> impl Fn(netconf_client::Error) -> String + '_ {
     move |e| sentence(what, &e)
 }
 
@@ -309,7 +309,7 @@ impl Session {
 }
 
 /// A refused commit as one line, saying the candidate is kept.
-fn refused(what: &str, e: &mgmt::client::Error) -> String {
+fn refused(what: &str, e: &netconf_client::Error) -> String {
     format!(
         "{}; the candidate keeps your changes (fix them with set/delete, or discard)",
         sentence(what, e)

@@ -4,7 +4,7 @@
 //! change them. An interface with a Bridge Port that names no port of pfcd is refused.
 
 use mgmt::backend::BackendError;
-use mgmt::xml::Element;
+use netconf_proto::xml::Element;
 
 use super::xml::{child_text, interface_path, leaf};
 use super::{DOT1Q_NS, IANA_IF_NS, IF_NS, PFC_BRIDGE_NS, PFC_NS};

@@ -10,7 +10,7 @@ use lldp::agent::{AdminStatus, AgentConfig, RemoteStatistics};
 use lldp::neighbours::RemoteSystem;
 use lldp::wire::{ChassisId, PfcConfig, PfcFormat, PortId, SystemCapabilities, NEAREST_BRIDGE};
 use mgmt::backend::BackendError;
-use mgmt::xml::Element;
+use netconf_proto::xml::Element;
 
 use super::xml::{child_text, child_u64, leaf, pfc_enable_bits, pfc_enable_mask};
 use crate::ports::{DcbxIntent, LldpView, PortIntent, PortSnapshot};

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use dataplane::headroom::allowance::Allowance;
 use mgmt::notify::Notifier;
-use mgmt::xml::Element;
+use netconf_proto::xml::Element;
 use tracing::warn;
 
 use super::lldp::{counter32, misconfiguration_name, remote_totals, LLDP_NS, PFC_TLV_NS};

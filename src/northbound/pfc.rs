@@ -8,7 +8,7 @@ use dataplane::headroom::allowance::{AllowanceSource, Clamp, Method};
 use dataplane::headroom::{Breakdown, BufferConfig, BufferPlan, Item};
 use mgmt::backend::{Backend, BackendError, Origin, StateRequest, Transaction};
 use mgmt::notify::Notifier;
-use mgmt::xml::Element;
+use netconf_proto::xml::Element;
 use tracing::{info, warn};
 
 use super::interfaces::{bridge_ports, bridge_state, check_port_exists};

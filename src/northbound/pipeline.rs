@@ -6,7 +6,7 @@
 use dataplane::pipeline::{FsmState, PauseMode, PipelineConfig};
 use dataplane::time::Picos;
 use mgmt::backend::BackendError;
-use mgmt::xml::Element;
+use netconf_proto::xml::Element;
 
 use super::xml::{child_text, child_u64, leaf};
 use crate::ports::set::PortSet;

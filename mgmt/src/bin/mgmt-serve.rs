@@ -218,8 +218,12 @@ fn run(args: Vec<String>) -> Result<(), Box<dyn std::error::Error>> {
             "--max-elements" => config.max_message_elements = count("--max-elements", &mut args)?,
             "--max-depth" => {
                 let depth = count("--max-depth", &mut args)?;
-                if depth > mgmt::xml::MAX_DEPTH {
-                    return Err(format!("--max-depth is at most {}", mgmt::xml::MAX_DEPTH).into());
+                if depth > netconf_proto::xml::MAX_DEPTH {
+                    return Err(format!(
+                        "--max-depth is at most {}",
+                        netconf_proto::xml::MAX_DEPTH
+                    )
+                    .into());
                 }
                 config.max_message_depth = depth;
             }

@@ -17,7 +17,7 @@
 //! they always did; debug builds check that both parses give the same tree.
 
 use crate::model::{JsonValue, Kind, Model, SNode};
-use crate::xml::{Element, Node};
+use netconf_proto::xml::{Element, Node};
 
 /// The JSON text of a normalized configuration tree (its root holding the top-level nodes),
 /// or `None` when only its XML text says exactly what it is.

@@ -24,7 +24,7 @@ use super::explicit::{self, prints_as_canonical};
 use crate::data::{self, key_of, snode_of, DataPath, Key, Step};
 use crate::model::{Kind, Model, SNode};
 use crate::schema::{Schema, SchemaError};
-use crate::xml::{Element, Node};
+use netconf_proto::xml::{Element, Node};
 
 type Tree<'a> = DataTree<'a>;
 
@@ -471,7 +471,7 @@ mod tests {
     use crate::datastore::{DatastoreName, Datastores};
     use crate::edit::{self, ErrorOption, Op};
     use crate::schema::{ModuleSpec, Schema};
-    use crate::xml::{self, Scope};
+    use netconf_proto::xml::{self, Scope};
 
     const NC: &str = "urn:ietf:params:xml:ns:netconf:base:1.0";
     const IF: &str = "urn:ietf:params:xml:ns:yang:ietf-interfaces";

@@ -21,9 +21,9 @@ pub use store::{DatastoreName, Store, StoreError};
 
 use crate::data;
 use crate::schema::{Schema, SchemaError};
-use crate::xml::Element;
 use crate::yang_errors;
 use live::{LiveSlot, LiveTree};
+use netconf_proto::xml::Element;
 
 /// The key of the running configuration saved before a confirmed commit that is not yet
 /// confirmed: present at start means the server stopped before the confirmation, and running
@@ -586,7 +586,8 @@ mod tests {
         let mut changed = canonical.root.clone();
         let iface = changed.elements_mut().next().and_then(|i| i.elements_mut().next());
         let description = iface.and_then(|i| i.elements_mut().find(|e| e.name == "description"));
-        description.expect("description").children = vec![crate::xml::Node::Text("uplink".into())];
+        description.expect("description").children =
+            vec![netconf_proto::xml::Node::Text("uplink".into())];
         cases.push(changed);
         // A leaf added after the others: not in schema order.
         let mut added = canonical.root.clone();

@@ -12,7 +12,7 @@ use crate::engine::{schema_error, Engine, SessionCtx};
 use crate::error::{ErrorTag, ErrorType, RpcError};
 use crate::inline::Mode;
 use crate::rpc::ReplyBody;
-use crate::xml::{Element, NETCONF_BASE_NS};
+use netconf_proto::xml::{Element, NETCONF_BASE_NS};
 
 pub(super) fn validate(engine: &Engine, op: &Element) -> OpResult {
     check_params(op, &[(NETCONF_BASE_NS, "source")]).map_err(one)?;

@@ -16,7 +16,7 @@ use crate::error::{ErrorTag, ErrorType, RpcError};
 use crate::inline::Mode;
 use crate::rpc::ReplyBody;
 use crate::when;
-use crate::xml::{Element, Scope, NETCONF_BASE_NS};
+use netconf_proto::xml::{Element, Scope, NETCONF_BASE_NS};
 
 /// `test-option`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

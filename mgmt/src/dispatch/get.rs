@@ -13,7 +13,7 @@ use crate::inline::Mode;
 use crate::monitoring::{self, MONITORING_NS, YANG_LIBRARY_NS};
 use crate::nacm::NACM_NS;
 use crate::notify::NETMOD_NOTIFICATION_NS;
-use crate::xml::{Element, Node, NETCONF_BASE_NS};
+use netconf_proto::xml::{Element, Node, NETCONF_BASE_NS};
 
 pub(super) fn get_config(
     engine: &Engine,

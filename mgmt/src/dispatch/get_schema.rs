@@ -6,7 +6,7 @@ use crate::engine::Engine;
 use crate::error::{ErrorTag, ErrorType, RpcError};
 use crate::monitoring::MONITORING_NS;
 use crate::rpc::ReplyBody;
-use crate::xml::{escape_text, Element};
+use netconf_proto::xml::{escape_text, Element};
 
 pub(super) fn get_schema(engine: &Engine, op: &Element) -> OpResult {
     check_params(

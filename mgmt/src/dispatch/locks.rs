@@ -9,7 +9,7 @@ use crate::engine::{Engine, SessionCtx};
 use crate::error::RpcError;
 use crate::inline::Mode;
 use crate::rpc::ReplyBody;
-use crate::xml::{Element, NETCONF_BASE_NS};
+use netconf_proto::xml::{Element, NETCONF_BASE_NS};
 
 pub(super) fn lock_target(op: &Element) -> Result<DatastoreName, RpcError> {
     check_params(op, &[(NETCONF_BASE_NS, "target")])?;

@@ -35,7 +35,7 @@ use crate::inline::Mode;
 use crate::monitoring::MONITORING_NS;
 use crate::notify::NOTIFICATION_NS;
 use crate::rpc::ReplyBody;
-use crate::xml::{Element, NETCONF_BASE_NS};
+use netconf_proto::xml::{Element, NETCONF_BASE_NS};
 
 use backend_rpc::backend_rpc;
 use commit::{cancel_commit, commit, discard_changes, validate};

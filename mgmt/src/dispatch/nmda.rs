@@ -19,7 +19,7 @@ use crate::max_depth::{self, Selection};
 use crate::monitoring;
 use crate::rpc::ReplyBody;
 use crate::schema::WithDefaults;
-use crate::xml::{Element, Node, Scope};
+use netconf_proto::xml::{Element, Node, Scope};
 
 /// The ietf-netconf-nmda namespace.
 pub const NMDA_NS: &str = "urn:ietf:params:xml:ns:yang:ietf-netconf-nmda";

@@ -17,7 +17,7 @@ use crate::filter;
 use crate::filter_cost;
 use crate::notify::{self, Notification, NOTIFICATION_NS, STREAM};
 use crate::rpc::ReplyBody;
-use crate::xml::{Element, NETCONF_BASE_NS};
+use netconf_proto::xml::{Element, NETCONF_BASE_NS};
 
 /// A notification filter of a subscription.
 #[derive(Debug, Clone)]

@@ -4,7 +4,7 @@
 use crate::datastore::DatastoreName;
 use crate::error::{ErrorInfo, ErrorTag, ErrorType, RpcError};
 use crate::schema::WithDefaults;
-use crate::xml::{Element, NETCONF_BASE_NS};
+use netconf_proto::xml::{Element, NETCONF_BASE_NS};
 
 /// The ietf-netconf-with-defaults namespace (the `with-defaults` parameter).
 pub const WITH_DEFAULTS_NS: &str = "urn:ietf:params:xml:ns:yang:ietf-netconf-with-defaults";

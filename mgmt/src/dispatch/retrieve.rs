@@ -12,7 +12,7 @@ use crate::inline::Mode;
 use crate::nacm::UserAcl;
 use crate::rpc::ReplyBody;
 use crate::schema::{WithDefaults, WD_ATTR_NS};
-use crate::xml::{Element, Scope, NETCONF_BASE_NS};
+use netconf_proto::xml::{Element, Scope, NETCONF_BASE_NS};
 
 /// A retrieval filter.
 pub(super) enum Filter {
@@ -142,7 +142,7 @@ pub(super) fn retrieve(
     Ok(data_reply(&data_text(&tree)))
 }
 
-pub(super) fn xml_to_schema(e: crate::xml::XmlError) -> crate::schema::SchemaError {
+pub(super) fn xml_to_schema(e: netconf_proto::xml::XmlError) -> crate::schema::SchemaError {
     crate::schema::SchemaError::Invalid {
         message: e.to_string(),
         path: None,

@@ -12,7 +12,7 @@ use crate::datastore::{Snapshot, CONFIRMED_BACKUP};
 use crate::error::{ErrorInfo, ErrorTag, ErrorType, RpcError};
 use crate::inline::Mode;
 use crate::notify::NC_NOTIFICATIONS_NS;
-use crate::xml::Element;
+use netconf_proto::xml::Element;
 
 #[derive(Debug, Clone)]
 pub(crate) struct Confirmed {

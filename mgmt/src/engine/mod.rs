@@ -39,7 +39,7 @@ use crate::nacm::{Nacm, UserAcl};
 use crate::notify::{Bus, Notifier};
 use crate::schema::Schema;
 use crate::sessions::Registry;
-use crate::xml::Element;
+use netconf_proto::xml::Element;
 
 pub use crate::yang_errors::schema_error;
 pub(crate) use confirmed_commit::Confirmed;

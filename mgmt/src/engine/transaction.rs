@@ -12,7 +12,7 @@ use crate::datastore::{DatastoreError, DatastoreName, Snapshot};
 use crate::error::{ErrorTag, ErrorType, RpcError};
 use crate::nacm;
 use crate::notify::NC_NOTIFICATIONS_NS;
-use crate::xml::Element;
+use netconf_proto::xml::Element;
 
 pub(super) fn store_error(e: &DatastoreError) -> RpcError {
     RpcError::new(ErrorTag::OperationFailed, ErrorType::Application)

@@ -10,9 +10,9 @@ use std::sync::{Arc, LazyLock};
 use std::time::Duration;
 
 use argon2::{Algorithm, Argon2, Params, PasswordHasher, Version};
-use mgmt::framing::{self, Decoder, Framing};
-use mgmt::hello::{self, Hello, Sender, BASE_1_0, BASE_1_1};
-use mgmt::xml::{self, Element, NETCONF_BASE_NS};
+use netconf_proto::framing::{self, Decoder, Framing};
+use netconf_proto::hello::{self, Hello, Sender, BASE_1_0, BASE_1_1};
+use netconf_proto::xml::{self, Element, NETCONF_BASE_NS};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 
 /// The test modules' directory (`tests/yang`).

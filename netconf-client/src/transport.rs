@@ -1,14 +1,16 @@
 //! The SSH side of the client: TCP connect, libssh2 handshake, authentication, the `netconf`
-//! subsystem (RFC 6242 §3), and framed message I/O over the channel with the server's pure
-//! [`crate::framing`] decoder and encoder (the same code both ends, tested once).
+//! subsystem (RFC 6242 §3), and framed message I/O over the channel with the pure
+//! [`netconf_proto::framing`] decoder and encoder the server uses too (the same code both
+//! ends, tested once).
 
 use std::io::{Read as _, Write as _};
 use std::net::{TcpStream, ToSocketAddrs};
 use std::path::PathBuf;
 use std::time::Duration;
 
-use super::error::{Error, Result};
-use crate::framing::{self, Decoder, Framing};
+use netconf_proto::framing::{self, Decoder, Framing};
+
+use crate::error::{Error, Result};
 
 /// How the client proves who it is.
 #[derive(Debug, Clone)]

@@ -7,9 +7,10 @@ use std::time::Duration;
 
 use thiserror::Error;
 
-use super::reply::Reply;
-use crate::framing::FramingError;
-use crate::hello::HelloError;
+use netconf_proto::framing::FramingError;
+use netconf_proto::hello::HelloError;
+
+use crate::reply::Reply;
 
 /// What went wrong.
 #[derive(Debug, Error)]
@@ -100,3 +101,14 @@ impl Error {
 
 /// The client's result type.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+impl Reply {
+    /// `Ok(self)` unless the reply carries an rpc-error of severity `error`.
+    pub fn into_result(self) -> Result<Reply> {
+        if self.has_errors() {
+            Err(Error::Rpc(Box::new(self)))
+        } else {
+            Ok(self)
+        }
+    }
+}

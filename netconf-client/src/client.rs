@@ -1,43 +1,15 @@
-//! A small blocking NETCONF client over SSH (RFC 6241 over RFC 6242), on libssh2 through the
-//! `ssh2` crate.
-//!
-//! It exists for the CLI and for `nc-load`, the benchmark that drives this server and others
-//! (netconfd behind OpenSSH) with the same workload. It is deliberately a second SSH
-//! implementation (libssh2, C) next to the server's (russh): a client sharing the server's SSH
-//! code would not notice that code's mistakes. The NETCONF layer reuses the server's pure
-//! [`crate::framing`] and [`crate::hello`] modules.
-//!
-//! ```no_run
-//! use mgmt::client::{Auth, Client, ConnectOptions, Datastore};
-//! let opts = ConnectOptions::new("127.0.0.1", 830, "alice", Auth::Password("secret".into()));
-//! let mut c = Client::connect(&opts)?;
-//! let reply = c.get_config(Datastore::Running, None)?;
-//! println!("{}", reply.data().unwrap_or_default());
-//! c.close_session()?;
-//! # Ok::<(), mgmt::client::Error>(())
-//! ```
-//!
-//! Files: `transport.rs` (SSH, subsystem, framed I/O), `reply.rs` (`<rpc-reply>` and
-//! `<rpc-error>` parsing), `ops.rs` (the operation helpers), `error.rs`, and `load/` (the
-//! nc-load workload).
-
-mod error;
-pub mod load;
-mod ops;
-mod reply;
-mod transport;
+//! One NETCONF session: the hello exchange, `<rpc>` and its reply, notifications, closing.
 
 use std::time::Duration;
 
-pub use error::{Error, Result};
-pub use ops::{Datastore, DefaultOperation};
-pub use reply::{parse_message, Incoming, Reply, RpcError, NOTIFICATION_NS};
-pub use transport::{Auth, ConnectOptions};
+use netconf_proto::framing::Framing;
+use netconf_proto::hello::{self, Sender, BASE_1_0, BASE_1_1};
+use netconf_proto::xml::NETCONF_BASE_NS;
 
-use crate::framing::Framing;
-use crate::hello::{self, Sender, BASE_1_0, BASE_1_1};
-use crate::xml::NETCONF_BASE_NS;
-use transport::Transport;
+use crate::error::{Error, Result};
+use crate::parse::{parse_message, Incoming};
+use crate::reply::{Reply, NOTIFICATION_NS};
+use crate::transport::{ConnectOptions, Transport};
 
 /// One NETCONF session.
 pub struct Client {
@@ -124,7 +96,7 @@ impl Client {
         };
         let text = String::from_utf8(bytes)
             .map_err(|_| Error::Protocol("a message that is not UTF-8".into()))?;
-        match reply::parse_message(text)? {
+        match parse_message(text)? {
             Incoming::Notification(n) => Ok(Some(n)),
             Incoming::Reply(r) => {
                 Err(Error::Protocol(format!("a reply while no rpc was sent: {}", r.raw())))
@@ -152,7 +124,7 @@ impl Client {
             let bytes = self.transport.recv()?;
             let text = String::from_utf8(bytes)
                 .map_err(|_| Error::Protocol("a message that is not UTF-8".into()))?;
-            let reply = match reply::parse_message(text)? {
+            let reply = match parse_message(text)? {
                 Incoming::Notification(_) => continue,
                 Incoming::Reply(r) => r,
             };

@@ -1,12 +1,12 @@
-//! nc-load: the netconfd baseline's NETCONF workload (bench.py) on mgmt's blocking client, for
-//! any server reachable over SSH. See `--help` and `mgmt::client::load`.
+//! nc-load: the netconfd baseline's NETCONF workload (bench.py) on netconf-client's blocking
+//! client, for any server reachable over SSH. See `--help` and `netconf_load`.
 
 use std::io::Write as _;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use mgmt::client::load::{self, Settings};
-use mgmt::client::{Auth, ConnectOptions};
+use netconf_client::{Auth, ConnectOptions};
+use netconf_load::Settings;
 
 const HELP: &str = "\
 nc-load: NETCONF load generator (the workload of bench/netconfd-baseline/bench.py)
@@ -169,7 +169,7 @@ fn main() -> std::process::ExitCode {
         s.server_pids,
         s.ssh_pids,
     );
-    let rows = load::run(s, &mut out);
+    let rows = netconf_load::run(s, &mut out);
 
     let _ = writeln!(out, "\n=== SUMMARY {} (ms; p50 median, p99 nearest rank) ===", cli.label);
     for r in &rows {

@@ -9,8 +9,8 @@ use quick_xml::events::{BytesStart, Event};
 use quick_xml::name::{QName, ResolveResult};
 use quick_xml::NsReader;
 
-use super::parse::{attach, finish, other_event, unmatched_end};
-use super::{Attribute, Element, XmlError, MAX_DEPTH};
+use super::parse::{attach, finish, other_event, unmatched_end, XmlError, MAX_DEPTH};
+use super::tree::{Attribute, Element};
 
 /// Parses one XML document into its root element.
 pub(super) fn parse(bytes: &[u8]) -> Result<Element, XmlError> {
@@ -193,7 +193,7 @@ mod tests {
         /// refuses the same documents.
         #[test]
         fn same_trees_as_the_namespace_reader(doc in document()) {
-            let ours = super::super::parse(doc.as_bytes());
+            let ours = super::super::parse::parse(doc.as_bytes());
             let reference = super::parse(doc.as_bytes());
             match (&ours, &reference) {
                 (Ok(a), Ok(b)) => prop_assert_eq!(a, b, "{}", doc),

@@ -1,7 +1,7 @@
-//! Indented replies (`Config::indent_replies`): the same XML with each element on a line of its
-//! own, so that a line diff of two configurations (`ansible-playbook --diff`, `diff`) shows the
-//! nodes that changed rather than one changed line. Text is never touched: a leaf's value,
-//! spaces included, stays between its tags, and the replies this server writes carry no
+//! Indented replies (mgmt's `Config::indent_replies`): the same XML with each element on a line
+//! of its own, so that a line diff of two configurations (`ansible-playbook --diff`, `diff`)
+//! shows the nodes that changed rather than one changed line. Text is never touched: a leaf's
+//! value, spaces included, stays between its tags, and the replies mgmt writes carry no
 //! whitespace between elements to begin with.
 
 use quick_xml::events::Event;

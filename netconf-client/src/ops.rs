@@ -2,10 +2,11 @@
 //! turns an rpc-error into [`Error::Rpc`] so callers can use `?`; [`Client::rpc`] remains for
 //! anything else.
 
-use super::error::{Error, Result};
-use super::reply::Reply;
-use super::Client;
-use crate::xml::NETCONF_BASE_NS;
+use netconf_proto::xml::NETCONF_BASE_NS;
+
+use crate::client::Client;
+use crate::error::{Error, Result};
+use crate::reply::Reply;
 
 /// A configuration datastore (RFC 6241 §5.1).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -4,7 +4,7 @@
 use std::fmt::Write as _;
 use std::time::Duration;
 
-use super::cpu::CpuSample;
+use crate::cpu::CpuSample;
 
 /// Latency summary in milliseconds.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]

@@ -19,16 +19,17 @@ use quick_xml::events::Event;
 use quick_xml::name::ResolveResult;
 use quick_xml::NsReader;
 
-use super::cpu::{CpuMeter, CpuSample};
-use super::stats::{Cpu, Row, Stats, Throughput};
-use super::Settings;
-use crate::client::{Client, Datastore, Error, Result};
+use netconf_client::{Client, Datastore, Error, Result};
+
+use crate::cpu::{CpuMeter, CpuSample};
+use crate::settings::Settings;
+use crate::stats::{Cpu, Row, Stats, Throughput};
 
 /// The ietf-interfaces namespace.
 pub const IF_NS: &str = "urn:ietf:params:xml:ns:yang:ietf-interfaces";
 /// The iana-if-type namespace (the `type` leaf's identities).
 pub const IANA_NS: &str = "urn:ietf:params:xml:ns:yang:iana-if-type";
-const NC_NS: &str = crate::xml::NETCONF_BASE_NS;
+const NC_NS: &str = netconf_proto::xml::NETCONF_BASE_NS;
 
 /// One interface entry, exactly bench.py's `iface()`.
 pub fn iface(name: &str, description: &str) -> String {

@@ -7,8 +7,8 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use mgmt::client::load::Stats;
-use mgmt::client::{Auth, Client, ConnectOptions};
+use netconf_client::{Auth, Client, ConnectOptions};
+use netconf_load::Stats;
 use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
 
 const HELP: &str = "\

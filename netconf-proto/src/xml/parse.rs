@@ -4,7 +4,7 @@
 //! (once for its declarations, once more for ours) and copies each declaration into a buffer
 //! of its own, which cost about a fifth of parsing a large edit. Here each tag's attributes are
 //! read once and the declarations in scope are a stack of (prefix, URI) pairs whose URIs are
-//! shared with the elements. The rules are quick-xml's (`xml.rs` keeps its reader as a test
+//! shared with the elements. The rules are quick-xml's (`reference.rs` keeps its reader as a test
 //! reference, and a property test compares the two): `xml` is bound to the XML namespace and
 //! may only be declared as that, `xmlns` may not be declared, no other prefix may be bound to
 //! either namespace, `xmlns:p=""` unbinds `p`, `xmlns=""` leaves elements in no namespace,
@@ -20,7 +20,9 @@ use quick_xml::events::{BytesStart, Event};
 use quick_xml::name::{NamespaceError, PrefixDeclaration, QName};
 use quick_xml::Reader;
 
-use super::{Attribute, Element, Node, ParseLimits, XmlError};
+use thiserror::Error;
+
+use super::tree::{Attribute, Element, Node};
 
 /// The namespace the prefix `xml` is bound to in every document.
 const XML_NS: &str = "http://www.w3.org/XML/1998/namespace";
@@ -33,9 +35,79 @@ const MAX_BINDINGS: usize = 128;
 /// quadratic (beyond these, each declaration keeps its own copy, which its text paid for).
 const MAX_SHARED_URIS: usize = 32;
 
-/// Parses one XML document into its root element, within `limits`, charging `charge` for
-/// what it builds (see `xml::parse_limited`).
-pub(super) fn parse(
+/// How deep elements may nest before a document is refused (keeps recursion bounded): the
+/// most any parse allows, and [`ParseLimits`] may allow less.
+pub const MAX_DEPTH: usize = 512;
+
+/// What parsing one client message may build (DECISIONS.md, "A memory budget for requests").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ParseLimits {
+    /// Most elements.
+    pub max_elements: usize,
+    /// Deepest nesting, at most [`MAX_DEPTH`].
+    pub max_depth: usize,
+}
+
+impl ParseLimits {
+    /// No limit but [`MAX_DEPTH`]: for text the server wrote itself.
+    pub const TRUSTED: ParseLimits = ParseLimits { max_elements: usize::MAX, max_depth: MAX_DEPTH };
+}
+
+/// Why a message is not acceptable XML.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum XmlError {
+    /// The message is not valid UTF-8.
+    #[error("the message is not valid UTF-8")]
+    NotUtf8,
+    /// The parser rejected the document (the text says where and why).
+    #[error("not well-formed XML at byte {position}: {reason}")]
+    Syntax {
+        /// Byte offset in the message.
+        position: u64,
+        /// The parser's explanation.
+        reason: String,
+    },
+    /// No root element.
+    #[error("the message holds no XML element")]
+    NoRoot,
+    /// A second top-level element or non-blank text outside the root element.
+    #[error("content after the root element")]
+    TrailingContent,
+    /// A prefix with no namespace declaration in scope.
+    #[error("the prefix of '{0}' is not bound to a namespace")]
+    UnboundPrefix(String),
+    /// A document type declaration (refused: no DTDs, no entity expansion).
+    #[error("document type declarations are not allowed")]
+    DocType,
+    /// An entity reference other than the five predefined ones or a character reference.
+    #[error("unknown entity reference '&{0};'")]
+    UnknownEntity(String),
+    /// Elements nested deeper than the limit.
+    #[error("elements nested more than {limit} deep")]
+    TooDeep {
+        /// The deepest nesting allowed.
+        limit: usize,
+    },
+    /// More elements than the limit.
+    #[error("more than {limit} elements")]
+    TooManyElements {
+        /// The most elements allowed.
+        limit: usize,
+    },
+    /// The memory budget refused what the parse would build.
+    #[error("the server's memory budget for requests cannot hold the parsed message")]
+    OverBudget,
+}
+
+/// Parses one XML document into its root element.
+pub fn parse(bytes: &[u8]) -> Result<Element, XmlError> {
+    parse_limited(bytes, ParseLimits::TRUSTED, &mut |_| true)
+}
+
+/// Parses one XML document within `limits`, telling `charge` as it goes how many more bytes
+/// the tree built so far holds (an estimate; in steps of at most 64 KiB); a `false` from it
+/// ends the parse with [`XmlError::OverBudget`].
+pub fn parse_limited(
     bytes: &[u8],
     limits: ParseLimits,
     charge: &mut dyn FnMut(usize) -> bool,
@@ -88,8 +160,10 @@ pub(super) fn parse(
     finish(&stack, root, reader.buffer_position())
 }
 
-/// The first start tag of `bytes`, as an element without children, if it is well-formed.
-pub(super) fn root_tag(bytes: &[u8]) -> Option<Element> {
+/// The root element's start tag alone (name, namespace, attributes; no children), if
+/// `bytes` begin with a well-formed one: what a reply to a message that cannot be parsed
+/// whole echoes.
+pub fn parse_root_tag(bytes: &[u8]) -> Option<Element> {
     // The tag may be followed by anything, even a cut-off character.
     let valid = match std::str::from_utf8(bytes) {
         Ok(text) => text,

@@ -19,7 +19,7 @@
 //! with [`Decoder::set_framing`].
 //!
 //! A message over the size limit, or one the caller refuses while it arrives (the server's
-//! memory budget, `crate::budget`), need not end the session: both framings say where a
+//! memory budget, mgmt's `budget`), need not end the session: both framings say where a
 //! message ends without its content, so a decoder set to [`Decoder::skip_refused`] keeps
 //! only the message's first [`REFUSED_HEAD`] bytes (enough for the `<rpc>` start tag and its
 //! message-id), counts and drops the rest, and hands out a [`Frame::Refused`] at its end.
