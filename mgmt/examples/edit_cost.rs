@@ -15,8 +15,8 @@ use std::time::Instant;
 
 use mgmt::data;
 use mgmt::dispatch::{dispatch, Outcome};
+use mgmt::engine::Mode;
 use mgmt::engine::{Engine, EngineConfig, SessionCtx};
-use mgmt::inline::Mode;
 use mgmt::rpc::{parse_request, ReplyBody};
 use mgmt::schema::{ModuleSpec, Schema};
 use mgmt::sessions::Registry;

@@ -6,19 +6,19 @@
 //! An administrator who replaces the whole datastore with only the interfaces (what Ansible's
 //! `default_operation: replace` sends) would otherwise delete `/nacm`: with NACM enabled and
 //! no rules, every write is denied to everyone, for good.
+//!
+//! Here is what is checked and what is restored; the engine does both, under its writer mutex
+//! (`engine/transaction.rs` refuses the change, `engine/start.rs` restores at start).
 
 use std::sync::Arc;
 
-use tracing::warn;
-
 use crate::backend::Origin;
 use crate::data;
-use crate::datastore::DatastoreName;
-use crate::edit::{self, ErrorOption, Op, YANG_NS};
-use crate::engine::{Engine, EngineError, RunningWrite, WriteGuard};
+use crate::edit::YANG_NS;
 use crate::error::{ErrorTag, ErrorType, RpcError};
-use crate::nacm::{Nacm, NACM_NS};
-use netconf_proto::xml::{self, Element, Scope, NETCONF_BASE_NS};
+use crate::model::Model;
+use crate::nacm::{Nacm, UserAcl, NACM_NS};
+use netconf_proto::xml::{self, Element, NETCONF_BASE_NS};
 
 /// The group and rule-list `--admin` restores; a name of its own, so that restoring never
 /// merges into rules an administrator wrote.
@@ -26,16 +26,18 @@ pub const RECOVERY: &str = "admin-recovery";
 
 /// Whether `acl` may read, write and execute everything (NACM off, or a permit-all rule
 /// first).
-fn full_access(acl: &crate::nacm::UserAcl) -> bool {
+pub(crate) fn full_access(acl: &UserAcl) -> bool {
     !acl.checks_writes() && acl.reads_everything() && acl.executes_everything()
 }
 
 /// Refuses a change of running that takes full access away from the user who makes it. Only
 /// users who have full access are protected (a change an administrator makes to their own
 /// partial rights is theirs to make); the server's own changes (start-up, rollback) have no
-/// user.
+/// user. `acl_now` gives a user's access under the rules in force (asked only for a change of
+/// `/nacm` by a user).
 pub(crate) fn check_keeps_own_access(
-    engine: &Engine,
+    model: &Model,
+    acl_now: impl FnOnce(&str) -> UserAcl,
     origin: &Origin,
     new: &Element,
     changes: &[data::Change<'_>],
@@ -44,10 +46,10 @@ pub(crate) fn check_keeps_own_access(
     if !changes.iter().any(|c| c.namespaces().contains(&NACM_NS)) {
         return Ok(());
     }
-    if !full_access(&engine.acl(user)) {
+    if !full_access(&acl_now(user)) {
         return Ok(());
     }
-    let after = Arc::new(Nacm::from_config(engine.schema.model(), new)).for_user(user);
+    let after = Arc::new(Nacm::from_config(model, new)).for_user(user);
     if full_access(&after) {
         return Ok(());
     }
@@ -62,20 +64,12 @@ pub(crate) fn check_keeps_own_access(
         )))
 }
 
-/// Gives `user` full access back if the stored configuration has taken it away: a group and
-/// a rule-list named [`RECOVERY`] with one permit-all rule, put first. Logged as a warning;
-/// nothing happens when the user already has full access.
-pub(crate) fn restore_admin(engine: &Engine, user: &str) -> Result<(), EngineError> {
-    if full_access(&engine.acl(user)) {
-        return Ok(());
-    }
-    let writer: WriteGuard<'_> = engine.lock_write();
-    let running = engine.datastores().snapshot(DatastoreName::Running);
-    let mut root = running.root.clone();
-    let model = engine.schema.model();
+/// The edits (`<config>` texts, merged in this order) that give `user` full access back: an
+/// earlier recovery's group and rule-list removed first, so that the rule-list is created anew
+/// in first place even if it was moved or changed since, then a group and a rule-list named
+/// [`RECOVERY`] with one permit-all rule, put first.
+pub(crate) fn recovery_edits(user: &str) -> [String; 2] {
     let user_text = xml::escape_text(user);
-    // Remove an earlier recovery's entries first, so that the rule-list is created anew
-    // in first place even if it was moved or changed since.
     let remove = format!(
         "<config xmlns:nc=\"{NETCONF_BASE_NS}\"><nacm xmlns=\"{NACM_NS}\"><groups>\
          <group nc:operation=\"remove\"><name>{RECOVERY}</name></group></groups>\
@@ -90,30 +84,5 @@ pub(crate) fn restore_admin(engine: &Engine, user: &str) -> Result<(), EngineErr
          <comment>Restored at start for the administrator named by --admin.</comment>\
          </rule></rule-list></nacm></config>"
     );
-    for text in [remove, add] {
-        let config =
-            xml::parse(text.as_bytes()).map_err(|e| EngineError::Recovery(e.to_string()))?;
-        let mut scope = Scope::new();
-        scope.enter(&config);
-        let errors =
-            edit::apply(model, &mut root, &config, &scope, Op::Merge, ErrorOption::StopOnError);
-        if let Some(e) = errors.first() {
-            return Err(EngineError::Recovery(e.to_string()));
-        }
-    }
-    let snap = engine
-        .datastores()
-        .check(&data::data_text(&root), true)
-        .map_err(|e| EngineError::Recovery(e.to_string()))?;
-    let origin = Origin { session_id: None, user: None };
-    engine
-        .set_running(snap, &origin, RunningWrite::Running, &[])
-        .map_err(|e| EngineError::Recovery(e.to_string()))?;
-    drop(writer);
-    warn!(
-        user,
-        "the stored access rules denied the administrator named by --admin: restored full \
-         access with NACM group and rule-list '{RECOVERY}' (first rule-list)"
-    );
-    Ok(())
+    [remove, add]
 }

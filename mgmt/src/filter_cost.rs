@@ -7,10 +7,9 @@
 //! over it stops and the request runs again on the blocking pool, with the full limit. So
 //! the expression's cost, not the data's size, decides where a filter runs.
 
-use crate::engine::Engine;
+use crate::engine::{Engine, Mode};
 use crate::error::{ErrorInfo, ErrorTag, ErrorType, RpcError};
 use crate::filter::TooCostly;
-use crate::inline::Mode;
 use crate::schema::SchemaError;
 
 /// The most steps a filter may take on a session's own task: well under a millisecond.

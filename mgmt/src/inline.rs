@@ -40,37 +40,15 @@ use std::time::Duration;
 
 use crate::datastore::DatastoreName;
 use crate::dispatch::NMDA_NS;
-use crate::engine::{Engine, WriteGuard};
+use crate::engine::{small_for_changes, Engine, Mode, WriteGuard, MAX_DATASTORE};
 use netconf_proto::xml::{Element, NETCONF_BASE_NS};
 
 /// The largest request message run inline, in bytes (about 20 interface entries).
 pub const MAX_MESSAGE: usize = 4 * 1024;
 
-/// The largest datastore (canonical text, in bytes) an inline request may read or change.
-pub const MAX_DATASTORE: usize = 16 * 1024;
-
 /// The longest recent datastore write (see `Store::recent_write_time`) with which a change
 /// of running still runs inline.
 pub const MAX_STORE_WRITE: Duration = Duration::from_millis(1);
-
-/// Where a request runs, and so how it takes the engine's writer mutex
-/// (`Engine::writer`): passed down with the request from the session to the engine, so that
-/// each call that may change something says in which mode it runs.
-#[derive(Debug, Clone, Copy)]
-pub enum Mode<'a> {
-    /// On a blocking thread: the writer mutex is locked, waiting if need be.
-    Blocking,
-    /// On the session's task ([`run`]), without the writer mutex: it may only be try-locked.
-    /// A request that cannot have it, or finds the datastores grown, stops before changing
-    /// anything and records that in `stopped`; [`run`] then returns `None`.
-    Inline {
-        /// Set by the request when it stopped.
-        stopped: &'a Cell<bool>,
-    },
-    /// On the session's task ([`run_holding`]), with the writer mutex its session took for
-    /// the request.
-    Holding(&'a WriteGuard<'a>),
-}
 
 /// Runs `work` (a dispatch judged [`light`]) on the calling thread, in [`Mode::Inline`].
 /// `None`: it stopped before changing anything because it would have had to wait for the
@@ -100,14 +78,6 @@ pub fn needs_writer(op: &Element) -> bool {
         "edit-data" => ns == NMDA_NS,
         _ => false,
     }
-}
-
-/// Whether the datastores a change may touch (running, candidate) are small enough for
-/// inline work.
-pub(crate) fn small_for_changes(engine: &Engine) -> bool {
-    let ds = engine.datastores();
-    ds.size(DatastoreName::Running) <= MAX_DATASTORE
-        && ds.size(DatastoreName::Candidate) <= MAX_DATASTORE
 }
 
 /// Whether `op`, received in a message of `message_len` bytes, may run on the session's

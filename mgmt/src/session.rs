@@ -13,9 +13,9 @@ use tracing::{debug, info, warn};
 use crate::budget::{Account, RequestLimits};
 use crate::delivery::deliverable;
 use crate::dispatch::{dispatch, Outcome, Subscription};
-use crate::engine::{EndReason, Engine, SessionCtx};
+use crate::engine::{small_for_changes, EndReason, Engine, Mode, SessionCtx};
 use crate::error::{ErrorTag, ErrorType, RpcError};
-use crate::inline::{self, Mode};
+use crate::inline;
 use crate::notify::{format_time, Notification, NETMOD_NOTIFICATION_NS, NOTIFICATION_NS};
 use crate::rpc::{self, ReplyAttrs, ReplyBody};
 use crate::sessions::{SessionCounters, SessionHandle};
@@ -519,7 +519,7 @@ where
                         () = handle.killed() => return SessionEnd::Killed,
                     };
                     // The datastores may have grown meanwhile.
-                    inline::small_for_changes(engine).then(|| inline::run_holding(writer, run))
+                    small_for_changes(engine).then(|| inline::run_holding(writer, run))
                 } else {
                     inline::run(run)
                 };

@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex};
 use common::fixture::*;
 use mgmt::backend::{Backend, BackendError, Origin, StateRequest, Transaction};
 use mgmt::data::ChangeOp;
-use mgmt::inline::Mode;
+use mgmt::engine::Mode;
 use netconf_proto::xml::{Element, NETCONF_BASE_NS};
 
 /// Records what it is asked; refuses a label "refuse".

@@ -43,7 +43,7 @@ async fn a_costly_xpath_filter_does_not_stall_other_sessions() {
     let mut admin = fx.open("admin").await;
     seed(&mut admin, 100).await;
     let size = fx.engine.datastores().size(mgmt::datastore::DatastoreName::Running);
-    assert!(size <= mgmt::inline::MAX_DATASTORE, "running must be light-sized: {size}");
+    assert!(size <= mgmt::engine::MAX_DATASTORE, "running must be light-sized: {size}");
     let mut slow = fx.open("admin").await;
     let mut reader = fx.open("admin").await;
 

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use common::fixture::*;
 use common::{both_bases, caps, WAIT};
-use mgmt::inline::Mode;
+use mgmt::engine::Mode;
 use mgmt::session::SessionEnd;
 use mgmt::sessions::Registry;
 use netconf_proto::hello::BASE_1_0;
@@ -1267,7 +1267,7 @@ fn which_requests_run_inline() {
     let outcome = mgmt::dispatch::dispatch(&engine, &ctx, Mode::Blocking, false, &op);
     assert!(matches!(outcome, mgmt::dispatch::Outcome::Reply(mgmt::rpc::ReplyBody::Ok)));
     let candidate = engine.datastores().size(mgmt::datastore::DatastoreName::Candidate);
-    assert!(candidate > mgmt::inline::MAX_DATASTORE, "{candidate}");
+    assert!(candidate > mgmt::engine::MAX_DATASTORE, "{candidate}");
     assert!(!judge(&small_edit));
     assert!(!judge("<get-config><source><candidate/></source></get-config>"));
     assert!(!judge("<discard-changes/>"));

@@ -8,9 +8,8 @@ use super::editing::inline_config;
 use super::params::{bad_param, check_params, ds_param, invalid_param, param, DsParam};
 use super::{one, OpResult};
 use crate::datastore::DatastoreName;
-use crate::engine::{schema_error, Engine, SessionCtx};
+use crate::engine::{schema_error, Engine, Mode, SessionCtx};
 use crate::error::{ErrorTag, ErrorType, RpcError};
-use crate::inline::Mode;
 use crate::rpc::ReplyBody;
 use netconf_proto::xml::{Element, NETCONF_BASE_NS};
 

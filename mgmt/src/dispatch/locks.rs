@@ -5,9 +5,8 @@ use std::sync::Arc;
 use super::params::{check_params, datastore};
 use super::{one, OpResult};
 use crate::datastore::DatastoreName;
-use crate::engine::{Engine, SessionCtx};
+use crate::engine::{Engine, Mode, SessionCtx};
 use crate::error::RpcError;
-use crate::inline::Mode;
 use crate::rpc::ReplyBody;
 use netconf_proto::xml::{Element, NETCONF_BASE_NS};
 

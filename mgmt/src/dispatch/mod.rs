@@ -29,9 +29,8 @@ mod session_ops;
 
 use std::sync::Arc;
 
-use crate::engine::{bump, Engine, SessionCtx};
+use crate::engine::{bump, Engine, Mode, SessionCtx};
 use crate::error::{ErrorInfo, ErrorTag, ErrorType, RpcError};
-use crate::inline::Mode;
 use crate::monitoring::MONITORING_NS;
 use crate::notify::NOTIFICATION_NS;
 use crate::rpc::ReplyBody;

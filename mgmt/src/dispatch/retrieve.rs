@@ -4,11 +4,10 @@
 use super::params::{param, WITH_DEFAULTS_NS};
 use super::{one, OpResult};
 use crate::data::{self, data_text};
-use crate::engine::{schema_error, Engine};
+use crate::engine::{schema_error, Engine, Mode};
 use crate::error::{ErrorInfo, ErrorTag, ErrorType, RpcError};
 use crate::filter::{self, xpath_to_modules};
 use crate::filter_cost;
-use crate::inline::Mode;
 use crate::nacm::UserAcl;
 use crate::rpc::ReplyBody;
 use crate::schema::{WithDefaults, WD_ATTR_NS};

@@ -5,10 +5,9 @@ use std::sync::Arc;
 use std::time::SystemTime;
 
 use super::transaction::store_error;
-use super::{Engine, Lock, WriteGuard};
+use super::{Engine, Lock, Mode, WriteGuard};
 use crate::datastore::DatastoreName;
 use crate::error::{ErrorInfo, ErrorTag, ErrorType, RpcError};
-use crate::inline::Mode;
 use crate::monitoring::LockView;
 
 /// In-use (protocol): `ds` is locked by session `holder`.

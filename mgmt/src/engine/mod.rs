@@ -10,11 +10,11 @@
 //! for a few instructions.
 //!
 //! The rooms: `start.rs` opens the engine; `writer.rs` is the writer mutex and how a request
-//! takes it; `locks.rs` and `candidate.rs` are `<lock>`/`<unlock>` and the candidate's
-//! owners; `transaction.rs` makes a new running configuration (backends, storage,
-//! notification); `commit.rs` and `confirmed_commit.rs` are `<commit>` and what a confirmed
-//! commit leaves pending; `session_events.rs` a session's start and end; `counters.rs` the
-//! statistics.
+//! takes it in each `Mode` (where it runs); `locks.rs` and `candidate.rs` are
+//! `<lock>`/`<unlock>` and the candidate's owners; `transaction.rs` makes a new running
+//! configuration (backends, storage, notification); `commit.rs` and `confirmed_commit.rs` are
+//! `<commit>` and what a confirmed commit leaves pending; `session_events.rs` a session's start
+//! and end; `counters.rs` the statistics.
 
 mod candidate;
 mod commit;
@@ -47,7 +47,8 @@ pub(crate) use counters::{bump, Counters};
 pub use locks::in_use;
 pub use session_events::EndReason;
 pub(crate) use transaction::RunningWrite;
-pub use writer::WriteGuard;
+pub(crate) use writer::small_for_changes;
+pub use writer::{Mode, WriteGuard, MAX_DATASTORE};
 
 /// Engine settings.
 #[derive(Debug, Clone)]

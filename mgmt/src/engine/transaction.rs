@@ -125,7 +125,13 @@ impl Engine {
                 return Err(e);
             }
         }
-        admin_access::check_keeps_own_access(self, origin, &new.root, &changes)?;
+        admin_access::check_keeps_own_access(
+            self.schema.model(),
+            |user| self.acl(user),
+            origin,
+            &new.root,
+            &changes,
+        )?;
         // A candidate without uncommitted changes follows running.
         let sync_candidate = how == RunningWrite::Commit || self.lock_state().dirty.is_empty();
         self.run_transaction(&old.root, &new.root, &changes, origin, || {
