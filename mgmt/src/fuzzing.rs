@@ -5,7 +5,7 @@
 //! `netconf_proto::fuzzing`'s.
 
 use crate::datastore::{DatastoreName, Datastores};
-use crate::edit::{self, ErrorOption, Op};
+use crate::yang::edit::{self, ErrorOption, Op};
 use netconf_proto::xml::{self, Scope};
 
 /// edit-config into libyang: `data` is the `<config>` of an edit of `datastores`' candidate;

@@ -91,7 +91,7 @@ fn xml_parser_survives_mutated_and_random_input() {
 
 #[test]
 fn edits_into_libyang_survive_mutated_and_random_input() {
-    let (_dir, engine) = common::test_engine(None, mgmt::sessions::Registry::new(4));
+    let (_dir, engine) = common::test_engine(None, mgmt::protocol::sessions::Registry::new(4));
     let datastores = engine.datastores();
     assert!(
         run("edit-config", seeds(), |data| fuzzing::edit_config(datastores, data)) > CASES / 20

@@ -7,7 +7,7 @@ mod common;
 
 use common::fixture::{edit, expect_err, iface, ifs, ok, Err, IF};
 use common::{both_bases, live_config, open_subsystem, ssh_login, weak_hash, Login, NcClient};
-use mgmt::error::YANG_ERROR_INFO_NS;
+use mgmt::protocol::error::YANG_ERROR_INFO_NS;
 use netconf_proto::xml::{Element, NETCONF_BASE_NS};
 
 /// The strict test module's namespace.

@@ -6,8 +6,8 @@ mod common;
 use std::time::Duration;
 
 use common::{both_bases, caps, errors, test_engine, NcClient, WAIT};
+use mgmt::protocol::sessions::Registry;
 use mgmt::session::{self, SessionEnd, SessionSettings};
-use mgmt::sessions::Registry;
 use netconf_proto::framing::{self, Framing};
 use netconf_proto::hello::{BASE_1_0, BASE_1_1};
 use netconf_proto::xml::NETCONF_BASE_NS;

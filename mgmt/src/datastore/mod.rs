@@ -3,11 +3,17 @@
 //!
 //! At start the startup configuration (if any was saved) becomes running, and candidate
 //! starts as a copy of running.
+//!
+//! Files: `store.rs` (sled), `live.rs` (the validated libyang tree kept beside a snapshot),
+//! `json.rs` (an edit fed to libyang as JSON), `explicit.rs` (a validated tree's explicit
+//! nodes read from the tree itself), `when.rs` (nodes a change switched off by `when`:
+//! deleted by the server, or refused).
 
 mod explicit;
 mod json;
 pub mod live;
 pub mod store;
+pub(crate) mod when;
 
 use std::borrow::Cow;
 use std::cell::OnceCell;
@@ -19,9 +25,9 @@ use thiserror::Error;
 
 pub use store::{DatastoreName, Store, StoreError};
 
-use crate::data;
-use crate::schema::{Schema, SchemaError};
-use crate::yang_errors;
+use crate::yang::data;
+use crate::yang::schema::{Schema, SchemaError};
+use crate::yang::yang_errors;
 use live::{LiveSlot, LiveTree};
 use netconf_proto::xml::Element;
 
@@ -533,7 +539,7 @@ impl Datastores {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::schema::ModuleSpec;
+    use crate::yang::schema::ModuleSpec;
 
     const IF: &str = "urn:ietf:params:xml:ns:yang:ietf-interfaces";
     const IANA: &str = "urn:ietf:params:xml:ns:yang:iana-if-type";

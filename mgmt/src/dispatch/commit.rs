@@ -9,8 +9,8 @@ use super::params::{bad_param, check_params, ds_param, invalid_param, param, DsP
 use super::{one, OpResult};
 use crate::datastore::DatastoreName;
 use crate::engine::{schema_error, Engine, Mode, SessionCtx};
-use crate::error::{ErrorTag, ErrorType, RpcError};
-use crate::rpc::ReplyBody;
+use crate::protocol::error::{ErrorTag, ErrorType, RpcError};
+use crate::protocol::rpc::ReplyBody;
 use netconf_proto::xml::{Element, NETCONF_BASE_NS};
 
 pub(super) fn validate(engine: &Engine, op: &Element) -> OpResult {

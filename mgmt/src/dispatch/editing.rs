@@ -8,13 +8,13 @@ use super::params::{
     with_defaults, DsParam, WITH_DEFAULTS_NS,
 };
 use super::{one, OpResult};
-use crate::data::{self, data_text};
+use crate::datastore::when;
 use crate::datastore::DatastoreName;
-use crate::edit::{self, ErrorOption, Op};
 use crate::engine::{bump, schema_error, Engine, Mode, RunningWrite, SessionCtx};
-use crate::error::{ErrorTag, ErrorType, RpcError};
-use crate::rpc::ReplyBody;
-use crate::when;
+use crate::protocol::error::{ErrorTag, ErrorType, RpcError};
+use crate::protocol::rpc::ReplyBody;
+use crate::yang::data::{self, data_text};
+use crate::yang::edit::{self, ErrorOption, Op};
 use netconf_proto::xml::{Element, Scope, NETCONF_BASE_NS};
 
 /// `test-option`.

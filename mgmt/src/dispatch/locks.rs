@@ -6,8 +6,8 @@ use super::params::{check_params, datastore};
 use super::{one, OpResult};
 use crate::datastore::DatastoreName;
 use crate::engine::{Engine, Mode, SessionCtx};
-use crate::error::RpcError;
-use crate::rpc::ReplyBody;
+use crate::protocol::error::RpcError;
+use crate::protocol::rpc::ReplyBody;
 use netconf_proto::xml::{Element, NETCONF_BASE_NS};
 
 pub(super) fn lock_target(op: &Element) -> Result<DatastoreName, RpcError> {

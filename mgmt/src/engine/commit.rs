@@ -7,7 +7,7 @@ use std::time::Duration;
 use super::{schema_error, Engine, Mode, RunningWrite, SessionCtx};
 use crate::backend::Origin;
 use crate::datastore::{DatastoreName, CONFIRMED_BACKUP};
-use crate::error::{ErrorInfo, ErrorTag, ErrorType, RpcError};
+use crate::protocol::error::{ErrorInfo, ErrorTag, ErrorType, RpcError};
 
 impl Engine {
     /// Validates the candidate and makes it running. The writer mutex must be held.

@@ -9,8 +9,8 @@ use tracing::{error, info};
 use super::{Engine, Mode, RunningWrite, SessionCtx, WriteGuard};
 use crate::backend::Origin;
 use crate::datastore::{Snapshot, CONFIRMED_BACKUP};
-use crate::error::{ErrorInfo, ErrorTag, ErrorType, RpcError};
 use crate::notify::NC_NOTIFICATIONS_NS;
+use crate::protocol::error::{ErrorInfo, ErrorTag, ErrorType, RpcError};
 use netconf_proto::xml::Element;
 
 #[derive(Debug, Clone)]

@@ -13,16 +13,16 @@ use super::transaction::store_error;
 use super::{
     BackendEntry, Counters, Engine, EngineConfig, EngineError, RunningWrite, State, WriteGuard,
 };
-use crate::admin_access::{self, RECOVERY};
+use crate::access::admin_access::{self, RECOVERY};
+use crate::access::nacm::{self, Nacm};
 use crate::backend::{Backend, Origin};
-use crate::data;
 use crate::datastore::{DatastoreError, DatastoreName, Datastores, Snapshot, INITIALISED};
-use crate::edit::{self, ErrorOption, Op};
-use crate::monitoring;
-use crate::nacm::{self, Nacm};
+use crate::engine::monitoring;
 use crate::notify::Bus;
-use crate::schema::Schema;
-use crate::sessions::Registry;
+use crate::protocol::sessions::Registry;
+use crate::yang::data;
+use crate::yang::edit::{self, ErrorOption, Op};
+use crate::yang::schema::Schema;
 use netconf_proto::xml::{self, Scope};
 
 impl Engine {

@@ -5,13 +5,13 @@
 use std::sync::Arc;
 
 use super::{bump, Engine};
-use crate::admin_access;
+use crate::access::admin_access;
+use crate::access::nacm;
 use crate::backend::{BackendError, Origin, Transaction};
-use crate::data::{self, ChangeOp, DataPath};
 use crate::datastore::{DatastoreError, DatastoreName, Snapshot};
-use crate::error::{ErrorTag, ErrorType, RpcError};
-use crate::nacm;
 use crate::notify::NC_NOTIFICATIONS_NS;
+use crate::protocol::error::{ErrorTag, ErrorType, RpcError};
+use crate::yang::data::{self, ChangeOp, DataPath};
 use netconf_proto::xml::Element;
 
 pub(super) fn store_error(e: &DatastoreError) -> RpcError {
@@ -19,7 +19,7 @@ pub(super) fn store_error(e: &DatastoreError) -> RpcError {
         .with_message(format!("The configuration could not be stored ({e}); nothing was changed."))
 }
 
-fn backend_error(model: &crate::model::Model, name: &str, e: &BackendError) -> RpcError {
+fn backend_error(model: &crate::yang::model::Model, name: &str, e: &BackendError) -> RpcError {
     let mut err = RpcError::new(ErrorTag::OperationFailed, ErrorType::Application)
         .with_message(format!("{} (refused by {name})", e.message));
     err.app_tag = e.app_tag.clone();

@@ -5,14 +5,14 @@
 //!
 //! `Mode` is the engine's own, passed down with a request from the session: the engine and the
 //! operations take one without importing the session's judge of which requests run on its task
-//! (`inline.rs`, DECISIONS.md "Where operations run").
+//! (`session/inline.rs`, DECISIONS.md "Where operations run").
 
 use std::cell::Cell;
 use std::sync::{MutexGuard, TryLockError};
 
 use super::{Engine, SessionCtx};
 use crate::datastore::DatastoreName;
-use crate::error::{ErrorTag, ErrorType, RpcError};
+use crate::protocol::error::{ErrorTag, ErrorType, RpcError};
 
 /// The largest datastore (canonical text, in bytes) an inline request may read or change.
 pub const MAX_DATASTORE: usize = 16 * 1024;

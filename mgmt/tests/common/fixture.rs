@@ -5,8 +5,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use mgmt::engine::Engine;
+use mgmt::protocol::sessions::Registry;
 use mgmt::session::{self, SessionEnd, SessionSettings};
-use mgmt::sessions::Registry;
 use netconf_proto::xml::{Element, NETCONF_BASE_NS};
 use tokio::io::DuplexStream;
 use tokio::task::JoinHandle;

@@ -8,11 +8,11 @@
 //! or fails for another reason. Each deletion needs one more validation; a change rarely
 //! switches off more than a few nodes.
 
-use crate::data::{self, DataPath, Step};
 use crate::datastore::{Datastores, Snapshot};
-use crate::model::{Kind, Model};
-use crate::schema::SchemaError;
-use crate::yang_errors::is_when_false;
+use crate::yang::data::{self, DataPath, Step};
+use crate::yang::model::{Kind, Model};
+use crate::yang::schema::SchemaError;
+use crate::yang::yang_errors::is_when_false;
 use netconf_proto::xml::{Element, Node};
 
 /// An edited configuration after the server's deletions.
@@ -114,7 +114,7 @@ fn remove(model: &Model, root: &mut Element, path: &DataPath) -> bool {
 }
 
 /// Whether element `e` (of schema node `s`) is the instance `step` names.
-fn names(e: &Element, s: &crate::model::SNode, step: &Step) -> bool {
+fn names(e: &Element, s: &crate::yang::model::SNode, step: &Step) -> bool {
     if !e.is(&step.ns, &step.name) {
         return false;
     }

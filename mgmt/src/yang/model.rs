@@ -254,7 +254,7 @@ impl Model {
             if whens || walked.is_none() {
                 m.edits_in_place = false;
             }
-            if crate::cross_refs::config_looks_outside(&module) {
+            if crate::yang::cross_refs::config_looks_outside(&module) {
                 m.looking_outside.push(module.name().to_string());
             }
             if walked.is_none() {
@@ -507,7 +507,7 @@ fn collect(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::schema::{ModuleSpec, Schema};
+    use crate::yang::schema::{ModuleSpec, Schema};
 
     const IF: &str = "urn:ietf:params:xml:ns:yang:ietf-interfaces";
 
@@ -545,8 +545,8 @@ mod anyxml_tests {
 
     use super::Kind;
     use crate::datastore::{DatastoreName, Datastores};
-    use crate::edit::{self, ErrorOption, Op};
-    use crate::schema::Schema;
+    use crate::yang::edit::{self, ErrorOption, Op};
+    use crate::yang::schema::Schema;
     use netconf_proto::xml::{self, Scope};
 
     /// anyxml nodes are indexed as opaque content (the vendored yang2 maps them to anydata;

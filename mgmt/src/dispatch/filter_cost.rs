@@ -8,9 +8,9 @@
 //! the expression's cost, not the data's size, decides where a filter runs.
 
 use crate::engine::{Engine, Mode};
-use crate::error::{ErrorInfo, ErrorTag, ErrorType, RpcError};
-use crate::filter::TooCostly;
-use crate::schema::SchemaError;
+use crate::protocol::error::{ErrorInfo, ErrorTag, ErrorType, RpcError};
+use crate::yang::filter::TooCostly;
+use crate::yang::schema::SchemaError;
 
 /// The most steps a filter may take on a session's own task: well under a millisecond.
 pub const LIGHT: u64 = 20_000;
@@ -64,8 +64,8 @@ pub(crate) fn xpath_error(engine: &Engine, e: &SchemaError, mode: Mode<'_>) -> R
 /// (a few dozen nodes): its cost grows with each event's size, and one that is too costly
 /// for a small event is for every event. (A larger event is checked again at delivery.)
 pub(crate) fn check_subscription(engine: &Engine, expr: &str) -> Result<(), RpcError> {
-    let event = crate::xpath_cost::Shape { nodes: 64, depth: 6, fanout: 16 };
-    match crate::xpath_cost::estimate(expr, event) {
+    let event = crate::yang::xpath_cost::Shape { nodes: 64, depth: 6, fanout: 16 };
+    match crate::yang::xpath_cost::estimate(expr, event) {
         Ok(estimate) if estimate <= engine.max_filter_cost() as f64 => Ok(()),
         Ok(estimate) => Err(xpath_error(
             engine,

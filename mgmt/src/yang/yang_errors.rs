@@ -6,11 +6,11 @@
 //! no data path, or the path is not the node RFC 7950 wants, the path and the error-info are
 //! read from the message and the schema.
 
-use crate::data::{DataPath, Step};
-use crate::error::{ErrorInfo, ErrorPath, ErrorTag, ErrorType, RpcError};
-use crate::model::{Kind, Model, SNode};
-use crate::path_text;
-use crate::schema::{Schema, SchemaError};
+use crate::protocol::error::{ErrorInfo, ErrorPath, ErrorTag, ErrorType, RpcError};
+use crate::yang::data::{DataPath, Step};
+use crate::yang::model::{Kind, Model, SNode};
+use crate::yang::path_text;
+use crate::yang::schema::{Schema, SchemaError};
 use netconf_proto::xml::Element;
 
 /// The message libyang gives a node whose `when` is false (`LY_VCODE_NOWHEN`).
@@ -230,7 +230,7 @@ fn find_short(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::schema::test_support::{interfaces_schema, IF};
+    use crate::yang::schema::test_support::{interfaces_schema, IF};
 
     #[test]
     fn quoted_texts_are_read_in_order() {

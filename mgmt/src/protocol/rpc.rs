@@ -15,7 +15,7 @@
 //! The reply carries every attribute of the request unmodified (§4.2), so the request's
 //! attributes and prefixed namespace declarations are kept in [`ReplyAttrs`].
 
-use crate::error::{ErrorInfo, ErrorTag, ErrorType, RpcError};
+use crate::protocol::error::{ErrorInfo, ErrorTag, ErrorType, RpcError};
 use netconf_proto::framing::{Refusal, Refused};
 use netconf_proto::xml::{
     self, escape_attr, Element, Node, ParseLimits, XmlError, NETCONF_BASE_NS,

@@ -12,12 +12,12 @@
 
 use std::sync::Arc;
 
+use crate::access::nacm::{Nacm, UserAcl, NACM_NS};
 use crate::backend::Origin;
-use crate::data;
-use crate::edit::YANG_NS;
-use crate::error::{ErrorTag, ErrorType, RpcError};
-use crate::model::Model;
-use crate::nacm::{Nacm, UserAcl, NACM_NS};
+use crate::protocol::error::{ErrorTag, ErrorType, RpcError};
+use crate::yang::data;
+use crate::yang::edit::YANG_NS;
+use crate::yang::model::Model;
 use netconf_proto::xml::{self, Element, NETCONF_BASE_NS};
 
 /// The group and rule-list `--admin` restores; a name of its own, so that restoring never

@@ -54,7 +54,7 @@ fn type_looks_outside(t: &SchemaLeafType<'_>) -> bool {
 mod tests {
     use std::path::PathBuf;
 
-    use crate::schema::{ModuleSpec, Schema};
+    use crate::yang::schema::{ModuleSpec, Schema};
 
     #[test]
     fn modules_with_references_and_constraints_are_found() {
@@ -90,7 +90,7 @@ mod tests {
         assert_eq!(model.validation_scope(&[]), None, "nothing changed: validate all");
         // Without mgmt-test nobody looks outside: interfaces and NACM edits are validated
         // module by module.
-        let plain = crate::schema::test_support::interfaces_schema();
+        let plain = crate::yang::schema::test_support::interfaces_schema();
         assert_eq!(plain.model().validation_scope(&[ifs, ifs]), Some(ifs));
         assert_eq!(plain.model().validation_scope(&[nacm]), Some(nacm));
         assert_eq!(plain.model().validation_scope(&[ifs, nacm]), None);

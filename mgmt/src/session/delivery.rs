@@ -11,7 +11,7 @@ use tracing::warn;
 use crate::dispatch::{filter_event, EventFilter, Subscription};
 use crate::engine::{Engine, SessionCtx};
 use crate::notify::Notification;
-use crate::sessions::SessionHandle;
+use crate::protocol::sessions::SessionHandle;
 
 /// The largest subtree filter (in elements) applied on the session's task.
 const LIGHT_FILTER: usize = 64;

@@ -8,8 +8,8 @@
 
 use std::sync::Arc;
 
-use crate::data::{DataPath, Step};
-use crate::model::{Kind, Model, SNode};
+use crate::yang::data::{DataPath, Step};
+use crate::yang::model::{Kind, Model, SNode};
 use netconf_proto::xml::{Element, Node};
 
 /// Which nodes the filter selected.
@@ -132,8 +132,8 @@ fn matches(f: &Element, c: &Element) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::data;
-    use crate::schema::test_support::{interfaces_schema, IANA, IF};
+    use crate::yang::data;
+    use crate::yang::schema::test_support::{interfaces_schema, IANA, IF};
 
     fn config() -> Element {
         let entry = |n: &str| {

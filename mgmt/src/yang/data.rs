@@ -9,8 +9,8 @@ use foldhash::{HashMap, HashMapExt};
 use std::fmt::Write as _;
 use std::sync::Arc;
 
-use crate::model::{Kind, Model, SNode};
-use crate::path_text;
+use crate::yang::model::{Kind, Model, SNode};
+use crate::yang::path_text;
 use netconf_proto::xml::{self, Element, Node, NETCONF_BASE_NS};
 
 /// The identity of a data node among its siblings: namespace, name, and the key values of a
@@ -172,7 +172,7 @@ impl DataPath {
     /// unknown or the text is not a path.
     pub fn parse_json(model: &Model, text: &str) -> Option<DataPath> {
         let mut steps = Vec::new();
-        let mut module: Option<&crate::model::Module> = None;
+        let mut module: Option<&crate::yang::model::Module> = None;
         for raw in path_text::split(text)? {
             if let Some(m) = &raw.qualifier {
                 module = Some(model.module_by_name(m)?);
@@ -447,7 +447,7 @@ pub fn data_text(root: &Element) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::schema::test_support::{interfaces_schema as schema, IF};
+    use crate::yang::schema::test_support::{interfaces_schema as schema, IF};
 
     fn ifs(entries: &[(&str, Option<&str>)]) -> Element {
         let mut text = format!("<interfaces xmlns=\"{IF}\">");

@@ -17,7 +17,7 @@ use yang2::data::{
 };
 use yang2::schema::{SchemaOutputFormat, SchemaPrinterFlags};
 
-use crate::model::Model;
+use crate::yang::model::Model;
 
 /// The with-defaults retrieval modes (RFC 6243 §3).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -198,7 +198,7 @@ pub enum SchemaError {
         schema_path: Option<String>,
     },
     /// An XPath expression whose evaluation would cost more than allowed
-    /// (`crate::xpath_cost`).
+    /// (`crate::yang::xpath_cost`).
     #[error("the XPath expression could take up to {estimate} node visits on this data, more than this server's limit of {limit}")]
     TooCostly {
         /// The bound on its cost, in node visits.
@@ -602,7 +602,7 @@ impl Schema {
 /// Refuses `expr` if its cost on `tree` could exceed `max_cost` node visits.
 fn check_cost(expr: &str, tree: &DataTree<'_>, max_cost: u64) -> Result<(), SchemaError> {
     let estimate =
-        crate::xpath_cost::estimate(expr, shape(tree)).map_err(|e| SchemaError::Invalid {
+        crate::yang::xpath_cost::estimate(expr, shape(tree)).map_err(|e| SchemaError::Invalid {
             message: e.to_string(),
             path: None,
             app_tag: None,
@@ -616,8 +616,8 @@ fn check_cost(expr: &str, tree: &DataTree<'_>, max_cost: u64) -> Result<(), Sche
 }
 
 /// The shape of a data tree, for `xpath_cost`: one walk, a few steps per node.
-fn shape(tree: &DataTree<'_>) -> crate::xpath_cost::Shape {
-    let mut shape = crate::xpath_cost::Shape { nodes: 0, depth: 0, fanout: 0 };
+fn shape(tree: &DataTree<'_>) -> crate::yang::xpath_cost::Shape {
+    let mut shape = crate::yang::xpath_cost::Shape { nodes: 0, depth: 0, fanout: 0 };
     let mut top = 0;
     for node in tree.traverse() {
         shape.nodes += 1;

@@ -7,8 +7,8 @@ use std::net::SocketAddr;
 use std::time::SystemTime;
 
 use crate::notify::{format_time, Bus, NETMOD_NOTIFICATION_NS, STREAM};
-use crate::schema::Schema;
-use crate::sessions::{SessionCounters, SessionInfo};
+use crate::protocol::sessions::{SessionCounters, SessionInfo};
+use crate::yang::schema::Schema;
 use netconf_proto::hello::{BASE_1_0, BASE_1_1};
 use netconf_proto::xml::Element;
 

@@ -5,10 +5,10 @@
 use std::collections::HashSet;
 use std::sync::Arc;
 
-use crate::data::{Change, ChangeOp, DataPath};
-use crate::error::{ErrorTag, ErrorType, RpcError};
-use crate::model::{Kind, Model, NacmDefault, SNode};
-use crate::path_text;
+use crate::protocol::error::{ErrorTag, ErrorType, RpcError};
+use crate::yang::data::{Change, ChangeOp, DataPath};
+use crate::yang::model::{Kind, Model, NacmDefault, SNode};
+use crate::yang::path_text;
 use netconf_proto::xml::{Element, Node};
 
 /// The ietf-netconf-acm namespace.
@@ -473,7 +473,7 @@ impl UserAcl {
             let d = if cs.nacm != NacmDefault::None { cs.nacm } else { default };
             let mut sub: Vec<NodeRef> = nodes.to_vec();
             sub.push(node_ref(c, cs));
-            let p = path.child(crate::data::Step::of(c, cs));
+            let p = path.child(crate::yang::data::Step::of(c, cs));
             self.check_subtree(cs, Some(c), &sub, d, access, &p)?;
         }
         Ok(())
@@ -514,9 +514,9 @@ pub fn admin_config(user: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::data::{diff, parse_data};
-    use crate::schema::test_support::{interfaces_schema as schema, IF};
-    use crate::schema::Schema;
+    use crate::yang::data::{diff, parse_data};
+    use crate::yang::schema::test_support::{interfaces_schema as schema, IF};
+    use crate::yang::schema::Schema;
 
     fn config(s: &Schema) -> Element {
         let text = format!(
@@ -550,7 +550,7 @@ mod tests {
         assert!(bob.may_exec("ietf-netconf", "close-session", NacmDefault::None));
         let mut seen = root.clone();
         bob.filter_read(s.model(), &mut seen);
-        let text = crate::data::data_text(&seen);
+        let text = crate::yang::data::data_text(&seen);
         assert!(text.contains("<name>eth0</name>"), "{text}");
         assert!(!text.contains("secret"), "description denied: {text}");
         assert!(!text.contains("<nacm"), "nacm is default-deny-all: {text}");

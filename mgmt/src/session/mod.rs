@@ -1,6 +1,14 @@
 //! One NETCONF session over any byte stream (an SSH channel in production, an in-memory pipe
 //! in tests): hello exchange, then framed `<rpc>` in, `<rpc-reply>` out, until the client
 //! closes the session, the stream ends, a time-out fires or the session is killed.
+//!
+//! Beside the loop: [`inline`] (which requests the session runs on its own task), [`budget`]
+//! (the memory budget for requests in progress), `delivery.rs` (which notifications a
+//! subscriber gets, and where their filter runs).
+
+pub mod budget;
+mod delivery;
+pub mod inline;
 
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
@@ -10,15 +18,14 @@ use tokio::sync::broadcast::error::RecvError;
 use tokio::time::Instant;
 use tracing::{debug, info, warn};
 
-use crate::budget::{Account, RequestLimits};
-use crate::delivery::deliverable;
 use crate::dispatch::{dispatch, Outcome, Subscription};
 use crate::engine::{small_for_changes, EndReason, Engine, Mode, SessionCtx};
-use crate::error::{ErrorTag, ErrorType, RpcError};
-use crate::inline;
 use crate::notify::{format_time, Notification, NETMOD_NOTIFICATION_NS, NOTIFICATION_NS};
-use crate::rpc::{self, ReplyAttrs, ReplyBody};
-use crate::sessions::{SessionCounters, SessionHandle};
+use crate::protocol::error::{ErrorTag, ErrorType, RpcError};
+use crate::protocol::rpc::{self, ReplyAttrs, ReplyBody};
+use crate::protocol::sessions::{SessionCounters, SessionHandle};
+use budget::{Account, RequestLimits};
+use delivery::deliverable;
 use netconf_proto::framing::{self, Decoder, Frame, Framing, FramingError, Refused};
 use netconf_proto::hello::{self, Hello, HelloError, Sender};
 

@@ -11,9 +11,9 @@ use compact_str::CompactString;
 use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 use std::sync::Arc;
 
-use crate::data::{key_of, DataPath, Key, Step};
-use crate::error::{ErrorInfo, ErrorTag, ErrorType, RpcError};
-use crate::model::{Kind, Model, SNode};
+use crate::protocol::error::{ErrorInfo, ErrorTag, ErrorType, RpcError};
+use crate::yang::data::{key_of, DataPath, Key, Step};
+use crate::yang::model::{Kind, Model, SNode};
 use netconf_proto::xml::{Attribute, Element, Node, Scope, NETCONF_BASE_NS};
 
 /// The YANG namespace of the `insert`, `key` and `value` attributes.
@@ -949,9 +949,9 @@ fn build_children<'m>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::data::{data_text, parse_data};
-    use crate::schema::test_support::{interfaces_schema as schema, IANA, IF};
-    use crate::schema::Schema;
+    use crate::yang::data::{data_text, parse_data};
+    use crate::yang::schema::test_support::{interfaces_schema as schema, IANA, IF};
+    use crate::yang::schema::Schema;
     use netconf_proto::xml;
 
     fn config(body: &str) -> Element {

@@ -5,7 +5,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
-use crate::model::{Kind, Model, SNode};
+use crate::yang::model::{Kind, Model, SNode};
 use netconf_proto::xml::{Element, Node, Scope};
 
 fn is_content_match(f: &Element) -> bool {
@@ -303,8 +303,8 @@ pub fn xpath_to_modules(expr: &str, scope: &Scope, model: &Model) -> Result<Stri
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::data::{data_text, parse_data};
-    use crate::schema::{ModuleSpec, Schema};
+    use crate::yang::data::{data_text, parse_data};
+    use crate::yang::schema::{ModuleSpec, Schema};
     use netconf_proto::xml;
 
     const IF: &str = "urn:ietf:params:xml:ns:yang:ietf-interfaces";
