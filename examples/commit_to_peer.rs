@@ -18,7 +18,7 @@
 
 use std::time::{Duration, Instant};
 
-use mgmt::client::{Auth, Client, ConnectOptions, Datastore};
+use netconf_client::{Auth, Client, ConnectOptions, Datastore};
 
 const IF: &str = "urn:ietf:params:xml:ns:yang:ietf-interfaces";
 const BRIDGE: &str = "urn:ieee:std:802.1Q:yang:ieee802-dot1q-bridge";

@@ -8,7 +8,7 @@
 
 use std::time::Instant;
 
-use mgmt::client::{Auth, Client, ConnectOptions};
+use netconf_client::{Auth, Client, ConnectOptions};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut args = std::env::args().skip(1);

@@ -190,7 +190,7 @@ fn a_link_down_and_up_forgets_its_addresses_floods_around_the_port_and_frees_the
 }
 
 /// pfcd's LLDP neighbour on `port` (its chassis ID), if it has one.
-fn neighbour(c: &mut mgmt::client::Client, port: &str) -> Option<String> {
+fn neighbour(c: &mut netconf_client::Client, port: &str) -> Option<String> {
     let filter = format!(
         "<lldp xmlns=\"urn:ieee:std:802.1AB:yang:ieee802-dot1ab-lldp\"><port><name>{port}</name>\
          <remote-systems-data/></port></lldp>"
@@ -212,7 +212,7 @@ fn under_pfcd_an_interface_made_anew_forwards_again_and_its_lldp_neighbour_comes
     let _agent = Agent::start(&h2_ns, &scratch, "h2", "[[port]]\nname = \"eth0\"\n");
     let pfcd = start_pfcd(&sw, &scratch, &["p1", "p2"]);
     let mut c = pfcd.client(&sw);
-    let wait_neighbour = |c: &mut mgmt::client::Client, what: &str, present: bool| {
+    let wait_neighbour = |c: &mut netconf_client::Client, what: &str, present: bool| {
         let end = Instant::now() + Duration::from_secs(10);
         loop {
             let n = neighbour(c, "p2");

@@ -64,7 +64,7 @@ fn two_pfcd_agree_by_dcbx_and_both_measure_their_link() {
 /// The round trip (quanta) port `port` measures, once the measurement in force has at least
 /// half of the eight results its estimate takes (outliers are left out) and is not the one
 /// before (`before`: measure-headroom answers at once, the port starts over just after).
-fn measured_round_trip(c: &mut mgmt::client::Client, port: &str, before: Option<u64>) -> u64 {
+fn measured_round_trip(c: &mut netconf_client::Client, port: &str, before: Option<u64>) -> u64 {
     let pfc = wait_state(c, port, "a complete measurement", |p| {
         value(p, "allowance-source").as_deref() == Some("pfc:measured")
             && value(p, "result-count").and_then(|v| v.parse::<u64>().ok()) >= Some(4)

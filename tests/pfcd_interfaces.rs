@@ -15,7 +15,7 @@ use std::time::Duration;
 
 use dataplane::headroom::{calculate, HeadroomInputs, LinkDelay, Medium};
 use dataplane::time::LinkSpeed;
-use mgmt::client::Datastore;
+use netconf_client::Datastore;
 use test_support::hosts::*;
 use test_support::netns::{can_run, Daemon};
 use test_support::pfcd::*;

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use mgmt::client::{Auth, Client, ConnectOptions, Datastore};
+use netconf_client::{Auth, Client, ConnectOptions, Datastore};
 
 use test_support::pfcd::{pfc_of, value, wait_state_within};
 

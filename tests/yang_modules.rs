@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use mgmt::schema::Schema;
+use mgmt::yang::schema::Schema;
 
 const OURS: [&str; 5] = [
     "ieee802-dot1q-pfc",

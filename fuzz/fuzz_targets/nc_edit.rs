@@ -6,7 +6,7 @@ use std::sync::{Arc, LazyLock};
 
 use libfuzzer_sys::fuzz_target;
 use mgmt::datastore::Datastores;
-use mgmt::schema::{ModuleSpec, Schema};
+use mgmt::yang::schema::{ModuleSpec, Schema};
 
 static DATASTORES: LazyLock<(tempfile::TempDir, Datastores)> = LazyLock::new(|| {
     let yang = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../mgmt/tests/yang");

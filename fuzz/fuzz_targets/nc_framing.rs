@@ -1,7 +1,7 @@
 #![no_main]
-// NETCONF framing (base:1.0 end-of-message and base:1.1 chunked): mgmt::fuzzing::framing.
+// NETCONF framing (base:1.0 end-of-message and base:1.1 chunked): netconf_proto::fuzzing::framing.
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    mgmt::fuzzing::framing(data);
+    netconf_proto::fuzzing::framing(data);
 });

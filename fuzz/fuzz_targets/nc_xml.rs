@@ -1,7 +1,7 @@
 #![no_main]
-// mgmt's XML parser: mgmt::fuzzing::xml.
+// The NETCONF XML parser (netconf-proto's, the server's and the client's): netconf_proto::fuzzing::xml.
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    mgmt::fuzzing::xml(data);
+    netconf_proto::fuzzing::xml(data);
 });

@@ -2,7 +2,7 @@
 # Login time of an authorised user with the server not flooded, flooded by idle connections,
 # and flooded by password guessers (BENCHMARKS.md, "Login under flood").
 #
-#   cargo build --release -p mgmt --bin mgmt-serve --bin login-flood --example hash_password
+#   cargo build --release -p mgmt -p netconf-load --bin mgmt-serve --bin login-flood --example hash_password
 #   mgmt/bench/login-flood.sh [BIN_DIR] [LOGIN_FLOOD_ARGS...]
 #
 # BIN_DIR defaults to the workspace's target/release (CARGO_TARGET_DIR honoured). The server

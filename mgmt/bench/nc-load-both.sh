@@ -36,7 +36,7 @@ log() { echo "[nc-load-both] $*" >&2; }
 BIN=$TARGET/release
 if [ ! -x "$BIN/nc-load" ] || [ ! -x "$BIN/mgmt-serve" ] || [ ! -x "$BIN/examples/hash_password" ]; then
     log "building release binaries in $TARGET"
-    (cd "$WS" && CARGO_TARGET_DIR=$TARGET cargo build --release -p mgmt \
+    (cd "$WS" && CARGO_TARGET_DIR=$TARGET cargo build --release -p mgmt -p netconf-load \
         --bin nc-load --bin mgmt-serve --example hash_password)
 fi
 if [ ! -x "$NCB/run.sh" ]; then

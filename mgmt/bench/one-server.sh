@@ -5,7 +5,7 @@
 #   mgmt/bench/one-server.sh BIN_DIR PORT NC_LOAD_ARGS...
 #
 # BIN_DIR holds mgmt-serve, nc-load and examples/hash_password: a cargo release directory
-# (`cargo build --release -p mgmt --bin mgmt-serve --bin nc-load --example hash_password`)
+# (`cargo build --release -p mgmt -p netconf-load --bin mgmt-serve --bin nc-load --example hash_password`)
 # or a copy of one. SERVE_ARGS (environment) is passed to mgmt-serve. Prints nc-load's result
 # lines with the server CPU per operation (cpu % × 10 / ops/s, ms) appended to the throughput
 # ones, then the server's resident set and thread count every 15 s.

@@ -13,13 +13,13 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use mgmt::data;
 use mgmt::dispatch::{dispatch, Outcome};
+use mgmt::engine::Mode;
 use mgmt::engine::{Engine, EngineConfig, SessionCtx};
-use mgmt::inline::Mode;
-use mgmt::rpc::{parse_request, ReplyBody};
-use mgmt::schema::{ModuleSpec, Schema};
-use mgmt::sessions::Registry;
+use mgmt::protocol::rpc::{parse_request, ReplyBody};
+use mgmt::protocol::sessions::Registry;
+use mgmt::yang::data;
+use mgmt::yang::schema::{ModuleSpec, Schema};
 
 /// The server's allocator, so that the figures are the server's.
 #[global_allocator]
@@ -123,18 +123,18 @@ fn main() {
         let op = parse_request(msg.as_bytes()).expect("parses").operation;
         stages[0].1.push(t.elapsed().as_secs_f64() * 1e3);
         let config = op.child(NC, "config").expect("config");
-        let mut scope = mgmt::xml::Scope::new();
+        let mut scope = netconf_proto::xml::Scope::new();
         scope.enter(&op);
         let base = engine.datastores().snapshot(mgmt::datastore::DatastoreName::Candidate);
         let t = Instant::now();
         let mut root = base.root.clone();
-        let errors = mgmt::edit::apply(
+        let errors = mgmt::yang::edit::apply(
             schema.model(),
             &mut root,
             config,
             &scope,
-            mgmt::edit::Op::Merge,
-            mgmt::edit::ErrorOption::StopOnError,
+            mgmt::yang::edit::Op::Merge,
+            mgmt::yang::edit::ErrorOption::StopOnError,
         );
         assert!(errors.is_empty());
         stages[1].1.push(t.elapsed().as_secs_f64() * 1e3);

@@ -13,6 +13,6 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     if password.is_empty() {
         return Err("empty password: type one on standard input".into());
     }
-    println!("{}", mgmt::users::hash_password(password)?);
+    println!("{}", mgmt::access::users::hash_password(password)?);
     Ok(())
 }

@@ -1,4 +1,4 @@
-//! How the XPath cost bound (`mgmt::xpath_cost`) compares with libyang's time: each
+//! How the XPath cost bound (`mgmt::yang::xpath_cost`) compares with libyang's time: each
 //! expression is evaluated on ENTRIES interfaces (five nodes each) and its time divided by
 //! its bound, which is what the limit (`Config::max_filter_cost`, node visits) is in time.
 //!
@@ -10,7 +10,7 @@
 
 use std::time::Instant;
 
-use mgmt::schema::{ModuleSpec, Schema, SchemaError, WithDefaults};
+use mgmt::yang::schema::{ModuleSpec, Schema, SchemaError, WithDefaults};
 
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;

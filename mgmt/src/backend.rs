@@ -8,9 +8,9 @@
 //! Calls are made from a blocking thread, one transaction at a time; state reads and RPCs
 //! may run concurrently with each other and with a transaction.
 
-use crate::data::Change;
 use crate::notify::Notifier;
-use crate::xml::Element;
+use crate::yang::data::Change;
+use netconf_proto::xml::Element;
 
 /// A refusal or failure reported by a backend; it reaches the client as an rpc-error
 /// (operation-failed, application) carrying this message.

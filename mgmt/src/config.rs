@@ -4,8 +4,8 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use crate::hello::{BASE_1_0, BASE_1_1};
-use crate::schema::ModuleSpec;
+use crate::yang::schema::ModuleSpec;
+use netconf_proto::hello::{BASE_1_0, BASE_1_1};
 
 /// The IANA port for NETCONF over SSH (RFC 6242 §3).
 pub const NETCONF_SSH_PORT: u16 = 830;
@@ -18,7 +18,7 @@ pub struct Config {
     /// Directory for the server's state: the SSH host key (`ssh_host_ed25519_key`) and the
     /// datastores (`datastores/`). Created if missing.
     pub state_dir: PathBuf,
-    /// The users file (see [`crate::users`]). Default `<state_dir>/users`.
+    /// The users file (see [`crate::access::users`]). Default `<state_dir>/users`.
     pub users_file: Option<PathBuf>,
     /// Most NETCONF sessions open at once. Default 64.
     pub max_sessions: usize,
@@ -50,13 +50,13 @@ pub struct Config {
     pub max_message_depth: usize,
     /// Bytes of requests in progress (messages as they arrive, their parsed trees) that all
     /// sessions together may hold beyond each session's `session_request_memory`; a request
-    /// that needs more is answered too-big ([`crate::budget`]). Default 256 MiB.
+    /// that needs more is answered too-big ([`crate::session::budget`]). Default 256 MiB.
     pub request_memory: usize,
     /// Bytes of requests in progress each session holds of its own, never refused for other
     /// sessions' requests. Default 1 MiB.
     pub session_request_memory: usize,
     /// Most work an XPath filter may cost, in the estimated node visits of its evaluation on
-    /// the data it filters ([`crate::xpath_cost`]); a costlier filter is refused. Default
+    /// the data it filters ([`crate::yang::xpath_cost`]); a costlier filter is refused. Default
     /// 20 000 000.
     pub max_filter_cost: u64,
     /// How long a connection has, from its accept, to start a NETCONF session; and a session,
@@ -77,7 +77,7 @@ pub struct Config {
     pub admin_user: Option<String>,
     /// Notifications kept for replay. Default 1024.
     pub replay_log: usize,
-    /// Replies indented, an element a line (`crate::xml::indent`), so that line diffs of
+    /// Replies indented, an element a line (`netconf_proto::xml::indent`), so that line diffs of
     /// configurations are readable; costs a second pass over each reply. Default off.
     pub indent_replies: bool,
     /// Configuration (top-level data nodes as XML) added to running at the first start. Default
@@ -99,7 +99,7 @@ impl Default for Config {
             auth_threads: 1,
             max_message_size: 64 * 1024 * 1024,
             max_message_elements: 1 << 19,
-            max_message_depth: crate::xml::MAX_DEPTH,
+            max_message_depth: netconf_proto::xml::MAX_DEPTH,
             request_memory: 256 * 1024 * 1024,
             session_request_memory: 1024 * 1024,
             max_filter_cost: 20_000_000,

@@ -2,49 +2,42 @@
 //! knows nothing of PFC; the daemon plugs its component logic in through the
 //! [`backend::Backend`] trait. See `mgmt/README.md` for what is built and what is left.
 //!
-//! The layers, bottom up: [`framing`] (RFC 6242 message framing, pure), [`xml`] (a small
-//! namespace-aware tree), [`hello`] (capability exchange), [`rpc`] and [`error`] (requests,
-//! replies, rpc-errors), [`session`] (one session over any byte stream; [`inline`] says which
-//! requests it runs itself), [`sessions`] (the session table), the SSH transport in [`ssh`].
-//! Beside them: [`schema`] (YANG through libyang)
-//! and its pure-Rust index [`model`], data trees in [`data`], [`edit`] (edit-config) and
-//! [`filter`] (subtree filters, XPath prefixes), [`datastore`] (running/candidate/startup in
-//! sled), [`engine`] (the state every session shares: locks, commits, backends), [`dispatch`]
-//! (operations), [`nacm`] (access control), [`notify`] (the event stream), [`monitoring`]
-//! (capabilities, ietf-netconf-monitoring, yang-library) and [`backend`].
+//! The layers, bottom up; each folder uses only the ones below it:
+//!
+//! - `netconf_proto`, a crate of its own shared with the client: RFC 6242 framing, the
+//!   `<hello>` exchange, a small namespace-aware XML tree;
+//! - [`protocol`]: NETCONF's own messages and sessions as data, without YANG: `<rpc>` and
+//!   `<rpc-reply>` ([`protocol::rpc`]), `<rpc-error>` ([`protocol::error`]), the session table
+//!   ([`protocol::sessions`]);
+//! - [`yang`]: YANG through libyang ([`yang::schema`]) and its pure-Rust index
+//!   ([`yang::model`]), data trees ([`yang::data`]), edit-config on a tree ([`yang::edit`]),
+//!   subtree filters and XPath prefixes ([`yang::filter`]), libyang's refusals as rpc-errors;
+//! - [`datastore`]: running, candidate and startup in sled, validated snapshots, `when`
+//!   after an edit; [`access`]: NACM ([`access::nacm`]), keeping the administrator in, the
+//!   users file ([`access::users`]); [`notify`]: the event stream with replay, and the
+//!   [`notify::Notifier`] backends publish through; [`backend`]: the trait the daemon
+//!   implements; [`config`]: the server's settings;
+//! - [`engine`]: the state every session shares (schema, datastores, NACM rules, locks,
+//!   commits, backends, the writer mutex and the [`engine::Mode`] a request takes it in,
+//!   the server's own state for monitoring);
+//! - [`dispatch`]: one operation, one reply;
+//! - [`session`]: one session over any byte stream, which requests it runs on its own task
+//!   ([`session::inline`]), the memory budget, which notifications it delivers;
+//! - [`ssh`]: the transport, admission before authentication, password checks.
 
-mod admin_access;
+pub mod access;
 pub mod backend;
-pub mod budget;
-pub mod client;
 pub mod config;
-pub mod cross_refs;
-pub mod data;
 pub mod datastore;
-mod delivery;
 pub mod dispatch;
-pub mod edit;
 pub mod engine;
-pub mod error;
-pub mod filter;
-mod filter_cost;
-pub mod framing;
 pub mod fuzzing;
-pub mod hello;
-pub mod inline;
-mod max_depth;
-pub mod model;
-pub mod monitoring;
-pub mod nacm;
 pub mod notify;
-mod path_text;
-pub mod rpc;
-pub mod schema;
+pub mod protocol;
 pub mod session;
-pub mod sessions;
 pub mod ssh;
-pub mod users;
-mod when;
-pub mod xml;
-pub mod xpath_cost;
-mod yang_errors;
+pub mod yang;
+
+// The daemon reads and writes the users file through `mgmt::users` (its first start's
+// administrator); the file's home is the access layer.
+pub use access::users;

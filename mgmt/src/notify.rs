@@ -9,7 +9,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use tokio::sync::broadcast;
 
-use crate::xml::Element;
+use netconf_proto::xml::Element;
 
 /// The namespace of `<notification>` and `<create-subscription>` (RFC 5277).
 pub const NOTIFICATION_NS: &str = "urn:ietf:params:xml:ns:netconf:notification:1.0";

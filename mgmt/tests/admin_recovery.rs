@@ -7,7 +7,7 @@ use std::process::{Child, Command};
 
 use common::fixture::IF;
 use common::{both_bases, errors, open_subsystem, ssh_login, Login, NcClient};
-use mgmt::xml::{Element, NETCONF_BASE_NS};
+use netconf_proto::xml::{Element, NETCONF_BASE_NS};
 
 const NACM: &str = "urn:ietf:params:xml:ns:yang:ietf-netconf-acm";
 

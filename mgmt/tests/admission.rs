@@ -11,7 +11,7 @@ use common::{
     both_bases, errors, live_config, open_subsystem, ssh_login, weak_hash, AcceptAnyHostKey, Login,
     NcClient, WAIT,
 };
-use mgmt::xml::NETCONF_BASE_NS;
+use netconf_proto::xml::NETCONF_BASE_NS;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::time::Instant;
 

@@ -8,9 +8,9 @@ use std::sync::{Arc, Mutex};
 
 use common::fixture::*;
 use mgmt::backend::{Backend, BackendError, Origin, StateRequest, Transaction};
-use mgmt::data::ChangeOp;
-use mgmt::inline::Mode;
-use mgmt::xml::{Element, NETCONF_BASE_NS};
+use mgmt::engine::Mode;
+use mgmt::yang::data::ChangeOp;
+use netconf_proto::xml::{Element, NETCONF_BASE_NS};
 
 /// Records what it is asked; refuses a label "refuse".
 struct Recorder {
@@ -243,7 +243,7 @@ async fn backends_get_the_configuration_loaded_at_start_and_can_refuse_it() {
         mgmt::engine::Engine::open(
             dir.path(),
             common::test_schema(),
-            mgmt::sessions::Registry::new(4),
+            mgmt::protocol::sessions::Registry::new(4),
             mgmt::engine::EngineConfig {
                 admin_user: Some("admin".into()),
                 replay_log: 8,
@@ -336,7 +336,7 @@ async fn readers_are_not_blocked_by_a_slow_commit() {
     }
     *gate.open.lock().expect("gate") = true;
     gate.cv.notify_all();
-    let reply = mgmt::xml::parse(&writer.recv().await.expect("reply")).expect("xml");
+    let reply = netconf_proto::xml::parse(&writer.recv().await.expect("reply")).expect("xml");
     ok(&reply);
     assert!(get_config(&mut reader, "running", "").await.contains("slow"));
 }
@@ -396,8 +396,8 @@ async fn a_change_waiting_for_the_writer_does_not_stall_other_sessions() {
     assert!(!watchdog_opened.load(SeqCst), "the read waited for the changes behind the writer");
     assert!(!running.contains("slow"), "{running}");
     open_gate(false);
-    ok(&mgmt::xml::parse(&slow.recv().await.expect("reply")).expect("xml"));
-    ok(&mgmt::xml::parse(&waiting.recv().await.expect("reply")).expect("xml"));
+    ok(&netconf_proto::xml::parse(&slow.recv().await.expect("reply")).expect("xml"));
+    ok(&netconf_proto::xml::parse(&waiting.recv().await.expect("reply")).expect("xml"));
     assert!(get_config(&mut reader, "candidate", "").await.contains("w0"));
     drop(watchdog);
 }
@@ -425,11 +425,11 @@ fn an_inline_request_that_would_wait_changes_nothing() {
     engine.session_started(&b);
     let op = |text: &str| {
         let msg = format!("<rpc message-id=\"1\" xmlns=\"{NETCONF_BASE_NS}\">{text}</rpc>");
-        mgmt::rpc::parse_request(msg.as_bytes()).expect("request").operation
+        mgmt::protocol::rpc::parse_request(msg.as_bytes()).expect("request").operation
     };
     let kind = |o: &Outcome| match o {
-        Outcome::Reply(mgmt::rpc::ReplyBody::Ok) => "ok",
-        Outcome::Reply(mgmt::rpc::ReplyBody::Raw(_)) => "data",
+        Outcome::Reply(mgmt::protocol::rpc::ReplyBody::Ok) => "ok",
+        Outcome::Reply(mgmt::protocol::rpc::ReplyBody::Raw(_)) => "data",
         _ => "error",
     };
     // B holds the candidate's lock; its unlock will have to wait too.
@@ -455,8 +455,9 @@ fn an_inline_request_that_would_wait_changes_nothing() {
         let (tx, rx) = std::sync::mpsc::channel();
         std::thread::spawn(move || {
             let op = op(&text);
-            let _ =
-                tx.send(mgmt::inline::run(|mode| kind(&dispatch(&engine, &b, mode, false, &op))));
+            let _ = tx.send(mgmt::session::inline::run(|mode| {
+                kind(&dispatch(&engine, &b, mode, false, &op))
+            }));
         });
         rx.recv_timeout(std::time::Duration::from_secs(5)).expect("an inline request never waits")
     };

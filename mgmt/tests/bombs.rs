@@ -12,8 +12,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use common::{errors, open_subsystem, ssh_login, Login, NcClient, IF_NS};
-use mgmt::hello::BASE_1_1;
-use mgmt::xml::{Element, NETCONF_BASE_NS};
+use netconf_proto::hello::BASE_1_1;
+use netconf_proto::xml::{Element, NETCONF_BASE_NS};
 use tokio::time::Instant;
 
 /// The most the server may have resident at its peak (VmHWM), in MiB. With the defaults
@@ -109,7 +109,7 @@ async fn reply(c: &mut NcClient<Channel>) -> Element {
         .await
         .expect("a reply within a minute")
         .expect("the session is open");
-    mgmt::xml::parse(&bytes).expect("the reply is XML")
+    netconf_proto::xml::parse(&bytes).expect("the reply is XML")
 }
 
 /// The first rpc-error's tag, type and message.

@@ -1,4 +1,4 @@
-//! `mgmt::client` (blocking, libssh2) against a live server on 127.0.0.1: hello in both
+//! `netconf_client` (blocking, libssh2) against a live server on 127.0.0.1: hello in both
 //! framings, get-config, edit-config + commit read back (also with the russh-based test
 //! client, so the two clients check each other), rpc-errors parsed with their tags and
 //! error-info, password and key-file logins and their refusals, host-key pinning, time-outs.
@@ -13,10 +13,10 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use common::{interface_description, live_password_server, read_running, IF_NS};
-use mgmt::client::load::{count_interfaces, iface};
-use mgmt::client::{Auth, Client, ConnectOptions, Datastore, DefaultOperation, Error};
-use mgmt::framing::Framing;
-use mgmt::hello::{BASE_1_0, BASE_1_1};
+use netconf_client::{Auth, Client, ConnectOptions, Datastore, DefaultOperation, Error};
+use netconf_load::{count_interfaces, iface};
+use netconf_proto::framing::Framing;
+use netconf_proto::hello::{BASE_1_0, BASE_1_1};
 use russh::keys::{Algorithm, HashAlg, PrivateKey, PublicKey};
 
 /// A live server (`live_password_server`: alice/wonderland, NACM administrator, the test
@@ -72,7 +72,7 @@ impl Live {
     }
 
     /// Running as the russh-based test client sees it.
-    fn running_via_russh(&self) -> mgmt::xml::Element {
+    fn running_via_russh(&self) -> netconf_proto::xml::Element {
         self.rt.block_on(read_running(self.addr()))
     }
 
@@ -103,7 +103,7 @@ fn if_filter() -> String {
 }
 
 /// The rpc-error reply inside an error, or a failure naming what came instead.
-fn rpc_error(result: Result<(), Error>) -> mgmt::client::RpcError {
+fn rpc_error(result: Result<(), Error>) -> netconf_client::RpcError {
     match result {
         Err(Error::Rpc(reply)) => reply.errors()[0].clone(),
         other => panic!("expected an rpc-error, got {other:?}"),

@@ -27,7 +27,7 @@ async fn a_request_after_an_unanswered_packet_is_not_delayed() {
         let t0 = Instant::now();
         let r = c.rpc(&i.to_string(), get).await;
         times.push(t0.elapsed());
-        assert!(r.child(mgmt::xml::NETCONF_BASE_NS, "data").is_some(), "{}", r.to_xml());
+        assert!(r.child(netconf_proto::xml::NETCONF_BASE_NS, "data").is_some(), "{}", r.to_xml());
     }
     times.sort();
     let delayed = times.iter().filter(|t| **t > Duration::from_millis(30)).count();

@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use common::fixture::{data, edit, expect_err, iface, ifs, ok, Client, Fx, IF};
 use mgmt::engine::EngineConfig;
-use mgmt::xml::NETCONF_BASE_NS;
+use netconf_proto::xml::NETCONF_BASE_NS;
 use tokio::time::Instant;
 
 const NMDA: &str = "urn:ietf:params:xml:ns:yang:ietf-netconf-nmda";
@@ -43,7 +43,7 @@ async fn a_costly_xpath_filter_does_not_stall_other_sessions() {
     let mut admin = fx.open("admin").await;
     seed(&mut admin, 100).await;
     let size = fx.engine.datastores().size(mgmt::datastore::DatastoreName::Running);
-    assert!(size <= mgmt::inline::MAX_DATASTORE, "running must be light-sized: {size}");
+    assert!(size <= mgmt::engine::MAX_DATASTORE, "running must be light-sized: {size}");
     let mut slow = fx.open("admin").await;
     let mut reader = fx.open("admin").await;
 
@@ -58,7 +58,7 @@ async fn a_costly_xpath_filter_does_not_stall_other_sessions() {
         (Instant::now(), r)
     };
     let filtered = async {
-        let r = mgmt::xml::parse(&slow.recv().await.expect("reply")).expect("xml");
+        let r = netconf_proto::xml::parse(&slow.recv().await.expect("reply")).expect("xml");
         (Instant::now(), r)
     };
     let ((read_at, read), (filtered_at, filtered)) = tokio::join!(read, filtered);

@@ -1,11 +1,13 @@
-//! The fuzz targets' checks (`mgmt::fuzzing`, run without limit by `fuzz/`), run on every test
+//! The fuzz targets' checks (`netconf_proto::fuzzing`, `mgmt::fuzzing`, run without limit by
+//! `fuzz/`), run on every test
 //! run for a bounded number of inputs: valid NETCONF messages, XML documents and edits,
 //! mutated at random (bytes flipped, inserted, removed, cut), plus plain random bytes.
 
 mod common;
 
-use mgmt::framing::{self, Framing};
 use mgmt::fuzzing;
+use netconf_proto::framing::{self, Framing};
+use netconf_proto::fuzzing as proto_fuzzing;
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
 
@@ -79,17 +81,17 @@ fn framing_survives_mutated_and_random_input() {
             [eom.repeat(2), chunked.repeat(2)]
         })
         .collect();
-    assert!(run("framing", framed, fuzzing::framing) > CASES / 10);
+    assert!(run("framing", framed, proto_fuzzing::framing) > CASES / 10);
 }
 
 #[test]
 fn xml_parser_survives_mutated_and_random_input() {
-    assert!(run("xml", seeds(), fuzzing::xml) > CASES / 10);
+    assert!(run("xml", seeds(), proto_fuzzing::xml) > CASES / 10);
 }
 
 #[test]
 fn edits_into_libyang_survive_mutated_and_random_input() {
-    let (_dir, engine) = common::test_engine(None, mgmt::sessions::Registry::new(4));
+    let (_dir, engine) = common::test_engine(None, mgmt::protocol::sessions::Registry::new(4));
     let datastores = engine.datastores();
     assert!(
         run("edit-config", seeds(), |data| fuzzing::edit_config(datastores, data)) > CASES / 20

@@ -11,10 +11,10 @@ use common::{
     both_bases, caps, live_config, open_subsystem, ssh_login, weak_hash, Login, NcClient, WAIT,
 };
 use mgmt::config::Config;
-use mgmt::framing::{self, Framing};
-use mgmt::hello::BASE_1_0;
 use mgmt::ssh::Server;
-use mgmt::xml::{Element, NETCONF_BASE_NS};
+use netconf_proto::framing::{self, Framing};
+use netconf_proto::hello::BASE_1_0;
+use netconf_proto::xml::{Element, NETCONF_BASE_NS};
 
 const MAX: usize = 64 * 1024;
 
@@ -195,7 +195,7 @@ async fn malformed_and_hostile_inputs_get_errors_or_clean_closes() {
     for (what, message, tag, kind) in error_cases() {
         s.send(&message).await;
         let reply = s.recv().await.unwrap_or_else(|| panic!("{what}: the session was closed"));
-        let reply = mgmt::xml::parse(&reply).expect("the reply is XML");
+        let reply = netconf_proto::xml::parse(&reply).expect("the reply is XML");
         assert_eq!(first_error(&reply), (tag.to_string(), kind.to_string()), "{what}");
         count += 1;
     }
@@ -219,7 +219,7 @@ async fn malformed_and_hostile_inputs_get_errors_or_clean_closes() {
             drop(c);
         } else {
             while let Some(m) = tokio::time::timeout(WAIT, c.recv()).await.expect("in time") {
-                let e = mgmt::xml::parse(&m).expect("xml");
+                let e = netconf_proto::xml::parse(&m).expect("xml");
                 assert_ne!(first_error(&e).0, "too-big", "{what}");
             }
         }
@@ -260,7 +260,7 @@ async fn malformed_and_hostile_inputs_get_errors_or_clean_closes() {
             stream: ch,
             decoder: framing::Decoder::new(Framing::EndOfMessage, 1 << 20),
             out: Framing::EndOfMessage,
-            server_hello: mgmt::hello::Hello { capabilities: vec![], session_id: None },
+            server_hello: netconf_proto::hello::Hello { capabilities: vec![], session_id: None },
         };
         assert!(c.recv().await.is_some(), "{what}: the server's hello");
         c.send_raw(&bytes).await;

@@ -12,8 +12,8 @@ use std::time::Duration;
 
 use common::fixture::MT;
 use common::{both_bases, open_subsystem, ssh_login, Login, NcClient};
-use mgmt::framing;
-use mgmt::xml::{Element, NETCONF_BASE_NS};
+use netconf_proto::framing;
+use netconf_proto::xml::{Element, NETCONF_BASE_NS};
 use tokio::io::AsyncWriteExt;
 
 const ROUNDS: usize = 20;
@@ -41,7 +41,7 @@ async fn try_rpc(c: &mut Client, id: u64, op: &str) -> Option<Element> {
     c.stream.write_all(&framed).await.ok()?;
     c.stream.flush().await.ok()?;
     let reply = c.recv().await?;
-    mgmt::xml::parse(&reply).ok()
+    netconf_proto::xml::parse(&reply).ok()
 }
 
 fn label_edit(n: u64) -> String {

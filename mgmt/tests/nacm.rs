@@ -5,7 +5,7 @@ mod common;
 
 use common::fixture::*;
 use mgmt::notify::{NC_NOTIFICATIONS_NS, NOTIFICATION_NS};
-use mgmt::xml::{Element, NETCONF_BASE_NS};
+use netconf_proto::xml::{Element, NETCONF_BASE_NS};
 
 const NACM: &str = "urn:ietf:params:xml:ns:yang:ietf-netconf-acm";
 
@@ -133,7 +133,7 @@ async fn first_start_makes_the_administrator_and_rules_are_enforced() {
     let _carol2 = fx.open("carol").await;
     loop {
         let m = bob.recv().await.expect("message");
-        let n = mgmt::xml::parse(&m).expect("xml");
+        let n = netconf_proto::xml::parse(&m).expect("xml");
         if !n.is(NOTIFICATION_NS, "notification") {
             continue;
         }

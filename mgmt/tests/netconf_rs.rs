@@ -15,7 +15,7 @@ mod common;
 use std::time::Duration;
 
 use common::{interface_description, live_password_server, read_running, seed_interface, IF_NS};
-use mgmt::xml::{self, Element, NETCONF_BASE_NS};
+use netconf_proto::xml::{self, Element, NETCONF_BASE_NS};
 use netconf_rs::transport::ssh::SSHTransport;
 use netconf_rs::transport::Transport;
 use netconf_rs::Connection;

@@ -9,7 +9,7 @@ use std::time::{Duration, SystemTime};
 use common::fixture::*;
 use common::WAIT;
 use mgmt::notify::{format_time, NC_NOTIFICATIONS_NS, NOTIFICATION_NS};
-use mgmt::xml::{Element, NETCONF_BASE_NS};
+use netconf_proto::xml::{Element, NETCONF_BASE_NS};
 
 const NETMOD: &str = "urn:ietf:params:xml:ns:netmod:notification";
 
@@ -21,7 +21,7 @@ fn subscribe(body: &str) -> String {
 async fn next_notification(c: &mut Client) -> Element {
     loop {
         let m = c.recv().await.expect("a message");
-        let e = mgmt::xml::parse(&m).expect("xml");
+        let e = netconf_proto::xml::parse(&m).expect("xml");
         if e.is(NOTIFICATION_NS, "notification") {
             assert!(e.child(NOTIFICATION_NS, "eventTime").is_some());
             // Every event conforms to its YANG definition.

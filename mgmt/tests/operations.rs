@@ -8,11 +8,11 @@ use std::time::Duration;
 
 use common::fixture::*;
 use common::{both_bases, caps, WAIT};
-use mgmt::hello::BASE_1_0;
-use mgmt::inline::Mode;
+use mgmt::engine::Mode;
+use mgmt::protocol::sessions::Registry;
 use mgmt::session::SessionEnd;
-use mgmt::sessions::Registry;
-use mgmt::xml::{Element, NETCONF_BASE_NS};
+use netconf_proto::hello::BASE_1_0;
+use netconf_proto::xml::{Element, NETCONF_BASE_NS};
 
 #[tokio::test]
 async fn hello_advertises_the_capabilities() {
@@ -319,7 +319,8 @@ async fn default_operation_test_option_and_error_option() {
     );
     assert_eq!(e.path.as_deref(), Some("/nacm:nacm"));
     assert!(get_config(&mut c, "running", "").await.contains("<name>a</name>"));
-    let with_rules = format!("{}{}", ifs(&iface("only", "")), mgmt::nacm::admin_config("admin"));
+    let with_rules =
+        format!("{}{}", ifs(&iface("only", "")), mgmt::access::nacm::admin_config("admin"));
     ok(&c.rpc("12", &replace(&with_rules)).await);
     let running =
         get_config(&mut c, "running", &format!("<filter><interfaces xmlns='{IF}'/></filter>"))
@@ -581,7 +582,7 @@ async fn subtree_and_xpath_filters() {
     );
     assert!(!t.contains("eth1") && !t.contains("<type"), "{t}");
     c.send(&format!("<rpc message-id=\"x\" xmlns=\"{NETCONF_BASE_NS}\" xmlns:t=\"{MT}\"><get-config><source><running/></source><filter type=\"xpath\" select=\"/t:settings\"/></get-config></rpc>")).await;
-    let r = mgmt::xml::parse(&c.recv().await.expect("reply")).expect("xml");
+    let r = netconf_proto::xml::parse(&c.recv().await.expect("reply")).expect("xml");
     assert!(data(&r).contains("<label>L</label>"), "{}", r.to_xml());
     // Bad XPath: an undeclared prefix, a syntax error, a missing select.
     expect_err(&c.rpc("3", "<get-config><source><running/></source><filter type=\"xpath\" select=\"/nope:x\"/></get-config>").await, "invalid-value", "protocol");
@@ -1148,7 +1149,7 @@ async fn nmda_get_data_and_edit_data() {
     let out = |r: &Element| {
         let d = r.child(nmda, "data").unwrap_or_else(|| panic!("{}", r.to_xml()));
         let mut s = String::new();
-        mgmt::xml::write_children(d, &mut s, Some(nmda));
+        netconf_proto::xml::write_children(d, &mut s, Some(nmda));
         s
     };
     let t = out(&c.rpc("3", &get_data("running", "")).await);
@@ -1194,12 +1195,13 @@ async fn requests_of_a_killed_session_change_nothing() {
         "<rpc message-id=\"1\" xmlns=\"{NETCONF_BASE_NS}\">{}</rpc>",
         edit("running", &ifs(&iface("late", "")))
     );
-    let op = mgmt::rpc::parse_request(message.as_bytes()).expect("rpc").operation;
+    let op = mgmt::protocol::rpc::parse_request(message.as_bytes()).expect("rpc").operation;
     let outcome = mgmt::dispatch::dispatch(&fx.engine, &ctx, Mode::Blocking, false, &op);
-    let mgmt::dispatch::Outcome::Reply(mgmt::rpc::ReplyBody::Errors(errors)) = outcome else {
+    let mgmt::dispatch::Outcome::Reply(mgmt::protocol::rpc::ReplyBody::Errors(errors)) = outcome
+    else {
         panic!("expected an error: {outcome:?}");
     };
-    assert_eq!(errors[0].tag, mgmt::error::ErrorTag::OperationFailed);
+    assert_eq!(errors[0].tag, mgmt::protocol::error::ErrorTag::OperationFailed);
     assert!(!get_config(&mut c, "running", "").await.contains("late"));
 }
 
@@ -1226,13 +1228,13 @@ async fn a_large_edit_does_not_stall_other_sessions() {
     let running = get_config(&mut reader, "running", "").await;
     assert!(!running.contains("e0"), "{running}");
     assert!(fx.engine.writer_busy(), "the read was answered while the large edit ran");
-    ok(&mgmt::xml::parse(&big.recv().await.expect("reply")).expect("xml"));
+    ok(&netconf_proto::xml::parse(&big.recv().await.expect("reply")).expect("xml"));
 }
 
-/// Which requests are light enough to run on the session's task (`mgmt::inline`).
+/// Which requests are light enough to run on the session's task (`mgmt::session::inline`).
 #[test]
 fn which_requests_run_inline() {
-    use mgmt::inline::light;
+    use mgmt::session::inline::light;
     let (_dir, engine) = common::test_engine(Some("admin"), Registry::new(4));
     let ctx = mgmt::engine::SessionCtx { id: 1, user: "admin".into(), source: None };
     engine.session_started(&ctx);
@@ -1240,7 +1242,7 @@ fn which_requests_run_inline() {
         |op: &str| format!("<rpc message-id=\"1\" xmlns=\"{NETCONF_BASE_NS}\">{op}</rpc>");
     let judge = |op: &str| {
         let msg = request(op);
-        let req = mgmt::rpc::parse_request(msg.as_bytes()).expect("request");
+        let req = mgmt::protocol::rpc::parse_request(msg.as_bytes()).expect("request");
         light(&engine, &req.operation, msg.len())
     };
     let small_edit = edit("candidate", &ifs(&iface("a", "")));
@@ -1259,15 +1261,17 @@ fn which_requests_run_inline() {
     // A large message, whatever it holds.
     let many: String = (0..200).map(|i| iface(&format!("m{i}"), "")).collect();
     let large_edit = edit("candidate", &ifs(&many));
-    assert!(request(&large_edit).len() > mgmt::inline::MAX_MESSAGE);
+    assert!(request(&large_edit).len() > mgmt::session::inline::MAX_MESSAGE);
     assert!(!judge(&large_edit));
     // Once the candidate is large, nothing that reads or changes it is light; reading the
     // small running still is.
-    let op = mgmt::rpc::parse_request(request(&large_edit).as_bytes()).expect("request").operation;
+    let op = mgmt::protocol::rpc::parse_request(request(&large_edit).as_bytes())
+        .expect("request")
+        .operation;
     let outcome = mgmt::dispatch::dispatch(&engine, &ctx, Mode::Blocking, false, &op);
-    assert!(matches!(outcome, mgmt::dispatch::Outcome::Reply(mgmt::rpc::ReplyBody::Ok)));
+    assert!(matches!(outcome, mgmt::dispatch::Outcome::Reply(mgmt::protocol::rpc::ReplyBody::Ok)));
     let candidate = engine.datastores().size(mgmt::datastore::DatastoreName::Candidate);
-    assert!(candidate > mgmt::inline::MAX_DATASTORE, "{candidate}");
+    assert!(candidate > mgmt::engine::MAX_DATASTORE, "{candidate}");
     assert!(!judge(&small_edit));
     assert!(!judge("<get-config><source><candidate/></source></get-config>"));
     assert!(!judge("<discard-changes/>"));

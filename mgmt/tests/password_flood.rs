@@ -20,8 +20,8 @@ use std::time::{Duration, Instant};
 
 use argon2::PasswordHasher as _;
 use common::{live_config, weak_hash, AcceptAnyHostKey, IF_NS};
-use mgmt::client::load::iface;
-use mgmt::client::{Auth, Client, ConnectOptions, Datastore};
+use netconf_client::{Auth, Client, ConnectOptions, Datastore};
+use netconf_load::iface;
 
 const GUESSERS: u8 = 20;
 const ROUNDS: usize = 10;

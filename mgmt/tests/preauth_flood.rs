@@ -11,7 +11,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use common::{both_bases, errors, live_config, weak_hash, AcceptAnyHostKey, NcClient, WAIT};
-use mgmt::xml::NETCONF_BASE_NS;
+use netconf_proto::xml::NETCONF_BASE_NS;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpSocket, TcpStream};
 use tokio::time::Instant;

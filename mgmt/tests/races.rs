@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use common::fixture::*;
 use mgmt::backend::{Backend, BackendError, Transaction};
-use mgmt::xml::NETCONF_BASE_NS;
+use netconf_proto::xml::NETCONF_BASE_NS;
 
 fn label_edit(target: &str, label: &str) -> String {
     format!(
@@ -18,7 +18,7 @@ fn label_edit(target: &str, label: &str) -> String {
     )
 }
 
-fn is_ok(reply: &mgmt::xml::Element) -> bool {
+fn is_ok(reply: &netconf_proto::xml::Element) -> bool {
     reply.child(NETCONF_BASE_NS, "ok").is_some()
 }
 
@@ -119,7 +119,7 @@ impl Backend for SlowInterfaces {
     }
 
     fn prepare(&self, tx: &Transaction<'_>) -> Result<(), BackendError> {
-        let slow = |root: &mgmt::xml::Element| {
+        let slow = |root: &netconf_proto::xml::Element| {
             root.child(IF, "interfaces").is_some_and(|i| {
                 i.elements()
                     .any(|e| e.child(IF, "name").is_some_and(|n| n.text().starts_with("slow")))

@@ -7,8 +7,8 @@ mod common;
 
 use common::fixture::{edit, expect_err, iface, ifs, ok, Err, IF};
 use common::{both_bases, live_config, open_subsystem, ssh_login, weak_hash, Login, NcClient};
-use mgmt::error::YANG_ERROR_INFO_NS;
-use mgmt::xml::{Element, NETCONF_BASE_NS};
+use mgmt::protocol::error::YANG_ERROR_INFO_NS;
+use netconf_proto::xml::{Element, NETCONF_BASE_NS};
 
 /// The strict test module's namespace.
 const MS: &str = "urn:example:mgmt-strict";
@@ -266,7 +266,7 @@ fn get_data(extra: &str) -> String {
 fn data_of(r: &Element) -> String {
     let d = r.child(NMDA, "data").unwrap_or_else(|| panic!("{}", r.to_xml()));
     let mut s = String::new();
-    mgmt::xml::write_children(d, &mut s, Some(NMDA));
+    netconf_proto::xml::write_children(d, &mut s, Some(NMDA));
     s
 }
 

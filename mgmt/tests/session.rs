@@ -6,11 +6,11 @@ mod common;
 use std::time::Duration;
 
 use common::{both_bases, caps, errors, test_engine, NcClient, WAIT};
-use mgmt::framing::{self, Framing};
-use mgmt::hello::{BASE_1_0, BASE_1_1};
+use mgmt::protocol::sessions::Registry;
 use mgmt::session::{self, SessionEnd, SessionSettings};
-use mgmt::sessions::Registry;
-use mgmt::xml::NETCONF_BASE_NS;
+use netconf_proto::framing::{self, Framing};
+use netconf_proto::hello::{BASE_1_0, BASE_1_1};
+use netconf_proto::xml::NETCONF_BASE_NS;
 use tokio::io::DuplexStream;
 use tokio::task::JoinHandle;
 
@@ -49,7 +49,7 @@ fn raw_client(pipe: DuplexStream, out: Framing) -> NcClient<DuplexStream> {
         stream: pipe,
         decoder: framing::Decoder::new(Framing::EndOfMessage, 1 << 20),
         out,
-        server_hello: mgmt::hello::Hello { capabilities: vec![], session_id: None },
+        server_hello: netconf_proto::hello::Hello { capabilities: vec![], session_id: None },
     }
 }
 
@@ -103,16 +103,18 @@ async fn empty_base_1_0_messages_are_ignored() {
 async fn hello_and_first_rpc_in_one_write() {
     let (pipe, task, _r) = start(settings());
     let mut c = raw_client(pipe, Framing::EndOfMessage);
-    let mut bytes =
-        framing::encode(Framing::EndOfMessage, mgmt::hello::client_hello(&both_bases()).as_bytes())
-            .expect("eom");
+    let mut bytes = framing::encode(
+        Framing::EndOfMessage,
+        netconf_proto::hello::client_hello(&both_bases()).as_bytes(),
+    )
+    .expect("eom");
     let rpc = format!("<rpc message-id=\"7\" xmlns=\"{NETCONF_BASE_NS}\"><close-session/></rpc>");
     bytes.extend(framing::encode_chunked(rpc.as_bytes(), 5).expect("chunked"));
     c.send_raw(&bytes).await;
     let _server_hello = c.recv().await.expect("hello");
     c.decoder.set_framing(Framing::Chunked);
     let reply = c.recv().await.expect("reply");
-    let reply = mgmt::xml::parse(&reply).expect("xml");
+    let reply = netconf_proto::xml::parse(&reply).expect("xml");
     assert_eq!(reply.attribute("message-id"), Some("7"));
     assert!(matches!(ended(task).await, SessionEnd::Closed));
 }
@@ -124,7 +126,7 @@ async fn chunked_client_hello_is_accepted() {
     let (pipe, task, _r) = start(settings());
     let mut c = raw_client(pipe, Framing::Chunked);
     let _server_hello = c.recv().await.expect("hello");
-    let hello = mgmt::hello::client_hello(&both_bases());
+    let hello = netconf_proto::hello::client_hello(&both_bases());
     c.send_raw(&framing::encode_chunked(hello.as_bytes(), 64).expect("chunked")).await;
     c.decoder.set_framing(Framing::Chunked);
     let reply = c.rpc("3", "<get-config><source><running/></source></get-config>").await;
@@ -143,7 +145,7 @@ async fn unsupported_operation_keeps_the_session_and_echoes_attributes() {
         "<rpc message-id=\"9\" xmlns=\"{NETCONF_BASE_NS}\" xmlns:ex=\"urn:ex\" ex:user=\"fred\"><frobnicate/></rpc>"
     ))
     .await;
-    let reply = mgmt::xml::parse(&c.recv().await.expect("reply")).expect("xml");
+    let reply = netconf_proto::xml::parse(&c.recv().await.expect("reply")).expect("xml");
     assert_eq!(reply.attribute("message-id"), Some("9"));
     assert!(reply
         .attributes()
@@ -153,7 +155,7 @@ async fn unsupported_operation_keeps_the_session_and_echoes_attributes() {
     let message = reply
         .child(NETCONF_BASE_NS, "rpc-error")
         .and_then(|e| e.child(NETCONF_BASE_NS, "error-message"))
-        .map(mgmt::xml::Element::text)
+        .map(netconf_proto::xml::Element::text)
         .expect("error-message");
     assert!(message.contains("frobnicate"), "{message}");
     let reply = c.rpc("10", "<close-session/>").await;
@@ -166,7 +168,7 @@ async fn missing_message_id_is_missing_attribute() {
     let (pipe, _task, _r) = start(settings());
     let mut c = NcClient::connect(pipe, &both_bases()).await;
     c.send(&format!("<rpc xmlns=\"{NETCONF_BASE_NS}\"><get/></rpc>")).await;
-    let reply = mgmt::xml::parse(&c.recv().await.expect("reply")).expect("xml");
+    let reply = netconf_proto::xml::parse(&c.recv().await.expect("reply")).expect("xml");
     assert_eq!(reply.attribute("message-id"), None);
     assert_eq!(errors(&reply), vec![("missing-attribute".into(), "rpc".into())]);
 }
@@ -176,7 +178,7 @@ async fn malformed_xml_on_1_1_gets_malformed_message_and_session_goes_on() {
     let (pipe, task, _r) = start(settings());
     let mut c = NcClient::connect(pipe, &both_bases()).await;
     c.send("<rpc message-id='1' xmlns='urn:ietf:params:xml:ns:netconf:base:1.0'><get></rpc>").await;
-    let reply = mgmt::xml::parse(&c.recv().await.expect("reply")).expect("xml");
+    let reply = netconf_proto::xml::parse(&c.recv().await.expect("reply")).expect("xml");
     assert_eq!(reply.attribute("message-id"), None, "the message-id cannot be known");
     assert_eq!(errors(&reply), vec![("malformed-message".into(), "rpc".into())]);
     let reply = c.rpc("2", "<close-session/>").await;
@@ -215,7 +217,7 @@ async fn oversize_message_gets_too_big_and_the_session_goes_on() {
             " ".repeat(5000)
         );
         c.send(&big).await;
-        let reply = mgmt::xml::parse(&c.recv().await.expect("reply")).expect("xml");
+        let reply = netconf_proto::xml::parse(&c.recv().await.expect("reply")).expect("xml");
         assert_eq!(errors(&reply), vec![("too-big".into(), "rpc".into())], "{bases:?}");
         assert_eq!(reply.attribute("message-id"), Some("big"), "{bases:?}");
         let reply = c.rpc("next", "<get-config><source><running/></source></get-config>").await;
@@ -236,7 +238,7 @@ async fn client_hello_with_session_id_is_refused() {
         .expect("write");
     assert!(matches!(
         ended(task).await,
-        SessionEnd::BadHello(mgmt::hello::HelloError::UnexpectedSessionId)
+        SessionEnd::BadHello(netconf_proto::hello::HelloError::UnexpectedSessionId)
     ));
 }
 
@@ -247,19 +249,19 @@ async fn no_common_base_is_refused() {
         stream: pipe,
         decoder: framing::Decoder::new(Framing::EndOfMessage, 1 << 20),
         out: Framing::EndOfMessage,
-        server_hello: mgmt::hello::Hello { capabilities: vec![], session_id: None },
+        server_hello: netconf_proto::hello::Hello { capabilities: vec![], session_id: None },
     };
     c.send_raw(
         &framing::encode(
             Framing::EndOfMessage,
-            mgmt::hello::client_hello(&caps(&[BASE_1_0])).as_bytes(),
+            netconf_proto::hello::client_hello(&caps(&[BASE_1_0])).as_bytes(),
         )
         .expect("eom"),
     )
     .await;
     assert!(matches!(
         ended(task).await,
-        SessionEnd::BadHello(mgmt::hello::HelloError::NoCommonBase)
+        SessionEnd::BadHello(netconf_proto::hello::HelloError::NoCommonBase)
     ));
 }
 

@@ -7,9 +7,9 @@ use std::time::Duration;
 
 use common::{both_bases, errors, open_subsystem, ssh_login, weak_hash, Login, NcClient, WAIT};
 use mgmt::config::Config;
-use mgmt::framing::Framing;
 use mgmt::ssh::Server;
-use mgmt::xml::NETCONF_BASE_NS;
+use netconf_proto::framing::Framing;
+use netconf_proto::xml::NETCONF_BASE_NS;
 use russh::keys::{Algorithm, PrivateKey};
 
 struct Fixture {

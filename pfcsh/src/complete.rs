@@ -6,7 +6,7 @@ use yang2::schema::{DataValueType, SchemaNodeKind};
 
 use crate::config_path::{self, display_name, Next};
 use crate::grammar::{Then, Word, CONFIGURATION, OPERATIONAL};
-use crate::shell::{Mode, Session};
+use crate::session::{Mode, Session};
 use crate::words::split;
 
 /// One thing that may come next.

@@ -4,7 +4,7 @@
 use std::io::IsTerminal as _;
 use std::time::Duration;
 
-use mgmt::client::{Auth, Client, ConnectOptions, Error};
+use netconf_client::{Auth, Client, ConnectOptions, Error};
 
 use crate::cli::Args;
 use crate::known_hosts::{digest_of, host_id, KnownHosts};

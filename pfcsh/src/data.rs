@@ -13,7 +13,7 @@ use yang2::data::{
 /// values (`pfc:measured`) once on an enclosing element, which the data alone would lose.
 /// A prefix declared nowhere is read as the prefix a module of the schema chose for itself
 /// (pfcd writes `pfc:measured` without declaring `pfc`; DECISIONS.md, "pfcsh reads").
-pub fn reply_data(reply: &mgmt::client::Reply, ctx: &Context) -> String {
+pub fn reply_data(reply: &netconf_client::Reply, ctx: &Context) -> String {
     let inner = reply.data().unwrap_or_default();
     let mut declared = enclosing_declarations(reply.raw());
     let mut modules: Vec<_> = ctx.modules(false).collect();
@@ -186,9 +186,9 @@ mod tests {
     #[test]
     fn reply_prefixes_are_carried_into_the_data() {
         let raw = r#"<rpc-reply xmlns="urn:ietf:params:xml:ns:netconf:base:1.0" xmlns:pfc="urn:p" message-id="1"><data><a xmlns="urn:a"><s>pfc:x</s></a><b xmlns="urn:b" xmlns:pfc="urn:own"/></data></rpc-reply>"#;
-        let reply = match mgmt::client::parse_message(raw.to_string()).expect("parses") {
-            mgmt::client::Incoming::Reply(r) => r,
-            mgmt::client::Incoming::Notification(_) => panic!("a reply"),
+        let reply = match netconf_client::parse_message(raw.to_string()).expect("parses") {
+            netconf_client::Incoming::Reply(r) => r,
+            netconf_client::Incoming::Notification(_) => panic!("a reply"),
         };
         let ctx = Context::new(yang2::context::ContextFlags::empty()).expect("ctx");
         let data = reply_data(&reply, &ctx);

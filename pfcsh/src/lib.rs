@@ -1,6 +1,6 @@
 //! pfcsh, the operator's shell for pfcd: operational commands (`show …`, `clear counters`,
 //! `request headroom measure`, `monitor`) and a configuration mode on the candidate
-//! (`set`, `delete`, `show | compare`, `commit`), over NETCONF with `mgmt::client`.
+//! (`set`, `delete`, `show | compare`, `commit`), over NETCONF with the `netconf-client` crate.
 //!
 //! Paths, types and help texts come from the YANG modules the server reports (ietf-yang-library
 //! and `<get-schema>`, cached per module@revision), so pfcsh knows no leaf by heart: a leaf the
@@ -17,6 +17,7 @@
 //! | `set_form.rs`, `diff.rs` | configuration as `set` lines, and their diff |
 //! | `grammar.rs` | the commands, their words and help |
 //! | `complete.rs` | what may come next at a cursor (Tab and `?`) |
+//! | `session.rs` | the session: client, libyang context, mode, format, what completion fetched |
 //! | `shell.rs` | runs one command line in operational or configuration mode |
 //! | `show/` | the operational tables |
 //! | `data.rs` | reply XML → libyang tree → RFC 7951 JSON |
@@ -39,6 +40,7 @@ pub mod repl;
 pub mod rpc_error;
 mod run;
 pub mod schema;
+pub mod session;
 pub mod set_form;
 pub mod settings;
 pub mod shell;

@@ -10,7 +10,7 @@ use quick_xml::events::Event;
 use quick_xml::Reader;
 
 use crate::rpc_error::sentence;
-use crate::shell::{Format, Session};
+use crate::session::{Format, Session};
 
 /// How often the Ctrl-C flag is looked at while waiting.
 const POLL: Duration = Duration::from_millis(200);

@@ -24,7 +24,7 @@ use rustyline::{
 };
 
 use crate::complete::{at_cursor, matching};
-use crate::shell::{Flow, Session};
+use crate::session::{Flow, Session};
 
 /// Completion over the shared session.
 struct ShellHelper {

@@ -1,7 +1,7 @@
 //! A failed request as one sentence for the user: the rpc-error's path in `set` words and its
 //! message, or what the client says went wrong (connection, credentials, host key).
 
-use mgmt::client::Error;
+use netconf_client::Error;
 
 /// `error-path` (an XPath with prefixes and key predicates) in the words `set` takes:
 /// `/if:interfaces/if:interface[if:name='lab2']/dot1q:bridge-port` → `interfaces interface

@@ -7,12 +7,12 @@ use std::io::{BufRead as _, IsTerminal as _};
 use std::process::ExitCode;
 
 use clap::Parser as _;
-use mgmt::client::Client;
+use netconf_client::Client;
 use yang2::context::Context;
 
 use crate::cli::Args;
 use crate::schema;
-use crate::shell::{Flow, Format, Session};
+use crate::session::{Flow, Format, Session};
 
 /// pfcsh's main.
 pub fn run(args: impl IntoIterator<Item = OsString>) -> ExitCode {

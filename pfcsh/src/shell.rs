@@ -1,119 +1,24 @@
 //! One command line at a time, in operational or configuration mode, on one NETCONF
-//! session. Every failure is returned as the one line to print; the candidate is never
-//! touched by a failed command (the server keeps it as it was).
+//! session ([`Session::execute`]). Every failure is returned as the one line to print; the
+//! candidate is never touched by a failed command (the server keeps it as it was).
 
 use std::io::Write as _;
 
-use mgmt::client::{Client, Datastore};
+use netconf_client::Datastore;
 use serde_json::Value;
-use yang2::context::Context;
 
 use crate::config_path::{self, Step};
 use crate::data;
 use crate::rpc_error::sentence;
+use crate::session::{Flow, Format, Mode, Session};
 use crate::show::{self, filters};
 use crate::words::split;
 
-/// Which commands are available.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Mode {
-    Operational,
-    Configuration,
-}
-
-/// How show commands print.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Format {
-    Table,
-    Json,
-    Xml,
-}
-
-/// What the caller does after a command.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Flow {
-    Continue,
-    Quit,
-}
-
-/// A session with the server and what pfcsh knows of it.
-pub struct Session {
-    pub client: Client,
-    ctx: Context,
-    pub mode: Mode,
-    pub format: Format,
-    ports: Option<Vec<String>>,
-    config_cache: Option<Value>,
-}
-
-fn err(what: &str) -> impl Fn(mgmt::client::Error) -> String + '_ {
+fn err(what: &str) -> impl Fn(netconf_client::Error) -> String + '_ {
     move |e| sentence(what, &e)
 }
 
 impl Session {
-    pub fn new(client: Client, ctx: Context, format: Format) -> Session {
-        Session { client, ctx, mode: Mode::Operational, format, ports: None, config_cache: None }
-    }
-
-    /// Ends the NETCONF session politely (errors do not matter any more).
-    pub fn close(self) {
-        let _ = self.client.close_session();
-    }
-
-    pub fn context(&self) -> &Context {
-        &self.ctx
-    }
-
-    /// The prompt for the current mode.
-    pub fn prompt(&self) -> &'static str {
-        match self.mode {
-            Mode::Operational => "pfcsh> ",
-            Mode::Configuration => "pfcsh# ",
-        }
-    }
-
-    /// The ports (interface names in running), fetched once.
-    pub fn ports(&mut self) -> Vec<String> {
-        if self.ports.is_none() {
-            let filter = format!(
-                "<interfaces xmlns=\"{}\"><interface><name/></interface></interfaces>",
-                filters::IF_NS
-            );
-            let names = self
-                .client
-                .get_config(Datastore::Running, Some(&filter))
-                .ok()
-                .and_then(|r| data::xml_to_value(&self.ctx, &data::reply_data(&r, &self.ctx)).ok())
-                .map(|v| show::interfaces(&v).iter().map(show::name_of).collect::<Vec<String>>())
-                .unwrap_or_default();
-            self.ports = Some(names);
-        }
-        self.ports.clone().unwrap_or_default()
-    }
-
-    /// The configuration whose list keys completion offers: the candidate in configuration
-    /// mode, running otherwise; fetched once per command line.
-    pub fn key_values_source(&mut self) -> Value {
-        if self.config_cache.is_none() {
-            let source = self.config_store();
-            let v = self
-                .client
-                .get_config(source, None)
-                .ok()
-                .and_then(|r| data::xml_to_value(&self.ctx, &data::reply_data(&r, &self.ctx)).ok())
-                .unwrap_or(Value::Null);
-            self.config_cache = Some(v);
-        }
-        self.config_cache.clone().unwrap_or(Value::Null)
-    }
-
-    fn config_store(&self) -> Datastore {
-        match self.mode {
-            Mode::Operational => Datastore::Running,
-            Mode::Configuration => Datastore::Candidate,
-        }
-    }
-
     /// Runs one command line.
     pub fn execute(&mut self, line: &str) -> Result<Flow, String> {
         self.config_cache = None;
@@ -309,7 +214,7 @@ impl Session {
 }
 
 /// A refused commit as one line, saying the candidate is kept.
-fn refused(what: &str, e: &mgmt::client::Error) -> String {
+fn refused(what: &str, e: &netconf_client::Error) -> String {
     format!(
         "{}; the candidate keeps your changes (fix them with set/delete, or discard)",
         sentence(what, e)

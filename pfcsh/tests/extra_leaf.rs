@@ -8,7 +8,7 @@ use std::io::{BufRead as _, BufReader};
 use std::process::{Command, Stdio};
 
 use common::{sibling_bin, Home};
-use mgmt::client::{Auth, Client, ConnectOptions, Datastore};
+use netconf_client::{Auth, Client, ConnectOptions, Datastore};
 use rexpect::session::spawn_command;
 
 const MODULE: &str = r#"module pfcsh-extra {

@@ -8,7 +8,7 @@ mod common;
 use std::time::Duration;
 
 use common::{Home, Lab};
-use mgmt::client::Datastore;
+use netconf_client::Datastore;
 use rexpect::session::{spawn_command, PtySession};
 
 fn shell(home: &Home, lab: &Lab) -> PtySession {

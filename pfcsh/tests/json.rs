@@ -1,5 +1,5 @@
 //! `--json` of every show command parses and carries the same leaves and values as the
-//! NETCONF data it came from (fetched here with mgmt's client and the same filter), and
+//! NETCONF data it came from (fetched here with netconf-client and the same filter), and
 //! `--xml` is that data; scripting exits non-zero after any error.
 
 mod common;

@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use dataplane::pipeline::PipelineConfig;
 use mgmt::backend::{Backend, BackendError, Origin, StateRequest, Transaction};
 use mgmt::notify::Notifier;
-use mgmt::xml::Element;
+use netconf_proto::xml::Element;
 use tracing::{info, warn};
 
 use super::events;

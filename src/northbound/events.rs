@@ -5,7 +5,7 @@ use std::sync::mpsc::Receiver;
 use std::sync::Arc;
 
 use mgmt::notify::Notifier;
-use mgmt::xml::Element;
+use netconf_proto::xml::Element;
 use tracing::warn;
 
 use super::lldp::notification::{pfc_dcbx_misconfiguration, remote_table_change, system_totals};

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use mgmt::backend::{Backend, BackendError, StateRequest, Transaction};
-use mgmt::xml::Element;
+use netconf_proto::xml::Element;
 
 use super::namespaces::LAB_NS;
 use super::xml::{leaf, pfc_enable_bits};

@@ -1,6 +1,6 @@
 //! Small helpers for reading and building mgmt's XML elements.
 
-use mgmt::xml::Element;
+use netconf_proto::xml::Element;
 
 /// A leaf with a value written by `Display`.
 pub fn leaf(ns: &str, name: &str, value: impl std::fmt::Display) -> Element {

@@ -11,7 +11,7 @@
 //! ssh -p PORT -s alice@127.0.0.1 netconf
 //! ```
 //!
-//! STATE_DIR must hold a `users` file (see `mgmt::users`); the host key and the datastores
+//! STATE_DIR must hold a `users` file (see `mgmt::access::users`); the host key and the datastores
 //! are kept there. PORT 0 picks a free port; the line `listening on ADDR` on stdout says which.
 //! `--workers` sets the async worker threads (SSH and light requests; default 1, see
 //! DECISIONS.md "Where operations run"); `--blocking` the most threads that run heavy requests
@@ -184,7 +184,7 @@ fn run(args: Vec<String>) -> Result<(), Box<dyn std::error::Error>> {
             "--yang" => config.yang_dirs.push(value("--yang", &mut args)?.into()),
             "--module" => config
                 .modules
-                .push(mgmt::schema::ModuleSpec::new(&value("--module", &mut args)?, &["*"])),
+                .push(mgmt::yang::schema::ModuleSpec::new(&value("--module", &mut args)?, &["*"])),
             "--admin" => config.admin_user = Some(value("--admin", &mut args)?),
             "--indent" => config.indent_replies = true,
             "--idle" => {
@@ -218,8 +218,12 @@ fn run(args: Vec<String>) -> Result<(), Box<dyn std::error::Error>> {
             "--max-elements" => config.max_message_elements = count("--max-elements", &mut args)?,
             "--max-depth" => {
                 let depth = count("--max-depth", &mut args)?;
-                if depth > mgmt::xml::MAX_DEPTH {
-                    return Err(format!("--max-depth is at most {}", mgmt::xml::MAX_DEPTH).into());
+                if depth > netconf_proto::xml::MAX_DEPTH {
+                    return Err(format!(
+                        "--max-depth is at most {}",
+                        netconf_proto::xml::MAX_DEPTH
+                    )
+                    .into());
                 }
                 config.max_message_depth = depth;
             }

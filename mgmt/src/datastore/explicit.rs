@@ -18,8 +18,8 @@ use yang2::context::Context;
 use yang2::data::{DataNodeRef, DataTree};
 use yang2::schema::{DataValueType, SchemaNodeKind};
 
-use crate::data;
-use crate::xml::{Element, Node, NETCONF_BASE_NS};
+use crate::yang::data;
+use netconf_proto::xml::{Element, Node, NETCONF_BASE_NS};
 
 /// The element tree `data::parse_data` gives for libyang's printing of `tree` (explicit
 /// nodes, `Schema::print_config`), or `None` (see the module comment).

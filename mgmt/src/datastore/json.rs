@@ -16,8 +16,8 @@
 //! declared. A configuration libyang refuses is parsed again from XML, so that errors read as
 //! they always did; debug builds check that both parses give the same tree.
 
-use crate::model::{JsonValue, Kind, Model, SNode};
-use crate::xml::{Element, Node};
+use crate::yang::model::{JsonValue, Kind, Model, SNode};
+use netconf_proto::xml::{Element, Node};
 
 /// The JSON text of a normalized configuration tree (its root holding the top-level nodes),
 /// or `None` when only its XML text says exactly what it is.
@@ -170,8 +170,8 @@ fn write_string(v: &str, out: &mut String) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::data::{normalize, parse_data};
-    use crate::schema::test_support::{interfaces_schema as schema, IANA, IF};
+    use crate::yang::data::{normalize, parse_data};
+    use crate::yang::schema::test_support::{interfaces_schema as schema, IANA, IF};
 
     fn json_of(xml: &str) -> Option<String> {
         let s = schema();
@@ -217,8 +217,8 @@ mod tests {
     /// unions and XPath strings, escapes, booleans, identities, and a mix of modules.
     #[test]
     fn the_json_parses_to_the_tree_the_xml_parses_to() {
+        use crate::access::nacm::NACM_NS;
         use crate::datastore::live::LiveTree;
-        use crate::nacm::NACM_NS;
         use std::sync::Arc;
         let s = Arc::new(schema());
         let nacm = |rule: &str| {

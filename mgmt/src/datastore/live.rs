@@ -21,10 +21,10 @@ use yang2::data::{Data, DataFormat, DataNodeRef, DataPrinterFlags, DataTree, Dat
 use yang2::schema::{DataValueType, SchemaLeafType, SchemaNodeKind};
 
 use super::explicit::{self, prints_as_canonical};
-use crate::data::{self, key_of, snode_of, DataPath, Key, Step};
-use crate::model::{Kind, Model, SNode};
-use crate::schema::{Schema, SchemaError};
-use crate::xml::{Element, Node};
+use crate::yang::data::{self, key_of, snode_of, DataPath, Key, Step};
+use crate::yang::model::{Kind, Model, SNode};
+use crate::yang::schema::{Schema, SchemaError};
+use netconf_proto::xml::{Element, Node};
 
 type Tree<'a> = DataTree<'a>;
 
@@ -469,9 +469,9 @@ mod tests {
     use std::sync::Arc;
 
     use crate::datastore::{DatastoreName, Datastores};
-    use crate::edit::{self, ErrorOption, Op};
-    use crate::schema::{ModuleSpec, Schema};
-    use crate::xml::{self, Scope};
+    use crate::yang::edit::{self, ErrorOption, Op};
+    use crate::yang::schema::{ModuleSpec, Schema};
+    use netconf_proto::xml::{self, Scope};
 
     const NC: &str = "urn:ietf:params:xml:ns:netconf:base:1.0";
     const IF: &str = "urn:ietf:params:xml:ns:yang:ietf-interfaces";

@@ -3,11 +3,17 @@
 //!
 //! At start the startup configuration (if any was saved) becomes running, and candidate
 //! starts as a copy of running.
+//!
+//! Files: `store.rs` (sled), `live.rs` (the validated libyang tree kept beside a snapshot),
+//! `json.rs` (an edit fed to libyang as JSON), `explicit.rs` (a validated tree's explicit
+//! nodes read from the tree itself), `when.rs` (nodes a change switched off by `when`:
+//! deleted by the server, or refused).
 
 mod explicit;
 mod json;
 pub mod live;
 pub mod store;
+pub(crate) mod when;
 
 use std::borrow::Cow;
 use std::cell::OnceCell;
@@ -19,11 +25,11 @@ use thiserror::Error;
 
 pub use store::{DatastoreName, Store, StoreError};
 
-use crate::data;
-use crate::schema::{Schema, SchemaError};
-use crate::xml::Element;
-use crate::yang_errors;
+use crate::yang::data;
+use crate::yang::schema::{Schema, SchemaError};
+use crate::yang::yang_errors;
 use live::{LiveSlot, LiveTree};
+use netconf_proto::xml::Element;
 
 /// The key of the running configuration saved before a confirmed commit that is not yet
 /// confirmed: present at start means the server stopped before the confirmation, and running
@@ -533,7 +539,7 @@ impl Datastores {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::schema::ModuleSpec;
+    use crate::yang::schema::ModuleSpec;
 
     const IF: &str = "urn:ietf:params:xml:ns:yang:ietf-interfaces";
     const IANA: &str = "urn:ietf:params:xml:ns:yang:iana-if-type";
@@ -586,7 +592,8 @@ mod tests {
         let mut changed = canonical.root.clone();
         let iface = changed.elements_mut().next().and_then(|i| i.elements_mut().next());
         let description = iface.and_then(|i| i.elements_mut().find(|e| e.name == "description"));
-        description.expect("description").children = vec![crate::xml::Node::Text("uplink".into())];
+        description.expect("description").children =
+            vec![netconf_proto::xml::Node::Text("uplink".into())];
         cases.push(changed);
         // A leaf added after the others: not in schema order.
         let mut added = canonical.root.clone();

@@ -3,9 +3,9 @@
 
 use super::{one, OpResult};
 use crate::engine::{schema_error, Engine, SessionCtx};
-use crate::error::{ErrorInfo, ErrorTag, ErrorType, RpcError};
-use crate::rpc::ReplyBody;
-use crate::xml::{Element, NETCONF_BASE_NS};
+use crate::protocol::error::{ErrorInfo, ErrorTag, ErrorType, RpcError};
+use crate::protocol::rpc::ReplyBody;
+use netconf_proto::xml::{Element, NETCONF_BASE_NS};
 
 pub(super) fn backend_rpc(engine: &Engine, ctx: &SessionCtx, op: &Element) -> OpResult {
     let ns = op.namespace.as_deref().unwrap_or_default();

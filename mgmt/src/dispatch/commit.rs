@@ -8,11 +8,10 @@ use super::editing::inline_config;
 use super::params::{bad_param, check_params, ds_param, invalid_param, param, DsParam};
 use super::{one, OpResult};
 use crate::datastore::DatastoreName;
-use crate::engine::{schema_error, Engine, SessionCtx};
-use crate::error::{ErrorTag, ErrorType, RpcError};
-use crate::inline::Mode;
-use crate::rpc::ReplyBody;
-use crate::xml::{Element, NETCONF_BASE_NS};
+use crate::engine::{schema_error, Engine, Mode, SessionCtx};
+use crate::protocol::error::{ErrorTag, ErrorType, RpcError};
+use crate::protocol::rpc::ReplyBody;
+use netconf_proto::xml::{Element, NETCONF_BASE_NS};
 
 pub(super) fn validate(engine: &Engine, op: &Element) -> OpResult {
     check_params(op, &[(NETCONF_BASE_NS, "source")]).map_err(one)?;

@@ -8,15 +8,14 @@ use super::params::{
     with_defaults, DsParam, WITH_DEFAULTS_NS,
 };
 use super::{one, OpResult};
-use crate::data::{self, data_text};
+use crate::datastore::when;
 use crate::datastore::DatastoreName;
-use crate::edit::{self, ErrorOption, Op};
-use crate::engine::{bump, schema_error, Engine, RunningWrite, SessionCtx};
-use crate::error::{ErrorTag, ErrorType, RpcError};
-use crate::inline::Mode;
-use crate::rpc::ReplyBody;
-use crate::when;
-use crate::xml::{Element, Scope, NETCONF_BASE_NS};
+use crate::engine::{bump, schema_error, Engine, Mode, RunningWrite, SessionCtx};
+use crate::protocol::error::{ErrorTag, ErrorType, RpcError};
+use crate::protocol::rpc::ReplyBody;
+use crate::yang::data::{self, data_text};
+use crate::yang::edit::{self, ErrorOption, Op};
+use netconf_proto::xml::{Element, Scope, NETCONF_BASE_NS};
 
 /// `test-option`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

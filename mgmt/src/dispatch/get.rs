@@ -4,16 +4,15 @@
 use super::params::{check_params, datastore, with_defaults, WITH_DEFAULTS_NS};
 use super::retrieve::{data_reply, parse_filter, retrieve, Filter};
 use super::{one, OpResult};
+use crate::access::nacm::NACM_NS;
 use crate::backend::StateRequest;
-use crate::data;
 use crate::datastore::DatastoreName;
-use crate::engine::{Engine, SessionCtx};
-use crate::error::{ErrorTag, ErrorType, RpcError};
-use crate::inline::Mode;
-use crate::monitoring::{self, MONITORING_NS, YANG_LIBRARY_NS};
-use crate::nacm::NACM_NS;
+use crate::engine::monitoring::{self, MONITORING_NS, YANG_LIBRARY_NS};
+use crate::engine::{Engine, Mode, SessionCtx};
 use crate::notify::NETMOD_NOTIFICATION_NS;
-use crate::xml::{Element, Node, NETCONF_BASE_NS};
+use crate::protocol::error::{ErrorTag, ErrorType, RpcError};
+use crate::yang::data;
+use netconf_proto::xml::{Element, Node, NETCONF_BASE_NS};
 
 pub(super) fn get_config(
     engine: &Engine,

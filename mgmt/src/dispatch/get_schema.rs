@@ -2,11 +2,11 @@
 
 use super::params::{check_params, invalid_param, missing_param};
 use super::{one, OpResult};
+use crate::engine::monitoring::MONITORING_NS;
 use crate::engine::Engine;
-use crate::error::{ErrorTag, ErrorType, RpcError};
-use crate::monitoring::MONITORING_NS;
-use crate::rpc::ReplyBody;
-use crate::xml::{escape_text, Element};
+use crate::protocol::error::{ErrorTag, ErrorType, RpcError};
+use crate::protocol::rpc::ReplyBody;
+use netconf_proto::xml::{escape_text, Element};
 
 pub(super) fn get_schema(engine: &Engine, op: &Element) -> OpResult {
     check_params(

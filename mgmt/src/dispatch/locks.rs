@@ -5,11 +5,10 @@ use std::sync::Arc;
 use super::params::{check_params, datastore};
 use super::{one, OpResult};
 use crate::datastore::DatastoreName;
-use crate::engine::{Engine, SessionCtx};
-use crate::error::RpcError;
-use crate::inline::Mode;
-use crate::rpc::ReplyBody;
-use crate::xml::{Element, NETCONF_BASE_NS};
+use crate::engine::{Engine, Mode, SessionCtx};
+use crate::protocol::error::RpcError;
+use crate::protocol::rpc::ReplyBody;
+use netconf_proto::xml::{Element, NETCONF_BASE_NS};
 
 pub(super) fn lock_target(op: &Element) -> Result<DatastoreName, RpcError> {
     check_params(op, &[(NETCONF_BASE_NS, "target")])?;

@@ -5,7 +5,7 @@
 //!
 //! Everything here is synchronous and may take a while (validation of large
 //! configurations): sessions call it from a blocking thread, except for requests that
-//! [`crate::inline`] judges light, which run on the session's own task.
+//! [`crate::session::inline`] judges light, which run on the session's own task.
 //!
 //! This file is the operation table ([`dispatch`]: access control on the operation, then one
 //! function per operation) and the error-path of operation-level errors. One file per
@@ -13,11 +13,13 @@
 //! `get.rs` (get, get-config), `nmda.rs` (get-data, edit-data), `editing.rs` (edit-config,
 //! copy-config, delete-config), `locks.rs`, `commit.rs` (validate, commit, discard-changes,
 //! cancel-commit), `session_ops.rs` (close-session, kill-session), `get_schema.rs`,
-//! `notifications.rs` (create-subscription), `backend_rpc.rs`.
+//! `notifications.rs` (create-subscription), `backend_rpc.rs`; `filter_cost.rs` (what a
+//! retrieval or notification filter may cost, and the replies when it would cost more).
 
 mod backend_rpc;
 mod commit;
 mod editing;
+mod filter_cost;
 mod get;
 mod get_schema;
 mod locks;
@@ -29,13 +31,12 @@ mod session_ops;
 
 use std::sync::Arc;
 
-use crate::engine::{bump, Engine, SessionCtx};
-use crate::error::{ErrorInfo, ErrorTag, ErrorType, RpcError};
-use crate::inline::Mode;
-use crate::monitoring::MONITORING_NS;
+use crate::engine::monitoring::MONITORING_NS;
+use crate::engine::{bump, Engine, Mode, SessionCtx};
 use crate::notify::NOTIFICATION_NS;
-use crate::rpc::ReplyBody;
-use crate::xml::{Element, NETCONF_BASE_NS};
+use crate::protocol::error::{ErrorInfo, ErrorTag, ErrorType, RpcError};
+use crate::protocol::rpc::ReplyBody;
+use netconf_proto::xml::{Element, NETCONF_BASE_NS};
 
 use backend_rpc::backend_rpc;
 use commit::{cancel_commit, commit, discard_changes, validate};

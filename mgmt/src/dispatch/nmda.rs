@@ -8,18 +8,17 @@ use super::get::operational;
 use super::params::{check_params, invalid_param, missing_param, with_defaults, WITH_DEFAULTS_NS};
 use super::retrieve::{render_error, retrieve, xml_to_schema, Filter};
 use super::{one, OpResult};
-use crate::data::{self, data_text, DataPath};
 use crate::datastore::DatastoreName;
-use crate::edit::{ErrorOption, Op};
-use crate::engine::{Engine, SessionCtx};
-use crate::error::{ErrorTag, ErrorType, RpcError};
-use crate::filter::xpath_to_modules;
-use crate::inline::Mode;
-use crate::max_depth::{self, Selection};
-use crate::monitoring;
-use crate::rpc::ReplyBody;
-use crate::schema::WithDefaults;
-use crate::xml::{Element, Node, Scope};
+use crate::engine::monitoring;
+use crate::engine::{Engine, Mode, SessionCtx};
+use crate::protocol::error::{ErrorTag, ErrorType, RpcError};
+use crate::protocol::rpc::ReplyBody;
+use crate::yang::data::{self, data_text, DataPath};
+use crate::yang::edit::{ErrorOption, Op};
+use crate::yang::filter::xpath_to_modules;
+use crate::yang::max_depth::{self, Selection};
+use crate::yang::schema::WithDefaults;
+use netconf_proto::xml::{Element, Node, Scope};
 
 /// The ietf-netconf-nmda namespace.
 pub const NMDA_NS: &str = "urn:ietf:params:xml:ns:yang:ietf-netconf-nmda";
@@ -60,8 +59,8 @@ pub(super) fn nmda_datastore(op: &Element) -> Result<Nmds, RpcError> {
 /// Keeps only configuration (`want_config`) or only state nodes, with the ancestors and list
 /// keys state nodes need.
 pub(super) fn config_filter(
-    model: &crate::model::Model,
-    sparent: Option<&crate::model::SNode>,
+    model: &crate::yang::model::Model,
+    sparent: Option<&crate::yang::model::SNode>,
     e: &mut Element,
     want_config: bool,
 ) -> bool {
@@ -74,13 +73,16 @@ pub(super) fn config_filter(
         else {
             continue;
         };
-        if s.is_key && sparent.is_some_and(|p| p.kind == crate::model::Kind::List) {
+        if s.is_key && sparent.is_some_and(|p| p.kind == crate::yang::model::Kind::List) {
             keys.push(Node::Element(c));
             continue;
         }
         let keep = if !s.config {
             !want_config
-        } else if matches!(s.kind, crate::model::Kind::Container | crate::model::Kind::List) {
+        } else if matches!(
+            s.kind,
+            crate::yang::model::Kind::Container | crate::yang::model::Kind::List
+        ) {
             config_filter(model, Some(s), &mut c, want_config)
         } else {
             want_config

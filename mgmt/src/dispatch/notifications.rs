@@ -10,14 +10,14 @@ use tokio::sync::broadcast;
 use super::params::{bad_param, check_params, invalid_param, missing_param};
 use super::retrieve::{parse_filter, Filter};
 use super::{one, Outcome};
-use crate::data;
+use crate::dispatch::filter_cost;
 use crate::engine::Engine;
-use crate::error::{ErrorTag, ErrorType, RpcError};
-use crate::filter;
-use crate::filter_cost;
 use crate::notify::{self, Notification, NOTIFICATION_NS, STREAM};
-use crate::rpc::ReplyBody;
-use crate::xml::{Element, NETCONF_BASE_NS};
+use crate::protocol::error::{ErrorTag, ErrorType, RpcError};
+use crate::protocol::rpc::ReplyBody;
+use crate::yang::data;
+use crate::yang::filter;
+use netconf_proto::xml::{Element, NETCONF_BASE_NS};
 
 /// A notification filter of a subscription.
 #[derive(Debug, Clone)]

@@ -2,9 +2,9 @@
 //! with-defaults, and the rpc-errors for what is wrong with them.
 
 use crate::datastore::DatastoreName;
-use crate::error::{ErrorInfo, ErrorTag, ErrorType, RpcError};
-use crate::schema::WithDefaults;
-use crate::xml::{Element, NETCONF_BASE_NS};
+use crate::protocol::error::{ErrorInfo, ErrorTag, ErrorType, RpcError};
+use crate::yang::schema::WithDefaults;
+use netconf_proto::xml::{Element, NETCONF_BASE_NS};
 
 /// The ietf-netconf-with-defaults namespace (the `with-defaults` parameter).
 pub const WITH_DEFAULTS_NS: &str = "urn:ietf:params:xml:ns:yang:ietf-netconf-with-defaults";

@@ -3,16 +3,15 @@
 
 use super::params::{param, WITH_DEFAULTS_NS};
 use super::{one, OpResult};
-use crate::data::{self, data_text};
-use crate::engine::{schema_error, Engine};
-use crate::error::{ErrorInfo, ErrorTag, ErrorType, RpcError};
-use crate::filter::{self, xpath_to_modules};
-use crate::filter_cost;
-use crate::inline::Mode;
-use crate::nacm::UserAcl;
-use crate::rpc::ReplyBody;
-use crate::schema::{WithDefaults, WD_ATTR_NS};
-use crate::xml::{Element, Scope, NETCONF_BASE_NS};
+use crate::access::nacm::UserAcl;
+use crate::dispatch::filter_cost;
+use crate::engine::{schema_error, Engine, Mode};
+use crate::protocol::error::{ErrorInfo, ErrorTag, ErrorType, RpcError};
+use crate::protocol::rpc::ReplyBody;
+use crate::yang::data::{self, data_text};
+use crate::yang::filter::{self, xpath_to_modules};
+use crate::yang::schema::{WithDefaults, WD_ATTR_NS};
+use netconf_proto::xml::{Element, Scope, NETCONF_BASE_NS};
 
 /// A retrieval filter.
 pub(super) enum Filter {
@@ -71,7 +70,7 @@ pub(super) fn data_reply(inner: &str) -> ReplyBody {
     ReplyBody::Raw(format!("<data>{inner}</data>"))
 }
 
-pub(super) fn render_error(engine: &Engine, e: &crate::schema::SchemaError) -> RpcError {
+pub(super) fn render_error(engine: &Engine, e: &crate::yang::schema::SchemaError) -> RpcError {
     let mut err = schema_error(&engine.schema, e);
     err.tag = ErrorTag::OperationFailed;
     err.path = None;
@@ -142,8 +141,8 @@ pub(super) fn retrieve(
     Ok(data_reply(&data_text(&tree)))
 }
 
-pub(super) fn xml_to_schema(e: crate::xml::XmlError) -> crate::schema::SchemaError {
-    crate::schema::SchemaError::Invalid {
+pub(super) fn xml_to_schema(e: netconf_proto::xml::XmlError) -> crate::yang::schema::SchemaError {
+    crate::yang::schema::SchemaError::Invalid {
         message: e.to_string(),
         path: None,
         app_tag: None,

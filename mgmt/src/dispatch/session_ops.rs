@@ -5,8 +5,8 @@ use std::sync::Arc;
 use super::params::{check_params, invalid_param, missing_param, param};
 use super::{one, OpResult, Outcome};
 use crate::engine::{Engine, SessionCtx};
-use crate::rpc::ReplyBody;
-use crate::xml::{Element, NETCONF_BASE_NS};
+use crate::protocol::rpc::ReplyBody;
+use netconf_proto::xml::{Element, NETCONF_BASE_NS};
 
 /// `<close-session>` (RFC 6241 §7.8): the reply, then the session ends.
 pub(super) fn close_session(op: &Element) -> Outcome {

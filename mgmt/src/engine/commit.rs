@@ -4,11 +4,10 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use super::{schema_error, Engine, RunningWrite, SessionCtx};
+use super::{schema_error, Engine, Mode, RunningWrite, SessionCtx};
 use crate::backend::Origin;
 use crate::datastore::{DatastoreName, CONFIRMED_BACKUP};
-use crate::error::{ErrorInfo, ErrorTag, ErrorType, RpcError};
-use crate::inline::Mode;
+use crate::protocol::error::{ErrorInfo, ErrorTag, ErrorType, RpcError};
 
 impl Engine {
     /// Validates the candidate and makes it running. The writer mutex must be held.

@@ -6,13 +6,12 @@ use std::time::Duration;
 
 use tracing::{error, info};
 
-use super::{Engine, RunningWrite, SessionCtx, WriteGuard};
+use super::{Engine, Mode, RunningWrite, SessionCtx, WriteGuard};
 use crate::backend::Origin;
 use crate::datastore::{Snapshot, CONFIRMED_BACKUP};
-use crate::error::{ErrorInfo, ErrorTag, ErrorType, RpcError};
-use crate::inline::Mode;
 use crate::notify::NC_NOTIFICATIONS_NS;
-use crate::xml::Element;
+use crate::protocol::error::{ErrorInfo, ErrorTag, ErrorType, RpcError};
+use netconf_proto::xml::Element;
 
 #[derive(Debug, Clone)]
 pub(crate) struct Confirmed {

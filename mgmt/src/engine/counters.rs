@@ -3,7 +3,7 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::Engine;
-use crate::monitoring::Statistics;
+use crate::engine::monitoring::Statistics;
 
 #[derive(Debug, Default)]
 pub(crate) struct Counters {

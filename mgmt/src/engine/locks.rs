@@ -5,11 +5,10 @@ use std::sync::Arc;
 use std::time::SystemTime;
 
 use super::transaction::store_error;
-use super::{Engine, Lock, WriteGuard};
+use super::{Engine, Lock, Mode, WriteGuard};
 use crate::datastore::DatastoreName;
-use crate::error::{ErrorInfo, ErrorTag, ErrorType, RpcError};
-use crate::inline::Mode;
-use crate::monitoring::LockView;
+use crate::engine::monitoring::LockView;
+use crate::protocol::error::{ErrorInfo, ErrorTag, ErrorType, RpcError};
 
 /// In-use (protocol): `ds` is locked by session `holder`.
 pub fn in_use(ds: DatastoreName, holder: u32) -> RpcError {

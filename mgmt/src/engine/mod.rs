@@ -10,17 +10,19 @@
 //! for a few instructions.
 //!
 //! The rooms: `start.rs` opens the engine; `writer.rs` is the writer mutex and how a request
-//! takes it; `locks.rs` and `candidate.rs` are `<lock>`/`<unlock>` and the candidate's
-//! owners; `transaction.rs` makes a new running configuration (backends, storage,
-//! notification); `commit.rs` and `confirmed_commit.rs` are `<commit>` and what a confirmed
-//! commit leaves pending; `session_events.rs` a session's start and end; `counters.rs` the
-//! statistics.
+//! takes it in each `Mode` (where it runs); `locks.rs` and `candidate.rs` are
+//! `<lock>`/`<unlock>` and the candidate's owners; `transaction.rs` makes a new running
+//! configuration (backends, storage, notification); `commit.rs` and `confirmed_commit.rs` are
+//! `<commit>` and what a confirmed commit leaves pending; `session_events.rs` a session's start
+//! and end; `counters.rs` the statistics; `monitoring.rs` the server's own state as YANG data
+//! (capabilities, ietf-netconf-monitoring, yang-library, notification streams).
 
 mod candidate;
 mod commit;
 mod confirmed_commit;
 mod counters;
 mod locks;
+pub mod monitoring;
 mod session_events;
 mod start;
 mod transaction;
@@ -33,21 +35,22 @@ use std::time::SystemTime;
 
 use thiserror::Error;
 
+use crate::access::nacm::{Nacm, UserAcl};
 use crate::backend::{Backend, Origin};
 use crate::datastore::{DatastoreError, DatastoreName, Datastores};
-use crate::nacm::{Nacm, UserAcl};
 use crate::notify::{Bus, Notifier};
-use crate::schema::Schema;
-use crate::sessions::Registry;
-use crate::xml::Element;
+use crate::protocol::sessions::Registry;
+use crate::yang::schema::Schema;
+use netconf_proto::xml::Element;
 
-pub use crate::yang_errors::schema_error;
+pub use crate::yang::yang_errors::schema_error;
 pub(crate) use confirmed_commit::Confirmed;
 pub(crate) use counters::{bump, Counters};
 pub use locks::in_use;
 pub use session_events::EndReason;
 pub(crate) use transaction::RunningWrite;
-pub use writer::WriteGuard;
+pub(crate) use writer::small_for_changes;
+pub use writer::{Mode, WriteGuard, MAX_DATASTORE};
 
 /// Engine settings.
 #[derive(Debug, Clone)]
@@ -60,7 +63,7 @@ pub struct EngineConfig {
     /// Configuration (top-level data nodes as XML) added to running at the first start, e.g. the
     /// daemon's ports. `None`: running starts empty (but for the administrator's NACM rules).
     pub initial_config: Option<String>,
-    /// Most steps a retrieval or notification filter may cost (`crate::xpath_cost`,
+    /// Most steps a retrieval or notification filter may cost (`crate::yang::xpath_cost`,
     /// `filter::subtree_limited`).
     pub max_filter_cost: u64,
 }

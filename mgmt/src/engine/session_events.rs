@@ -8,7 +8,7 @@ use tracing::{error, info};
 
 use super::{bump, Engine, SessionCtx};
 use crate::notify::NC_NOTIFICATIONS_NS;
-use crate::xml::Element;
+use netconf_proto::xml::Element;
 
 /// Why a session ended (RFC 6470 termination-reason).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,5 +1,6 @@
 //! Opening the engine: the datastores, the backends given the start-up configuration as
-//! one transaction, and the first start's administrator and initial configuration.
+//! one transaction, the first start's administrator and initial configuration, and on a later
+//! start the administrator's access given back (`--admin`, `admin_access`).
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -9,16 +10,20 @@ use std::time::SystemTime;
 use tracing::{info, warn};
 
 use super::transaction::store_error;
-use super::{BackendEntry, Counters, Engine, EngineConfig, EngineError, State};
-use crate::admin_access;
+use super::{
+    BackendEntry, Counters, Engine, EngineConfig, EngineError, RunningWrite, State, WriteGuard,
+};
+use crate::access::admin_access::{self, RECOVERY};
+use crate::access::nacm::{self, Nacm};
 use crate::backend::{Backend, Origin};
-use crate::data;
 use crate::datastore::{DatastoreError, DatastoreName, Datastores, Snapshot, INITIALISED};
-use crate::monitoring;
-use crate::nacm::{self, Nacm};
+use crate::engine::monitoring;
 use crate::notify::Bus;
-use crate::schema::Schema;
-use crate::sessions::Registry;
+use crate::protocol::sessions::Registry;
+use crate::yang::data;
+use crate::yang::edit::{self, ErrorOption, Op};
+use crate::yang::schema::Schema;
+use netconf_proto::xml::{self, Scope};
 
 impl Engine {
     /// Opens the datastores in `dir` with `schema`, registers `backends` (each is given the
@@ -90,7 +95,7 @@ impl Engine {
         if opened.first_start {
             engine.first_start(config.admin_user.as_deref(), config.initial_config.as_deref())?;
         } else if let Some(user) = config.admin_user.as_deref() {
-            admin_access::restore_admin(&engine, user)?;
+            restore_admin(&engine, user)?;
         }
         Ok(engine)
     }
@@ -137,4 +142,44 @@ impl Engine {
         }
         Ok(())
     }
+}
+
+/// Gives `user` full access back if the stored configuration has taken it away: a group and
+/// a rule-list named [`RECOVERY`] with one permit-all rule, put first
+/// (`admin_access::recovery_edits`). Logged as a warning; nothing happens when the user
+/// already has full access.
+fn restore_admin(engine: &Engine, user: &str) -> Result<(), EngineError> {
+    if admin_access::full_access(&engine.acl(user)) {
+        return Ok(());
+    }
+    let writer: WriteGuard<'_> = engine.lock_write();
+    let running = engine.datastores().snapshot(DatastoreName::Running);
+    let mut root = running.root.clone();
+    let model = engine.schema.model();
+    for text in admin_access::recovery_edits(user) {
+        let config =
+            xml::parse(text.as_bytes()).map_err(|e| EngineError::Recovery(e.to_string()))?;
+        let mut scope = Scope::new();
+        scope.enter(&config);
+        let errors =
+            edit::apply(model, &mut root, &config, &scope, Op::Merge, ErrorOption::StopOnError);
+        if let Some(e) = errors.first() {
+            return Err(EngineError::Recovery(e.to_string()));
+        }
+    }
+    let snap = engine
+        .datastores()
+        .check(&data::data_text(&root), true)
+        .map_err(|e| EngineError::Recovery(e.to_string()))?;
+    let origin = Origin { session_id: None, user: None };
+    engine
+        .set_running(snap, &origin, RunningWrite::Running, &[])
+        .map_err(|e| EngineError::Recovery(e.to_string()))?;
+    drop(writer);
+    warn!(
+        user,
+        "the stored access rules denied the administrator named by --admin: restored full \
+         access with NACM group and rule-list '{RECOVERY}' (first rule-list)"
+    );
+    Ok(())
 }

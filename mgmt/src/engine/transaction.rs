@@ -5,21 +5,21 @@
 use std::sync::Arc;
 
 use super::{bump, Engine};
-use crate::admin_access;
+use crate::access::admin_access;
+use crate::access::nacm;
 use crate::backend::{BackendError, Origin, Transaction};
-use crate::data::{self, ChangeOp, DataPath};
 use crate::datastore::{DatastoreError, DatastoreName, Snapshot};
-use crate::error::{ErrorTag, ErrorType, RpcError};
-use crate::nacm;
 use crate::notify::NC_NOTIFICATIONS_NS;
-use crate::xml::Element;
+use crate::protocol::error::{ErrorTag, ErrorType, RpcError};
+use crate::yang::data::{self, ChangeOp, DataPath};
+use netconf_proto::xml::Element;
 
 pub(super) fn store_error(e: &DatastoreError) -> RpcError {
     RpcError::new(ErrorTag::OperationFailed, ErrorType::Application)
         .with_message(format!("The configuration could not be stored ({e}); nothing was changed."))
 }
 
-fn backend_error(model: &crate::model::Model, name: &str, e: &BackendError) -> RpcError {
+fn backend_error(model: &crate::yang::model::Model, name: &str, e: &BackendError) -> RpcError {
     let mut err = RpcError::new(ErrorTag::OperationFailed, ErrorType::Application)
         .with_message(format!("{} (refused by {name})", e.message));
     err.app_tag = e.app_tag.clone();
@@ -125,7 +125,13 @@ impl Engine {
                 return Err(e);
             }
         }
-        admin_access::check_keeps_own_access(self, origin, &new.root, &changes)?;
+        admin_access::check_keeps_own_access(
+            self.schema.model(),
+            |user| self.acl(user),
+            origin,
+            &new.root,
+            &changes,
+        )?;
         // A candidate without uncommitted changes follows running.
         let sync_candidate = how == RunningWrite::Commit || self.lock_state().dirty.is_empty();
         self.run_transaction(&old.root, &new.root, &changes, origin, || {

@@ -1,14 +1,40 @@
-//! The one writer mutex every change takes, and how a request takes it in each
-//! [`Mode`](crate::inline::Mode): waited for on a blocking thread, awaited on the session's
-//! task, try-locked inline; a change also checks there that its session still lives and that
-//! no other session holds a lock on what it changes.
+//! The one writer mutex every change takes, and how a request takes it in each [`Mode`]:
+//! waited for on a blocking thread, awaited on the session's task, try-locked inline; a change
+//! also checks there that its session still lives and that no other session holds a lock on
+//! what it changes.
+//!
+//! `Mode` is the engine's own, passed down with a request from the session: the engine and the
+//! operations take one without importing the session's judge of which requests run on its task
+//! (`session/inline.rs`, DECISIONS.md "Where operations run").
 
+use std::cell::Cell;
 use std::sync::{MutexGuard, TryLockError};
 
 use super::{Engine, SessionCtx};
 use crate::datastore::DatastoreName;
-use crate::error::{ErrorTag, ErrorType, RpcError};
-use crate::inline::{self, Mode};
+use crate::protocol::error::{ErrorTag, ErrorType, RpcError};
+
+/// The largest datastore (canonical text, in bytes) an inline request may read or change.
+pub const MAX_DATASTORE: usize = 16 * 1024;
+
+/// Where a request runs, and so how it takes the engine's writer mutex
+/// (`Engine::writer`): passed down with the request from the session to the engine, so that
+/// each call that may change something says in which mode it runs.
+#[derive(Debug, Clone, Copy)]
+pub enum Mode<'a> {
+    /// On a blocking thread: the writer mutex is locked, waiting if need be.
+    Blocking,
+    /// On the session's task (`inline::run`), without the writer mutex: it may only be try-locked.
+    /// A request that cannot have it, or finds the datastores grown, stops before changing
+    /// anything and records that in `stopped`; `inline::run` then returns `None`.
+    Inline {
+        /// Set by the request when it stopped.
+        stopped: &'a Cell<bool>,
+    },
+    /// On the session's task (`inline::run_holding`), with the writer mutex its session took for
+    /// the request.
+    Holding(&'a WriteGuard<'a>),
+}
 
 /// The engine's writer mutex, held: while it lives, no other change runs. `guard` is
 /// `None` for a request running inline whose session holds the mutex for it.
@@ -51,7 +77,7 @@ impl Engine {
     }
 
     /// The writer mutex, waited for without blocking the thread: for a session that will run
-    /// a light change on its own task (see [`inline::run_holding`]). Waiters are woken one at
+    /// a light change on its own task (see `inline::run_holding`). Waiters are woken one at
     /// a time as the mutex is released; a change waiting on a blocking thread may overtake
     /// them.
     pub async fn write_async(&self) -> WriteGuard<'_> {
@@ -70,7 +96,7 @@ impl Engine {
     /// The writer mutex for a request running in `mode`: waited for on a blocking thread;
     /// the one its session holds; or, inline without it, only if it is free and the
     /// datastores are still small (`None`: the request has recorded that it stops before
-    /// changing anything, see [`inline::run`]).
+    /// changing anything, see `inline::run`).
     pub(super) fn request_write(&self, mode: Mode<'_>) -> Option<WriteGuard<'_>> {
         match mode {
             Mode::Blocking => Some(self.lock_write()),
@@ -79,7 +105,7 @@ impl Engine {
                 Some(WriteGuard { guard: None, engine: self })
             }
             Mode::Inline { stopped } => {
-                let guard = self.try_lock_write().filter(|_| inline::small_for_changes(self));
+                let guard = self.try_lock_write().filter(|_| small_for_changes(self));
                 if guard.is_none() {
                     stopped.set(true);
                 }
@@ -131,4 +157,12 @@ impl Engine {
             ))
         }
     }
+}
+
+/// Whether the datastores a change may touch (running, candidate) are small enough for
+/// inline work.
+pub(crate) fn small_for_changes(engine: &Engine) -> bool {
+    let ds = engine.datastores();
+    ds.size(DatastoreName::Running) <= MAX_DATASTORE
+        && ds.size(DatastoreName::Candidate) <= MAX_DATASTORE
 }

@@ -18,10 +18,10 @@ use tokio::io::AsyncReadExt as _;
 use super::admission::{AuthenticatedSlot, Stage, Ticket};
 use super::auth_pool::AuthPool;
 use super::login_cache::LoginCache;
+use crate::access::users::Users;
 use crate::engine::Engine;
+use crate::protocol::sessions::Registry;
 use crate::session::{self, SessionEnd, SessionSettings};
-use crate::sessions::Registry;
-use crate::users::Users;
 
 /// How long the server waits for a client to end a connection it has finished with.
 const CLIENT_CLOSE_GRACE: Duration = Duration::from_secs(5);

@@ -17,14 +17,14 @@ use super::connection::{self, Deadlines};
 use super::handler::{Accounts, Handler, Progress, Shared};
 use super::hostkey::{self, HostKeyError};
 use super::login_cache::LoginCache;
+use crate::access::users::{Users, UsersError};
 use crate::backend::Backend;
-use crate::budget::RequestLimits;
 use crate::config::Config;
 use crate::engine::{Engine, EngineConfig, EngineError};
-use crate::schema::{Schema, SchemaError};
+use crate::protocol::sessions::Registry;
+use crate::session::budget::RequestLimits;
 use crate::session::SessionSettings;
-use crate::sessions::Registry;
-use crate::users::{Users, UsersError};
+use crate::yang::schema::{Schema, SchemaError};
 
 /// Why the server cannot start.
 #[derive(Debug, Error)]
@@ -110,7 +110,7 @@ impl Server {
             // packets (at most 32 KiB each) per connection, not 100. russh opens the SSH
             // window as data arrives, not as it is read, so this queue is the only bound on
             // it: with 100, each busy connection could hold 3 MiB outside the request budget
-            // (`crate::budget`).
+            // (`crate::session::budget`).
             channel_buffer_size: 16,
             ..Default::default()
         };

@@ -5,9 +5,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use mgmt::engine::Engine;
+use mgmt::protocol::sessions::Registry;
 use mgmt::session::{self, SessionEnd, SessionSettings};
-use mgmt::sessions::Registry;
-use mgmt::xml::{Element, NETCONF_BASE_NS};
+use netconf_proto::xml::{Element, NETCONF_BASE_NS};
 use tokio::io::DuplexStream;
 use tokio::task::JoinHandle;
 
@@ -124,7 +124,7 @@ pub fn data(reply: &Element) -> String {
         .child(NETCONF_BASE_NS, "data")
         .unwrap_or_else(|| panic!("expected <data>: {}", reply.to_xml()));
     let mut out = String::new();
-    mgmt::xml::write_children(d, &mut out, Some(NETCONF_BASE_NS));
+    netconf_proto::xml::write_children(d, &mut out, Some(NETCONF_BASE_NS));
     out
 }
 

@@ -10,9 +10,9 @@ use std::sync::{Arc, LazyLock};
 use std::time::Duration;
 
 use argon2::{Algorithm, Argon2, Params, PasswordHasher, Version};
-use mgmt::framing::{self, Decoder, Framing};
-use mgmt::hello::{self, Hello, Sender, BASE_1_0, BASE_1_1};
-use mgmt::xml::{self, Element, NETCONF_BASE_NS};
+use netconf_proto::framing::{self, Decoder, Framing};
+use netconf_proto::hello::{self, Hello, Sender, BASE_1_0, BASE_1_1};
+use netconf_proto::xml::{self, Element, NETCONF_BASE_NS};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 
 /// The test modules' directory (`tests/yang`).
@@ -21,26 +21,28 @@ pub fn test_yang_dir() -> PathBuf {
 }
 
 /// The modules tests implement besides the base ones.
-pub fn test_modules() -> Vec<mgmt::schema::ModuleSpec> {
+pub fn test_modules() -> Vec<mgmt::yang::schema::ModuleSpec> {
     vec![
-        mgmt::schema::ModuleSpec::new("ietf-interfaces", &[]),
-        mgmt::schema::ModuleSpec::new("iana-if-type", &[]),
+        mgmt::yang::schema::ModuleSpec::new("ietf-interfaces", &[]),
+        mgmt::yang::schema::ModuleSpec::new("iana-if-type", &[]),
     ]
 }
 
-static SCHEMA: LazyLock<Arc<mgmt::schema::Schema>> = LazyLock::new(|| {
-    Arc::new(mgmt::schema::Schema::new(&[test_yang_dir()], &test_modules()).expect("test schema"))
+static SCHEMA: LazyLock<Arc<mgmt::yang::schema::Schema>> = LazyLock::new(|| {
+    Arc::new(
+        mgmt::yang::schema::Schema::new(&[test_yang_dir()], &test_modules()).expect("test schema"),
+    )
 });
 
 /// The tests' schema (built once per test binary).
-pub fn test_schema() -> Arc<mgmt::schema::Schema> {
+pub fn test_schema() -> Arc<mgmt::yang::schema::Schema> {
     SCHEMA.clone()
 }
 
 /// An engine on fresh datastores in a temporary directory, `admin` made NACM administrator.
 pub fn test_engine(
     admin: Option<&str>,
-    registry: Arc<mgmt::sessions::Registry>,
+    registry: Arc<mgmt::protocol::sessions::Registry>,
 ) -> (tempfile::TempDir, Arc<mgmt::engine::Engine>) {
     test_engine_with(admin, registry, Vec::new())
 }
@@ -48,7 +50,7 @@ pub fn test_engine(
 /// Like [`test_engine`], with backends.
 pub fn test_engine_with(
     admin: Option<&str>,
-    registry: Arc<mgmt::sessions::Registry>,
+    registry: Arc<mgmt::protocol::sessions::Registry>,
     backends: Vec<Arc<dyn mgmt::backend::Backend>>,
 ) -> (tempfile::TempDir, Arc<mgmt::engine::Engine>) {
     let config = mgmt::engine::EngineConfig {
@@ -61,7 +63,7 @@ pub fn test_engine_with(
 
 /// An engine with `config` on fresh datastores in a temporary directory.
 pub fn test_engine_configured(
-    registry: Arc<mgmt::sessions::Registry>,
+    registry: Arc<mgmt::protocol::sessions::Registry>,
     config: mgmt::engine::EngineConfig,
     backends: Vec<Arc<dyn mgmt::backend::Backend>>,
 ) -> (tempfile::TempDir, Arc<mgmt::engine::Engine>) {

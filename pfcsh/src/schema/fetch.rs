@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-use mgmt::client::Client;
+use netconf_client::Client;
 
 use super::library::LibraryModule;
 
@@ -61,7 +61,7 @@ fn get_schema(client: &mut Client, m: &LibraryModule) -> Result<String, String> 
 }
 
 /// The text of the reply's `<data>` (in ietf-netconf-monitoring's namespace, so
-/// [`mgmt::client::Reply::data`], which looks for the base namespace's, does not see it).
+/// [`netconf_client::Reply::data`], which looks for the base namespace's, does not see it).
 fn data_text(raw: &str) -> Result<String, quick_xml::Error> {
     use quick_xml::events::Event;
     let mut reader = quick_xml::Reader::from_str(raw);

@@ -12,7 +12,7 @@ use std::io::{BufRead as _, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 
-use mgmt::client::{Auth, Client, ConnectOptions};
+use netconf_client::{Auth, Client, ConnectOptions};
 
 /// The pfcsh binary under test.
 pub fn pfcsh_bin() -> PathBuf {
@@ -76,7 +76,7 @@ impl Lab {
         std::fs::read_to_string(&self.password_file).expect("password").trim().to_string()
     }
 
-    /// A NETCONF session of the test's own (mgmt's client), to check what pfcsh did.
+    /// A NETCONF session of the test's own (netconf-client), to check what pfcsh did.
     pub fn client(&self) -> Client {
         let opts =
             ConnectOptions::new("127.0.0.1", self.port, "admin", Auth::Password(self.password()));

@@ -7,7 +7,7 @@
 //! another table on a lab port is refused.
 
 use mgmt::backend::BackendError;
-use mgmt::xml::Element;
+use netconf_proto::xml::Element;
 
 use super::{BRIDGE, COMPONENT};
 use crate::lab::links::{LabLink, Start};
@@ -194,7 +194,7 @@ mod tests {
     fn table_of(leaves: &str) -> Element {
         let xml =
             format!("<traffic-class-table xmlns=\"{DOT1Q_NS}\">{leaves}</traffic-class-table>");
-        mgmt::xml::parse(xml.as_bytes()).expect("XML")
+        netconf_proto::xml::parse(xml.as_bytes()).expect("XML")
     }
 
     #[test]

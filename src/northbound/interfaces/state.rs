@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use mgmt::xml::Element;
+use netconf_proto::xml::Element;
 
 use super::{BRIDGE, COMPONENT};
 use crate::northbound::namespaces::{DOT1Q_NS, IF_NS, PFC_NS};

@@ -4,7 +4,7 @@
 
 use lldp::agent::{AdminStatus, AgentConfig};
 use mgmt::backend::BackendError;
-use mgmt::xml::Element;
+use netconf_proto::xml::Element;
 
 use super::nearest_bridge;
 use crate::northbound::namespaces::{DCBX_NS, LLDP_NS, PFC_TLV_NS};

@@ -2,7 +2,7 @@
 //! ieee802-dot1ab-lldp's `remote-table-change`, from the port's events.
 
 use lldp::agent::RemoteStatistics;
-use mgmt::xml::Element;
+use netconf_proto::xml::Element;
 
 use super::nearest_bridge;
 use super::state::{counter32, misconfiguration_name, remote_totals};

@@ -4,7 +4,7 @@
 use lldp::agent::RemoteStatistics;
 use lldp::neighbours::RemoteSystem;
 use lldp::wire::{ChassisId, PfcConfig, PfcFormat, PortId, SystemCapabilities};
-use mgmt::xml::Element;
+use netconf_proto::xml::Element;
 
 use super::nearest_bridge;
 use crate::northbound::namespaces::{DCBX_NS, LLDP_NS, PFC_TLV_NS};

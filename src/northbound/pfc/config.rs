@@ -5,7 +5,7 @@
 use dataplane::headroom::{BufferConfig, BufferPlan, LinkDelay, Medium};
 use dataplane::time::Picos;
 use mgmt::backend::BackendError;
-use mgmt::xml::Element;
+use netconf_proto::xml::Element;
 
 use crate::northbound::namespaces::PFC_BRIDGE_NS;
 use crate::northbound::xml::{

@@ -2,7 +2,7 @@
 //! `receive-buffer-drop`, from the port's events.
 
 use dataplane::headroom::allowance::Allowance;
-use mgmt::xml::Element;
+use netconf_proto::xml::Element;
 
 use super::state::{clamp_name, source_identity};
 use crate::northbound::namespaces::{PFC_BRIDGE_NS, PFC_NS};

@@ -3,7 +3,7 @@
 //! its own thread.
 
 use mgmt::backend::BackendError;
-use mgmt::xml::Element;
+use netconf_proto::xml::Element;
 
 use crate::northbound::namespaces::PFC_BRIDGE_NS;
 use crate::northbound::xml::child_text;

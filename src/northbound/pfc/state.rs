@@ -6,7 +6,7 @@
 
 use dataplane::headroom::allowance::{AllowanceSource, Clamp, Method};
 use dataplane::headroom::{Breakdown, Item};
-use mgmt::xml::Element;
+use netconf_proto::xml::Element;
 
 use crate::northbound::namespaces::PFC_BRIDGE_NS;
 use crate::northbound::xml::{leaf, pfc_enable_bits, pfc_identity_leaf};

@@ -3,7 +3,7 @@
 use dataplane::pipeline::{PauseMode, PipelineConfig};
 use dataplane::time::Picos;
 use mgmt::backend::BackendError;
-use mgmt::xml::Element;
+use netconf_proto::xml::Element;
 
 use crate::northbound::namespaces::PIPE_NS;
 use crate::northbound::xml::{child_text, child_u64};

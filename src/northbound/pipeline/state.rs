@@ -3,7 +3,7 @@
 //! reaction).
 
 use dataplane::pipeline::{FsmState, PipelineSnapshot};
-use mgmt::xml::Element;
+use netconf_proto::xml::Element;
 
 use crate::northbound::namespaces::PIPE_NS;
 use crate::northbound::xml::leaf;

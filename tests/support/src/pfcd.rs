@@ -4,7 +4,7 @@ use std::io::{BufRead, BufReader};
 use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 
-use mgmt::client::{Auth, Client, ConnectOptions, Datastore};
+use netconf_client::{Auth, Client, ConnectOptions, Datastore};
 
 use super::netns::{in_netns, Netns};
 use super::Scratch;

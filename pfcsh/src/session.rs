@@ -1,0 +1,109 @@
+//! A session with the server and what pfcsh knows of it: the NETCONF client, the schema's
+//! libyang context, the mode and output format, and what completion fetched. The commands that
+//! run on it are `shell.rs`'s; `monitor.rs` reads notifications on it.
+
+use netconf_client::{Client, Datastore};
+use serde_json::Value;
+use yang2::context::Context;
+
+use crate::data;
+use crate::show::{self, filters};
+
+/// Which commands are available.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    Operational,
+    Configuration,
+}
+
+/// How show commands print.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    Table,
+    Json,
+    Xml,
+}
+
+/// What the caller does after a command.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Flow {
+    Continue,
+    Quit,
+}
+
+/// A session with the server and what pfcsh knows of it.
+pub struct Session {
+    pub client: Client,
+    pub(crate) ctx: Context,
+    pub mode: Mode,
+    pub format: Format,
+    ports: Option<Vec<String>>,
+    /// The configuration completion offers keys from, fetched once per command line.
+    pub(crate) config_cache: Option<Value>,
+}
+
+impl Session {
+    pub fn new(client: Client, ctx: Context, format: Format) -> Session {
+        Session { client, ctx, mode: Mode::Operational, format, ports: None, config_cache: None }
+    }
+
+    /// Ends the NETCONF session politely (errors do not matter any more).
+    pub fn close(self) {
+        let _ = self.client.close_session();
+    }
+
+    pub fn context(&self) -> &Context {
+        &self.ctx
+    }
+
+    /// The prompt for the current mode.
+    pub fn prompt(&self) -> &'static str {
+        match self.mode {
+            Mode::Operational => "pfcsh> ",
+            Mode::Configuration => "pfcsh# ",
+        }
+    }
+
+    /// The ports (interface names in running), fetched once.
+    pub fn ports(&mut self) -> Vec<String> {
+        if self.ports.is_none() {
+            let filter = format!(
+                "<interfaces xmlns=\"{}\"><interface><name/></interface></interfaces>",
+                filters::IF_NS
+            );
+            let names = self
+                .client
+                .get_config(Datastore::Running, Some(&filter))
+                .ok()
+                .and_then(|r| data::xml_to_value(&self.ctx, &data::reply_data(&r, &self.ctx)).ok())
+                .map(|v| show::interfaces(&v).iter().map(show::name_of).collect::<Vec<String>>())
+                .unwrap_or_default();
+            self.ports = Some(names);
+        }
+        self.ports.clone().unwrap_or_default()
+    }
+
+    /// The configuration whose list keys completion offers: the candidate in configuration
+    /// mode, running otherwise; fetched once per command line.
+    pub fn key_values_source(&mut self) -> Value {
+        if self.config_cache.is_none() {
+            let source = self.config_store();
+            let v = self
+                .client
+                .get_config(source, None)
+                .ok()
+                .and_then(|r| data::xml_to_value(&self.ctx, &data::reply_data(&r, &self.ctx)).ok())
+                .unwrap_or(Value::Null);
+            self.config_cache = Some(v);
+        }
+        self.config_cache.clone().unwrap_or(Value::Null)
+    }
+
+    /// The datastore configuration commands read: the candidate in configuration mode.
+    pub(crate) fn config_store(&self) -> Datastore {
+        match self.mode {
+            Mode::Operational => Datastore::Running,
+            Mode::Configuration => Datastore::Candidate,
+        }
+    }
+}
