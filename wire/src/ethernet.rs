@@ -16,10 +16,8 @@
 //! +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
 //! ```
 
-use std::fmt;
-
 use crate::fields::{check_out, Field, Fields};
-use crate::{Error, MacAddr};
+use crate::{Error, EtherType, MacAddr};
 
 /// Where the header's fields lie: IEEE 802.3 3.1.1 for the untagged frame, IEEE 802.1Q 9.5 for
 /// the C-tag that a tagged frame carries after the source address.
@@ -59,29 +57,6 @@ pub const ETHERNET_HEADER_LEN: usize = field::PAYLOAD.start;
 pub const VLAN_TAG_LEN: usize = field::TAGGED_PAYLOAD.start - field::PAYLOAD.start;
 /// Minimum frame length before the FCS; shorter frames are zero-padded on emit.
 pub const MIN_FRAME_LEN: usize = 60;
-
-/// An EtherType (Length/Type field at or above 0x0600).
-#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct EtherType(pub u16);
-
-impl EtherType {
-    pub const VLAN: EtherType = EtherType(0x8100);
-    pub const MAC_CONTROL: EtherType = EtherType(0x8808);
-    pub const LLDP: EtherType = EtherType(0x88cc);
-    pub const HMPDU: EtherType = EtherType(0x89a2);
-}
-
-impl fmt::Display for EtherType {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{:02x}-{:02x}", self.0 >> 8, self.0 & 0xff)
-    }
-}
-
-impl fmt::Debug for EtherType {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "EtherType(0x{:04x})", self.0)
-    }
-}
 
 /// An IEEE 802.1Q tag: the priority code point selects the frame's priority.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -15,13 +15,15 @@
 //! workspace has always named them by (`dataplane::wire::MacAddr`, ...).
 
 mod error;
+mod ether_type;
 pub mod ethernet;
 mod fields;
 mod mac_addr;
 
 pub use error::Error;
+pub use ether_type::EtherType;
 pub use ethernet::{
-    emit_frame, frame_len, EtherType, EthernetHeader, VlanTag, ETHERNET_HEADER_LEN, MIN_FRAME_LEN,
+    emit_frame, frame_len, EthernetHeader, VlanTag, ETHERNET_HEADER_LEN, MIN_FRAME_LEN,
     VLAN_TAG_LEN,
 };
 pub use fields::{check_out, Field, Fields, Rest};

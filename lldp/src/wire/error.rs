@@ -1,6 +1,6 @@
 use pfc_wire::EtherType;
 
-use super::{Oui, TlvType};
+use super::names::{Oui, TlvType};
 
 /// Why an LLDP frame, an LLDPDU or a TLV could not be parsed or emitted. Each variant names the
 /// fault so that a discard counter and a log line can say exactly what was wrong.

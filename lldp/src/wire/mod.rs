@@ -41,6 +41,7 @@ mod ids;
 mod lldpdu;
 mod local_delay;
 mod mgmt_addr;
+mod names;
 mod org;
 mod pfc;
 mod text;
@@ -62,10 +63,11 @@ pub use local_delay::{
     PfcLocalDelay, TimeInterval, PFC_LOCAL_DELAY_INFO_LEN, PFC_LOCAL_DELAY_SUBTYPE,
 };
 pub use mgmt_addr::{InterfaceNumbering, ManagementAddress};
-pub use org::{OrgTlv, Oui, ORG_HEADER_LEN};
+pub use names::{Oui, TlvType};
+pub use org::{OrgTlv, ORG_HEADER_LEN};
 pub use pfc::{PfcConfig, PfcFormat, PFC_CONFIG_SUBTYPE, PFC_LEGACY_INFO_LEN, PFC_QDT_INFO_LEN};
 pub use text::Text;
-pub use tlv::{RawTlv, TlvType, MAX_INFO_LEN, MAX_TLV_TYPE, TLV_HEADER_LEN};
+pub use tlv::{RawTlv, MAX_INFO_LEN, MAX_TLV_TYPE, TLV_HEADER_LEN};
 
 /// The LLDP EtherType, 88-CC (the same constant as `pfc_wire::EtherType::LLDP`).
 pub const LLDP_ETHERTYPE: pfc_wire::EtherType = pfc_wire::EtherType::LLDP;

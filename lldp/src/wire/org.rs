@@ -11,13 +11,12 @@
 //! for octet. A TLV of length below 4 cannot name its owner: [`Error::OrgTlvTooShort`], and
 //! [`Lldpdu::parse`](super::Lldpdu::parse) discards the whole LLDPDU for it (as lldpd does).
 
-use std::fmt;
-
 use pfc_wire::Fields;
 
+use super::names::{Oui, TlvType};
 use super::tlv::{tlv_repr, Info};
 use super::write::Writer;
-use super::{Error, TlvType};
+use super::Error;
 
 /// Where the parts of an organizationally specific TLV lie (IEEE 802.1AB 8.6), counted from the
 /// start of its information string. The IEEE 802.1 TLVs (`ets`, `pfc`, `app`, `local_delay`)
@@ -35,29 +34,6 @@ pub(crate) mod field {
 
 /// Octets of OUI and subtype at the start of every organizationally specific TLV.
 pub const ORG_HEADER_LEN: usize = field::INFO.start;
-
-/// An IEEE Organizationally Unique Identifier (or Company ID), shown as `00-80-c2`.
-#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
-pub struct Oui(pub [u8; 3]);
-
-impl Oui {
-    /// 00-80-C2: IEEE 802.1 (ETS, PFC, Application Priority, PFC Local Delay, ...).
-    pub const IEEE_802_1: Oui = Oui([0x00, 0x80, 0xc2]);
-    /// 00-12-0F: IEEE 802.3 (MAC/PHY configuration, maximum frame size, ...).
-    pub const IEEE_802_3: Oui = Oui([0x00, 0x12, 0x0f]);
-}
-
-impl fmt::Display for Oui {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{:02x}-{:02x}-{:02x}", self.0[0], self.0[1], self.0[2])
-    }
-}
-
-impl fmt::Debug for Oui {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "Oui({self})")
-    }
-}
 
 /// Splits an organizationally specific information string into OUI, subtype and the rest.
 pub(crate) fn split_org(info: &[u8]) -> Result<(Oui, u8, &[u8]), Error> {

@@ -15,10 +15,9 @@
 //! and returns it with the octets after it; `buffer_len()` is the octets the whole TLV takes;
 //! `emit(buf)` writes it and returns that length; `to_vec()` returns it as a new vector.
 
-use std::fmt;
-
 use pfc_wire::{check_out, Fields};
 
+use super::names::TlvType;
 use super::write::Writer;
 use super::Error;
 
@@ -47,60 +46,6 @@ pub const TLV_HEADER_LEN: usize = field::INFO.start;
 pub const MAX_INFO_LEN: usize = field::LENGTH_MASK as usize;
 /// The largest value of the 7-bit TLV type field.
 pub const MAX_TLV_TYPE: u8 = 127;
-
-/// A TLV type (7 bits).
-#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct TlvType(pub u8);
-
-impl TlvType {
-    pub const END: TlvType = TlvType(0);
-    pub const CHASSIS_ID: TlvType = TlvType(1);
-    pub const PORT_ID: TlvType = TlvType(2);
-    pub const TTL: TlvType = TlvType(3);
-    pub const PORT_DESCRIPTION: TlvType = TlvType(4);
-    pub const SYSTEM_NAME: TlvType = TlvType(5);
-    pub const SYSTEM_DESCRIPTION: TlvType = TlvType(6);
-    pub const SYSTEM_CAPABILITIES: TlvType = TlvType(7);
-    pub const MANAGEMENT_ADDRESS: TlvType = TlvType(8);
-    pub const ORG_SPECIFIC: TlvType = TlvType(127);
-
-    /// The name 802.1AB gives this type, if it gives one (types 9 to 126 are reserved).
-    pub fn name(self) -> Option<&'static str> {
-        Some(match self.0 {
-            0 => "End Of LLDPDU",
-            1 => "Chassis ID",
-            2 => "Port ID",
-            3 => "Time To Live",
-            4 => "Port Description",
-            5 => "System Name",
-            6 => "System Description",
-            7 => "System Capabilities",
-            8 => "Management Address",
-            127 => "Organizationally Specific",
-            _ => return None,
-        })
-    }
-
-    /// True for the types every LLDPDU opens with: Chassis ID, Port ID, TTL.
-    pub fn is_mandatory(self) -> bool {
-        (1..=3).contains(&self.0)
-    }
-}
-
-impl fmt::Display for TlvType {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.name() {
-            Some(name) => f.write_str(name),
-            None => write!(f, "reserved type {}", self.0),
-        }
-    }
-}
-
-impl fmt::Debug for TlvType {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "TlvType({})", self.0)
-    }
-}
 
 /// Splits one TLV off the front of `input`: its type, its information string, and the octets
 /// after it. One stray octet is a truncated header; a length past the end is
