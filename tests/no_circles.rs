@@ -250,7 +250,9 @@ fn absolute(from: &[String], path: &[String]) -> Vec<String> {
 }
 
 /// The items a file defines, and what it re-exports (`pub use`): name → absolute path.
-fn items(f: &File) -> (BTreeSet<String>, HashMap<String, Vec<String>>) {
+type Items = (BTreeSet<String>, HashMap<String, Vec<String>>);
+
+fn items(f: &File) -> Items {
     let mut defined = BTreeSet::new();
     let words: Vec<&str> = f.code.split(|c: char| !(c.is_alphanumeric() || c == '_')).collect();
     for w in words.windows(2) {
@@ -282,7 +284,7 @@ fn items(f: &File) -> (BTreeSet<String>, HashMap<String, Vec<String>>) {
 fn target(
     path: &[String],
     modules: &BTreeMap<Vec<String>, usize>,
-    items: &[(BTreeSet<String>, HashMap<String, Vec<String>>)],
+    items: &[Items],
     depth: usize,
 ) -> Option<usize> {
     let (len, &file) =
