@@ -1,6 +1,6 @@
 //! The pfcd binary with its embedded lab, as a user meets it: started on a free port with a
 //! fresh state directory, reached with the credentials it printed, read and changed over
-//! NETCONF (mgmt's client: libssh2, not the server's SSH code).
+//! NETCONF (`netconf-client`: libssh2, not the server's SSH code).
 
 use std::io::{BufRead as _, BufReader};
 use std::path::{Path, PathBuf};

@@ -1,7 +1,7 @@
 #!/bin/bash
 # The ncclient workload (bench/netconfd-baseline/bench.py, unmodified) against
 # yuma123 netconfd (behind the baseline's private sshd) and against mgmt-serve, one after the
-# other in one invocation (BENCHMARKS.md, "ncclient").
+# other in one invocation (BENCHMARKS.md, NETCONF server).
 #
 #   mgmt/bench/bench-py-both.sh            BENCH_ARGS="--only abc" selects bench.py's parts
 #

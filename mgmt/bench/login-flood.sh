@@ -1,6 +1,6 @@
 #!/bin/bash
 # Login time of an authorised user with the server not flooded, flooded by idle connections,
-# and flooded by password guessers (BENCHMARKS.md, "Login under flood").
+# and flooded by password guessers (BENCHMARKS.md, NETCONF server).
 #
 #   cargo build --release -p mgmt -p netconf-load --bin mgmt-serve --bin login-flood --example hash_password
 #   mgmt/bench/login-flood.sh [BIN_DIR] [LOGIN_FLOOD_ARGS...]

@@ -1,7 +1,7 @@
 #!/bin/bash
 # nc-load against yuma123 netconfd (behind a private OpenSSH sshd, the shared baseline's
 # run.sh) and against mgmt-serve, one after the other in one invocation, then a side-by-side
-# Markdown table (the one in BENCHMARKS.md, "Our load generator (nc-load)").
+# Markdown table (the one in BENCHMARKS.md, NETCONF server).
 #
 #   mgmt/bench/nc-load-both.sh [nc-load options]     e.g. --quick, --only bc, --reps 10
 #

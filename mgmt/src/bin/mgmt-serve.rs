@@ -108,7 +108,7 @@ const DEFAULT_WORKERS: usize = 1;
 /// the CPUs, at least 4. Heavy requests are CPU work; with tokio's default (512) every busy
 /// session got a thread of its own, each with its allocator heap: with 50 sessions editing,
 /// 60 threads and ≈ 210 MB resident against 14 and ≈ 100 MB with 4, and more operations per
-/// second at a lower p99 (BENCHMARKS.md, "Threads for heavy requests").
+/// second at a lower p99 (BENCHMARKS.md, NETCONF server).
 fn default_blocking() -> usize {
     let cpus = std::thread::available_parallelism().map_or(2, |n| n.get());
     (2 * cpus).max(4)

@@ -1,7 +1,7 @@
 //! A validated libyang tree's explicit nodes read from the tree itself, as the element tree
 //! that parsing libyang's printing of them gives. For a large edit, printing the whole
 //! configuration and parsing the text back cost nearly as much as libyang's parse and
-//! validation of it (BENCHMARKS.md, "Reading the validated tree instead of its printing").
+//! validation of it (BENCHMARKS.md, NETCONF server).
 //!
 //! Only what is known to read the same as it prints is read: containers, lists, and leaves
 //! and leaf-lists whose canonical value has no colon ([`prints_as_canonical`]), or an

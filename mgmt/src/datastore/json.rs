@@ -3,9 +3,8 @@
 //!
 //! Why: libyang parses the same configuration from JSON with about a third fewer
 //! instructions than from XML (no namespace lookup for each element, a simpler lexer), and a
-//! large edit's whole configuration goes through that parse (BENCHMARKS.md, "Fewer copies,
-//! and JSON for libyang"). The XML text stays the configuration's text; JSON is only what
-//! libyang is fed.
+//! large edit's whole configuration goes through that parse (BENCHMARKS.md, NETCONF server).
+//! The XML text stays the configuration's text; JSON is only what libyang is fed.
 //!
 //! What the XML text alone says exactly is written; anything else gives `None`, and the
 //! caller parses the XML: a node the model does not know, attributes, mixed content, anydata,

@@ -1,6 +1,6 @@
 //! login-flood: how long an authorised user's login takes while a NETCONF-over-SSH server is
 //! flooded by connections that never authenticate, or by password guessers (BENCHMARKS.md,
-//! "Login under flood"). Prints figures; asserts nothing. See `--help`.
+//! NETCONF server). Prints figures; asserts nothing. See `--help`.
 
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
