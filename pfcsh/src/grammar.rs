@@ -96,27 +96,33 @@ const SHOW_CONFIG: &[Word] = &[
     ),
 ];
 
+/// `clear counters [PORT]`, in both modes.
+const CLEAR: Word = w(
+    "clear",
+    "clear",
+    words(&[w("counters", "clear PFC counters (every port without one)", OPT_PORT)]),
+);
+
+/// `request headroom measure PORT`, in both modes.
+const REQUEST: Word = w(
+    "request",
+    "request an action",
+    words(&[w(
+        "headroom",
+        "headroom",
+        words(&[w(
+            "measure",
+            "measure a port's headroom again",
+            Then::Port { optional: false, after: &[] },
+        )]),
+    )]),
+);
+
 /// Operational mode.
 pub const OPERATIONAL: &[Word] = &[
     w("show", "show state or configuration", words(SHOW)),
-    w(
-        "clear",
-        "clear",
-        words(&[w("counters", "clear PFC counters (every port without one)", OPT_PORT)]),
-    ),
-    w(
-        "request",
-        "request an action",
-        words(&[w(
-            "headroom",
-            "headroom",
-            words(&[w(
-                "measure",
-                "measure a port's headroom again",
-                Then::Port { optional: false, after: &[] },
-            )]),
-        )]),
-    ),
+    CLEAR,
+    REQUEST,
     w("monitor", "print notifications as they come, until Ctrl-C", Then::End),
     w("configure", "enter configuration mode (edits the candidate)", Then::End),
     w("help", "the commands and the path syntax", Then::End),
@@ -145,24 +151,8 @@ pub const CONFIGURATION: &[Word] = &[
     ),
     w("rollback", "throw the candidate's changes away", Then::End),
     w("discard", "throw the candidate's changes away", Then::End),
-    w(
-        "clear",
-        "clear",
-        words(&[w("counters", "clear PFC counters (every port without one)", OPT_PORT)]),
-    ),
-    w(
-        "request",
-        "request an action",
-        words(&[w(
-            "headroom",
-            "headroom",
-            words(&[w(
-                "measure",
-                "measure a port's headroom again",
-                Then::Port { optional: false, after: &[] },
-            )]),
-        )]),
-    ),
+    CLEAR,
+    REQUEST,
     w("help", "the commands and the path syntax", Then::End),
     w("exit", "leave configuration mode", Then::End),
 ];

@@ -125,20 +125,26 @@ impl PfcFrame {
     }
 
     pub fn to_vec(&self) -> Vec<u8> {
-        let mut buf = vec![0u8; self.buffer_len()];
-        // The buffer is sized from buffer_len and the header is untagged, so emit cannot fail.
-        let _ = self.emit(&mut buf);
-        buf
+        emitted(self.buffer_len(), |buf| self.emit(buf))
     }
 
     fn header(&self) -> EthernetHeader {
-        EthernetHeader {
-            dst: self.dst,
-            src: self.src,
-            vlan: None,
-            ethertype: EtherType::MAC_CONTROL,
-        }
+        mac_control_header(self.dst, self.src)
     }
+}
+
+/// The header of every MAC Control frame: untagged (802.3 sends MAC Control frames so; a tagged
+/// one is not parsed as MAC Control).
+fn mac_control_header(dst: MacAddr, src: MacAddr) -> EthernetHeader {
+    EthernetHeader { dst, src, vlan: None, ethertype: EtherType::MAC_CONTROL }
+}
+
+/// A frame's octets from its emitter into a buffer of `len`: sized from the frame's own
+/// `buffer_len` with an untagged header, the emit cannot fail.
+fn emitted(len: usize, emit: impl FnOnce(&mut [u8]) -> Result<usize, Error>) -> Vec<u8> {
+    let mut buf = vec![0u8; len];
+    let _ = emit(&mut buf);
+    buf
 }
 
 /// An IEEE 802.3 PAUSE frame (link pause).
@@ -188,19 +194,11 @@ impl PauseFrame {
     }
 
     pub fn to_vec(&self) -> Vec<u8> {
-        let mut buf = vec![0u8; self.buffer_len()];
-        // Sized from buffer_len, untagged header: emit cannot fail.
-        let _ = self.emit(&mut buf);
-        buf
+        emitted(self.buffer_len(), |buf| self.emit(buf))
     }
 
     fn header(&self) -> EthernetHeader {
-        EthernetHeader {
-            dst: self.dst,
-            src: self.src,
-            vlan: None,
-            ethertype: EtherType::MAC_CONTROL,
-        }
+        mac_control_header(self.dst, self.src)
     }
 }
 
