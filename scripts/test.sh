@@ -25,4 +25,5 @@ echo "== YANG modules"
 bash scripts/yang-check.sh
 
 echo "== cargo test"
-cargo test --workspace
+# Every test binary runs even after one fails, so that a run shows every failure at once.
+cargo test --workspace --no-fail-fast

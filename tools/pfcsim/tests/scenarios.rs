@@ -9,8 +9,13 @@ use pfcsim::{
     ScenarioError, ScenarioResults,
 };
 
+/// The shipped scenarios, at the top of the workspace (where README's commands name them).
+fn scenarios() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios")
+}
+
 fn scenario(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios").join(name)
+    scenarios().join(name)
 }
 
 fn run(name: &str) -> ScenarioResults {
@@ -31,7 +36,7 @@ fn run(name: &str) -> ScenarioResults {
 #[test]
 fn every_shipped_scenario_is_tested() {
     let mut names: Vec<String> =
-        std::fs::read_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios"))
+        std::fs::read_dir(scenarios())
             .expect("scenarios/ exists")
             .filter_map(|e| e.ok()?.file_name().into_string().ok())
             .filter(|n| n.ends_with(".toml"))
