@@ -35,12 +35,11 @@ fn run(name: &str) -> ScenarioResults {
 
 #[test]
 fn every_shipped_scenario_is_tested() {
-    let mut names: Vec<String> =
-        std::fs::read_dir(scenarios())
-            .expect("scenarios/ exists")
-            .filter_map(|e| e.ok()?.file_name().into_string().ok())
-            .filter(|n| n.ends_with(".toml"))
-            .collect();
+    let mut names: Vec<String> = std::fs::read_dir(scenarios())
+        .expect("scenarios/ exists")
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .filter(|n| n.ends_with(".toml"))
+        .collect();
     names.sort();
     assert_eq!(
         names,
