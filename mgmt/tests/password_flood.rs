@@ -211,12 +211,17 @@ fn password_guessing_does_not_hold_up_other_users_commits() {
         let m = measure(&mut bob, &g);
         println!("attempt {attempt}: {m}");
         // The guessers were answered, so the checks were running while bob committed. How many
-        // a second depends on the CPU left to them: about 4 with the other core taken, more
-        // on a quiet machine; the figure is printed above, not bounded.
-        assert!(m.rate >= 1.0, "the guessers kept the password checks busy ({:.1}/s)", m.rate);
-        // The bound is 2×; a millisecond more absorbs scheduler noise on 2 shared
-        // cores when the idle p99 is itself under a millisecond.
-        let bound = 2.0 * m.idle99 + 1.0;
+        // a second depends on the CPU left to them (a handful with the other core taken, more
+        // on a quiet machine), and fewer as the server sheds them; printed, not bounded.
+        if m.rate < 1.0 {
+            misses.push(format!("{m} (the guessing had faded: not a measurement under it)"));
+            break;
+        }
+        // The bound is 2×; 5 ms more absorbs the scheduler with the other core taken
+        // (a p99 of 5–6 ms against an idle 1.5 ms was seen so), and is still well below one
+        // Argon2id check (tens of milliseconds), which a commit queued behind the checks
+        // would wait for.
+        let bound = 2.0 * m.idle99 + 5.0;
         if m.flood99 <= bound {
             passed = true;
             break;
