@@ -12,6 +12,8 @@
 //! - [`io`]: ports — `AF_PACKET` sockets on real interfaces, simulated links — behind one trait.
 //! - [`pcap`]: a pcap writer so emitted frames can be inspected in Wireshark.
 //! - [`pipeline`]: QMAN → QMI → BMI → NTI → MAC with the external-memory pause mechanism (and `stall`/`fifo` for comparison).
+//! - [`watchdog`]: the PFC watchdog: a class held paused for good while frames wait is found
+//!   within the detection time, dropped or forwarded, and restored once the pauses stop.
 //! - [`sim`]: deterministic randomness, events, simulated links, ingress buffers, two-station runs.
 
 pub mod credit;
@@ -22,4 +24,5 @@ pub mod pcap;
 pub mod pipeline;
 pub mod sim;
 pub mod time;
+pub mod watchdog;
 pub mod wire;
