@@ -39,6 +39,9 @@ fn a_commit_enables_pfc_on_real_interfaces_and_netconf_counts_the_frames_on_the_
     assert!(listed.contains("<speed>10000000000</speed>"), "the settings' speed: {listed}");
 
     commit_pfc(&mut c, &["p1", "p2"], "<pfc-enable>p3</pfc-enable>");
+    // The watchdog off: the storm below lasts as long as the test needs (seconds on a loaded
+    // machine) and nothing it holds may be lost; the watchdog has its own test.
+    commit_watchdog(&mut c, &["p1", "p2"], "<enabled>false</enabled>");
     for port in ["p1", "p2"] {
         // No LLDP peer on the hosts: DCBX keeps our own value.
         wait_state(&mut c, port, "PFC in force", |p| {
@@ -274,6 +277,9 @@ fn end_to_end_a_pause_of_priority_3_holds_priority_4_in_its_traffic_class() {
     let pfcd = start_pfcd(&sw, &scratch, &["p1", "p2"]);
     let mut c = pfcd.client(&sw);
     commit_pfc(&mut c, &["p1", "p2"], "<pfc-enable>p3</pfc-enable>");
+    // The watchdog off: the storm below lasts as long as the test needs (seconds on a loaded
+    // machine) and nothing it holds may be lost; the watchdog has its own test.
+    commit_watchdog(&mut c, &["p1", "p2"], "<enabled>false</enabled>");
     for port in ["p1", "p2"] {
         wait_state(&mut c, port, "PFC in force", |p| {
             value(p, "oper-pfc-enable").as_deref() == Some("p3")

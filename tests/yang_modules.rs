@@ -7,12 +7,14 @@ use std::path::{Path, PathBuf};
 
 use mgmt::yang::schema::Schema;
 
-const OURS: [&str; 5] = [
-    "ieee802-dot1q-pfc",
-    "ieee802-dot1q-pfc-bridge",
-    "ieee802-dot1q-lldp-pfc-tlv",
-    "pfcd-pipeline",
-    "pfcd-lab",
+/// pfcd's modules and their revisions.
+const OURS: [(&str, &str); 6] = [
+    ("ieee802-dot1q-pfc", "2026-11-26"),
+    ("ieee802-dot1q-pfc-bridge", "2026-11-26"),
+    ("ieee802-dot1q-lldp-pfc-tlv", "2026-11-26"),
+    ("pfcd-pipeline", "2026-11-26"),
+    ("pfcd-lab", "2026-11-26"),
+    ("pfcd-watchdog", "2026-11-29"),
 ];
 
 fn yang() -> PathBuf {
@@ -28,10 +30,10 @@ fn schema() -> Schema {
 fn the_modules_load_implemented_with_the_pfc_feature() {
     let schema = schema();
     let modules = schema.modules();
-    for name in OURS {
+    for (name, revision) in OURS {
         let m = modules.iter().find(|m| m.name == name).expect("loaded");
         assert!(m.implemented, "{name} is implemented");
-        assert_eq!(m.revision.as_deref(), Some("2026-11-26"), "{name}");
+        assert_eq!(m.revision.as_deref(), Some(revision), "{name}");
     }
     let names: Vec<String> = std::fs::read_dir(yang())
         .expect("yang/ exists")

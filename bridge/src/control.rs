@@ -9,11 +9,11 @@ use super::forward::Forwarder;
 use super::port::{BridgePort, PortControl, PortCounters};
 use super::reaction::ReactionTracker;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Control {
     Port {
         index: usize,
-        control: PortControl,
+        control: Box<PortControl>,
     },
     /// Measure port `index`'s headroom again from scratch.
     Remeasure(usize),
@@ -28,7 +28,7 @@ pub fn apply<P>(c: Control, ports: &mut [BridgePort<P>], fwd: &mut Forwarder, sp
     match c {
         Control::Port { index, control } => {
             let Some(port) = ports.get_mut(index) else { return };
-            if let Err(e) = port.reconfigure(control, speed) {
+            if let Err(e) = port.reconfigure(*control, speed) {
                 warn!(port = %port.setup.name, error = %e, "configuration not taken");
             }
         }
@@ -47,6 +47,7 @@ pub fn apply<P>(c: Control, ports: &mut [BridgePort<P>], fwd: &mut Forwarder, sp
                     port.initiator.counters = Default::default();
                     port.reaction = ReactionTracker::default();
                     port.ingress.clear_counters();
+                    port.watchdog.clear_counters();
                 }
             }
         }

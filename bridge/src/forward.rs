@@ -10,6 +10,7 @@ use dataplane::headroom::measure::Interface;
 use dataplane::mac::RxOutcome;
 use dataplane::pipeline::Pipeline;
 use dataplane::time::Picos;
+use dataplane::watchdog::LINK_PAUSE;
 use dataplane::wire::{EtherType, EthernetHeader, MacControl, PRIORITIES};
 use tracing::warn;
 
@@ -35,6 +36,8 @@ pub struct Forwarder {
     pub logged: u64,
     /// A pause mode to change to once the bridge is empty.
     pub pending_mode: Option<dataplane::pipeline::PauseMode>,
+    /// The wall-clock time (since the Unix epoch) of the loop's time 0, for the state's times.
+    pub epoch_unix: std::time::Duration,
 }
 
 /// Bad frames logged per run before the log goes quiet (the counters keep counting).
@@ -93,6 +96,18 @@ impl Forwarder {
             // Not to a port whose link is down (its learned addresses were forgotten then).
             Destination::Flood => (0..nports).filter(|p| *p != i && ports[*p].link_up).collect(),
         };
+        // A port in a storm the watchdog drops takes no more frames of the priority.
+        let out: Vec<usize> = out
+            .into_iter()
+            .filter(|p| {
+                let dropped = ports[*p].watchdog.drops(priority);
+                if dropped {
+                    ports[*p].counters.watchdog_drops += 1;
+                    ports[*p].watchdog.count_dropped(priority, 1);
+                }
+                !dropped
+            })
+            .collect();
         let port = &mut ports[i];
         if out.is_empty() {
             port.counters.filtered += 1;
@@ -140,6 +155,13 @@ impl Forwarder {
                 return;
             }
         };
+        if matches!(control, MacControl::Pause(_))
+            && port.setup.watchdog.ignore_link_pause
+            && port.receiver.pfc_enable() == 0
+        {
+            port.counters.link_pause_ignored += 1;
+            return;
+        }
         match port.receiver.receive(now, &control, Picos::ZERO) {
             RxOutcome::PfcApplied { priorities } => {
                 port.counters.pfc_indications += 1;
@@ -155,6 +177,11 @@ impl Forwarder {
                         frame.len(),
                     );
                 }
+                for n in (0..PRIORITIES).filter(|n| priorities & (1 << n) != 0) {
+                    port.watchdog.pause_received(now, n, port.receiver.paused_until(n));
+                }
+                // Pauses of a priority the watchdog found stormed hold nothing.
+                let priorities = priorities & port.watchdog.honoured();
                 let indicated_ns = super::reaction::now_ns();
                 for n in 0..PRIORITIES {
                     if priorities & (1 << n) != 0 && pfc.time[n] != 0 {
@@ -173,7 +200,11 @@ impl Forwarder {
             RxOutcome::LinkPauseApplied => {
                 // The pipeline pauses per priority: a link pause is all eight at once.
                 let MacControl::Pause(pause) = control else { return };
-                self.engine.schedule_pfc(now, i, 0xff, [pause.pause_time; PRIORITIES]);
+                let until = port.receiver.paused_until(0);
+                port.watchdog.pause_received(now, LINK_PAUSE, until);
+                if port.watchdog.honoured() == 0xff {
+                    self.engine.schedule_pfc(now, i, 0xff, [pause.pause_time; PRIORITIES]);
+                }
             }
             RxOutcome::PauseIgnored
             | RxOutcome::PfcIgnored

@@ -31,6 +31,7 @@ pub mod socket;
 pub mod spec;
 pub mod store;
 pub mod transmit;
+pub mod watchdog;
 
 use std::os::fd::AsFd;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -176,6 +177,7 @@ impl Bridge {
             max_len: usize::from(setup.max_frame),
             logged: 0,
             pending_mode: None,
+            epoch_unix: std::time::Duration::ZERO,
         };
         let stop = Arc::new(AtomicBool::new(false));
         let published = Arc::new(Mutex::new(BridgeSnapshot::take(&ports, &fwd)));

@@ -315,6 +315,7 @@ mod tests {
             max_len: 1522,
             logged: 0,
             pending_mode: None,
+            epoch_unix: std::time::Duration::ZERO,
         };
         let seen = vec![
             Seen { identity: Some((10, ports[0].mac)), up: true },

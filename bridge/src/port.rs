@@ -8,6 +8,7 @@ use dataplane::headroom::measure::{MeasureConfig, Participant};
 use dataplane::headroom::{BufferConfig, BufferPlanError};
 use dataplane::mac::{PfcInitiator, PfcReceiver};
 use dataplane::time::LinkSpeed;
+use dataplane::watchdog::{Watchdog, WatchdogSetup};
 use dataplane::wire::{MacAddr, PRIORITIES};
 
 use super::ingress::IngressBuffer;
@@ -47,6 +48,9 @@ pub struct BridgePortSetup {
     /// for priority n, 0..=7. A pause of priority n holds its whole class, the other
     /// priorities in it too (36.1).
     pub traffic_class: TrafficClasses,
+    /// The PFC watchdog's settings (`dataplane::watchdog`): a peer that holds a priority paused
+    /// for good does not hold the bridge's buffers with it.
+    pub watchdog: WatchdogSetup,
 }
 
 /// Priority n's traffic class at index n.
@@ -72,6 +76,7 @@ impl BridgePortSetup {
             pause_quanta: 0xffff,
             refresh_quanta: 0x7fff,
             traffic_class: IDENTITY_CLASSES,
+            watchdog: WatchdogSetup::default(),
         }
     }
 }
@@ -126,6 +131,10 @@ pub struct PortCounters {
     pub link_down_drops: u64,
     /// Times the port's socket was opened again (its interface deleted and created anew).
     pub reopened: u64,
+    /// Frames toward the port discarded by the PFC watchdog's `drop` action (a storm).
+    pub watchdog_drops: u64,
+    /// 802.3x PAUSE frames ignored because the port is set to ignore them.
+    pub link_pause_ignored: u64,
 }
 
 /// One port of the running bridge.
@@ -160,6 +169,10 @@ pub struct BridgePort<P> {
     /// The bridge has fallen behind the port: frames wait in the kernel's receive queue, where
     /// no buffer of ours counts them, and would be dropped there when it is full.
     pub behind: bool,
+    /// The PFC watchdog of the port's transmit side.
+    pub watchdog: Watchdog,
+    /// Watchdog settings to take at the loop's next turn (they need its clock).
+    pub pending_watchdog: Option<WatchdogSetup>,
 }
 
 impl<P> BridgePort<P> {
@@ -200,6 +213,8 @@ impl<P> BridgePort<P> {
             behind: false,
             handover: Default::default(),
             link_up: true,
+            watchdog: Watchdog::new(setup.watchdog.classes),
+            pending_watchdog: None,
             setup,
             io,
             mac,
@@ -252,8 +267,9 @@ impl<P> BridgePort<P> {
 
     /// The priorities whose frames may not start now: those the peer pauses, and every other
     /// priority of a paused one's traffic class (its queue is held, 36.1).
+    /// A priority the watchdog found stormed (with `drop` or `forward`) is not held.
     pub fn stopped(&self, now: dataplane::time::Picos) -> u8 {
-        self.with_classmates(self.receiver.paused_vector(now))
+        self.with_classmates(self.receiver.paused_vector(now) & self.watchdog.honoured())
     }
 
     /// `priorities` and every priority that shares a traffic class with one of them.
@@ -268,10 +284,11 @@ impl<P> BridgePort<P> {
 
     /// Per traffic class, how long its pause has left (the longest of its priorities'), in
     /// quanta at the port's speed, 0 when not paused: what the pipeline's classes are given.
+    /// A priority whose pauses the watchdog ignores gives none.
     pub fn class_pauses(&self, now: dataplane::time::Picos) -> [u16; PRIORITIES] {
         let quantum = self.speed.quanta(1).as_ps().max(1);
         let mut times = [0u16; PRIORITIES];
-        for n in 0..PRIORITIES {
+        for n in (0..PRIORITIES).filter(|n| self.watchdog.honours_pause(*n)) {
             let left = self.receiver.paused_until(n).as_ps().saturating_sub(now.as_ps());
             let quanta = u16::try_from(left.div_ceil(quantum)).unwrap_or(u16::MAX);
             let class = &mut times[self.class_of(n)];
@@ -339,6 +356,8 @@ pub struct PortControl {
     pub measure: bool,
     /// Priority to traffic class on transmit.
     pub traffic_class: TrafficClasses,
+    /// The PFC watchdog's settings.
+    pub watchdog: WatchdogSetup,
 }
 
 impl<P> BridgePort<P> {
@@ -369,6 +388,10 @@ impl<P> BridgePort<P> {
         self.setup.measure = c.measure;
         if !c.measure {
             self.results.clear();
+        }
+        if c.watchdog != self.setup.watchdog {
+            self.setup.watchdog = c.watchdog;
+            self.pending_watchdog = Some(c.watchdog);
         }
         Ok(())
     }

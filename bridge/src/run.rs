@@ -63,6 +63,7 @@ pub fn run<P: BridgeIo>(
     // The same moment on the clock the kernel stamps received frames with.
     let start_unix =
         std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+    fwd.epoch_unix = start_unix;
     let cycle_ps = fwd.engine.config().cycle.as_ps().max(1);
     // Slots for the largest frame the bridge forwards, its VLAN tag restored; larger ones
     // are dropped by the socket layer and counted there.
@@ -87,8 +88,9 @@ pub fn run<P: BridgeIo>(
         let received = receive(&mut ports, &mut batches, &mut fwd, &clock);
         // Pauses that have ended (by XON or by time) close their reaction sample before this
         // turn's frames are sent: a frame sent after the end is not a late one.
-        for port in ports.iter_mut() {
+        for (i, port) in ports.iter_mut().enumerate() {
             track_resumes(port, now);
+            super::watchdog::step(port, i, &mut fwd, now);
         }
         // The pipeline catches up with the wall clock.
         let target = now.as_ps() / cycle_ps;
@@ -214,6 +216,7 @@ fn wait<P: BridgeIo>(
             port.initiator.next_refresh(now),
             port.receiver.next_resume(now),
             port.measure.as_ref().and_then(|m| m.next_deadline()),
+            port.watchdog.next_deadline(),
         ];
         for t in due.into_iter().flatten() {
             let ps = t.as_ps().saturating_sub(now.as_ps());

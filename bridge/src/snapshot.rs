@@ -81,6 +81,8 @@ pub struct PortSnapshot {
     pub external_depth: [usize; PRIORITIES],
     /// Per priority: frames waiting at QMAN (a halted class's frames wait here).
     pub qman_backlog: [u64; PRIORITIES],
+    /// The PFC watchdog, per priority and the link pause.
+    pub watchdog: Vec<super::watchdog::WatchdogClassSnapshot>,
     /// What pfcd's port task reads beyond the counters.
     #[serde(skip)]
     pub detail: PortDetail,
@@ -167,6 +169,7 @@ impl BridgeSnapshot {
                         .collect(),
                     qman_backlog: std::array::from_fn(|n| fwd.engine.backlog(i, n)),
                     detail: detail(p, now),
+                    watchdog: super::watchdog::snapshot(p, fwd.epoch_unix),
                     external_depth: std::array::from_fn(|n| {
                         views[n].map_or(0, |v| v.external_depth)
                     }),

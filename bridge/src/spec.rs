@@ -1,7 +1,10 @@
 //! A port as the command line names it: `NAME[,pfc=3+4][,prio=N][,pvid=N]
 //! [,headroom=BITS|measured][,longest=METRES][,buffer=OCTETS][,lossy=OCTETS][,quanta=N]
-//! [,tc=01234567]`.
+//! [,tc=01234567][,watchdog=drop|forward|alert|off][,detect=MS][,restore=MS]
+//! [,pause=honour|ignore]`.
 
+use dataplane::time::Picos;
+use dataplane::watchdog::Action;
 use dataplane::wire::PRIORITIES;
 
 use super::port::BridgePortSetup;
@@ -32,18 +35,55 @@ pub fn parse_port(spec: &str) -> Result<BridgePortSetup, String> {
             "buffer" => port.buffer.allocation_octets = Some(number(1 << 32)?),
             "lossy" => port.lossy_pool = number(1 << 32)?,
             "tc" => port.traffic_class = classes(value).map_err(|e| format!("port {name}: {e}"))?,
+            "watchdog" => watchdog(&mut port, value).map_err(|e| format!("port {name}: {e}"))?,
+            "detect" | "restore" => {
+                let ms = number(MAX_WATCHDOG_MS)?.max(1);
+                for c in &mut port.watchdog.classes {
+                    if key == "detect" {
+                        c.detection = Picos::from_ms(ms);
+                    } else {
+                        c.restoration = Picos::from_ms(ms);
+                    }
+                }
+            }
+            "pause" => {
+                port.watchdog.ignore_link_pause = match value {
+                    "ignore" => true,
+                    "honour" => false,
+                    _ => return Err(format!("pause={value} in port {name}: honour or ignore")),
+                }
+            }
             "quanta" => {
                 port.pause_quanta = number(0xffff)?.max(2) as u16;
                 port.refresh_quanta = port.pause_quanta / 2;
             }
             _ => {
                 return Err(format!(
-                    "'{key}' in port {name}: known keys are pfc, prio, pvid, headroom, longest, buffer, lossy, quanta, tc"
+                    "'{key}' in port {name}: known keys are pfc, prio, pvid, headroom, longest, buffer, lossy, quanta, tc, watchdog, detect, restore, pause"
                 ))
             }
         }
     }
     Ok(port)
+}
+
+/// The longest watchdog detection or restoration time a port spec takes, milliseconds.
+const MAX_WATCHDOG_MS: u64 = 600_000;
+
+/// `watchdog=ACTION` for every class of the port, or `off`.
+fn watchdog(port: &mut BridgePortSetup, value: &str) -> Result<(), String> {
+    let action = match value {
+        "off" => None,
+        _ => Some(
+            Action::from_name(value)
+                .ok_or_else(|| format!("watchdog={value}: drop, forward, alert or off"))?,
+        ),
+    };
+    for c in &mut port.watchdog.classes {
+        c.enabled = action.is_some();
+        c.action = action.unwrap_or(c.action);
+    }
+    Ok(())
 }
 
 /// `3+4` (or `none`) as a PFC Enable vector.
@@ -82,6 +122,13 @@ mod tests {
         assert_eq!((p.default_priority, p.pvid, p.headroom_bits), (2, 5, 20_000));
         assert_eq!((p.pause_quanta, p.refresh_quanta), (1000, 500));
         assert_eq!(parse_port("eth1").expect("ok").pfc_enable, 0);
+        let p =
+            parse_port("veth0,watchdog=forward,detect=50,restore=300,pause=ignore").expect("ok");
+        let c = p.watchdog.classes[3];
+        assert_eq!((c.enabled, c.action), (true, Action::Forward));
+        assert_eq!((c.detection, c.restoration), (Picos::from_ms(50), Picos::from_ms(300)));
+        assert!(p.watchdog.ignore_link_pause);
+        assert!(!parse_port("veth0,watchdog=off").expect("ok").watchdog.classes[0].enabled);
     }
 
     #[test]
@@ -93,5 +140,8 @@ mod tests {
         assert!(parse_port("veth0,colour=red").expect_err("refused").contains("known keys"));
         assert!(parse_port("veth0,pfc").expect_err("refused").contains("key=value"));
         assert!(parse_port("").is_err());
+        assert!(parse_port("veth0,watchdog=panic").expect_err("refused").contains("drop, forward"));
+        assert!(parse_port("veth0,detect=600001").expect_err("refused").contains("up to 600000"));
+        assert!(parse_port("veth0,pause=maybe").expect_err("refused").contains("honour or ignore"));
     }
 }

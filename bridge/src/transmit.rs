@@ -34,6 +34,14 @@ pub fn flush_backlog<P: BridgeIo>(
     let mut held_priorities = 0u8;
     while let Some(&head) = ports[p].tx_backlog.front() {
         let priority = frame_priority(fwd, head);
+        if ports[p].watchdog.drops(priority) {
+            // A stormed priority's queued frames are discarded, freeing the buffers they hold.
+            ports[p].tx_backlog.pop_front();
+            ports[p].counters.watchdog_drops += 1;
+            ports[p].watchdog.count_dropped(priority, 1);
+            fwd.release(ports, head);
+            continue;
+        }
         // A frame a PFC frame can stop: of a PFC priority or sharing its traffic class.
         let pausable = ports[p].with_classmates(ports[p].setup.pfc_enable);
         let lossless = pausable & (1 << priority) != 0;
@@ -58,13 +66,15 @@ pub fn flush_backlog<P: BridgeIo>(
                 .take_while(|h| not_now & (1 << frame_priority(fwd, *h)) == 0)
                 .collect()
         };
-        if !send_frames(ports, p, fwd, &handles) {
+        if !send_frames(ports, p, fwd, &handles, clock) {
             break;
         }
     }
     for handle in held.into_iter().rev() {
         ports[p].tx_backlog.push_front(handle);
     }
+    let waiting = super::watchdog::waiting(&ports[p], p, fwd, held_priorities);
+    ports[p].watchdog.waiting(clock.wall(), waiting);
 }
 
 /// Sends `handles` (the head of port `p`'s backlog) in one system call and takes what was
@@ -74,10 +84,12 @@ fn send_frames<P: BridgeIo>(
     p: usize,
     fwd: &mut Forwarder,
     handles: &[u32],
+    clock: &Clock,
 ) -> bool {
     let frames: Vec<&[u8]> = handles.iter().map(|h| fwd.store.get(*h)).collect();
     let port = &mut ports[p];
     let started = now_ns();
+    let sent_at = clock.wall();
     let (sent, failed) = match port.io.send_many(&frames) {
         Ok(n) => (n, false),
         Err(e) if would_block(&e) => (0, false),
@@ -100,6 +112,7 @@ fn send_frames<P: BridgeIo>(
             port.reaction.resumed(priority);
         }
         port.reaction.sent(priority, started);
+        port.watchdog.frame_sent(sent_at, priority);
     }
     let done = if failed { 1 } else { sent };
     drop(frames);

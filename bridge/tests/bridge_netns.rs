@@ -32,9 +32,11 @@ struct Topology {
 }
 
 /// h1 — p1 [bridge] p2 — h2, links up, pfc-bridge running with PFC on priority 3 of both
-/// ports in `mode`.
+/// ports in `mode`. The PFC watchdog is off: these tests hold pauses for as long as they
+/// need (seconds on a loaded machine) and check that nothing held is lost; the watchdog has
+/// its own tests (`bridge_watchdog_netns.rs`).
 fn topology(tag: &str, mode: &str) -> Topology {
-    topology_of(tag, mode, ["p1,pfc=3", "p2,pfc=3"])
+    topology_of(tag, mode, ["p1,pfc=3,watchdog=off", "p2,pfc=3,watchdog=off"])
 }
 
 /// The same with the ports `ports` (pfc-bridge's port specs).
@@ -171,9 +173,9 @@ fn a_pause_holds_every_priority_of_its_traffic_class() {
     }
     // On p2 priority 4 (PFC off) shares traffic class 3 with priority 3 or has its own.
     for (tag, tc, four_held) in [("tcs", "tc=01233567", true), ("tcid", "tc=01234567", false)] {
-        let p2 = format!("p2,pfc=3,{tc}");
+        let p2 = format!("p2,pfc=3,{tc},watchdog=off");
         let (mut t, during) = while_storm_held(tag, || {
-            let mut t = topology_of(tag, "external", ["p1,pfc=3", &p2]);
+            let mut t = topology_of(tag, "external", ["p1,pfc=3,watchdog=off", &p2]);
             let storm = Storm::start(&t._ns[2]);
             for seq in 0..100u32 {
                 if seq < 10 {

@@ -9,6 +9,7 @@ pub const OURS: &[(&str, &str)] = &[
     ("ieee802-dot1q-pfc.yang", include_str!("../../yang/ieee802-dot1q-pfc.yang")),
     ("pfcd-lab.yang", include_str!("../../yang/pfcd-lab.yang")),
     ("pfcd-pipeline.yang", include_str!("../../yang/pfcd-pipeline.yang")),
+    ("pfcd-watchdog.yang", include_str!("../../yang/pfcd-watchdog.yang")),
 ];
 
 /// The standard modules they import, unmodified (yang/standard/).

@@ -212,6 +212,7 @@ impl SimPort {
             received: &rx_mac.counters,
             priorities,
             simulated_time: now,
+            watchdog: Default::default(),
         }
     }
 }

@@ -1,10 +1,10 @@
 //! The hub: the one [`Backend`] over pfcd's ports, serving ietf-interfaces,
-//! ieee802-dot1q-bridge, ieee802-dot1q-pfc-bridge, the LLDP modules and pfcd-pipeline. It holds
-//! no model of its own: `prepare` gathers each port's [`PortIntent`] from the families'
-//! `config.rs` and the pipeline's configuration, and refuses there; `apply` hands them to the
-//! ports; `state` asks each family's `state.rs`; `rpc` goes to the PFC model's `rpc.rs`; the
-//! ports' events go to [`events`](super::events), which routes them to each family's
-//! `notification.rs`.
+//! ieee802-dot1q-bridge, ieee802-dot1q-pfc-bridge, the LLDP modules, pfcd-pipeline and
+//! pfcd-watchdog. It holds no model of its own: `prepare` gathers each port's [`PortIntent`]
+//! from the families' `config.rs` and the pipeline's configuration, and refuses there; `apply`
+//! hands them to the ports; `state` asks each family's `state.rs`; `rpc` goes to the PFC model's
+//! `rpc.rs`; the ports' events go to [`events`](super::events), which routes them to each
+//! family's `notification.rs`.
 
 use std::sync::{Arc, Mutex, PoisonError};
 
@@ -19,10 +19,11 @@ use super::interfaces::config::{bridge_ports, check_port_exists, classes, lab_re
 use super::interfaces::state::{bridge_state, interfaces};
 use super::lldp::config::{check_entries, fill_intent};
 use super::lldp::MODULES as LLDP_MODULES;
-use super::namespaces::PFC_BRIDGE_NS;
+use super::namespaces::{PFC_BRIDGE_NS, WD_NS};
 use super::pfc::config::{check, intent_from};
 use super::pfc::rpc::RPCS;
 use super::pipeline::config::config_from;
+use super::watchdog::config::setup_from;
 use crate::ports::set::PortSet;
 use crate::ports::PortIntent;
 
@@ -100,6 +101,8 @@ impl PortsBackend {
                 intent.traffic_class = classes;
             }
             fill_intent(root, name, &mut intent)?;
+            intent.watchdog =
+                setup_from(name, bridge_port.and_then(|p| p.child(WD_NS, "pfc-watchdog")))?;
             let now = port.snapshot();
             let method = intent.method.in_force(now.lldp.agreed_headroom());
             check(name, &intent, method, port.receive_buffer_size, now.allowance.bits)?;
@@ -119,7 +122,7 @@ impl Backend for PortsBackend {
         ["ietf-interfaces", "ieee802-dot1q-bridge", "ieee802-dot1q-pfc-bridge"]
             .into_iter()
             .chain(LLDP_MODULES)
-            .chain(["pfcd-pipeline"])
+            .chain(["pfcd-pipeline", "pfcd-watchdog"])
             .map(str::to_string)
             .collect()
     }

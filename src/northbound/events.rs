@@ -10,6 +10,7 @@ use tracing::warn;
 
 use super::lldp::notification::{pfc_dcbx_misconfiguration, remote_table_change, system_totals};
 use super::pfc::notification::{allowance_changed, receive_buffer_drop};
+use super::watchdog::notification::{storm_detected, storm_restored};
 use crate::ports::set::PortSet;
 use crate::ports::PortEvent;
 
@@ -40,5 +41,11 @@ pub fn notification(event: &PortEvent) -> Element {
         }
         PortEvent::DcbxMisconfiguration { port, view } => pfc_dcbx_misconfiguration(port, view),
         PortEvent::RemoteTableChange { stats, .. } => remote_table_change(stats),
+        PortEvent::StormDetected { port, class, action, at } => {
+            storm_detected(port, *class, *action, *at)
+        }
+        PortEvent::StormRestored { port, class, began, at } => {
+            storm_restored(port, *class, *began, *at)
+        }
     }
 }

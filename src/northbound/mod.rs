@@ -5,7 +5,8 @@
 //! notifications. It routes by module family, each with one file per direction
 //! (`config`, `state`, `rpc`, `notification`): [`interfaces`] (ietf-interfaces and the bridge,
 //! with each Bridge Port's traffic class table), [`pfc`] (ieee802-dot1q-pfc-bridge), [`lldp`]
-//! (ieee802-dot1ab-lldp with the DCBX and PFC TLV modules), [`pipeline`] (pfcd-pipeline);
+//! (ieee802-dot1ab-lldp with the DCBX and PFC TLV modules), [`pipeline`] (pfcd-pipeline),
+//! [`watchdog`] (pfcd-watchdog);
 //! [`lab`] is pfcd-lab's own backend (state only). [`namespaces`] and [`xml`] serve them all.
 //!
 //! Imports go one way, so no two files import from each other, directly or through others: this
@@ -21,6 +22,7 @@ pub mod lldp;
 pub mod namespaces;
 pub mod pfc;
 pub mod pipeline;
+pub mod watchdog;
 pub mod xml;
 
 use std::sync::Arc;

@@ -1,6 +1,7 @@
 //! What a port reports as it happens, for the northbound side to turn into notifications.
 
 use std::sync::Arc;
+use std::time::SystemTime;
 
 use dataplane::headroom::allowance::Allowance;
 use lldp::agent::RemoteStatistics;
@@ -18,4 +19,13 @@ pub enum PortEvent {
     DcbxMisconfiguration { port: String, view: Arc<LldpView> },
     /// A port's remote systems table gained or lost an entry (its counters after the change).
     RemoteTableChange { port: String, stats: RemoteStatistics },
+    /// The PFC watchdog found a storm on `class` (a priority, or the link pause) at `at`.
+    StormDetected {
+        port: String,
+        class: usize,
+        action: dataplane::watchdog::Action,
+        at: SystemTime,
+    },
+    /// The storm found at `began` on `class` was over at `at`.
+    StormRestored { port: String, class: usize, began: SystemTime, at: SystemTime },
 }

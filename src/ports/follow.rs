@@ -23,6 +23,7 @@ use super::intent::{HeadroomMethod, PortIntent, PRIORITIES};
 use super::lldp_view::{LldpView, Step};
 use super::report;
 use super::snapshot::{PortSnapshot, PrioritySnapshot};
+use super::watchdog::WatchdogView;
 
 /// The state both kinds of port task keep, owned by the port's thread.
 pub struct Followed {
@@ -41,6 +42,8 @@ pub struct Followed {
     /// When the counters were last reset: at start, or by clear-pfc-counters.
     discontinuity_time: SystemTime,
     events: Sender<PortEvent>,
+    /// The PFC watchdog as last followed.
+    watchdog: WatchdogView,
 }
 
 /// What one DCBX outcome changed for the port.
@@ -64,6 +67,8 @@ pub struct PortFigures<'a> {
     /// Each priority's buffer and pause; its PFC counters are taken from `sent` and `received`.
     pub priorities: [PrioritySnapshot; PRIORITIES],
     pub simulated_time: Picos,
+    /// The PFC watchdog of the port's transmit side.
+    pub watchdog: WatchdogView,
 }
 
 impl Followed {
@@ -88,6 +93,7 @@ impl Followed {
             drops: DropNotices::default(),
             discontinuity_time: SystemTime::now(),
             events,
+            watchdog: WatchdogView::default(),
         }
     }
 
@@ -186,6 +192,15 @@ impl Followed {
         }
     }
 
+    /// The watchdog's view now: its storms found and over since the last look are sent north
+    /// (and logged where the watchdog runs).
+    pub fn follow_watchdog(&mut self, now: &WatchdogView) {
+        for event in super::watchdog::events(&self.name, &self.watchdog, now) {
+            let _ = self.events.send(event);
+        }
+        self.watchdog = *now;
+    }
+
     /// The port's counters were reset (clear-pfc-counters): the measurement's too, and a new
     /// discontinuity.
     pub fn counters_cleared(&mut self) {
@@ -224,6 +239,7 @@ impl Followed {
             priorities,
             discontinuity_time: self.discontinuity_time,
             simulated_time: port.simulated_time,
+            watchdog: port.watchdog,
         }
     }
 }

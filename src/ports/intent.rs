@@ -7,6 +7,7 @@ use dataplane::headroom::{
     HeadroomInputs, LinkDelay, LocalDelays, Macsec, Medium, PeerDelay, Sublayer,
 };
 use dataplane::time::{LinkSpeed, Picos, PFC_REACTION_BOUND};
+use dataplane::watchdog::WatchdogSetup;
 use lldp::agent::AgentConfig;
 use lldp::dcbx::HeadroomMethods;
 
@@ -258,6 +259,9 @@ pub struct PortIntent {
     /// `traffic-class/traffic-class-table` of the Bridge Port (8.6.6): priority n's traffic
     /// class at index n; the identity when the table is absent, and always on the lab.
     pub traffic_class: TrafficClasses,
+    /// `/if:interfaces/interface/pfcd-watchdog:pfc-watchdog`: the PFC watchdog of the port's
+    /// transmit side (pfcd's own module).
+    pub watchdog: WatchdogSetup,
 }
 
 impl Default for PortIntent {
@@ -276,6 +280,7 @@ impl Default for PortIntent {
             lldp: None,
             dcbx: DcbxIntent::default(),
             traffic_class: IDENTITY_CLASSES,
+            watchdog: WatchdogSetup::default(),
         }
     }
 }

@@ -1,7 +1,7 @@
 //! What every port shares, whatever runs it: the handle the northbound side holds
 //! ([`PortHandle`]), the thread's loop ([`run`]), the configuration that comes down
 //! ([`PortIntent`]) and the state that goes up ([`PortSnapshot`], [`PortEvent`]), what a task
-//! follows and reports ([`follow`], [`report`], [`drops`]), the headroom results and the
+//! follows and reports ([`follow`], [`report`], [`drops`], the PFC [`watchdog`]'s view), the headroom results and the
 //! allowance selected from them ([`headroom`]), LLDP's view ([`lldp_view`]), and [`PortSet`], what
 //! the northbound side needs of a set of ports. The kinds of port are apart: the embedded
 //! lab's simulated ports in `crate::lab`, real interfaces in `crate::real`.
@@ -17,6 +17,7 @@ pub mod report;
 pub mod run;
 pub mod set;
 pub mod snapshot;
+pub mod watchdog;
 
 pub use event::PortEvent;
 pub use handle::PortHandle;

@@ -89,6 +89,8 @@ pub struct PortSnapshot {
     pub discontinuity_time: std::time::SystemTime,
     /// The simulated time the port has reached.
     pub simulated_time: Picos,
+    /// The PFC watchdog of the port's transmit side.
+    pub watchdog: super::watchdog::WatchdogView,
 }
 
 /// The latest snapshot of a port: the port task replaces it, readers clone the `Arc`.

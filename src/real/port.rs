@@ -11,6 +11,7 @@ use std::time::{Duration, SystemTime};
 use dataplane::headroom::{measured_headroom, WorstCase};
 use dataplane::mac::MacCounters;
 use dataplane::time::{LinkSpeed, Picos};
+use dataplane::watchdog::Action;
 use lldp::port::LocalSystem;
 use lldp::wire::TimeInterval;
 use tracing::{info, warn};
@@ -23,6 +24,7 @@ use crate::ports::intent::{mixed_classes, priority_list, HeadroomMethod, PortInt
 use crate::ports::lldp_view::Step;
 use crate::ports::run::PortTask;
 use crate::ports::snapshot::{PortSnapshot, PrioritySnapshot};
+use crate::ports::watchdog::{ClassView, WatchdogView};
 use crate::ports::{PortEvent, PortHandle};
 use pfc_bridge::control::Control;
 use pfc_bridge::port::PortControl;
@@ -155,6 +157,7 @@ impl RealPort {
             headroom_bits: allowance.bits,
             measure: self.measuring(),
             traffic_class: self.followed.intent.traffic_class,
+            watchdog: self.followed.intent.watchdog,
         };
         if self.given != Some(control) {
             let before = self.given.map(|g| (g.pfc_enable, g.traffic_class));
@@ -164,7 +167,8 @@ impl RealPort {
             if before != Some((control.pfc_enable, control.traffic_class)) {
                 self.warn_mixed_classes(&control);
             }
-            self.bridge.control(Control::Port { index: self.setup.index, control });
+            self.bridge
+                .control(Control::Port { index: self.setup.index, control: Box::new(control) });
             self.given = Some(control);
         }
     }
@@ -194,6 +198,7 @@ impl RealPort {
             self.take_results(&port);
         }
         self.notice_drops(&port);
+        self.followed.follow_watchdog(&watchdog_view(&port));
         self.bridge_port = Some(port);
     }
 
@@ -264,6 +269,7 @@ impl RealPort {
             received,
             priorities,
             simulated_time: Picos::ZERO,
+            watchdog: self.bridge_port.as_ref().map(watchdog_view).unwrap_or_default(),
         }
     }
 }
@@ -335,4 +341,22 @@ impl PortTask for RealPort {
         snapshot.mac_control_discarded += port.counters.bad_mac_control;
         snapshot
     }
+}
+
+/// The bridge port's PFC watchdog as the northbound side sees it.
+fn watchdog_view(port: &pfc_bridge::PortSnapshot) -> WatchdogView {
+    let mut view = WatchdogView::default();
+    let time = |ns: Option<u64>| ns.map(|ns| SystemTime::UNIX_EPOCH + Duration::from_nanos(ns));
+    for (v, c) in view.iter_mut().zip(&port.watchdog) {
+        *v = ClassView {
+            stormed: c.stormed,
+            action: Action::from_name(c.action).unwrap_or_default(),
+            storms_detected: c.storms_detected,
+            restorations: c.restorations,
+            frames_dropped: c.frames_dropped,
+            last_storm_start: time(c.last_storm_start_unix_ns),
+            last_storm_end: time(c.last_storm_end_unix_ns),
+        };
+    }
+    view
 }

@@ -85,6 +85,15 @@ impl Default for ClassConfig {
     }
 }
 
+/// A port's watchdog settings: each class's, and whether 802.3x PAUSE is ignored outright.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct WatchdogSetup {
+    pub classes: [ClassConfig; CLASSES],
+    /// PAUSE frames are counted and otherwise ignored (a port with PFC off then never stops
+    /// for its peer).
+    pub ignore_link_pause: bool,
+}
+
 /// Something the watchdog found, with the time it happened.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Event {

@@ -9,6 +9,7 @@ use super::{BRIDGE, COMPONENT};
 use crate::northbound::namespaces::{DOT1Q_NS, IF_NS, PFC_NS};
 use crate::northbound::pfc::state::pfc_state;
 use crate::northbound::pipeline::state::port_state;
+use crate::northbound::watchdog::state::port_state as watchdog_state;
 use crate::northbound::xml::leaf;
 use crate::ports::set::PortSet;
 use crate::ports::PortSnapshot;
@@ -29,6 +30,7 @@ pub fn interfaces(
         if let Some(p) = port_state(pipe, i) {
             bridge_port.push(p);
         }
+        bridge_port.push(watchdog_state(&s.watchdog));
         interfaces.push(
             Element::new(IF_NS, "interface")
                 .with(leaf(IF_NS, "name", &s.name))

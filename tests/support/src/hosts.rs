@@ -187,8 +187,18 @@ pub struct Storm {
 impl Storm {
     /// From h2 (namespace `h2`, interface eth0).
     pub fn start(h2: &Netns) -> Storm {
+        Storm::of(h2, pfc(1 << 3, 0xffff))
+    }
+
+    /// An 802.3x PAUSE storm (65 535 quanta each) from the host in namespace `ns`.
+    pub fn link_pause(ns: &Netns, src: MacAddr) -> Storm {
+        Storm::of(ns, dataplane::wire::PauseFrame::new(src, 0xffff).to_vec())
+    }
+
+    /// `frame` sent every half millisecond from the host in `ns` (interface eth0).
+    pub fn of(ns: &Netns, frame: Vec<u8>) -> Storm {
         let options = RawOptions::default();
-        let mut port = in_netns(h2, || RawPort::open("eth0", &options)).expect("socket");
+        let mut port = in_netns(ns, || RawPort::open("eth0", &options)).expect("socket");
         let running = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(true));
         let (first_sent, first) = std::sync::mpsc::channel();
         let thread = {
@@ -200,7 +210,7 @@ impl Storm {
                 let mut longest = Duration::ZERO;
                 let mut last = None::<Instant>;
                 while running.load(std::sync::atomic::Ordering::Relaxed) {
-                    send(&mut port, &pfc(1 << 3, 0xffff));
+                    send(&mut port, &frame);
                     match last {
                         None => {
                             let _ = first_sent.send(());

@@ -14,6 +14,7 @@ pub const DOT1Q_NS: &str = "urn:ieee:std:802.1Q:yang:ieee802-dot1q-bridge";
 pub const PFCB_NS: &str = "urn:ieee:std:802.1Q:yang:ieee802-dot1q-pfc-bridge";
 pub const PFC_NS: &str = "urn:ieee:std:802.1Q:yang:ieee802-dot1q-pfc";
 pub const PIPE_NS: &str = "urn:pfcd:yang:pfcd-pipeline";
+pub const WD_NS: &str = "urn:pfcd:yang:pfcd-watchdog";
 
 /// pfcd running in the switch's namespace on p1 and p2; SIGKILLed with the namespace.
 pub struct Pfcd {
@@ -138,6 +139,38 @@ pub fn commit_pfc(c: &mut Client, ports: &[&str], inner: &str) {
     config.push_str("</interfaces>");
     c.edit_config(Datastore::Candidate, &config, None).expect("edit-config");
     c.commit().expect("commit");
+}
+
+/// `inner` into the `pfc-watchdog` container of each of `ports`' Bridge Ports, committed.
+pub fn commit_watchdog(c: &mut Client, ports: &[&str], inner: &str) {
+    let mut config = format!("<interfaces xmlns=\"{IF_NS}\">");
+    for port in ports {
+        config.push_str(&format!(
+            "<interface><name>{port}</name><bridge-port xmlns=\"{DOT1Q_NS}\">\
+             <pfc-watchdog xmlns=\"{WD_NS}\">{inner}</pfc-watchdog></bridge-port></interface>"
+        ));
+    }
+    config.push_str("</interfaces>");
+    c.edit_config(Datastore::Candidate, &config, None).expect("edit-config");
+    c.commit().expect("commit");
+}
+
+/// Port `port`'s PFC watchdog state (pfcd-watchdog's `pfc-watchdog` container).
+pub fn watchdog_of(c: &mut Client, port: &str) -> String {
+    let filter = format!(
+        "<interfaces xmlns=\"{IF_NS}\"><interface><name>{port}</name>\
+         <bridge-port xmlns=\"{DOT1Q_NS}\"><pfc-watchdog xmlns=\"{WD_NS}\"/></bridge-port>\
+         </interface></interfaces>"
+    );
+    c.get(Some(&filter)).expect("get").data().unwrap_or_default().to_string()
+}
+
+/// The `class` entry `name` (a priority, or `link-pause`) of a watchdog state.
+pub fn watchdog_class(wd: &str, name: &str) -> String {
+    let tag = format!("<name>{name}</name>");
+    let at = wd.find(&tag).unwrap_or_else(|| panic!("class {name} in {wd}"));
+    let end = wd[at..].find("</class>").map_or(wd.len(), |e| at + e);
+    wd[at..end].to_string()
 }
 
 pub fn wait_state(c: &mut Client, port: &str, what: &str, ready: impl Fn(&str) -> bool) -> String {

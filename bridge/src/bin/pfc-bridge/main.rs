@@ -26,13 +26,19 @@ use pfc_bridge::{spec, Bridge, BridgeSetup, PortSockets};
     version,
     about = "Software PFC bridge on real interfaces: forwarding through the pipeline engine, PFC in and out",
     after_help = "PORT is NAME[,pfc=3+4][,prio=N][,pvid=N][,headroom=BITS][,buffer=OCTETS]\
-                  [,lossy=OCTETS][,quanta=N][,tc=01234567]: PFC on priorities 3 and 4, default \
+                  [,lossy=OCTETS][,quanta=N][,tc=01234567][,watchdog=drop|forward|alert|off]\
+                  [,detect=MS][,restore=MS][,pause=honour|ignore]: PFC on priorities 3 and 4, default \
                   priority of untagged frames, VLAN of untagged frames, the headroom allowance \
                   in force (bits; sizes the lossless buffers: XOFF sits a headroom and a frame \
                   below the allocation), the allocation per lossless priority (default twice \
                   the headroom), the pool the lossy priorities share, the pause time our PFC \
                   frames ask for, the traffic class of priorities 0 to 7 on transmit (default \
-                  01234567; a pause of one priority holds every priority of its class).\n\nExample: pfc-bridge --port veth1,pfc=3 --port veth2,pfc=3 --speed 10G \
+                  01234567; a pause of one priority holds every priority of its class), the PFC \
+                  watchdog (default drop, detect=200 restore=200: a priority, or with PFC off the \
+                  link, held paused for the detection time while frames wait and none leave is a \
+                  storm: its pauses are then ignored and, with drop, its frames toward the port \
+                  discarded, until no pause came for the restoration time), and whether 802.3x \
+                  PAUSE is honoured with PFC off.\n\nExample: pfc-bridge --port veth1,pfc=3 --port veth2,pfc=3 --speed 10G \
                   --state /run/pfc-bridge.json\n\nSIGTERM or SIGINT stop it. Needs CAP_NET_RAW."
 )]
 struct Cli {
