@@ -174,7 +174,6 @@ impl Bridge {
             fdb: fdb::Fdb::new(fdb::DEFAULT_AGEING),
             store: store::FrameStore::default(),
             max_len: usize::from(setup.max_frame),
-            logged: 0,
             pending_mode: None,
         };
         let stop = Arc::new(AtomicBool::new(false));
