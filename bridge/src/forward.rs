@@ -131,7 +131,7 @@ impl Forwarder {
             Ok(c) => c,
             Err(e) => {
                 port.counters.bad_mac_control += 1;
-                log_bad(&port.setup.name, "MAC Control frame not understood", frame.len(), e);
+                log_bad(&port.setup.name, "MAC Control frame", frame.len(), e);
                 return;
             }
         };
@@ -189,7 +189,11 @@ impl Forwarder {
 /// decides how many come: the first few of each kind and port in a while are logged, and then
 /// how many more there were (`pfc_logging::limit`).
 fn log_bad(port: &str, what: &'static str, len: usize, detail: impl std::fmt::Display) {
-    if pfc_logging::limit::admit(port, what, tracing::Level::WARN) {
-        warn!(port, len, %detail, "discarded: {what}");
+    if !pfc_logging::limit::admit(port, what, tracing::Level::WARN) {
+        return;
+    }
+    match detail.to_string() {
+        d if d.is_empty() => warn!(port, len, "discarded: {what}"),
+        d => warn!(port, len, "discarded: {what}: {d}"),
     }
 }
