@@ -30,7 +30,7 @@ pub fn forward(events: EventReceiver, notifier: Notifier, ports: Arc<dyn PortSet
             }
             let counts = events.counts();
             if counts.dropped > dropped
-                && pfc_logging::limit::admit("-", DROPPED, tracing::Level::WARN)
+                && pfc_logging::limit::admit("every port", DROPPED, tracing::Level::WARN)
             {
                 warn!(dropped = counts.dropped, coalesced = counts.coalesced, "{DROPPED}");
             }
