@@ -8,6 +8,7 @@
 #   tshark                           independent decoder of our frames (interop tests)
 #   python3-scapy                    independent frame builder (interop tests)
 #   python3-ncclient                 the NETCONF client users run against us
+#   python3-lxml                     an independent XML parser of our replies (strings test)
 #   yangcli                          yuma123's NETCONF client (mgmt interop test)
 #   libssl-dev                       OpenSSL headers for libssh2-sys (netconf-rs, mgmt interop test)
 #   lldpd, lldpad                    LLDP/DCBX peers for interop tests
@@ -18,7 +19,7 @@
 #   strace                           shows that a commit is synced to disk before its reply
 set -euo pipefail
 
-packages=(cmake libpcre2-dev pkg-config tshark python3-scapy python3-ncclient
+packages=(cmake libpcre2-dev pkg-config tshark python3-scapy python3-ncclient python3-lxml
           lldpd lldpad libyang2-tools iproute2 ethtool libpcap-dev yangcli
           libssl-dev strace python3-venv)
 

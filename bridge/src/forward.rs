@@ -32,16 +32,11 @@ pub struct Forwarder {
     pub store: FrameStore,
     /// The largest frame the pipeline carries, octets (FCS excluded).
     pub max_len: usize,
-    /// Bad frames logged so far (the first few of each port are, then only counted).
-    pub logged: u64,
     /// A pause mode to change to once the bridge is empty.
     pub pending_mode: Option<dataplane::pipeline::PauseMode>,
     /// The wall-clock time (since the Unix epoch) of the loop's time 0, for the state's times.
     pub epoch_unix: std::time::Duration,
 }
-
-/// Bad frames logged per run before the log goes quiet (the counters keep counting).
-const LOG_LIMIT: u64 = 64;
 
 impl Forwarder {
     /// Handles a frame received on port `i`, read at `at`; `arrived_ns` is the kernel's receive
@@ -61,7 +56,7 @@ impl Forwarder {
         port.counters.rx_octets += frame.len() as u64;
         let Ok((header, _)) = EthernetHeader::parse(frame) else {
             port.counters.malformed += 1;
-            self.log_bad(&port.setup.name, "frame shorter than an Ethernet header", frame.len());
+            log_bad(&port.setup.name, "frame shorter than an Ethernet header", frame.len(), "");
             return;
         };
         if header.ethertype == EtherType::MAC_CONTROL && header.vlan.is_none() {
@@ -83,7 +78,7 @@ impl Forwarder {
         }
         if frame.len() > self.max_len {
             port.counters.oversize += 1;
-            self.log_bad(&port.setup.name, "frame longer than the bridge's largest", frame.len());
+            log_bad(&port.setup.name, "frame longer than the bridge's largest", frame.len(), "");
             return;
         }
         let priority = usize::from(header.priority(port.setup.default_priority)) % PRIORITIES;
@@ -151,7 +146,7 @@ impl Forwarder {
             Ok(c) => c,
             Err(e) => {
                 port.counters.bad_mac_control += 1;
-                self.log_bad(&port.setup.name, &format!("MAC Control frame: {e}"), frame.len());
+                log_bad(&port.setup.name, "MAC Control frame", frame.len(), e);
                 return;
             }
         };
@@ -168,13 +163,11 @@ impl Forwarder {
                 let MacControl::Pfc(pfc) = control else { return };
                 if pfc.enable & !port.setup.pfc_enable != 0 {
                     port.counters.pfc_to_disabled_priority += 1;
-                    self.log_bad(
+                    log_bad(
                         &port.setup.name,
-                        &format!(
-                            "PFC frame names priorities {:#04x} whose PFC is not enabled (ignored for them)",
-                            pfc.enable & !port.setup.pfc_enable
-                        ),
+                        "PFC frame names priorities whose PFC is not enabled (ignored for them)",
                         frame.len(),
+                        format_args!("{:#04x}", pfc.enable & !port.setup.pfc_enable),
                     );
                 }
                 for n in (0..PRIORITIES).filter(|n| priorities & (1 << n) != 0) {
@@ -221,14 +214,17 @@ impl Forwarder {
             }
         }
     }
+}
 
-    fn log_bad(&mut self, port: &str, what: &str, len: usize) {
-        self.logged += 1;
-        if self.logged <= LOG_LIMIT {
-            warn!(port, len, "discarded: {what}");
-            if self.logged == LOG_LIMIT {
-                warn!("further discarded frames are only counted (see the port counters)");
-            }
-        }
+/// Logs a bad frame of kind `what` on `port` (the port counters count every one). A peer
+/// decides how many come: the first few of each kind and port in a while are logged, and then
+/// how many more there were (`pfc_logging::limit`).
+fn log_bad(port: &str, what: &'static str, len: usize, detail: impl std::fmt::Display) {
+    if !pfc_logging::limit::admit(port, what, tracing::Level::WARN) {
+        return;
+    }
+    match detail.to_string() {
+        d if d.is_empty() => warn!(port, len, "discarded: {what}"),
+        d => warn!(port, len, "discarded: {what}: {d}"),
     }
 }

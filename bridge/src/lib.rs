@@ -175,7 +175,6 @@ impl Bridge {
             fdb: fdb::Fdb::new(fdb::DEFAULT_AGEING),
             store: store::FrameStore::default(),
             max_len: usize::from(setup.max_frame),
-            logged: 0,
             pending_mode: None,
             epoch_unix: std::time::Duration::ZERO,
         };

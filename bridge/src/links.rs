@@ -313,7 +313,6 @@ mod tests {
             fdb: fdb::Fdb::new(fdb::DEFAULT_AGEING),
             store: store::FrameStore::default(),
             max_len: 1522,
-            logged: 0,
             pending_mode: None,
             epoch_unix: std::time::Duration::ZERO,
         };

@@ -1,6 +1,8 @@
 //! Logs of pfcd's programs: tracing on stderr, filtered by `RUST_LOG` (default `info`), and
-//! the words every program uses for the same events ([`lldp`], [`link`]).
+//! the words every program uses for the same events ([`lldp`], [`link`]); what a peer or a
+//! frame can cause is rate-limited per port and kind ([`limit`]).
 
+pub mod limit;
 pub mod link;
 pub mod lldp;
 

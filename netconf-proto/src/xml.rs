@@ -149,6 +149,28 @@ mod tests {
         assert_eq!(escape_attr("\"'<"), "&quot;&apos;&lt;");
     }
 
+    #[test]
+    fn the_writer_never_emits_a_character_xml_does_not_allow() {
+        let text = "sw\u{1b}[31m\u{7}\u{0}\u{fffe}\u{ffff} é\t\n";
+        let mut e = Element::leaf("urn:x", "name", text);
+        e.attributes_mut().push(Attribute {
+            namespace: None,
+            prefix: None,
+            name: "note".into(),
+            value: text.into(),
+        });
+        let written = e.to_xml();
+        assert!(written.chars().all(tree::is_xml_char), "{written:?}");
+        let back = parse(written.as_bytes()).expect("parses");
+        let replaced = "sw\u{fffd}[31m\u{fffd}\u{fffd}\u{fffd}\u{fffd} é\t\n";
+        assert_eq!(back.text(), replaced);
+        // An attribute's tab and line feed come back as spaces (XML 1.0 3.3.3).
+        let normalised = replaced.replace(['\t', '\n'], " ");
+        assert_eq!(back.attribute("note"), Some(normalised.as_str()));
+        assert_eq!(escape_text("a\u{1}b"), "a\u{fffd}b");
+        assert_eq!(escape_attr("a\u{1}\"b"), "a\u{fffd}&quot;b");
+    }
+
     proptest::proptest! {
         #[test]
         fn garbage_never_panics(bytes in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..200)) {

@@ -24,6 +24,7 @@
 //! | `rpc_error.rs` | an rpc-error as one sentence |
 //! | `monitor.rs` | notifications until Ctrl-C |
 //! | `repl.rs` | the interactive loop (rustyline, history, `?`) |
+//! | `visible.rs` | every character printed that would act on the terminal, escaped |
 //! | `run.rs` | start-up: flags, connect, interactive or script |
 
 pub mod cli;
@@ -45,6 +46,7 @@ pub mod set_form;
 pub mod settings;
 pub mod shell;
 pub mod show;
+pub mod visible;
 pub mod words;
 
 pub use run::{open, run};

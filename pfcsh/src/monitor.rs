@@ -31,7 +31,7 @@ pub fn run(session: &mut Session) -> Result<(), String> {
                     Format::Xml => n.trim().to_string(),
                     _ => one_line(&n),
                 };
-                println!("{line}");
+                crate::visible::println(&line);
             }
             Ok(None) => {}
             Err(e) => break Err(sentence("monitor", &e)),

@@ -136,7 +136,7 @@ pub fn run(session: Session) -> Result<bool, String> {
         if asked.swap(false, Ordering::SeqCst) {
             let at = pos.load(Ordering::SeqCst).min(line.len());
             let at = (0..=at).rev().find(|i| line.is_char_boundary(*i)).unwrap_or(0);
-            print!("{}", help_text(&mut session.borrow_mut(), &line[..at]));
+            crate::visible::print(&help_text(&mut session.borrow_mut(), &line[..at]));
             initial = Some((line[..at].to_string(), line[at..].to_string()));
             continue;
         }
@@ -150,7 +150,7 @@ pub fn run(session: Session) -> Result<bool, String> {
             Ok(Flow::Quit) => break,
             Err(e) => {
                 failed = true;
-                println!("error: {e}");
+                crate::visible::println(&format!("error: {e}"));
             }
         }
     }

@@ -27,7 +27,7 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         Ok(true) => ExitCode::SUCCESS,
         Ok(false) => ExitCode::FAILURE,
         Err(e) => {
-            eprintln!("pfcsh: {e}");
+            crate::visible::eprintln(&format!("pfcsh: {e}"));
             ExitCode::FAILURE
         }
     }
@@ -94,7 +94,7 @@ fn start(args: &Args) -> Result<bool, String> {
             Ok(Flow::Continue) => {}
             Ok(Flow::Quit) => break,
             Err(e) => {
-                eprintln!("pfcsh: {line}: {e}");
+                crate::visible::eprintln(&format!("pfcsh: {line}: {e}"));
                 ok = false;
             }
         }

@@ -2,8 +2,6 @@
 //! session ([`Session::execute`]). Every failure is returned as the one line to print; the
 //! candidate is never touched by a failed command (the server keeps it as it was).
 
-use std::io::Write as _;
-
 use netconf_client::Datastore;
 use serde_json::Value;
 
@@ -104,9 +102,7 @@ impl Session {
             Format::Json => data::xml_to_json(&self.ctx, xml)?,
             Format::Table => render(&data::xml_to_value(&self.ctx, xml)?),
         };
-        let mut out = std::io::stdout().lock();
-        let _ = out.write_all(text.as_bytes());
-        let _ = out.flush();
+        crate::visible::print(&text);
         Ok(())
     }
 
@@ -146,7 +142,7 @@ impl Session {
             println!("no changes: the candidate equals running");
         }
         for l in diff {
-            println!("{l}");
+            crate::visible::println(&l);
         }
         Ok(())
     }

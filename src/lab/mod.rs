@@ -9,7 +9,7 @@ pub mod links;
 pub mod pipeline;
 pub mod port;
 
-use std::sync::{mpsc, Mutex, PoisonError};
+use std::sync::{Mutex, PoisonError};
 use std::time::Duration;
 
 use dataplane::headroom::LocalDelays;
@@ -19,7 +19,7 @@ use lldp::dcbx::{DcbxAdmin, PfcAdmin};
 use lldp::port::LocalSystem;
 use lldp::wire::{ChassisId, SystemCapabilities, TimeInterval};
 
-use crate::ports::{PortEvent, PortHandle};
+use crate::ports::{event_channel, EventReceiver, PortHandle};
 use crate::settings::LabSettings;
 use clock::SimClock;
 use link_lldp::PeerLldp;
@@ -39,7 +39,7 @@ pub struct Lab {
     /// The bridge's transmit pipeline, paused as the ports' peers pause them.
     pub pipeline: pipeline::PipelineHandle,
     /// The ports' events, until the northbound side takes them.
-    events: Mutex<Option<mpsc::Receiver<PortEvent>>>,
+    events: Mutex<Option<EventReceiver>>,
 }
 
 impl Lab {
@@ -48,7 +48,7 @@ impl Lab {
         let clock = SimClock::start(settings.time_ratio);
         let tick = Duration::from_millis(settings.tick_ms);
         let mut ports = Vec::new();
-        let (events, receiver) = mpsc::channel();
+        let (events, receiver) = event_channel::channel();
         let links = links::links(settings.ports);
         for (i, link) in links.iter().enumerate() {
             let setup = SimPortSetup {
@@ -72,7 +72,7 @@ impl Lab {
     }
 
     /// The ports' events (once: there is one reader).
-    pub fn take_events(&self) -> Option<mpsc::Receiver<PortEvent>> {
+    pub fn take_events(&self) -> Option<EventReceiver> {
         self.events.lock().unwrap_or_else(PoisonError::into_inner).take()
     }
 
@@ -191,7 +191,7 @@ impl crate::ports::set::PortSet for Lab {
         self.clock.wall().0 / 1_000_000_000_000
     }
 
-    fn take_events(&self) -> Option<mpsc::Receiver<PortEvent>> {
+    fn take_events(&self) -> Option<EventReceiver> {
         Lab::take_events(self)
     }
 

@@ -4,7 +4,6 @@
 //! port is station B, the peer station A sends it lossless traffic; both ends run LLDP/DCBX,
 //! [`LinkLldp`]). A real interface's task (`crate::real::port`) sits behind the same handle.
 
-use std::sync::mpsc;
 use std::time::Duration;
 
 use dataplane::headroom::{BufferConfig, BufferPlan};
@@ -25,7 +24,7 @@ use crate::ports::intent::{PortIntent, PRIORITIES};
 use crate::ports::lldp_view::Step;
 use crate::ports::run::PortTask;
 use crate::ports::snapshot::{PortSnapshot, PrioritySnapshot};
-use crate::ports::{PortEvent, PortHandle};
+use crate::ports::{EventSender, PortHandle};
 
 /// A simulated port: its name, the stations on its link, its receive buffer.
 #[derive(Debug, Clone)]
@@ -54,7 +53,7 @@ pub fn spawn(
     setup: SimPortSetup,
     clock: SimClock,
     tick: Duration,
-    events: mpsc::Sender<PortEvent>,
+    events: EventSender,
 ) -> std::io::Result<PortHandle> {
     let (name, receive_buffer_size) = (setup.name.clone(), setup.receive_buffer_size);
     let port = SimPort::new(setup, clock, tick, events)?;
@@ -82,7 +81,7 @@ impl SimPort {
         setup: SimPortSetup,
         clock: SimClock,
         tick: Duration,
-        events: mpsc::Sender<PortEvent>,
+        events: EventSender,
     ) -> std::io::Result<Self> {
         let intent = PortIntent::default();
         let mut results = Results::default();

@@ -1,7 +1,6 @@
 //! The ports' events as notifications, published through mgmt's notifier by one thread that
 //! ends when the ports stop. Each event goes to its family's `notification.rs`.
 
-use std::sync::mpsc::Receiver;
 use std::sync::Arc;
 
 use mgmt::notify::Notifier;
@@ -12,19 +11,31 @@ use super::lldp::notification::{pfc_dcbx_misconfiguration, remote_table_change, 
 use super::pfc::notification::{allowance_changed, receive_buffer_drop};
 use super::watchdog::notification::{storm_detected, storm_restored};
 use crate::ports::set::PortSet;
-use crate::ports::PortEvent;
+use crate::ports::{EventReceiver, PortEvent};
+
+/// What the log says when the ports' events came faster than they were published and the
+/// channel was full (the counts are since start).
+const DROPPED: &str = "port events dropped: more came than could be published";
 
 /// Forwards `events` until every port has stopped; `ports` gives the other ports' counters for
 /// `remote-table-change`, whose leaves count over the whole system.
-pub fn forward(events: Receiver<PortEvent>, notifier: Notifier, ports: Arc<dyn PortSet>) {
+pub fn forward(events: EventReceiver, notifier: Notifier, ports: Arc<dyn PortSet>) {
     let spawned = std::thread::Builder::new().name("notifications".into()).spawn(move || {
-        for mut event in events {
+        let mut dropped = 0;
+        while let Some(mut event) = events.recv() {
             if let PortEvent::RemoteTableChange { port, stats } = &mut event {
                 *stats = system_totals(ports.as_ref(), port, *stats);
             }
             if !notifier.publish(notification(&event)) {
                 warn!(?event, "a notification did not validate against the schema: not sent");
             }
+            let counts = events.counts();
+            if counts.dropped > dropped
+                && pfc_logging::limit::admit("every port", DROPPED, tracing::Level::WARN)
+            {
+                warn!(dropped = counts.dropped, coalesced = counts.coalesced, "{DROPPED}");
+            }
+            dropped = counts.dropped;
         }
     });
     if let Err(e) = spawned {

@@ -5,7 +5,6 @@
 //! link the PFC Enable and the headroom; a real port hands the bridge port its control) stays
 //! with its task, `task.rs` or `real.rs`.
 
-use std::sync::mpsc::Sender;
 use std::sync::Arc;
 use std::time::SystemTime;
 
@@ -18,6 +17,7 @@ use tracing::info;
 
 use super::drops::DropNotices;
 use super::event::PortEvent;
+use super::event_channel::EventSender;
 use super::headroom::Results;
 use super::intent::{HeadroomMethod, PortIntent, PRIORITIES};
 use super::lldp_view::{LldpView, Step};
@@ -41,7 +41,7 @@ pub struct Followed {
     drops: DropNotices,
     /// When the counters were last reset: at start, or by clear-pfc-counters.
     discontinuity_time: SystemTime,
-    events: Sender<PortEvent>,
+    events: EventSender,
     /// The PFC watchdog as last followed.
     watchdog: WatchdogView,
 }
@@ -80,7 +80,7 @@ impl Followed {
         results: Results,
         allowance: Allowance,
         lldp_view: Arc<LldpView>,
-        events: Sender<PortEvent>,
+        events: EventSender,
     ) -> Self {
         Followed {
             name,
@@ -170,7 +170,7 @@ impl Followed {
     pub fn put_in_force(&mut self, allowance: Allowance) {
         if allowance != self.allowance {
             info!(allowance = %allowance, "allowance in force changed");
-            let _ = self.events.send(PortEvent::AllowanceChanged {
+            self.events.send(PortEvent::AllowanceChanged {
                 port: self.name.clone(),
                 old: self.allowance,
                 new: allowance,
@@ -183,7 +183,7 @@ impl Followed {
     /// ([`DropNotices`]).
     pub fn notice_drops(&mut self, priority: u8, dropped: u64) {
         if self.drops.take(dropped) {
-            let _ = self.events.send(PortEvent::LosslessDrop {
+            self.events.send(PortEvent::LosslessDrop {
                 port: self.name.clone(),
                 priority,
                 frames_dropped: dropped,

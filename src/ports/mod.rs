@@ -1,13 +1,15 @@
 //! What every port shares, whatever runs it: the handle the northbound side holds
 //! ([`PortHandle`]), the thread's loop ([`run`]), the configuration that comes down
-//! ([`PortIntent`]) and the state that goes up ([`PortSnapshot`], [`PortEvent`]), what a task
-//! follows and reports ([`follow`], [`report`], [`drops`], the PFC [`watchdog`]'s view), the headroom results and the
+//! ([`PortIntent`]) and the state that goes up ([`PortSnapshot`], [`PortEvent`] on a bounded
+//! [`event_channel`]), what a task follows and reports ([`follow`], [`report`], [`drops`], the
+//! PFC [`watchdog`]'s view), the headroom results and the
 //! allowance selected from them ([`headroom`]), LLDP's view ([`lldp_view`]), and [`PortSet`], what
 //! the northbound side needs of a set of ports. The kinds of port are apart: the embedded
 //! lab's simulated ports in `crate::lab`, real interfaces in `crate::real`.
 
 pub mod drops;
 pub mod event;
+pub mod event_channel;
 pub mod follow;
 pub mod handle;
 pub mod headroom;
@@ -20,6 +22,7 @@ pub mod snapshot;
 pub mod watchdog;
 
 pub use event::PortEvent;
+pub use event_channel::{EventReceiver, EventSender};
 pub use handle::PortHandle;
 pub use intent::{DcbxIntent, HeadroomMethod, PortIntent, PRIORITIES};
 pub use lldp_view::LldpView;

@@ -2,7 +2,6 @@
 //! `pfc_logging::lldp`) and, where a notification is due, sent to the northbound side: the same
 //! for a simulated port and a real one.
 
-use std::sync::mpsc::Sender;
 use std::sync::Arc;
 
 use lldp::agent::{AgentEvent, RemoteStatistics};
@@ -10,16 +9,12 @@ use lldp::dcbx::DcbxEvent;
 use lldp::neighbours::NeighbourEvent;
 
 use super::event::PortEvent;
+use super::event_channel::EventSender;
 use super::lldp_view::LldpView;
 
 /// An agent event of port `name`: a neighbour inserted, deleted or aged out is a remote
 /// table change (with the table's counters `stats` after it); discards are logged.
-pub fn agent_event(
-    name: &str,
-    event: &AgentEvent,
-    stats: RemoteStatistics,
-    events: &Sender<PortEvent>,
-) {
+pub fn agent_event(name: &str, event: &AgentEvent, stats: RemoteStatistics, events: &EventSender) {
     pfc_logging::lldp::agent_event(name, event);
     if let AgentEvent::Neighbour(
         NeighbourEvent::Inserted { .. }
@@ -27,7 +22,7 @@ pub fn agent_event(
         | NeighbourEvent::AgedOut { .. },
     ) = event
     {
-        let _ = events.send(PortEvent::RemoteTableChange { port: name.to_string(), stats });
+        events.send(PortEvent::RemoteTableChange { port: name.to_string(), stats });
     }
 }
 
@@ -37,12 +32,12 @@ pub fn dcbx_event(
     name: &str,
     event: &DcbxEvent,
     view: impl FnOnce() -> Arc<LldpView>,
-    events: &Sender<PortEvent>,
+    events: &EventSender,
 ) {
     pfc_logging::lldp::dcbx_event(name, event);
     if matches!(event, DcbxEvent::MisconfigurationRaised(_) | DcbxEvent::MisconfigurationCleared) {
         let view = view();
-        let _ = events.send(PortEvent::DcbxMisconfiguration { port: name.to_string(), view });
+        events.send(PortEvent::DcbxMisconfiguration { port: name.to_string(), view });
     }
 }
 
@@ -53,7 +48,7 @@ pub fn step(
     step: &super::lldp_view::Step,
     stats: impl Fn() -> RemoteStatistics,
     view: impl Fn() -> Arc<LldpView>,
-    events: &Sender<PortEvent>,
+    events: &EventSender,
 ) {
     for event in &step.agent_events {
         agent_event(name, event, stats(), events);

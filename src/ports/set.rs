@@ -2,13 +2,12 @@
 //! simulated ports (`crate::lab::Lab`) or a bridge on real interfaces
 //! (`crate::real::RealPorts`).
 
-use std::sync::mpsc::Receiver;
 use std::sync::Arc;
 
 use dataplane::pipeline::PipelineConfig;
 use dataplane::time::LinkSpeed;
 
-use super::event::PortEvent;
+use super::event_channel::EventReceiver;
 use super::handle::PortHandle;
 use dataplane::pipeline::PipelineSnapshot;
 
@@ -32,7 +31,7 @@ pub trait PortSet: Send + Sync {
     /// Seconds since the ports started (the bridge's up-time).
     fn up_time_secs(&self) -> u64;
     /// The ports' events (once: there is one reader).
-    fn take_events(&self) -> Option<Receiver<PortEvent>>;
+    fn take_events(&self) -> Option<EventReceiver>;
     /// Stops every port.
     fn stop(&self);
     /// Why the ports no longer work, if they do not (pfcd then exits, for a supervisor to

@@ -96,12 +96,17 @@ impl RealLldp {
                     break;
                 }
             };
-            let frame = self.buf[..n].to_vec();
-            let out = self.ours.receive(&frame, self.now());
+            let now = self.now();
+            let out = self.ours.receive(&self.buf[..n], now);
+            // Every LLDPDU moves the receive counters (rx-statistics), a refresh that changes
+            // nothing else too: the view is renewed at most once a poll, however many came.
+            step.changed = true;
             self.send(out, &mut step);
         }
         let out = self.ours.poll(self.now());
         self.send(out, &mut step);
+        // The summaries of log lines a flood had suppressed, once their window is over.
+        pfc_logging::limit::flush();
         step
     }
 

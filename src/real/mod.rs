@@ -7,7 +7,6 @@ pub mod calculation;
 pub mod interface_lldp;
 pub mod port;
 
-use std::sync::mpsc::{self, Receiver};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Instant;
 
@@ -18,7 +17,7 @@ use lldp::port::LocalSystem;
 use lldp::wire::ChassisId;
 
 use crate::ports::set::PortSet;
-use crate::ports::{PortEvent, PortHandle};
+use crate::ports::{event_channel, EventReceiver, PortHandle};
 use crate::settings::InterfaceSettings;
 use dataplane::pipeline::PipelineSnapshot;
 use pfc_bridge::control::Control;
@@ -32,7 +31,7 @@ pub struct RealPorts {
     speed: LinkSpeed,
     max_frame: u16,
     start: Instant,
-    events: Mutex<Option<Receiver<PortEvent>>>,
+    events: Mutex<Option<EventReceiver>>,
 }
 
 impl RealPorts {
@@ -76,7 +75,7 @@ impl RealPorts {
             )),
             capabilities: crate::lab::BRIDGE_CAPABILITIES,
         };
-        let (events, receiver) = mpsc::channel();
+        let (events, receiver) = event_channel::channel();
         let mut handles = Vec::new();
         for (index, name) in settings.names.iter().enumerate() {
             let setup = RealPortSetup {
@@ -152,7 +151,7 @@ impl PortSet for RealPorts {
         self.start.elapsed().as_secs()
     }
 
-    fn take_events(&self) -> Option<Receiver<PortEvent>> {
+    fn take_events(&self) -> Option<EventReceiver> {
         self.events.lock().unwrap_or_else(PoisonError::into_inner).take()
     }
 

@@ -4,7 +4,6 @@
 //! decides what the bridge port runs (operational PFC Enable, allowance in force, whether to
 //! measure) and publishes what the bridge reports.
 
-use std::sync::mpsc;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
@@ -25,7 +24,7 @@ use crate::ports::lldp_view::Step;
 use crate::ports::run::PortTask;
 use crate::ports::snapshot::{PortSnapshot, PrioritySnapshot};
 use crate::ports::watchdog::{ClassView, WatchdogView};
-use crate::ports::{PortEvent, PortHandle};
+use crate::ports::{EventSender, PortHandle};
 use pfc_bridge::control::Control;
 use pfc_bridge::port::PortControl;
 use pfc_bridge::Bridge;
@@ -53,7 +52,7 @@ pub struct RealPortSetup {
 pub fn spawn(
     setup: RealPortSetup,
     bridge: Arc<Bridge>,
-    events: mpsc::Sender<PortEvent>,
+    events: EventSender,
 ) -> std::io::Result<PortHandle> {
     let lldp = RealLldp::open(&setup.name, setup.system.clone()).map_err(std::io::Error::other)?;
     let (name, receive_buffer_size) = (setup.name.clone(), setup.receive_buffer_size);
@@ -82,12 +81,7 @@ struct RealPort {
 }
 
 impl RealPort {
-    fn new(
-        setup: RealPortSetup,
-        bridge: Arc<Bridge>,
-        lldp: RealLldp,
-        events: mpsc::Sender<PortEvent>,
-    ) -> Self {
+    fn new(setup: RealPortSetup, bridge: Arc<Bridge>, lldp: RealLldp, events: EventSender) -> Self {
         let intent = PortIntent::default();
         let results = Results::default();
         let allowance = select_allowance(&intent, Default::default(), &results);

@@ -53,9 +53,11 @@ pub enum AgentEvent {
         source_mac: Option<MacAddr>,
         error: wire::Error,
     },
-    /// One optional TLV of a received LLDPDU was discarded; the rest was used.
+    /// `count` optional TLVs of a received LLDPDU were discarded (`error` says why the first
+    /// was); the rest was used. One event per LLDPDU, however many TLVs it spoilt.
     TlvDiscarded {
         source_mac: MacAddr,
+        count: usize,
         error: wire::Error,
     },
     /// Our LLDPDU was too long for a frame: the last `left_out` optional TLVs were not sent.
@@ -293,16 +295,25 @@ impl Agent {
     }
 
     fn count_tlvs(&mut self, source_mac: MacAddr, pdu: &Lldpdu, out: &mut Output) {
+        let mut discarded: Option<AgentEvent> = None;
         for tlv in &pdu.tlvs {
             match tlv {
                 Tlv::Malformed { error, .. } => {
                     self.stats.rx.total_discarded_tlvs += 1;
-                    out.events.push(AgentEvent::TlvDiscarded { source_mac, error: error.clone() });
+                    match &mut discarded {
+                        Some(AgentEvent::TlvDiscarded { count, .. }) => *count += 1,
+                        _ => {
+                            let error = error.clone();
+                            discarded =
+                                Some(AgentEvent::TlvDiscarded { source_mac, count: 1, error })
+                        }
+                    }
                 }
                 Tlv::Unknown(_) | Tlv::Org(_) => self.stats.rx.total_unrecognized_tlvs += 1,
                 _ => {}
             }
         }
+        out.events.extend(discarded);
     }
 
     fn forget_neighbours(&mut self, out: &mut Output) {
@@ -384,6 +395,8 @@ fn check_local(local: &LocalInfo) -> Result<(), wire::Error> {
 }
 
 const _: () = assert!(ETHERNET_HEADER_LEN + MAX_LLDPDU_LEN == 1514);
+// What a receiver accepts is what a sender's frame can hold: TLVs of 2 octets at least.
+const _: () = assert!(wire::MAX_TLVS == MAX_LLDPDU_LEN / 2);
 
 #[cfg(test)]
 mod tests;

@@ -195,7 +195,7 @@ fn five_octet_pfc_tlv_is_discarded_the_rest_is_used() {
         0xfe, 0x05, 0x00, 0x80, 0xc2, 0x0b, 0xa4, 0x0a, 0x02, b's', b'w', 0, 0,
     ]);
     let out = a.receive(&frame, S(1));
-    assert!(out.events.iter().any(|e| matches!(e, AgentEvent::TlvDiscarded { error: wire::Error::PfcTlvTooShort(5), source_mac } if *source_mac == PEER_MAC)));
+    assert!(out.events.iter().any(|e| matches!(e, AgentEvent::TlvDiscarded { error: wire::Error::PfcTlvTooShort(5), source_mac, count: 1 } if *source_mac == PEER_MAC)));
     assert_eq!(a.statistics().rx.total_discarded_tlvs, 1);
     let peer = a.neighbours().single().expect("stored");
     assert_eq!(peer.lldpdu.system_name(), Some(&SystemName::from("sw")));
@@ -316,4 +316,54 @@ fn a_port_that_is_down_has_no_old_identity_to_retire() {
         ..local("eth0")
     };
     assert!(a.set_local(changed, S(2)).expect("valid").frames.is_empty());
+}
+
+/// A peer's frame whose LLDPDU holds `n` zero-length System Capabilities TLVs (malformed: the
+/// TLV is 4 octets) after the mandatory ones.
+fn frame_of_empty_tlvs(n: usize) -> Vec<u8> {
+    let mut frame = peer_frame(1, 121, vec![]);
+    frame.truncate(14 + 9 + 5 + 4);
+    for _ in 0..n {
+        frame.extend_from_slice(&[0x0e, 0x00]);
+    }
+    frame.extend_from_slice(&[0, 0]);
+    frame
+}
+
+#[test]
+fn an_lldpdu_of_many_malformed_tlvs_is_one_event_and_every_tlv_counted() {
+    let mut a = agent(AgentConfig::default());
+    let out = a.receive(&frame_of_empty_tlvs(700), S(1));
+    let discarded: Vec<_> =
+        out.events.iter().filter(|e| matches!(e, AgentEvent::TlvDiscarded { .. })).collect();
+    assert!(
+        matches!(discarded[..], [AgentEvent::TlvDiscarded { count: 700, source_mac, .. }] if *source_mac == PEER_MAC),
+        "{discarded:?}"
+    );
+    assert_eq!(a.statistics().rx.total_discarded_tlvs, 700);
+    assert_eq!(a.neighbours().len(), 1, "the rest of the LLDPDU is used");
+}
+
+#[test]
+fn an_lldpdu_of_more_tlvs_than_a_frame_holds_is_discarded_whole_and_counted() {
+    let mut a = agent(AgentConfig::default());
+    // 3 mandatory TLVs and 747 more: the most a 1500-octet frame could hold.
+    let out = a.receive(&frame_of_empty_tlvs(wire::MAX_TLVS - 3), S(1));
+    let at_bound = |e: &AgentEvent| matches!(e, AgentEvent::TlvDiscarded { count: 747, .. });
+    assert!(out.events.iter().any(at_bound), "{out:?}");
+    assert_eq!(a.neighbours().len(), 1, "at the bound, the LLDPDU is used");
+    let out = a.receive(&frame_of_empty_tlvs(4_000), S(2));
+    assert!(
+        matches!(
+            out.events[..],
+            [AgentEvent::FrameDiscarded { error: wire::Error::TooManyTlvs { limit: 750 }, .. }]
+        ),
+        "{out:?}"
+    );
+    let rx = a.statistics().rx;
+    assert_eq!((rx.total_frames, rx.total_discarded_frames, rx.error_frames), (2, 1, 1));
+    assert_eq!(
+        rx.total_discarded_tlvs, 747,
+        "the refused LLDPDU's TLVs are not counted one by one"
+    );
 }

@@ -71,6 +71,11 @@ pub enum Error {
          written by the LLDPDU itself"
     )]
     NotOptional(TlvType),
+    /// An LLDPDU with more TLVs than one standard frame can hold ([`super::MAX_TLVS`]).
+    #[error(
+        "LLDPDU holds more than {limit} TLVs, more than a 1500-octet frame can carry: discarded"
+    )]
+    TooManyTlvs { limit: usize },
     /// The output buffer is smaller than `buffer_len()`.
     #[error("output buffer too small: needs {needed} octets, has {got}")]
     BufferTooSmall { needed: usize, got: usize },

@@ -21,6 +21,8 @@
 //!   whose inner lengths do not add up) is kept in [`Lldpdu::tlvs`] as [`Tlv::Malformed`], with
 //!   its octets and its error, so the agent can count it (statsTLVsDiscardedTotal), DCBX
 //!   ignores it, and re-emitting the LLDPDU reproduces the received octets.
+//! - **Too many TLVs**: more than [`MAX_TLVS`] before End refuse the whole LLDPDU
+//!   ([`Error::TooManyTlvs`]), before any TLV is decoded.
 //! - **End**: the End TLV terminates the LLDPDU; anything after it (padding, junk) is ignored
 //!   and not kept. An LLDPDU that simply runs out of octets without an End TLV is accepted
 //!   (802.1AB-2016 made End optional); [`Lldpdu::emit`] always writes End.
@@ -54,6 +56,12 @@ pub struct Lldpdu {
     /// TTL (emit refuses those with [`Error::NotOptional`]).
     pub tlvs: Vec<Tlv>,
 }
+
+/// The most TLVs (End excluded) an LLDPDU may hold. An LLDPDU travels in one frame (802.1AB):
+/// at most 1500 octets, an untagged basic frame's payload, the most our own agent sends. Every TLV takes at least its 2-octet header (type and length, length 0), so no
+/// LLDPDU that fits holds more than 1500 / 2 = 750. More can only come in a jumbo frame,
+/// built to make the receiver decode, count and store thousands of TLVs: refused whole.
+pub const MAX_TLVS: usize = 1500 / TLV_HEADER_LEN;
 
 const MANDATORY: [TlvType; 3] = [TlvType::CHASSIS_ID, TlvType::PORT_ID, TlvType::TTL];
 
@@ -218,6 +226,9 @@ fn split_all(pdu: &[u8]) -> Result<Vec<(TlvType, &[u8])>, Error> {
                 });
             }
             break;
+        }
+        if tlvs.len() == MAX_TLVS {
+            return Err(Error::TooManyTlvs { limit: MAX_TLVS });
         }
         if tlv_type == TlvType::ORG_SPECIFIC && info.len() < ORG_HEADER_LEN {
             return Err(Error::OrgTlvTooShort(u16::try_from(info.len()).unwrap_or(u16::MAX)));

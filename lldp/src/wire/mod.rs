@@ -58,7 +58,7 @@ pub use ets::{
 };
 pub use frame::{LldpFrame, NEAREST_BRIDGE, NEAREST_CUSTOMER_BRIDGE, NEAREST_NON_TPMR_BRIDGE};
 pub use ids::{ChassisId, NetworkAddress, PortId};
-pub use lldpdu::Lldpdu;
+pub use lldpdu::{Lldpdu, MAX_TLVS};
 pub use local_delay::{
     PfcLocalDelay, TimeInterval, PFC_LOCAL_DELAY_INFO_LEN, PFC_LOCAL_DELAY_SUBTYPE,
 };

@@ -1,6 +1,8 @@
 //! The tree: elements with their resolved namespaces, the namespace declarations in scope
 //! while walking one, and how a tree is written back as text.
 
+use std::borrow::Cow;
+
 use compact_str::CompactString;
 use std::sync::Arc;
 
@@ -411,12 +413,33 @@ impl Scope {
 
 // ===== writing =====
 
-/// Escapes text content.
-pub fn escape_text(s: &str) -> std::borrow::Cow<'_, str> {
-    quick_xml::escape::partial_escape(s)
+/// Escapes text content. A character XML 1.0 does not allow (2.2 `Char`: the C0 controls
+/// other than tab, LF and CR, U+FFFE, U+FFFF) is written as U+FFFD: no character reference can
+/// stand for it, and one in a reply makes every client's parser refuse the whole reply.
+pub fn escape_text(s: &str) -> Cow<'_, str> {
+    match xml_chars(s) {
+        Cow::Borrowed(s) => quick_xml::escape::partial_escape(s),
+        Cow::Owned(s) => Cow::Owned(quick_xml::escape::partial_escape(&s).into_owned()),
+    }
 }
 
-/// Escapes an attribute value (double-quoted).
-pub fn escape_attr(s: &str) -> std::borrow::Cow<'_, str> {
-    quick_xml::escape::escape(s)
+/// Escapes an attribute value (double-quoted), XML-invalid characters as in [`escape_text`].
+pub fn escape_attr(s: &str) -> Cow<'_, str> {
+    match xml_chars(s) {
+        Cow::Borrowed(s) => quick_xml::escape::escape(s),
+        Cow::Owned(s) => Cow::Owned(quick_xml::escape::escape(&s).into_owned()),
+    }
+}
+
+/// `s` with every character XML 1.0 does not allow replaced by U+FFFD.
+fn xml_chars(s: &str) -> Cow<'_, str> {
+    if s.chars().all(is_xml_char) {
+        return Cow::Borrowed(s);
+    }
+    Cow::Owned(s.chars().map(|c| if is_xml_char(c) { c } else { '\u{fffd}' }).collect())
+}
+
+/// XML 1.0's `Char` (a Rust `char` is never a surrogate).
+pub fn is_xml_char(c: char) -> bool {
+    matches!(c, '\t' | '\n' | '\r' | '\u{20}'..='\u{fffd}' | '\u{10000}'..='\u{10ffff}')
 }

@@ -2,7 +2,8 @@
 //! file per direction: [`config`] (each port's LLDP agent and DCBX settings, read into the
 //! port's [`PortIntent`](crate::ports::PortIntent)), [`state`] (counters, the peer as its
 //! LLDPDUs describe it, the DCBX outcome), [`notification`] (pfc-dcbx-misconfiguration,
-//! remote-table-change).
+//! remote-table-change); [`wire_text`] (what a peer's text TLVs become in the state: visible
+//! escapes for the characters no client should get raw).
 //!
 //! A port runs LLDP when `/lldp/port` has an entry for it with the nearest bridge address;
 //! without one it runs no agent and PFC runs on `pfc-enable` alone. A setting on the port entry
@@ -11,6 +12,7 @@
 pub mod config;
 pub mod notification;
 pub mod state;
+pub mod wire_text;
 
 use lldp::wire::NEAREST_BRIDGE;
 

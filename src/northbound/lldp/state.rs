@@ -7,6 +7,7 @@ use lldp::wire::{ChassisId, PfcConfig, PfcFormat, PortId, SystemCapabilities};
 use netconf_proto::xml::Element;
 
 use super::nearest_bridge;
+use super::wire_text::wire_text;
 use crate::northbound::namespaces::{DCBX_NS, LLDP_NS, PFC_TLV_NS};
 use crate::northbound::xml::{leaf, pfc_enable_bits};
 use crate::ports::{LldpView, PortSnapshot};
@@ -54,9 +55,11 @@ fn local_system(view: &LldpView) -> Element {
     push_chassis(&mut e, &local.chassis_id);
     for t in &local.tlvs {
         match t {
-            lldp::wire::Tlv::SystemName(n) => e.push(leaf(ns, "system-name", n.0.to_string())),
+            lldp::wire::Tlv::SystemName(n) => {
+                e.push(leaf(ns, "system-name", wire_text(&n.0.to_string())))
+            }
             lldp::wire::Tlv::SystemDescription(d) => {
-                e.push(leaf(ns, "system-description", d.0.to_string()))
+                e.push(leaf(ns, "system-description", wire_text(&d.0.to_string())))
             }
             lldp::wire::Tlv::SystemCapabilities(c) => push_capabilities(&mut e, c),
             _ => {}
@@ -117,13 +120,13 @@ fn remote_system(r: &RemoteSystem, too_many: bool) -> Element {
     push_chassis(&mut e, &pdu.chassis_id);
     push_port_id(&mut e, &pdu.port_id);
     if let Some(d) = pdu.port_description() {
-        e.push(leaf(ns, "port-desc", d.0.to_string()));
+        e.push(leaf(ns, "port-desc", wire_text(&d.0.to_string())));
     }
     if let Some(n) = pdu.system_name() {
-        e.push(leaf(ns, "system-name", n.0.to_string()));
+        e.push(leaf(ns, "system-name", wire_text(&n.0.to_string())));
     }
     if let Some(d) = pdu.system_description() {
-        e.push(leaf(ns, "system-description", d.0.to_string()));
+        e.push(leaf(ns, "system-description", wire_text(&d.0.to_string())));
     }
     if let Some(c) = pdu.system_capabilities() {
         push_capabilities(&mut e, c);
@@ -207,6 +210,7 @@ fn push_chassis(e: &mut Element, id: &ChassisId) {
         ChassisId::Local(t) => ("local", t.to_string()),
         ChassisId::Other { .. } => return,
     };
+    let value = wire_text(&value);
     if !value.is_empty() {
         e.push(leaf(ns, "chassis-id-subtype", subtype));
         e.push(leaf(ns, "chassis-id", value));
@@ -224,6 +228,7 @@ fn push_port_id(e: &mut Element, id: &PortId) {
         PortId::Local(t) => ("local", t.to_string()),
         PortId::AgentCircuitId(_) | PortId::Other { .. } => return,
     };
+    let value = wire_text(&value);
     if !value.is_empty() {
         e.push(leaf(ns, "port-id-subtype", subtype));
         e.push(leaf(ns, "port-id", value));

@@ -70,6 +70,16 @@ pub fn start_pfcd_with(sw: &Netns, scratch: &Scratch, names: &[&str], more: &str
 }
 
 impl Pfcd {
+    /// The port pfcd listens on (on the namespace's loopback).
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
+    /// pfcd's process id (`ip netns exec` execs pfcd, so it is the child's).
+    pub fn pid(&self) -> u32 {
+        self._child.id()
+    }
+
     /// A NETCONF session from inside the switch's namespace (pfcd listens on its loopback).
     pub fn client(&self, sw: &Netns) -> Client {
         let opts = ConnectOptions::new(

@@ -195,6 +195,9 @@ pub fn run(opts: Options) -> Result<(), RunError> {
             }
         }
         agents.poll_timers();
+        // Summaries of log lines a flood had suppressed, once their window is over (at the
+        // next wake-up: a frame, a link change or a timer).
+        pfc_logging::limit::flush();
         agents.write_state()?;
     }
 }
