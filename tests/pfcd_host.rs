@@ -1,0 +1,133 @@
+//! pfcd as a long-running, root-run process meets its host: a state directory others could
+//! tamper with is refused before anything in it is trusted, and a SIGHUP while it starts is
+//! neither fatal nor lost.
+
+use std::io::{BufRead as _, BufReader, Read as _};
+use std::os::unix::fs::PermissionsExt as _;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use test_support::Scratch;
+
+fn pfcd(state_dir: &Path, log: &Path) -> Child {
+    Command::new(env!("CARGO_BIN_EXE_pfcd"))
+        .args(["--listen", "127.0.0.1:0", "--state-dir"])
+        .arg(state_dir)
+        .env("RUST_LOG", "info")
+        .stdout(Stdio::piped())
+        .stderr(std::fs::File::create(log).expect("log file"))
+        .spawn()
+        .expect("pfcd starts")
+}
+
+/// Waits for pfcd to exit (it must, within `limit`); returns its exit status and its stderr.
+fn exits_within(mut child: Child, log: &Path, limit: Duration) -> (std::process::ExitStatus, String) {
+    let deadline = Instant::now() + limit;
+    loop {
+        if let Some(status) = child.try_wait().expect("wait") {
+            return (status, std::fs::read_to_string(log).unwrap_or_default());
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("pfcd kept running:\n{}", std::fs::read_to_string(log).unwrap_or_default());
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+fn stop(child: &mut Child) {
+    let pid = nix::unistd::Pid::from_raw(i32::try_from(child.id()).expect("pid"));
+    let _ = nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM);
+    let status = child.wait().expect("pfcd exits");
+    assert!(status.success(), "pfcd exits 0 on SIGTERM: {status}");
+}
+
+/// A state directory anyone may write to (someone could plant a users file or a host key)
+/// stops pfcd at once, with the command that fixes it; once fixed, pfcd starts.
+#[test]
+fn a_state_directory_others_can_write_is_refused_with_the_fix() {
+    let scratch = Scratch::new("host-mode");
+    let dir = scratch.path("state");
+    std::fs::create_dir(&dir).expect("state dir");
+    std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o777)).expect("chmod");
+    let log = scratch.path("pfcd.log");
+    let (status, text) = exits_within(pfcd(&dir, &log), &log, Duration::from_secs(30));
+    assert!(!status.success(), "{text}");
+    assert!(text.contains("writable by group or others (mode 0777)"), "{text}");
+    assert!(text.contains(&format!("chmod go-w {}", dir.display())), "{text}");
+    assert!(!dir.join("users").exists(), "nothing is written into it");
+    assert!(!dir.join("ssh_host_ed25519_key").exists(), "nothing is written into it");
+}
+
+/// A state directory owned by another user is refused (they could replace its files).
+#[test]
+fn a_state_directory_owned_by_another_user_is_refused() {
+    if !nix::unistd::geteuid().is_root() {
+        eprintln!("skipped: only root can give a directory to another user");
+        return;
+    }
+    let scratch = Scratch::new("host-owner");
+    let dir = scratch.path("state");
+    std::fs::create_dir(&dir).expect("state dir");
+    std::os::unix::fs::chown(&dir, Some(12_345), None).expect("chown");
+    let log = scratch.path("pfcd.log");
+    let (status, text) = exits_within(pfcd(&dir, &log), &log, Duration::from_secs(30));
+    assert!(!status.success(), "{text}");
+    assert!(text.contains("owned by uid 12345"), "{text}");
+    assert!(text.contains(&format!("chown 0 {}", dir.display())), "{text}");
+}
+
+/// SIGHUPs sent while pfcd starts (a first start hashes the administrator's password, builds
+/// the schema and starts the ports: seconds on a busy machine) do not end it: it becomes
+/// ready, and re-reads the users file as SIGHUP asks.
+#[test]
+fn a_sighup_during_start_up_is_neither_fatal_nor_lost() {
+    use nix::sys::signal::{kill, Signal};
+    let scratch = Scratch::new("host-sighup");
+    let dir = scratch.path("state");
+    let log = scratch.path("pfcd.log");
+    let mut child = pfcd(&dir, &log);
+    let pid = nix::unistd::Pid::from_raw(i32::try_from(child.id()).expect("pid"));
+    let stdout = child.stdout.take().expect("stdout");
+    let (ready_tx, ready_rx) = std::sync::mpsc::channel();
+    let reader = std::thread::spawn(move || {
+        let mut lines = BufReader::new(stdout).lines();
+        let ready = lines.any(|l| l.is_ok_and(|l| l.starts_with("pfcd ready on ")));
+        let _ = ready_tx.send(ready);
+        // Keep pfcd's stdout open.
+        let mut rest = Vec::new();
+        let _ = lines.into_inner().read_to_end(&mut rest);
+    });
+    // Once pfcd runs its own code (it has made the state directory), until it is ready.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !dir.exists() {
+        assert!(Instant::now() < deadline, "pfcd never made its state directory");
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    let mut sent = 0;
+    let ready = loop {
+        match ready_rx.try_recv() {
+            Ok(ready) => break ready,
+            Err(std::sync::mpsc::TryRecvError::Disconnected) => break false,
+            Err(std::sync::mpsc::TryRecvError::Empty) => {}
+        }
+        assert!(Instant::now() < deadline, "pfcd never became ready");
+        if kill(pid, Signal::SIGHUP).is_ok() {
+            sent += 1;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let text = std::fs::read_to_string(&log).unwrap_or_default();
+    assert!(ready, "pfcd became ready after {sent} SIGHUPs during start-up:\n{text}");
+    assert!(sent > 0, "SIGHUPs were sent during start-up");
+    assert!(child.try_wait().expect("wait").is_none(), "pfcd still runs:\n{text}");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !std::fs::read_to_string(&log).unwrap_or_default().contains("SIGHUP: users file re-read") {
+        assert!(Instant::now() < deadline, "the SIGHUP held during start-up was acted on");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    stop(&mut child);
+    let _ = reader.join();
+}
