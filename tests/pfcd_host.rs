@@ -131,3 +131,54 @@ fn a_sighup_during_start_up_is_neither_fatal_nor_lost() {
     stop(&mut child);
     let _ = reader.join();
 }
+
+/// A port task whose thread dies at its first step (as a bug's panic would end it).
+struct DiesAtFirstStep(pfcd::ports::snapshot::PortSnapshot);
+
+impl pfcd::ports::run::PortTask for DiesAtFirstStep {
+    fn wait(&self) -> Duration {
+        Duration::from_millis(1)
+    }
+    fn apply(&mut self, _: pfcd::ports::intent::PortIntent) {}
+    fn measure(&mut self) {}
+    fn clear_counters(&mut self) {}
+    fn shutdown_lldp(&mut self) -> bool {
+        false
+    }
+    fn step(&mut self, _: bool) -> bool {
+        panic!("a bug in the port's step");
+    }
+    fn snapshot(&self) -> pfcd::ports::snapshot::PortSnapshot {
+        self.0.clone()
+    }
+}
+
+/// A port whose thread has died takes no configuration and its state no longer moves: the
+/// ports report it, naming the port and the panic, which is what stops pfcd (fail-stop, for
+/// its supervisor to restart it) rather than serve stale state and acknowledge commits
+/// nobody applies. A port stopped on purpose is no failure.
+#[test]
+fn a_dead_port_thread_is_noticed_and_named() {
+    use pfcd::ports::handle::PortHandle;
+    use pfcd::ports::set::PortSet as _;
+    let settings = pfcd::settings::LabSettings { ports: 1, traffic: false, ..Default::default() };
+    let mut lab = pfcd::lab::Lab::start(&settings).expect("lab");
+    assert_eq!(lab.failure(), None, "a healthy lab");
+    let snapshot = (*lab.ports[0].snapshot()).clone();
+    let dying = PortHandle::start("lab9".into(), 0, DiesAtFirstStep(snapshot)).expect("thread");
+    lab.ports.push(dying);
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let why = loop {
+        if let Some(why) = lab.failure() {
+            break why;
+        }
+        assert!(Instant::now() < deadline, "the dead thread was never noticed");
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    assert!(why.contains("port lab9"), "{why}");
+    assert!(why.contains("a bug in the port's step"), "{why}");
+    lab.ports[0].stop();
+    lab.ports.swap_remove(1);
+    assert_eq!(lab.failure(), None, "a port stopped on purpose is no failure");
+    lab.stop();
+}
