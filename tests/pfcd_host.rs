@@ -182,3 +182,78 @@ fn a_dead_port_thread_is_noticed_and_named() {
     assert_eq!(lab.failure(), None, "a port stopped on purpose is no failure");
     lab.stop();
 }
+
+/// p1's `frame-discards` (pfcd-pipeline) as `<get>` gives it.
+fn frame_discards_of(c: &mut netconf_client::Client, port: &str) -> String {
+    use test_support::pfcd::{DOT1Q_NS, IF_NS, PIPE_NS};
+    let filter = format!(
+        "<interfaces xmlns=\"{IF_NS}\"><interface><name>{port}</name>\
+         <bridge-port xmlns=\"{DOT1Q_NS}\"><pipeline xmlns=\"{PIPE_NS}\"><frame-discards/>\
+         </pipeline></bridge-port></interface></interfaces>"
+    );
+    c.get(Some(&filter)).expect("get").data().unwrap_or_default().to_string()
+}
+
+/// On real interfaces, a frame longer than max-frame (whether the bridge's receive slot
+/// holds it or not) and a frame tagged with the reserved VID 4095 are discarded, never reach
+/// the other host, and each is counted in the port's state.
+#[test]
+fn oversize_and_vid_4095_frames_are_discarded_and_counted_in_the_state() {
+    use dataplane::wire::{EthernetHeader, VlanTag};
+    use test_support::hosts::{drain, hosts, send, Hosts, H1, H2, TEST_TYPE};
+    use test_support::pfcd::{number, start_pfcd};
+    if !test_support::netns::can_run("oversize_and_vid_4095_frames_are_discarded_and_counted") {
+        return;
+    }
+    let scratch = Scratch::new("host-discards");
+    let Hosts { mut h1, mut h2, h1_ns, sw, h2_ns: _h2_ns } = hosts("hdis");
+    // Links that carry frames beyond pfcd's largest (9216 octets by default).
+    h1_ns.link(&["set", "eth0", "mtu", "9500"]);
+    sw.link(&["set", "p1", "mtu", "9500"]);
+    let pfcd = start_pfcd(&sw, &scratch, &["p1", "p2"]);
+    let mut c = pfcd.client(&sw);
+    let frame = |vid: u16, len: usize| {
+        let header = EthernetHeader {
+            dst: H2,
+            src: H1,
+            vlan: Some(VlanTag { pcp: 0, dei: false, vid }),
+            ethertype: TEST_TYPE,
+        };
+        let mut f = vec![0u8; len];
+        header.emit(&mut f).expect("header");
+        f
+    };
+    let test_frames = |frames: Vec<Vec<u8>>| -> Vec<usize> {
+        frames
+            .iter()
+            .filter(|f| EthernetHeader::parse(f).is_ok_and(|(h, _)| h.ethertype == TEST_TYPE))
+            .map(Vec::len)
+            .collect()
+    };
+    // Once the bridge forwards (its ports may open a moment after pfcd is ready).
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        send(&mut h1, &frame(4094, 200));
+        if !test_frames(drain(&mut h2, Duration::from_millis(200))).is_empty() {
+            break;
+        }
+        assert!(Instant::now() < deadline, "the bridge never forwarded h1's frame to h2");
+    }
+    let _ = drain(&mut h2, Duration::from_millis(200));
+    send(&mut h1, &frame(10, 9216 + 2)); // Over max-frame, within the bridge's receive slot.
+    send(&mut h1, &frame(10, 9400)); // Beyond the slot: the socket drops it.
+    send(&mut h1, &frame(4095, 200));
+    send(&mut h1, &frame(4094, 200)); // Forwarded: the discards are those frames alone.
+    let lengths = test_frames(drain(&mut h2, Duration::from_secs(1)));
+    assert_eq!(lengths, [200], "only the VID 4094 frame reaches h2");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let state = frame_discards_of(&mut c, "p1");
+        if state.contains("<oversize>") && number(&state, "oversize") == 2 {
+            assert_eq!(number(&state, "reserved-vid"), 1, "{state}");
+            break;
+        }
+        assert!(Instant::now() < deadline, "the discards are counted: {state}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}

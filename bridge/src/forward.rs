@@ -24,6 +24,9 @@ fn link_local(dst: &[u8]) -> bool {
     dst.len() >= 6 && dst[..5] == [0x01, 0x80, 0xc2, 0x00, 0x00] && dst[5] <= 0x0f
 }
 
+/// VID FFF, reserved (802.1Q Table 9-2): a frame tagged with it is discarded on receipt.
+const RESERVED_VID: u16 = 0xfff;
+
 /// The bridge's forwarding state, apart from the ports.
 pub struct Forwarder {
     pub engine: Pipeline,
@@ -81,6 +84,11 @@ impl Forwarder {
         if frame.len() > self.max_len {
             port.counters.oversize += 1;
             self.log_bad(&port.setup.name, "frame longer than the bridge's largest", frame.len());
+            return;
+        }
+        if header.vlan.is_some_and(|t| t.vid == RESERVED_VID) {
+            port.counters.reserved_vid += 1;
+            self.log_bad(&port.setup.name, "frame tagged with the reserved VID 4095", frame.len());
             return;
         }
         let priority = usize::from(header.priority(port.setup.default_priority)) % PRIORITIES;
@@ -199,5 +207,75 @@ impl Forwarder {
                 warn!("further discarded frames are only counted (see the port counters)");
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use dataplane::pipeline::PauseMode;
+    use dataplane::time::LinkSpeed;
+    use dataplane::wire::{EthernetHeader, MacAddr, VlanTag};
+
+    use super::*;
+    use crate::port::BridgePortSetup;
+
+    const MAX_LEN: usize = 1522;
+
+    fn bridge() -> (Forwarder, Vec<BridgePort<()>>) {
+        let speed = LinkSpeed::G10;
+        let ports = ["p1", "p2"]
+            .iter()
+            .enumerate()
+            .map(|(i, name)| {
+                let mac = MacAddr([2, 0, 0, 0, 0x0f, i as u8]);
+                BridgePort::new(BridgePortSetup::new(name, 1 << 3), (), mac, speed).expect("port")
+            })
+            .collect();
+        let config = crate::pipeline_config(2, PauseMode::External, speed, MAX_LEN);
+        let fwd = Forwarder {
+            engine: Pipeline::new(config).expect("engine"),
+            fdb: crate::fdb::Fdb::new(crate::fdb::DEFAULT_AGEING),
+            store: crate::store::FrameStore::default(),
+            max_len: MAX_LEN,
+            logged: 0,
+            pending_mode: None,
+        };
+        (fwd, ports)
+    }
+
+    fn tagged(vid: u16, len: usize) -> Vec<u8> {
+        let header = EthernetHeader {
+            dst: MacAddr([2, 0, 0, 0, 0, 0xb]),
+            src: MacAddr([2, 0, 0, 0, 0, 0xa]),
+            vlan: Some(VlanTag { pcp: 0, dei: false, vid }),
+            ethertype: EtherType(0x0800),
+        };
+        let mut frame = vec![0u8; len];
+        header.emit(&mut frame).expect("header");
+        frame
+    }
+
+    /// VID 4095 is reserved (802.1Q Table 9-2): such a frame is discarded and counted, never
+    /// learned from or forwarded; VID 4094 is forwarded.
+    #[test]
+    fn a_frame_tagged_with_vid_4095_is_discarded_and_counted() {
+        let (mut fwd, mut ports) = bridge();
+        let at = Instant::now();
+        fwd.receive(&mut ports, 0, &tagged(4095, 100), at, (0, Picos::ZERO));
+        assert_eq!(ports[0].counters.reserved_vid, 1);
+        assert_eq!(fwd.store.in_use(), 0, "not forwarded");
+        assert!(fwd.fdb.is_empty(), "not learned from");
+        fwd.receive(&mut ports, 0, &tagged(4094, 100), at, (0, Picos::ZERO));
+        assert_eq!(ports[0].counters.reserved_vid, 1);
+        assert_eq!(fwd.store.in_use(), 1, "VID 4094 is forwarded");
+    }
+
+    /// A frame longer than the largest the bridge forwards is discarded and counted.
+    #[test]
+    fn a_frame_over_the_largest_is_discarded_and_counted() {
+        let (mut fwd, mut ports) = bridge();
+        fwd.receive(&mut ports, 0, &tagged(1, MAX_LEN + 1), Instant::now(), (0, Picos::ZERO));
+        assert_eq!(ports[0].counters.oversize, 1);
+        assert_eq!(fwd.store.in_use(), 0);
     }
 }

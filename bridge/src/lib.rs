@@ -66,6 +66,11 @@ pub trait BridgeIo: FramePort + AsFd + Send {
     /// How full the receive queue of every frame is: octets held and the most it holds
     /// (`None` when the kernel does not say).
     fn receive_queue(&self) -> Option<(u64, u64)>;
+    /// Frames too long for the receive slots (the largest frame and its tag) since the last
+    /// call: dropped before the bridge saw them, so counted as oversize.
+    fn take_truncated(&mut self) -> u64 {
+        0
+    }
 }
 
 /// The bridge as the settings describe it.

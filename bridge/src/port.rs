@@ -101,9 +101,12 @@ pub struct PortCounters {
     pub hmpdus: u64,
     pub lldpdus: u64,
     pub link_local: u64,
-    /// Frames shorter than an Ethernet header, or longer than the bridge's largest frame.
+    /// Frames shorter than an Ethernet header, or longer than the bridge's largest frame
+    /// (`max-frame`, a VLAN tag not counted).
     pub malformed: u64,
     pub oversize: u64,
+    /// Frames tagged with the reserved VID 4095 (802.1Q Table 9-2): discarded.
+    pub reserved_vid: u64,
     /// Frames with nowhere to go (their destination is on the port they came from, or no
     /// other port).
     pub filtered: u64,

@@ -32,8 +32,9 @@ const BUSY_WAIT: Duration = Duration::from_micros(20);
 const IDLE_WAIT: Duration = Duration::from_millis(50);
 /// State is published this often.
 const PUBLISH_EVERY: Duration = Duration::from_millis(100);
-/// Learned addresses are aged this often.
-const AGE_EVERY: Duration = Duration::from_secs(1);
+/// Learned addresses looked at for ageing per turn of the loop: a few each turn, never the
+/// whole table at once.
+const AGE_PER_TURN: usize = 64;
 
 /// What ties the loop to the rest of pfcd.
 pub struct Links {
@@ -72,7 +73,6 @@ pub fn run<P: BridgeIo>(
     };
     let mut departures: Vec<Departure> = Vec::new();
     let mut last_publish = start;
-    let mut last_age = start;
     while !stop.load(Ordering::Relaxed) {
         let mut byte = [0u8; 8];
         while woken.recv(&mut byte).is_ok() {}
@@ -82,7 +82,7 @@ pub fn run<P: BridgeIo>(
         super::control::change_mode(&mut fwd);
         super::control::change_traffic_classes(&mut ports, &mut fwd);
         let wall = Instant::now();
-        let now = Picos((wall - start).as_nanos() as u64 * 1_000);
+        let now = Picos::from_duration(wall - start);
         let clock = Clock { start, start_unix, now };
         let received = receive(&mut ports, &mut batches, &mut fwd, &clock);
         // Pauses that have ended (by XON or by time) close their reaction sample before this
@@ -111,10 +111,7 @@ pub fn run<P: BridgeIo>(
             pfc_initiator(port, now);
             headroom_measurement(port, start);
         }
-        if wall - last_age >= AGE_EVERY {
-            fwd.fdb.age(wall);
-            last_age = wall;
-        }
+        fwd.fdb.age(wall, AGE_PER_TURN);
         if wall - last_publish >= PUBLISH_EVERY {
             count_kernel_drops(&mut ports);
             publish(&published, &ports, &fwd);
@@ -160,7 +157,7 @@ fn headroom_measurement<P: BridgeIo>(port: &mut BridgePort<P>, start: Instant) {
     // The clock read just before the HMPDU goes to the socket, not at the start of the turn:
     // a request's timestamp and a response's adjustment are then off by the send path alone,
     // which the transmit timestamps measure (`handover.rs` says why it is not taken out).
-    let now = Picos(start.elapsed().as_nanos() as u64 * 1_000);
+    let now = Picos::from_duration(start.elapsed());
     let stamped_ns = now_ns();
     while m.wants_transmit(now, Interface::Unprotected) {
         let Some(pdu) = m.poll_transmit(now, Interface::Unprotected, Picos::ZERO) else { break };

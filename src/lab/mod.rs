@@ -188,7 +188,7 @@ impl crate::ports::set::PortSet for Lab {
     }
 
     fn up_time_secs(&self) -> u64 {
-        self.clock.wall().0 / 1_000_000_000_000
+        self.clock.elapsed().as_secs()
     }
 
     fn take_events(&self) -> Option<mpsc::Receiver<PortEvent>> {
