@@ -17,6 +17,7 @@
 //!   `handover.rs`: how long an HMPDU takes from its timestamp to the driver.
 
 pub mod control;
+pub mod epoch;
 pub mod fdb;
 pub mod forward;
 pub mod handover;

@@ -17,6 +17,7 @@ use tracing::{info, warn};
 
 use dataplane::headroom::measure::Interface;
 
+use super::epoch::{rebase_when_idle, Epoch};
 use super::forward::Forwarder;
 use super::port::BridgePort;
 use super::reaction::now_ns;
@@ -60,10 +61,7 @@ pub fn run<P: BridgeIo>(
     if let Err(e) = nix::sys::prctl::set_timerslack(1_000) {
         warn!(error = %e, "cannot reduce the timer slack; pauses may react later");
     }
-    let start = Instant::now();
-    // The same moment on the clock the kernel stamps received frames with.
-    let start_unix =
-        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+    let mut epoch = Epoch::now();
     let cycle_ps = fwd.engine.config().cycle.as_ps().max(1);
     // Slots for the largest frame the bridge forwards, its VLAN tag restored; larger ones
     // are dropped by the socket layer and counted there.
@@ -72,7 +70,7 @@ pub fn run<P: BridgeIo>(
         control: RxBatch::new(CONTROL_BURST, fwd.max_len + 4),
     };
     let mut departures: Vec<Departure> = Vec::new();
-    let mut last_publish = start;
+    let mut last_publish = epoch.start;
     while !stop.load(Ordering::Relaxed) {
         let mut byte = [0u8; 8];
         while woken.recv(&mut byte).is_ok() {}
@@ -82,8 +80,11 @@ pub fn run<P: BridgeIo>(
         super::control::change_mode(&mut fwd);
         super::control::change_traffic_classes(&mut ports, &mut fwd);
         let wall = Instant::now();
-        let now = Picos::from_duration(wall - start);
-        let clock = Clock { start, start_unix, now };
+        let mut now = epoch.at(wall);
+        if rebase_when_idle(&mut epoch, wall, now, &mut ports, &mut fwd) {
+            now = epoch.at(wall);
+        }
+        let clock = Clock { start: epoch.start, start_unix: epoch.start_unix, now };
         let received = receive(&mut ports, &mut batches, &mut fwd, &clock);
         // Pauses that have ended (by XON or by time) close their reaction sample before this
         // turn's frames are sent: a frame sent after the end is not a late one.
@@ -109,7 +110,7 @@ pub fn run<P: BridgeIo>(
         // A port whose link is down sends nothing (its frames are dropped by the watch).
         for port in ports.iter_mut().filter(|p| p.link_up) {
             pfc_initiator(port, now);
-            headroom_measurement(port, start);
+            headroom_measurement(port, epoch.start);
         }
         fwd.fdb.age(wall, AGE_PER_TURN);
         if wall - last_publish >= PUBLISH_EVERY {
