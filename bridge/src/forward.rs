@@ -219,7 +219,7 @@ mod tests {
     use super::*;
     use crate::port::BridgePortSetup;
 
-    const MAX_LEN: usize = 1522;
+    const MAX_LEN: u16 = 1522;
 
     fn bridge() -> (Forwarder, Vec<BridgePort<()>>) {
         let speed = LinkSpeed::G10;
@@ -236,7 +236,7 @@ mod tests {
             engine: Pipeline::new(config).expect("engine"),
             fdb: crate::fdb::Fdb::new(crate::fdb::DEFAULT_AGEING),
             store: crate::store::FrameStore::default(),
-            max_len: MAX_LEN,
+            max_len: usize::from(MAX_LEN),
             logged: 0,
             pending_mode: None,
         };
@@ -274,7 +274,7 @@ mod tests {
     #[test]
     fn a_frame_over_the_largest_is_discarded_and_counted() {
         let (mut fwd, mut ports) = bridge();
-        fwd.receive(&mut ports, 0, &tagged(1, MAX_LEN + 1), Instant::now(), (0, Picos::ZERO));
+        fwd.receive(&mut ports, 0, &tagged(1, usize::from(MAX_LEN) + 1), Instant::now(), (0, Picos::ZERO));
         assert_eq!(ports[0].counters.oversize, 1);
         assert_eq!(fwd.store.in_use(), 0);
     }
