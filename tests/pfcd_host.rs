@@ -2,7 +2,7 @@
 //! tamper with is refused before anything in it is trusted, and a SIGHUP while it starts is
 //! neither fatal nor lost.
 
-use std::io::{BufRead as _, BufReader, Read as _};
+use std::io::{BufRead as _, BufReader};
 use std::os::unix::fs::PermissionsExt as _;
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
@@ -96,9 +96,8 @@ fn a_sighup_during_start_up_is_neither_fatal_nor_lost() {
         let mut lines = BufReader::new(stdout).lines();
         let ready = lines.any(|l| l.is_ok_and(|l| l.starts_with("pfcd ready on ")));
         let _ = ready_tx.send(ready);
-        // Keep pfcd's stdout open.
-        let mut rest = Vec::new();
-        let _ = lines.into_inner().read_to_end(&mut rest);
+        // Keep reading pfcd's stdout so that it never blocks on it.
+        lines.for_each(drop);
     });
     // Once pfcd runs its own code (it has made the state directory), until it is ready.
     let deadline = Instant::now() + Duration::from_secs(60);

@@ -90,7 +90,7 @@ fn check_names(m: &LibraryModule) -> Result<(), String> {
         return Err(format!(
             "the server's yang-library names a module {:?}, which is not a YANG identifier: \
              refusing to fetch or cache it",
-            m.name.escape_debug().to_string()
+            m.name
         ));
     }
     if let Some(r) = m.revision.as_deref().filter(|r| !is_revision(r)) {
@@ -98,7 +98,7 @@ fn check_names(m: &LibraryModule) -> Result<(), String> {
             "the server's yang-library gives module {} the revision {:?}, which is not a date \
              (YYYY-MM-DD): refusing to fetch or cache it",
             m.name,
-            r.escape_debug().to_string()
+            r
         ));
     }
     Ok(())
