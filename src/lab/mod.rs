@@ -198,4 +198,9 @@ impl crate::ports::set::PortSet for Lab {
     fn stop(&self) {
         Lab::stop(self)
     }
+
+    /// A port's thread, or the pipeline's, died.
+    fn failure(&self) -> Option<String> {
+        crate::ports::set::port_failure(&self.ports).or_else(|| self.pipeline.failure())
+    }
 }

@@ -2,8 +2,8 @@
 //! ([`PortHandle`]), the thread's loop ([`run`]), the configuration that comes down
 //! ([`PortIntent`]) and the state that goes up ([`PortSnapshot`], [`PortEvent`]), what a task
 //! follows and reports ([`follow`], [`report`], [`drops`]), the headroom results and the
-//! allowance selected from them ([`headroom`]), LLDP's view ([`lldp_view`]), and [`PortSet`], what
-//! the northbound side needs of a set of ports. The kinds of port are apart: the embedded
+//! allowance selected from them ([`headroom`]), LLDP's view ([`lldp_view`]), [`PortSet`], what
+//! the northbound side needs of a set of ports, and the health of their threads ([`watched`]). The kinds of port are apart: the embedded
 //! lab's simulated ports in `crate::lab`, real interfaces in `crate::real`.
 
 pub mod drops;
@@ -17,6 +17,7 @@ pub mod report;
 pub mod run;
 pub mod set;
 pub mod snapshot;
+pub mod watched;
 
 pub use event::PortEvent;
 pub use handle::PortHandle;
