@@ -22,7 +22,11 @@ fn pfcd(state_dir: &Path, log: &Path) -> Child {
 }
 
 /// Waits for pfcd to exit (it must, within `limit`); returns its exit status and its stderr.
-fn exits_within(mut child: Child, log: &Path, limit: Duration) -> (std::process::ExitStatus, String) {
+fn exits_within(
+    mut child: Child,
+    log: &Path,
+    limit: Duration,
+) -> (std::process::ExitStatus, String) {
     let deadline = Instant::now() + limit;
     loop {
         if let Some(status) = child.try_wait().expect("wait") {
@@ -123,7 +127,8 @@ fn a_sighup_during_start_up_is_neither_fatal_nor_lost() {
     assert!(sent > 0, "SIGHUPs were sent during start-up");
     assert!(child.try_wait().expect("wait").is_none(), "pfcd still runs:\n{text}");
     let deadline = Instant::now() + Duration::from_secs(10);
-    while !std::fs::read_to_string(&log).unwrap_or_default().contains("SIGHUP: users file re-read") {
+    while !std::fs::read_to_string(&log).unwrap_or_default().contains("SIGHUP: users file re-read")
+    {
         assert!(Instant::now() < deadline, "the SIGHUP held during start-up was acted on");
         std::thread::sleep(Duration::from_millis(50));
     }

@@ -274,7 +274,13 @@ mod tests {
     #[test]
     fn a_frame_over_the_largest_is_discarded_and_counted() {
         let (mut fwd, mut ports) = bridge();
-        fwd.receive(&mut ports, 0, &tagged(1, usize::from(MAX_LEN) + 1), Instant::now(), (0, Picos::ZERO));
+        fwd.receive(
+            &mut ports,
+            0,
+            &tagged(1, usize::from(MAX_LEN) + 1),
+            Instant::now(),
+            (0, Picos::ZERO),
+        );
         assert_eq!(ports[0].counters.oversize, 1);
         assert_eq!(fwd.store.in_use(), 0);
     }

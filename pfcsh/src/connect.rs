@@ -92,14 +92,15 @@ fn accept_new_key(
 ) -> Result<Vec<u8>, String> {
     let mut probe = opts.clone();
     probe.host_key_sha256 = Some(Vec::new());
-    let digest = match Client::connect(&probe) {
-        Err(Error::HostKey { actual, .. }) => hex::decode(&actual)
-            .ok()
-            .filter(|d| !d.is_empty())
-            .ok_or_else(|| format!("{id} presented no host key pfcsh can check"))?,
-        Err(e) => return Err(explain(&e, id, &opts.user, known)),
-        Ok(_) => return Err(format!("{id} presented no host key pfcsh can check")),
-    };
+    let digest =
+        match Client::connect(&probe) {
+            Err(Error::HostKey { actual, .. }) => hex::decode(&actual)
+                .ok()
+                .filter(|d| !d.is_empty())
+                .ok_or_else(|| format!("{id} presented no host key pfcsh can check"))?,
+            Err(e) => return Err(explain(&e, id, &opts.user, known)),
+            Ok(_) => return Err(format!("{id} presented no host key pfcsh can check")),
+        };
     let shown = fingerprint(&digest);
     if accept_new {
         return Ok(digest);

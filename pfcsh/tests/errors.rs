@@ -118,7 +118,8 @@ fn a_pin_in_openssh_form_is_checked() {
     let home = Home::new();
     std::fs::create_dir_all(home.known_hosts().parent().expect("dir")).expect("dir");
     // 32 octets of 0xab in unpadded base64.
-    let other = format!("[127.0.0.1]:{} SHA256:q6urq6urq6urq6urq6urq6urq6urq6urq6urq6urq6s\n", lab.port);
+    let other =
+        format!("[127.0.0.1]:{} SHA256:q6urq6urq6urq6urq6urq6urq6urq6urq6urq6urq6s\n", lab.port);
     std::fs::write(home.known_hosts(), &other).expect("write");
     let o = run(&mut home.pfcsh(lab.port, &lab.password_file), &["show interfaces pfc"]);
     assert_one_line_failure(&o, "has changed");

@@ -128,7 +128,8 @@ mod tests {
     /// log in; an empty users file of the operator's (no password file of pfcd's) is kept.
     #[test]
     fn an_empty_users_file_left_by_a_cut_first_start_is_made_again() {
-        let dir = std::env::temp_dir().join(format!("pfcd-credentials-torn-{}", std::process::id()));
+        let dir =
+            std::env::temp_dir().join(format!("pfcd-credentials-torn-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).expect("dir");
         let users = dir.join("users");
@@ -151,7 +152,8 @@ mod tests {
     /// start, and nothing is written through a link.
     #[test]
     fn the_first_start_writes_through_no_link() {
-        let dir = std::env::temp_dir().join(format!("pfcd-credentials-link-{}", std::process::id()));
+        let dir =
+            std::env::temp_dir().join(format!("pfcd-credentials-link-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).expect("dir");
         let victim = dir.join("victim");

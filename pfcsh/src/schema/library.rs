@@ -97,8 +97,7 @@ fn check_names(m: &LibraryModule) -> Result<(), String> {
         return Err(format!(
             "the server's yang-library gives module {} the revision {:?}, which is not a date \
              (YYYY-MM-DD): refusing to fetch or cache it",
-            m.name,
-            r
+            m.name, r
         ));
     }
     Ok(())
@@ -113,7 +112,9 @@ fn is_identifier(name: &str) -> bool {
 fn is_revision(r: &str) -> bool {
     let b = r.as_bytes();
     b.len() == 10
-        && b.iter().enumerate().all(|(i, c)| if i == 4 || i == 7 { *c == b'-' } else { c.is_ascii_digit() })
+        && b.iter()
+            .enumerate()
+            .all(|(i, c)| if i == 4 || i == 7 { *c == b'-' } else { c.is_ascii_digit() })
 }
 
 #[cfg(test)]
