@@ -53,9 +53,7 @@ fn run(ends: &mut [(DcbxPort, SimPort); 2], clock: &SimClock, until: Picos) {
         }
         let next = ends
             .iter()
-            .flat_map(|(p, l)| {
-                [p.next_deadline().map(|d| Picos(d.as_nanos() as u64 * 1000)), l.next_arrival()]
-            })
+            .flat_map(|(p, l)| [p.next_deadline().map(Picos::from_duration), l.next_arrival()])
             .flatten()
             .filter(|t| *t > now)
             .min();

@@ -25,6 +25,9 @@ fn link_local(dst: &[u8]) -> bool {
     dst.len() >= 6 && dst[..5] == [0x01, 0x80, 0xc2, 0x00, 0x00] && dst[5] <= 0x0f
 }
 
+/// VID FFF, reserved (802.1Q Table 9-2): a frame tagged with it is discarded on receipt.
+const RESERVED_VID: u16 = 0xfff;
+
 /// The bridge's forwarding state, apart from the ports.
 pub struct Forwarder {
     pub engine: Pipeline,
@@ -34,8 +37,6 @@ pub struct Forwarder {
     pub max_len: usize,
     /// A pause mode to change to once the bridge is empty.
     pub pending_mode: Option<dataplane::pipeline::PauseMode>,
-    /// The wall-clock time (since the Unix epoch) of the loop's time 0, for the state's times.
-    pub epoch_unix: std::time::Duration,
 }
 
 impl Forwarder {
@@ -79,6 +80,11 @@ impl Forwarder {
         if frame.len() > self.max_len {
             port.counters.oversize += 1;
             log_bad(&port.setup.name, "frame longer than the bridge's largest", frame.len(), "");
+            return;
+        }
+        if header.vlan.is_some_and(|t| t.vid == RESERVED_VID) {
+            port.counters.reserved_vid += 1;
+            log_bad(&port.setup.name, "frame tagged with the reserved VID 4095", frame.len(), "");
             return;
         }
         let priority = usize::from(header.priority(port.setup.default_priority)) % PRIORITIES;
@@ -226,5 +232,80 @@ fn log_bad(port: &str, what: &'static str, len: usize, detail: impl std::fmt::Di
     match detail.to_string() {
         d if d.is_empty() => warn!(port, len, "discarded: {what}"),
         d => warn!(port, len, "discarded: {what}: {d}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use dataplane::pipeline::PauseMode;
+    use dataplane::time::LinkSpeed;
+    use dataplane::wire::{EthernetHeader, MacAddr, VlanTag};
+
+    use super::*;
+    use crate::port::BridgePortSetup;
+
+    const MAX_LEN: u16 = 1522;
+
+    fn bridge() -> (Forwarder, Vec<BridgePort<()>>) {
+        let speed = LinkSpeed::G10;
+        let ports = ["p1", "p2"]
+            .iter()
+            .enumerate()
+            .map(|(i, name)| {
+                let mac = MacAddr([2, 0, 0, 0, 0x0f, i as u8]);
+                BridgePort::new(BridgePortSetup::new(name, 1 << 3), (), mac, speed).expect("port")
+            })
+            .collect();
+        let config = crate::pipeline_config(2, PauseMode::External, speed, MAX_LEN);
+        let fwd = Forwarder {
+            engine: Pipeline::new(config).expect("engine"),
+            fdb: crate::fdb::Fdb::new(crate::fdb::DEFAULT_AGEING),
+            store: crate::store::FrameStore::default(),
+            max_len: usize::from(MAX_LEN),
+            pending_mode: None,
+        };
+        (fwd, ports)
+    }
+
+    fn tagged(vid: u16, len: usize) -> Vec<u8> {
+        let header = EthernetHeader {
+            dst: MacAddr([2, 0, 0, 0, 0, 0xb]),
+            src: MacAddr([2, 0, 0, 0, 0, 0xa]),
+            vlan: Some(VlanTag { pcp: 0, dei: false, vid }),
+            ethertype: EtherType(0x0800),
+        };
+        let mut frame = vec![0u8; len];
+        header.emit(&mut frame).expect("header");
+        frame
+    }
+
+    /// VID 4095 is reserved (802.1Q Table 9-2): such a frame is discarded and counted, never
+    /// learned from or forwarded; VID 4094 is forwarded.
+    #[test]
+    fn a_frame_tagged_with_vid_4095_is_discarded_and_counted() {
+        let (mut fwd, mut ports) = bridge();
+        let at = Instant::now();
+        fwd.receive(&mut ports, 0, &tagged(4095, 100), at, (0, Picos::ZERO));
+        assert_eq!(ports[0].counters.reserved_vid, 1);
+        assert_eq!(fwd.store.in_use(), 0, "not forwarded");
+        assert!(fwd.fdb.is_empty(), "not learned from");
+        fwd.receive(&mut ports, 0, &tagged(4094, 100), at, (0, Picos::ZERO));
+        assert_eq!(ports[0].counters.reserved_vid, 1);
+        assert_eq!(fwd.store.in_use(), 1, "VID 4094 is forwarded");
+    }
+
+    /// A frame longer than the largest the bridge forwards is discarded and counted.
+    #[test]
+    fn a_frame_over_the_largest_is_discarded_and_counted() {
+        let (mut fwd, mut ports) = bridge();
+        fwd.receive(
+            &mut ports,
+            0,
+            &tagged(1, usize::from(MAX_LEN) + 1),
+            Instant::now(),
+            (0, Picos::ZERO),
+        );
+        assert_eq!(ports[0].counters.oversize, 1);
+        assert_eq!(fwd.store.in_use(), 0);
     }
 }

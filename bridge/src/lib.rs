@@ -17,6 +17,7 @@
 //!   `handover.rs`: how long an HMPDU takes from its timestamp to the driver.
 
 pub mod control;
+pub mod epoch;
 pub mod fdb;
 pub mod forward;
 pub mod handover;
@@ -67,6 +68,11 @@ pub trait BridgeIo: FramePort + AsFd + Send {
     /// How full the receive queue of every frame is: octets held and the most it holds
     /// (`None` when the kernel does not say).
     fn receive_queue(&self) -> Option<(u64, u64)>;
+    /// Frames too long for the receive slots (the largest frame and its tag) since the last
+    /// call: dropped before the bridge saw them, so counted as oversize.
+    fn take_truncated(&mut self) -> u64 {
+        0
+    }
 }
 
 /// The bridge as the settings describe it.
@@ -176,7 +182,6 @@ impl Bridge {
             store: store::FrameStore::default(),
             max_len: usize::from(setup.max_frame),
             pending_mode: None,
-            epoch_unix: std::time::Duration::ZERO,
         };
         let stop = Arc::new(AtomicBool::new(false));
         let published = Arc::new(Mutex::new(BridgeSnapshot::take(&ports, &fwd)));

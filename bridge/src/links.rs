@@ -314,7 +314,6 @@ mod tests {
             store: store::FrameStore::default(),
             max_len: 1522,
             pending_mode: None,
-            epoch_unix: std::time::Duration::ZERO,
         };
         let seen = vec![
             Seen { identity: Some((10, ports[0].mac)), up: true },

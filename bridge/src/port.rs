@@ -106,9 +106,12 @@ pub struct PortCounters {
     pub hmpdus: u64,
     pub lldpdus: u64,
     pub link_local: u64,
-    /// Frames shorter than an Ethernet header, or longer than the bridge's largest frame.
+    /// Frames shorter than an Ethernet header, or longer than the bridge's largest frame
+    /// (`max-frame`, a VLAN tag not counted).
     pub malformed: u64,
     pub oversize: u64,
+    /// Frames tagged with the reserved VID 4095 (802.1Q Table 9-2): discarded.
+    pub reserved_vid: u64,
     /// Frames with nowhere to go (their destination is on the port they came from, or no
     /// other port).
     pub filtered: u64,
@@ -173,6 +176,9 @@ pub struct BridgePort<P> {
     pub watchdog: Watchdog,
     /// Watchdog settings to take at the loop's next turn (they need its clock).
     pub pending_watchdog: Option<WatchdogSetup>,
+    /// When each watchdog class's last storm was found and ended, Unix nanoseconds (kept on
+    /// the wall clock: the bridge's own time starts again now and then, `epoch.rs`).
+    pub storm_times: [(Option<u64>, Option<u64>); dataplane::watchdog::CLASSES],
 }
 
 impl<P> BridgePort<P> {
@@ -215,6 +221,7 @@ impl<P> BridgePort<P> {
             link_up: true,
             watchdog: Watchdog::new(setup.watchdog.classes),
             pending_watchdog: None,
+            storm_times: Default::default(),
             setup,
             io,
             mac,

@@ -133,12 +133,12 @@ impl Clock {
     fn arrival(&self, received_ns: Option<u64>, pipeline: Picos) -> (u64, Picos) {
         let ns = received_ns.unwrap_or_else(now_ns);
         let since_start = Duration::from_nanos(ns).saturating_sub(self.start_unix);
-        (ns, Picos(since_start.as_nanos() as u64 * 1_000).max(pipeline).min(self.now))
+        (ns, Picos::from_duration(since_start).max(pipeline).min(self.now))
     }
 
     /// The present, in the pipeline's time scale (not this turn's: later within it).
     pub fn wall(&self) -> Picos {
-        Picos(self.start.elapsed().as_nanos() as u64 * 1_000)
+        Picos::from_duration(self.start.elapsed())
     }
 }
 
@@ -148,7 +148,8 @@ fn is_mac_control(frame: &[u8]) -> bool {
 }
 
 /// Adds what the kernel dropped on each port's sockets since the last look (warned once per
-/// port: a loss on a lossless priority that no PFC frame could have prevented).
+/// port: a loss on a lossless priority that no PFC frame could have prevented), and the frames
+/// too long for the receive slots.
 pub fn count_kernel_drops<P: BridgeIo>(ports: &mut [BridgePort<P>]) {
     for port in ports.iter_mut() {
         let dropped = port.io.take_kernel_drops();
@@ -156,5 +157,6 @@ pub fn count_kernel_drops<P: BridgeIo>(ports: &mut [BridgePort<P>]) {
             warn!(port = %port.setup.name, dropped, "the kernel dropped received frames: the bridge falls behind this port (counted as rx_kernel_drops)");
         }
         port.counters.rx_kernel_drops += dropped;
+        port.counters.oversize += port.io.take_truncated();
     }
 }

@@ -17,6 +17,7 @@ use tracing::{info, warn};
 
 use dataplane::headroom::measure::Interface;
 
+use super::epoch::{rebase_when_idle, Epoch};
 use super::forward::Forwarder;
 use super::port::BridgePort;
 use super::reaction::now_ns;
@@ -32,8 +33,9 @@ const BUSY_WAIT: Duration = Duration::from_micros(20);
 const IDLE_WAIT: Duration = Duration::from_millis(50);
 /// State is published this often.
 const PUBLISH_EVERY: Duration = Duration::from_millis(100);
-/// Learned addresses are aged this often.
-const AGE_EVERY: Duration = Duration::from_secs(1);
+/// Learned addresses looked at for ageing per turn of the loop: a few each turn, never the
+/// whole table at once.
+const AGE_PER_TURN: usize = 64;
 
 /// What ties the loop to the rest of pfcd.
 pub struct Links {
@@ -59,11 +61,7 @@ pub fn run<P: BridgeIo>(
     if let Err(e) = nix::sys::prctl::set_timerslack(1_000) {
         warn!(error = %e, "cannot reduce the timer slack; pauses may react later");
     }
-    let start = Instant::now();
-    // The same moment on the clock the kernel stamps received frames with.
-    let start_unix =
-        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
-    fwd.epoch_unix = start_unix;
+    let mut epoch = Epoch::now();
     let cycle_ps = fwd.engine.config().cycle.as_ps().max(1);
     // Slots for the largest frame the bridge forwards, its VLAN tag restored; larger ones
     // are dropped by the socket layer and counted there.
@@ -72,8 +70,7 @@ pub fn run<P: BridgeIo>(
         control: RxBatch::new(CONTROL_BURST, fwd.max_len + 4),
     };
     let mut departures: Vec<Departure> = Vec::new();
-    let mut last_publish = start;
-    let mut last_age = start;
+    let mut last_publish = epoch.start;
     while !stop.load(Ordering::Relaxed) {
         let mut byte = [0u8; 8];
         while woken.recv(&mut byte).is_ok() {}
@@ -83,14 +80,17 @@ pub fn run<P: BridgeIo>(
         super::control::change_mode(&mut fwd);
         super::control::change_traffic_classes(&mut ports, &mut fwd);
         let wall = Instant::now();
-        let now = Picos((wall - start).as_nanos() as u64 * 1_000);
-        let clock = Clock { start, start_unix, now };
+        let mut now = epoch.at(wall);
+        if rebase_when_idle(&mut epoch, wall, now, &mut ports, &mut fwd) {
+            now = epoch.at(wall);
+        }
+        let clock = Clock { start: epoch.start, start_unix: epoch.start_unix, now };
         let received = receive(&mut ports, &mut batches, &mut fwd, &clock);
         // Pauses that have ended (by XON or by time) close their reaction sample before this
         // turn's frames are sent: a frame sent after the end is not a late one.
         for (i, port) in ports.iter_mut().enumerate() {
             track_resumes(port, now);
-            super::watchdog::step(port, i, &mut fwd, now);
+            super::watchdog::step(port, i, &mut fwd, now, epoch.start_unix);
         }
         // The pipeline catches up with the wall clock.
         let target = now.as_ps() / cycle_ps;
@@ -111,12 +111,9 @@ pub fn run<P: BridgeIo>(
         // A port whose link is down sends nothing (its frames are dropped by the watch).
         for port in ports.iter_mut().filter(|p| p.link_up) {
             pfc_initiator(port, now);
-            headroom_measurement(port, start);
+            headroom_measurement(port, epoch.start);
         }
-        if wall - last_age >= AGE_EVERY {
-            fwd.fdb.age(wall);
-            last_age = wall;
-        }
+        fwd.fdb.age(wall, AGE_PER_TURN);
         if wall - last_publish >= PUBLISH_EVERY {
             count_kernel_drops(&mut ports);
             publish(&published, &ports, &fwd);
@@ -162,7 +159,7 @@ fn headroom_measurement<P: BridgeIo>(port: &mut BridgePort<P>, start: Instant) {
     // The clock read just before the HMPDU goes to the socket, not at the start of the turn:
     // a request's timestamp and a response's adjustment are then off by the send path alone,
     // which the transmit timestamps measure (`handover.rs` says why it is not taken out).
-    let now = Picos(start.elapsed().as_nanos() as u64 * 1_000);
+    let now = Picos::from_duration(start.elapsed());
     let stamped_ns = now_ns();
     while m.wants_transmit(now, Interface::Unprotected) {
         let Some(pdu) = m.poll_transmit(now, Interface::Unprotected, Picos::ZERO) else { break };

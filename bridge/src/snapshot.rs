@@ -169,7 +169,7 @@ impl BridgeSnapshot {
                         .collect(),
                     qman_backlog: std::array::from_fn(|n| fwd.engine.backlog(i, n)),
                     detail: detail(p, now),
-                    watchdog: super::watchdog::snapshot(p, fwd.epoch_unix),
+                    watchdog: super::watchdog::snapshot(p),
                     external_depth: std::array::from_fn(|n| {
                         views[n].map_or(0, |v| v.external_depth)
                     }),

@@ -16,6 +16,8 @@ pub struct PortSockets {
     data: RawPort,
     control: RawPort,
     stamped: RawPort,
+    /// The data socket's truncated frames already taken.
+    truncated_taken: u64,
 }
 
 impl PortSockets {
@@ -33,7 +35,7 @@ impl PortSockets {
             RawOptions { ethertype: Some(0), tx_timestamps: true, ..RawOptions::default() };
         let stamped = RawPort::open(interface, &stamped_options)?;
         let data = RawPort::open(interface, options)?;
-        Ok(PortSockets { data, control, stamped })
+        Ok(PortSockets { data, control, stamped, truncated_taken: 0 })
     }
 }
 
@@ -84,6 +86,13 @@ impl BridgeIo for PortSockets {
 
     fn receive_queue(&self) -> Option<(u64, u64)> {
         self.data.receive_queue().ok()
+    }
+
+    fn take_truncated(&mut self) -> u64 {
+        let total = self.data.counters().truncated;
+        let new = total.saturating_sub(self.truncated_taken);
+        self.truncated_taken = total;
+        new
     }
 
     fn take_kernel_drops(&mut self) -> u64 {

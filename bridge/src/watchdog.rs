@@ -13,8 +13,15 @@ use tracing::{info, warn};
 use super::forward::Forwarder;
 use super::port::BridgePort;
 
-/// Takes port `i`'s pending settings and its detections and restorations due at `now`.
-pub fn step<P>(port: &mut BridgePort<P>, i: usize, fwd: &mut Forwarder, now: Picos) {
+/// Takes port `i`'s pending settings and its detections and restorations due at `now`; the
+/// bridge's time 0 was `start_unix` on the wall clock.
+pub fn step<P>(
+    port: &mut BridgePort<P>,
+    i: usize,
+    fwd: &mut Forwarder,
+    now: Picos,
+    start_unix: Duration,
+) {
     let mut events = Vec::new();
     if let Some(setup) = port.pending_watchdog.take() {
         events.extend(port.watchdog.configure(now, setup.classes));
@@ -23,8 +30,15 @@ pub fn step<P>(port: &mut BridgePort<P>, i: usize, fwd: &mut Forwarder, now: Pic
     if events.is_empty() {
         return;
     }
+    let unix = |t: Picos| (start_unix + Duration::from_nanos(t.as_ns())).as_nanos() as u64;
     for e in &events {
         report(&port.setup.name, e);
+        match *e {
+            Event::StormDetected { class, at, .. } => {
+                port.storm_times[class] = (Some(unix(at)), None);
+            }
+            Event::Restored { class, at, .. } => port.storm_times[class].1 = Some(unix(at)),
+        }
     }
     // The pipeline holds each class for as long as the pauses the watchdog honours say: a
     // stormed class is released at once, a restored one waits for the peer's next pause.
@@ -72,11 +86,8 @@ pub struct WatchdogClassSnapshot {
     pub last_storm_end_unix_ns: Option<u64>,
 }
 
-/// Port `port`'s watchdog, its times on the wall clock (the loop's time 0 was `start_unix`).
-pub fn snapshot<P>(port: &BridgePort<P>, start_unix: Duration) -> Vec<WatchdogClassSnapshot> {
-    let unix = |t: Option<Picos>| {
-        t.map(|t| (start_unix + Duration::from_nanos(t.as_ns())).as_nanos() as u64)
-    };
+/// Port `port`'s watchdog.
+pub fn snapshot<P>(port: &BridgePort<P>) -> Vec<WatchdogClassSnapshot> {
     (0..CLASSES)
         .map(|class| {
             let c = port.watchdog.counters(class);
@@ -87,8 +98,8 @@ pub fn snapshot<P>(port: &BridgePort<P>, start_unix: Duration) -> Vec<WatchdogCl
                 storms_detected: c.storms_detected,
                 restorations: c.restorations,
                 frames_dropped: c.frames_dropped,
-                last_storm_start_unix_ns: unix(c.last_storm_start),
-                last_storm_end_unix_ns: unix(c.last_storm_end),
+                last_storm_start_unix_ns: port.storm_times[class].0,
+                last_storm_end_unix_ns: port.storm_times[class].1,
             }
         })
         .collect()

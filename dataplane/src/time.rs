@@ -25,6 +25,12 @@ impl Picos {
         Picos(ms * 1_000_000_000)
     }
 
+    /// A span of wall time, saturating at [`Picos::MAX`] (213.5 days): `as_nanos() as u64 *
+    /// 1000` wraps there instead, and time would run backwards.
+    pub fn from_duration(d: std::time::Duration) -> Self {
+        Picos(u64::try_from(d.as_nanos().saturating_mul(1_000)).unwrap_or(u64::MAX))
+    }
+
     pub const fn as_ps(self) -> u64 {
         self.0
     }
@@ -213,6 +219,17 @@ impl FromStr for LinkSpeed {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Wall time converts without wrapping: at 213.5 days a u64 of picoseconds is full, and
+    /// beyond it the conversion stays at the end rather than starting again from 0.
+    #[test]
+    fn wall_time_converts_without_wrapping_at_214_days_and_beyond() {
+        let day = std::time::Duration::from_secs(86_400);
+        assert_eq!(Picos::from_duration(day), Picos(86_400 * 1_000_000_000_000));
+        assert_eq!(Picos::from_duration(day * 213), Picos(213 * 86_400 * 1_000_000_000_000));
+        assert_eq!(Picos::from_duration(day * 214), Picos::MAX);
+        assert_eq!(Picos::from_duration(day * 365 * 600), Picos::MAX);
+    }
 
     #[test]
     fn pause_quantum_per_speed_matches_spec() {

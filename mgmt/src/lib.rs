@@ -23,7 +23,8 @@
 //! - [`dispatch`]: one operation, one reply;
 //! - [`session`]: one session over any byte stream, which requests it runs on its own task
 //!   ([`session::inline`]), the memory budget, which notifications it delivers;
-//! - [`ssh`]: the transport, admission before authentication, password checks.
+//! - [`ssh`]: the transport, admission before authentication, password checks; [`state_dir`]:
+//!   the state directory checked before it is trusted, and files written into it whole.
 
 pub mod access;
 pub mod backend;
@@ -36,6 +37,7 @@ pub mod notify;
 pub mod protocol;
 pub mod session;
 pub mod ssh;
+pub mod state_dir;
 pub mod yang;
 
 // The daemon reads and writes the users file through `mgmt::users` (its first start's

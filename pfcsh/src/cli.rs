@@ -43,7 +43,9 @@ SCRIPTING
 
 FILES
   ~/.config/pfcsh/config.toml   host, port, user, password-file, key (the flags override them)
-  ~/.config/pfcsh/known_hosts   host keys pinned on first use
+  ~/.config/pfcsh/known_hosts   pinned host keys: `[host]:port SHA256:<base64>` (as pfcd logs
+                                it); on first contact pfcsh shows the fingerprint and asks
+                                (--accept-new pins it without asking)
   ~/.local/share/pfcsh/history  interactive history
   ~/.cache/pfcsh/yang/          YANG modules fetched from servers (module@revision.yang)
   ($XDG_CONFIG_HOME, $XDG_DATA_HOME, $XDG_CACHE_HOME are honoured)";
@@ -86,4 +88,8 @@ pub struct Args {
     /// Seconds to wait for the server before giving up
     #[arg(long, default_value_t = 30)]
     pub timeout: u64,
+    /// Pin a server's host key on first contact without asking (needed when no terminal
+    /// can ask: scripts). Compare the fingerprint pfcsh prints with the one pfcd logged
+    #[arg(long)]
+    pub accept_new: bool,
 }

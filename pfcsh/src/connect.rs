@@ -1,5 +1,7 @@
 //! From flags and `config.toml` to an authenticated NETCONF session, with the host key
-//! checked against (or, on first use, pinned in) `known_hosts`. Every failure is one line.
+//! checked against `known_hosts` before any credential is sent. On first contact the key's
+//! fingerprint is shown and the user asked (or, with no one to ask, `--accept-new` needed)
+//! before it is pinned. Every failure is one line.
 
 use std::io::IsTerminal as _;
 use std::time::Duration;
@@ -7,7 +9,7 @@ use std::time::Duration;
 use netconf_client::{Auth, Client, ConnectOptions, Error};
 
 use crate::cli::Args;
-use crate::known_hosts::{digest_of, host_id, KnownHosts};
+use crate::known_hosts::{fingerprint, host_id, KnownHosts};
 use crate::settings::FileSettings;
 
 /// The default NETCONF-over-SSH port.
@@ -43,11 +45,15 @@ pub fn connect(args: &Args) -> Result<Client, String> {
 
     let id = host_id(&host, port);
     let known_path = crate::paths::known_hosts_file();
-    let mut known = KnownHosts::load(&known_path);
-    let pinned = known.pinned(&id).map(str::to_string);
+    let mut known = KnownHosts::load(&known_path)?;
+    let pinned = known.pinned(&id).map(<[u8]>::to_vec);
     let mut opts = ConnectOptions::new(host.clone(), port, user.clone(), auth.clone());
     opts.timeout = Duration::from_secs(args.timeout.max(1));
-    opts.host_key_sha256 = pinned.as_deref().and_then(digest_of);
+    let first_contact = pinned.is_none();
+    opts.host_key_sha256 = match pinned {
+        Some(digest) => Some(digest),
+        None => Some(accept_new_key(&opts, &id, args.accept_new, interactive, known.path())?),
+    };
 
     let client = match Client::connect(&opts) {
         // No agent key was accepted: ask for the password when someone can type it.
@@ -59,17 +65,63 @@ pub fn connect(args: &Args) -> Result<Client, String> {
     }
     .map_err(|e| explain(&e, &id, &user, known.path()))?;
 
-    if pinned.is_none() {
-        let digest = hex::encode(client.host_key_sha256());
+    if first_contact {
+        let digest = client.host_key_sha256().to_vec();
         known.pin(&id, &digest).map_err(|e| {
             format!("cannot record the host key in {}: {e}", known.path().display())
         })?;
         eprintln!(
-            "pfcsh: first connection to {id}: host key SHA-256 {digest} pinned in {}",
+            "pfcsh: host key {} of {id} pinned in {}",
+            fingerprint(&digest),
             known.path().display()
         );
     }
     Ok(client)
+}
+
+/// First contact with `id`: learns the server's host key without authenticating (a
+/// connection that expects no key at all stops right after the key exchange, before any
+/// credential is sent), shows its fingerprint and asks; with no terminal, only
+/// `--accept-new` accepts it. Returns the key's digest to connect with.
+fn accept_new_key(
+    opts: &ConnectOptions,
+    id: &str,
+    accept_new: bool,
+    interactive: bool,
+    known: &std::path::Path,
+) -> Result<Vec<u8>, String> {
+    let mut probe = opts.clone();
+    probe.host_key_sha256 = Some(Vec::new());
+    let digest =
+        match Client::connect(&probe) {
+            Err(Error::HostKey { actual, .. }) => hex::decode(&actual)
+                .ok()
+                .filter(|d| !d.is_empty())
+                .ok_or_else(|| format!("{id} presented no host key pfcsh can check"))?,
+            Err(e) => return Err(explain(&e, id, &opts.user, known)),
+            Ok(_) => return Err(format!("{id} presented no host key pfcsh can check")),
+        };
+    let shown = fingerprint(&digest);
+    if accept_new {
+        return Ok(digest);
+    }
+    if !interactive {
+        return Err(format!(
+            "the host key of {id} is not known yet ({shown}): compare it with the one pfcd \
+             logged at its start, then run again with --accept-new to pin it in {}",
+            known.display()
+        ));
+    }
+    eprintln!("pfcsh: the host key of {id} is not known yet.");
+    eprintln!("pfcsh: its fingerprint is {shown} (pfcd logs its own at start: \"SSH host key\").");
+    eprint!("Pin it in {} and connect? [y/N] ", known.display());
+    let mut answer = String::new();
+    std::io::stdin().read_line(&mut answer).map_err(|e| format!("cannot read the answer: {e}"))?;
+    if matches!(answer.trim(), "y" | "Y" | "yes" | "Yes" | "YES") {
+        Ok(digest)
+    } else {
+        Err(format!("the host key of {id} was not accepted: nothing sent, nothing pinned"))
+    }
 }
 
 fn prompt(user: &str, host: &str) -> Result<Auth, String> {
@@ -82,8 +134,9 @@ fn prompt(user: &str, host: &str) -> Result<Auth, String> {
 fn explain(e: &Error, id: &str, user: &str, known: &std::path::Path) -> String {
     match e {
         Error::HostKey { actual, .. } => format!(
-            "the host key of {id} has changed (SHA-256 now {actual}): refusing to connect; if the \
-             change is expected, delete the line for {id} in {}",
+            "the host key of {id} has changed (now {}): refusing to connect; if the change is \
+             expected, delete the line for {id} in {}",
+            hex::decode(actual).map_or_else(|_| actual.clone(), |d| fingerprint(&d)),
             known.display()
         ),
         Error::Auth { method, .. } => {

@@ -153,3 +153,29 @@ fn history_is_recalled_in_the_next_run() {
     p.send_line("exit").expect("send");
     p.exp_eof().expect("ends");
 }
+
+/// First contact at a terminal: pfcsh shows the host key's fingerprint (the form pfcd logs)
+/// and asks; "n" connects to nothing and pins nothing, "y" pins it and the shell starts.
+#[test]
+fn first_contact_shows_the_fingerprint_and_asks() {
+    let lab = Lab::start("[lab]\ntraffic = false\n");
+    let home = Home::new();
+    let mut p =
+        spawn_command(home.pfcsh_asking(lab.port, &lab.password_file), Some(20_000)).expect("pty");
+    p.exp_string("its fingerprint is SHA256:").expect("the fingerprint is shown");
+    let rest = p.exp_string("[y/N]").expect("asked");
+    let shown = format!("SHA256:{}", rest.split_whitespace().next().expect("fingerprint"));
+    assert!(lab.log().contains(&shown), "pfcd logged {shown}:\n{}", lab.log());
+    p.send_line("n").expect("answer");
+    p.exp_string("not accepted").expect("refused");
+    p.exp_eof().expect("pfcsh ends");
+    assert!(!home.known_hosts().exists(), "nothing pinned");
+
+    let mut p =
+        spawn_command(home.pfcsh_asking(lab.port, &lab.password_file), Some(20_000)).expect("pty");
+    p.exp_string("[y/N]").expect("asked again");
+    p.send_line("y").expect("answer");
+    p.exp_string("pfcsh> ").expect("the shell starts");
+    let pinned = std::fs::read_to_string(home.known_hosts()).expect("pinned");
+    assert_eq!(pinned, format!("[127.0.0.1]:{} {shown}\n", lab.port));
+}

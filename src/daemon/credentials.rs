@@ -1,9 +1,10 @@
 //! The administrator of a first start: a random password, its Argon2id hash in the users file,
 //! the password itself in `<state-dir>/admin.password`; both files 0600. There is no default
-//! password: without the users file nobody could log in, so pfcd makes one.
+//! password: without the users file nobody could log in, so pfcd makes one. Both files are
+//! written whole or not at all (`mgmt::state_dir::write_file`): a power cut during the first
+//! start leaves no users file, or a complete one, never an empty one nobody can log in with.
 
-use std::io::{Read as _, Write as _};
-use std::os::unix::fs::OpenOptionsExt as _;
+use std::io::Read as _;
 use std::path::{Path, PathBuf};
 
 /// The file holding the administrator's password, in the state directory.
@@ -43,7 +44,7 @@ pub fn ensure_admin(
     user: &str,
 ) -> Result<Admin, CredentialsError> {
     let password_file = state_dir.join(PASSWORD_FILE);
-    if users_file.exists() {
+    if users_file.exists() && !torn_first_start(users_file, &password_file) {
         return Ok(if password_file.exists() {
             Admin::Existing { password_file }
         } else {
@@ -62,6 +63,14 @@ pub fn ensure_admin(
     Ok(Admin::Created { password_file })
 }
 
+/// An empty users file beside pfcd's password file: what a power cut during a first start
+/// could leave before its writes were whole (the file created, its text not yet on disk).
+/// Nobody can log in with it, so the administrator is made again. (An operator's empty users
+/// file has no password file beside it and is kept.)
+fn torn_first_start(users_file: &Path, password_file: &Path) -> bool {
+    password_file.exists() && std::fs::metadata(users_file).is_ok_and(|m| m.len() == 0)
+}
+
 fn random_password() -> Result<String, CredentialsError> {
     let mut random = std::fs::File::open("/dev/urandom").map_err(CredentialsError::Random)?;
     let mut password = String::with_capacity(PASSWORD_LEN);
@@ -76,21 +85,13 @@ fn random_password() -> Result<String, CredentialsError> {
     Ok(password)
 }
 
-/// Writes `text` to a new file readable by its owner only (replacing a leftover).
+/// Writes `text` to a file readable by its owner only, whole or not at all.
 fn write_private(path: &Path, text: &str) -> Result<(), CredentialsError> {
     let err = |source| CredentialsError::Write { path: path.to_path_buf(), source };
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).map_err(err)?;
     }
-    let _ = std::fs::remove_file(path);
-    let mut f = std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(0o600)
-        .open(path)
-        .map_err(err)?;
-    f.write_all(text.as_bytes()).map_err(err)?;
-    f.sync_all().map_err(err)
+    mgmt::state_dir::write_file(path, text.as_bytes(), 0o600).map_err(err)
 }
 
 #[cfg(test)]
@@ -119,6 +120,49 @@ mod tests {
             ensure_admin(&users, &dir, "admin").expect("again"),
             Admin::Existing { password_file }
         );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// What a power cut during a first start could leave: the password file written, the users
+    /// file created but empty. The next start makes the administrator again, so someone can
+    /// log in; an empty users file of the operator's (no password file of pfcd's) is kept.
+    #[test]
+    fn an_empty_users_file_left_by_a_cut_first_start_is_made_again() {
+        let dir =
+            std::env::temp_dir().join(format!("pfcd-credentials-torn-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("dir");
+        let users = dir.join("users");
+        std::fs::write(dir.join(PASSWORD_FILE), "lost\n").expect("password file");
+        std::fs::write(&users, "").expect("empty users file");
+        let made = ensure_admin(&users, &dir, "admin").expect("made");
+        let Admin::Created { password_file } = made else { panic!("made again: {made:?}") };
+        let password = std::fs::read_to_string(&password_file).expect("read");
+        let parsed = mgmt::users::Users::load(&users).expect("a valid users file");
+        assert!(parsed.verify_password("admin", password.trim()), "the new password logs in");
+
+        std::fs::remove_file(&password_file).expect("the operator manages users");
+        std::fs::write(&users, "").expect("empty users file");
+        assert_eq!(ensure_admin(&users, &dir, "admin").expect("kept"), Admin::Managed);
+        assert_eq!(std::fs::read_to_string(&users).expect("kept"), "");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// A leftover temporary file (or a link planted in its place) does not stop the first
+    /// start, and nothing is written through a link.
+    #[test]
+    fn the_first_start_writes_through_no_link() {
+        let dir =
+            std::env::temp_dir().join(format!("pfcd-credentials-link-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("dir");
+        let victim = dir.join("victim");
+        std::fs::write(&victim, "precious").expect("victim");
+        let users = dir.join("users");
+        std::os::unix::fs::symlink(&victim, dir.join(PASSWORD_FILE)).expect("symlink");
+        std::os::unix::fs::symlink(&victim, dir.join("users.tmp")).expect("symlink");
+        ensure_admin(&users, &dir, "admin").expect("made");
+        assert_eq!(std::fs::read_to_string(&victim).expect("victim"), "precious");
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

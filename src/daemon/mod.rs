@@ -5,6 +5,7 @@
 pub mod banner;
 pub mod credentials;
 pub mod modules;
+pub mod startup_signals;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -23,6 +24,8 @@ use crate::settings::{Ports, Settings, SettingsSource};
 pub enum DaemonError {
     #[error("cannot prepare the state directory {path}: {source}")]
     StateDir { path: PathBuf, source: std::io::Error },
+    #[error(transparent)]
+    UnsafeStateDir(#[from] mgmt::state_dir::StateDirError),
     #[error(transparent)]
     Credentials(#[from] credentials::CredentialsError),
     #[error("cannot start the lab's ports: {0}")]
@@ -47,8 +50,9 @@ const BLOCKING: usize = 8;
 /// Runs pfcd until SIGTERM or SIGINT; `source` is where `settings` came from (SIGHUP reads it
 /// again).
 pub fn run(settings: Settings, source: SettingsSource) -> Result<(), DaemonError> {
+    startup_signals::hold_hangups().map_err(|e| DaemonError::Signals(e.into()))?;
     let state_dir = &settings.state_dir;
-    create_private_dir(state_dir)?;
+    mgmt::state_dir::prepare(state_dir)?;
     let users_file = settings.users_path();
     let admin = credentials::ensure_admin(&users_file, state_dir, &settings.admin_user)?;
     let yang_dirs = write_modules(state_dir)?;
@@ -99,6 +103,7 @@ async fn serve(
     let mut term = signal(SignalKind::terminate()).map_err(DaemonError::Signals)?;
     let mut int = signal(SignalKind::interrupt()).map_err(DaemonError::Signals)?;
     let mut hup = signal(SignalKind::hangup()).map_err(DaemonError::Signals)?;
+    startup_signals::release_hangups().map_err(|e| DaemonError::Signals(e.into()))?;
     let backends = northbound::backends(ports.clone(), lab);
     let server = mgmt::ssh::Server::start_with_backends(config, backends).await?;
     banner::print(server.local_addr(), settings, admin, ports.as_ref());
@@ -155,19 +160,6 @@ fn reread_settings(source: &SettingsSource, running: &Settings) {
     }
 }
 
-/// Creates `dir` (mode 0700 when new: it holds the host key and the password).
-fn create_private_dir(dir: &Path) -> Result<(), DaemonError> {
-    use std::os::unix::fs::DirBuilderExt as _;
-    if dir.is_dir() {
-        return Ok(());
-    }
-    std::fs::DirBuilder::new()
-        .recursive(true)
-        .mode(0o700)
-        .create(dir)
-        .map_err(|source| DaemonError::StateDir { path: dir.to_path_buf(), source })
-}
-
 /// Writes the embedded modules under `<state-dir>/yang/` where they differ; returns the
 /// directories to load (ours, then the standard ones).
 fn write_modules(state_dir: &Path) -> Result<Vec<PathBuf>, DaemonError> {
@@ -179,7 +171,7 @@ fn write_modules(state_dir: &Path) -> Result<Vec<PathBuf>, DaemonError> {
         for (name, text) in files {
             let path = dir.join(name);
             if std::fs::read_to_string(&path).ok().as_deref() != Some(*text) {
-                std::fs::write(&path, text).map_err(err)?;
+                mgmt::state_dir::write_file(&path, text.as_bytes(), 0o644).map_err(err)?;
             }
         }
     }

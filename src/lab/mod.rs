@@ -188,7 +188,7 @@ impl crate::ports::set::PortSet for Lab {
     }
 
     fn up_time_secs(&self) -> u64 {
-        self.clock.wall().0 / 1_000_000_000_000
+        self.clock.elapsed().as_secs()
     }
 
     fn take_events(&self) -> Option<EventReceiver> {
@@ -197,5 +197,10 @@ impl crate::ports::set::PortSet for Lab {
 
     fn stop(&self) {
         Lab::stop(self)
+    }
+
+    /// A port's thread, or the pipeline's, died.
+    fn failure(&self) -> Option<String> {
+        crate::ports::set::port_failure(&self.ports).or_else(|| self.pipeline.failure())
     }
 }

@@ -7,8 +7,7 @@
 //! pause time left), and an XON when it ends. The thread publishes a snapshot after every step.
 
 use std::sync::mpsc::{self, RecvTimeoutError};
-use std::sync::{Arc, Mutex, PoisonError, RwLock};
-use std::thread::JoinHandle;
+use std::sync::{Arc, PoisonError, RwLock};
 use std::time::Duration;
 
 use dataplane::pipeline::{Pipeline, PipelineConfig, Traffic};
@@ -17,6 +16,7 @@ use tracing::{info, info_span, warn};
 
 use super::clock::SimClock;
 use crate::ports::snapshot::Published;
+use crate::ports::watched::Watched;
 use crate::ports::PRIORITIES;
 use dataplane::pipeline::PipelineSnapshot;
 
@@ -38,7 +38,7 @@ enum Command {
 pub struct PipelineHandle {
     commands: mpsc::Sender<Command>,
     published: Arc<RwLock<Arc<PipelineSnapshot>>>,
-    thread: Mutex<Option<JoinHandle<()>>>,
+    thread: Watched,
 }
 
 impl std::fmt::Debug for PipelineHandle {
@@ -104,7 +104,8 @@ impl PipelineHandle {
                 *out.write().unwrap_or_else(PoisonError::into_inner) = Arc::new(run.snapshot());
             }
         })?;
-        Ok(PipelineHandle { commands, published, thread: Mutex::new(Some(thread)) })
+        let thread = Watched::new("the lab's pipeline".into(), thread);
+        Ok(PipelineHandle { commands, published, thread })
     }
 
     /// A new configuration: the pipeline starts again with it (counters from zero).
@@ -117,11 +118,14 @@ impl PipelineHandle {
     }
 
     pub fn stop(&self) {
+        self.thread.stopping();
         let _ = self.commands.send(Command::Stop);
-        let thread = self.thread.lock().unwrap_or_else(PoisonError::into_inner).take();
-        if let Some(t) = thread {
-            let _ = t.join();
-        }
+        self.thread.join();
+    }
+
+    /// Why the pipeline's thread has ended unasked, if it has.
+    pub fn failure(&self) -> Option<String> {
+        self.thread.failure()
     }
 }
 

@@ -237,6 +237,7 @@ impl Followed {
             pfc_frames_ignored: rx.pfc_frames_ignored,
             mac_control_discarded: rx.mac_control_discarded,
             priorities,
+            frame_discards: super::snapshot::FrameDiscards::default(),
             discontinuity_time: self.discontinuity_time,
             simulated_time: port.simulated_time,
             watchdog: port.watchdog,

@@ -2,11 +2,11 @@
 //! and RPCs and reads its state, whatever kind of port runs behind it.
 
 use std::sync::mpsc;
-use std::thread::JoinHandle;
 
 use super::intent::PortIntent;
 use super::run::{self, Command, PortTask};
 use super::snapshot::{PortSnapshot, Published};
+use super::watched::Watched;
 
 /// The daemon's side of a port task.
 #[derive(Debug)]
@@ -15,7 +15,7 @@ pub struct PortHandle {
     pub receive_buffer_size: u64,
     commands: mpsc::Sender<Command>,
     published: Published,
-    thread: std::sync::Mutex<Option<JoinHandle<()>>>,
+    thread: Watched,
 }
 
 impl PortHandle {
@@ -32,15 +32,22 @@ impl PortHandle {
         let thread_name = format!("port {name}");
         let span_name = name.clone();
         let thread = std::thread::Builder::new()
-            .name(thread_name)
+            .name(thread_name.clone())
             .spawn(move || run::serve(&span_name, port, &rx, &out))?;
         Ok(PortHandle {
             name,
             receive_buffer_size,
             commands,
             published,
-            thread: std::sync::Mutex::new(Some(thread)),
+            thread: Watched::new(thread_name, thread),
         })
+    }
+
+    /// Why the port's thread has ended although nobody stopped it (it panicked), if it has:
+    /// the port then takes no configuration and its state no longer moves, so pfcd must not
+    /// go on reporting commits as applied.
+    pub fn failure(&self) -> Option<String> {
+        self.thread.failure()
     }
 
     /// Hands the port a new configuration; a stopped port ignores it.
@@ -70,11 +77,9 @@ impl PortHandle {
 
     /// Stops the thread and waits for it.
     pub fn stop(&self) {
+        self.thread.stopping();
         let _ = self.commands.send(Command::Stop);
-        let thread = self.thread.lock().unwrap_or_else(std::sync::PoisonError::into_inner).take();
-        if let Some(t) = thread {
-            let _ = t.join();
-        }
+        self.thread.join();
     }
 }
 

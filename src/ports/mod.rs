@@ -2,9 +2,9 @@
 //! ([`PortHandle`]), the thread's loop ([`run`]), the configuration that comes down
 //! ([`PortIntent`]) and the state that goes up ([`PortSnapshot`], [`PortEvent`] on a bounded
 //! [`event_channel`]), what a task follows and reports ([`follow`], [`report`], [`drops`], the
-//! PFC [`watchdog`]'s view), the headroom results and the
-//! allowance selected from them ([`headroom`]), LLDP's view ([`lldp_view`]), and [`PortSet`], what
-//! the northbound side needs of a set of ports. The kinds of port are apart: the embedded
+//! PFC [`watchdog`]'s view), the headroom results and the allowance selected from them
+//! ([`headroom`]), LLDP's view ([`lldp_view`]), [`PortSet`], what the northbound side needs of a
+//! set of ports, and the health of their threads ([`watched`]). The kinds of port are apart: the embedded
 //! lab's simulated ports in `crate::lab`, real interfaces in `crate::real`.
 
 pub mod drops;
@@ -20,6 +20,7 @@ pub mod run;
 pub mod set;
 pub mod snapshot;
 pub mod watchdog;
+pub mod watched;
 
 pub use event::PortEvent;
 pub use event_channel::{EventReceiver, EventSender};

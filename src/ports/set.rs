@@ -35,8 +35,14 @@ pub trait PortSet: Send + Sync {
     /// Stops every port.
     fn stop(&self);
     /// Why the ports no longer work, if they do not (pfcd then exits, for a supervisor to
-    /// restart it, rather than serve stale state).
+    /// restart it, rather than serve stale state): a port's thread died. Kinds of port with
+    /// threads beyond the ports' own (the bridge's forwarding loop) add theirs.
     fn failure(&self) -> Option<String> {
-        None
+        port_failure(self.ports())
     }
+}
+
+/// The first of `ports` whose thread died, and why.
+pub fn port_failure(ports: &[PortHandle]) -> Option<String> {
+    ports.iter().find_map(PortHandle::failure)
 }

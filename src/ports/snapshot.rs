@@ -85,12 +85,24 @@ pub struct PortSnapshot {
     pub pfc_frames_ignored: u64,
     pub mac_control_discarded: u64,
     pub priorities: [PrioritySnapshot; PRIORITIES],
+    /// Received frames the port discarded as no Bridge Port may forward them.
+    pub frame_discards: FrameDiscards,
     /// When the counters were last reset.
     pub discontinuity_time: std::time::SystemTime,
     /// The simulated time the port has reached.
     pub simulated_time: Picos,
     /// The PFC watchdog of the port's transmit side.
     pub watchdog: super::watchdog::WatchdogView,
+}
+
+/// Received frames discarded because of what they are (pfcd-pipeline's `frame-discards`):
+/// counted on real interfaces, where the bridge receives frames; 0 on the lab's ports.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct FrameDiscards {
+    /// Longer than the largest frame the bridge forwards (`max-frame`).
+    pub oversize: u64,
+    /// Tagged with the reserved VID 4095.
+    pub reserved_vid: u64,
 }
 
 /// The latest snapshot of a port: the port task replaces it, readers clone the `Arc`.

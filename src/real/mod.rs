@@ -156,9 +156,11 @@ impl PortSet for RealPorts {
     }
 
     fn failure(&self) -> Option<String> {
-        self.bridge.failed().then(|| {
-            "the bridge's forwarding thread stopped (see the log above): nothing is forwarded"
-                .to_string()
+        crate::ports::set::port_failure(&self.ports).or_else(|| {
+            self.bridge.failed().then(|| {
+                "the bridge's forwarding thread stopped (see the log above): nothing is forwarded"
+                    .to_string()
+            })
         })
     }
 

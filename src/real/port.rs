@@ -333,6 +333,10 @@ impl PortTask for RealPort {
         // Table 12-1 counts PFC frames: what the bridge port sent and acted on.
         snapshot.pfc_requests = port.counters.pfc_requests;
         snapshot.mac_control_discarded += port.counters.bad_mac_control;
+        snapshot.frame_discards = crate::ports::snapshot::FrameDiscards {
+            oversize: port.counters.oversize,
+            reserved_vid: port.counters.reserved_vid,
+        };
         snapshot
     }
 }

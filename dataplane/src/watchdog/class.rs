@@ -64,6 +64,12 @@ impl ClassWatch {
         }
     }
 
+    pub(super) fn restart_time(&mut self) {
+        self.paused_until = Picos::ZERO;
+        self.last_pause_at = Picos::ZERO;
+        self.held_since = None;
+    }
+
     pub(super) fn pause_received(&mut self, now: Picos, until: Picos) {
         if until <= now {
             // Zero quanta: the class is released.

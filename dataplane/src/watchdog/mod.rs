@@ -213,6 +213,16 @@ impl Watchdog {
         self.classes[class % CLASSES].counters
     }
 
+    /// The caller's time starts again from 0: the pauses and holds followed so far are
+    /// forgotten (call it when none is running: [`Self::next_deadline`] is `None` and no pause
+    /// holds a class). Settings, status and counters stay; the counters' times are the old
+    /// time's.
+    pub fn restart_time(&mut self) {
+        for c in &mut self.classes {
+            c.restart_time();
+        }
+    }
+
     /// Counters back to zero; the status stays.
     pub fn clear_counters(&mut self) {
         for c in &mut self.classes {

@@ -150,3 +150,15 @@ fn a_zero_quanta_pause_releases_the_hold() {
     storm(&mut w, 3, MS * 151, MS * 400, MS, Picos::from_us(3_400));
     assert_eq!(w.next_deadline(), Some(MS * 351), "the hold began again after the XON");
 }
+
+#[test]
+fn after_the_time_starts_again_an_old_pause_holds_nothing() {
+    let mut w = Watchdog::default();
+    let late = Picos::from_ms(8_640_000_000);
+    w.pause_received(late, 3, late + Picos::from_us(3_400));
+    w.restart_time();
+    w.waiting(Picos::ZERO, 1 << 3);
+    assert_eq!(w.next_deadline(), None, "the old time's pause is forgotten");
+    storm(&mut w, 3, Picos::ZERO, MS * 300, MS, Picos::from_us(3_400));
+    assert_eq!(detections(&w.poll(MS * 300)), vec![(3, MS * 200)], "new pauses count");
+}

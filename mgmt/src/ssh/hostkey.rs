@@ -2,12 +2,13 @@
 //! the state directory (`ssh_host_ed25519_key`, mode 0600, with the public half beside it in
 //! `ssh_host_ed25519_key.pub`), so clients see the same host key across restarts.
 
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use russh::keys::ssh_key::LineEnding;
 use russh::keys::{Algorithm, HashAlg, PrivateKey};
 use thiserror::Error;
+
+use crate::state_dir::write_file;
 
 /// Why the host key cannot be had.
 #[derive(Debug, Error)]
@@ -59,42 +60,15 @@ pub fn load_or_generate(path: &Path) -> Result<PrivateKey, HostKeyError> {
                 .map_err(|e| HostKeyError::Generate(e.to_string()))?;
             let public =
                 key.public_key().to_openssh().map_err(|e| HostKeyError::Generate(e.to_string()))?;
-            write_atomically(path, private.as_bytes(), 0o600).map_err(io)?;
+            write_file(path, private.as_bytes(), 0o600).map_err(io)?;
             let pub_path = path.with_extension("pub");
-            write_atomically(&pub_path, format!("{public}\n").as_bytes(), 0o644)
+            write_file(&pub_path, format!("{public}\n").as_bytes(), 0o644)
                 .map_err(|source| HostKeyError::Io { path: pub_path.clone(), source })?;
             tracing::info!(path = %path.display(), fingerprint = %key.public_key().fingerprint(HashAlg::Sha256), "generated SSH host key");
             Ok(key)
         }
         Err(e) => Err(io(e)),
     }
-}
-
-/// Writes `bytes` to a temporary file beside `path` with permissions `mode`, syncs it and
-/// renames it over `path`, so a crash never leaves a half-written key.
-fn write_atomically(path: &Path, bytes: &[u8], mode: u32) -> std::io::Result<()> {
-    let tmp = path.with_extension("tmp");
-    let mut options = std::fs::OpenOptions::new();
-    options.write(true).create(true).truncate(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        options.mode(mode);
-    }
-    #[cfg(not(unix))]
-    let _ = mode;
-    let mut file = options.open(&tmp)?;
-    file.write_all(bytes)?;
-    file.sync_all()?;
-    drop(file);
-    std::fs::rename(&tmp, path)?;
-    if let Some(dir) = path.parent() {
-        // Make the rename durable; not every platform lets a directory be opened.
-        if let Ok(d) = std::fs::File::open(dir) {
-            let _ = d.sync_all();
-        }
-    }
-    Ok(())
 }
 
 #[cfg(test)]
@@ -117,6 +91,23 @@ mod tests {
         assert!(public.starts_with("ssh-ed25519 "));
         let second = load_or_generate(&path).expect("loaded");
         assert_eq!(first.public_key().key_data(), second.public_key().key_data());
+    }
+
+    /// The key goes into a temporary file that is created anew, never through a link planted
+    /// where it goes: the private key never lands in another file.
+    #[test]
+    fn a_link_planted_as_the_temporary_file_is_not_written_through() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("ssh_host_ed25519_key");
+        let victim = dir.path().join("victim");
+        std::fs::write(&victim, "precious").expect("victim");
+        std::os::unix::fs::symlink(&victim, dir.path().join("ssh_host_ed25519_key.tmp"))
+            .expect("symlink");
+        std::os::unix::fs::symlink(&victim, dir.path().join("ssh_host_ed25519_key.pub.tmp"))
+            .expect("symlink");
+        load_or_generate(&path).expect("generated");
+        assert_eq!(std::fs::read_to_string(&victim).expect("victim"), "precious");
+        assert!(std::fs::symlink_metadata(&path).expect("key").is_file());
     }
 
     #[test]

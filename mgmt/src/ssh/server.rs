@@ -29,14 +29,9 @@ use crate::yang::schema::{Schema, SchemaError};
 /// Why the server cannot start.
 #[derive(Debug, Error)]
 pub enum StartError {
-    /// The state directory cannot be created.
-    #[error("cannot create the state directory {path}: {source}")]
-    StateDir {
-        /// The directory.
-        path: std::path::PathBuf,
-        /// The cause.
-        source: std::io::Error,
-    },
+    /// The state directory cannot be created, or is not safe to trust.
+    #[error(transparent)]
+    StateDir(#[from] crate::state_dir::StateDirError),
     /// The host key cannot be loaded or generated.
     #[error(transparent)]
     HostKey(#[from] HostKeyError),
@@ -86,8 +81,7 @@ impl Server {
         config: Config,
         backends: Vec<Arc<dyn Backend>>,
     ) -> Result<Server, StartError> {
-        std::fs::create_dir_all(&config.state_dir)
-            .map_err(|source| StartError::StateDir { path: config.state_dir.clone(), source })?;
+        crate::state_dir::prepare(&config.state_dir)?;
         let host_key = hostkey::load_or_generate(&config.host_key_path())?;
         let users_path = config.users_path();
         let users = Users::load(&users_path)?;

@@ -1,5 +1,7 @@
 //! ietf-yang-library (RFC 8525): the modules in the server's module set, with their
-//! revisions and enabled features, implemented or imported only.
+//! revisions and enabled features, implemented or imported only. A module's name and revision
+//! name its file in the cache and go into `<get-schema>`, so a server's list is refused unless
+//! each is what YANG allows (an identifier, a YYYY-MM-DD date): `../../x` names no module.
 
 use quick_xml::events::Event;
 use quick_xml::Reader;
@@ -53,7 +55,10 @@ pub fn parse_library(xml: &str) -> Result<Vec<LibraryModule>, String> {
                 if (name == "module" || name == "import-only-module")
                     && path.last().map(String::as_str) == Some("module-set")
                 {
-                    modules.extend(current.take().filter(|m| !m.name.is_empty()));
+                    if let Some(m) = current.take().filter(|m| !m.name.is_empty()) {
+                        check_names(&m)?;
+                        modules.push(m);
+                    }
                 }
             }
             Event::Text(t) => {
@@ -78,6 +83,40 @@ pub fn parse_library(xml: &str) -> Result<Vec<LibraryModule>, String> {
     Ok(modules)
 }
 
+/// Refuses a module whose name is not a YANG identifier (RFC 7950 6.2) or whose revision is
+/// not a date (`YYYY-MM-DD`, 7.1.9).
+fn check_names(m: &LibraryModule) -> Result<(), String> {
+    if !is_identifier(&m.name) {
+        return Err(format!(
+            "the server's yang-library names a module {:?}, which is not a YANG identifier: \
+             refusing to fetch or cache it",
+            m.name
+        ));
+    }
+    if let Some(r) = m.revision.as_deref().filter(|r| !is_revision(r)) {
+        return Err(format!(
+            "the server's yang-library gives module {} the revision {:?}, which is not a date \
+             (YYYY-MM-DD): refusing to fetch or cache it",
+            m.name, r
+        ));
+    }
+    Ok(())
+}
+
+fn is_identifier(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars.next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
+}
+
+fn is_revision(r: &str) -> bool {
+    let b = r.as_bytes();
+    b.len() == 10
+        && b.iter()
+            .enumerate()
+            .all(|(i, c)| if i == 4 || i == 7 { *c == b'-' } else { c.is_ascii_digit() })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -96,5 +135,29 @@ mod tests {
         assert!(m[0].implemented);
         assert_eq!(m[1].file_stem(), "ietf-yang-types@2013-07-15");
         assert!(!m[1].implemented);
+    }
+
+    /// Names and revisions that would name files outside the cache (or odd ones in it) are
+    /// refused before anything is fetched or written.
+    #[test]
+    fn a_module_name_or_revision_that_is_no_yang_name_is_refused() {
+        let library = |module: &str| {
+            format!(
+                "<yang-library xmlns=\"urn:ietf:params:xml:ns:yang:ietf-yang-library\"><module-set>\
+                 <name>s</name><module><name>good</name><revision>2020-01-01</revision></module>\
+                 {module}</module-set></yang-library>"
+            )
+        };
+        for (module, says) in [
+            ("<module><name>../../x</name></module>", "not a YANG identifier"),
+            ("<module><name>/etc/passwd</name></module>", "not a YANG identifier"),
+            ("<module><name>m</name><revision>../../../x</revision></module>", "not a date"),
+            ("<import-only-module><name>a/b</name></import-only-module>", "not a YANG identifier"),
+        ] {
+            let err = parse_library(&library(module)).expect_err(module);
+            assert!(err.contains(says), "{module}: {err}");
+        }
+        let ok = parse_library(&library("<module><name>m_2.x-y</name></module>")).expect("ok");
+        assert_eq!(ok.len(), 2);
     }
 }

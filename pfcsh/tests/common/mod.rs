@@ -55,7 +55,7 @@ impl Lab {
             .args(["--listen", "127.0.0.1:0", "--state-dir"])
             .arg(dir.path().join("state"))
             .stdout(Stdio::piped())
-            .stderr(Stdio::null())
+            .stderr(std::fs::File::create(dir.path().join("pfcd.log")).expect("log"))
             .spawn()
             .expect("pfcd starts");
         let stdout = child.stdout.take().expect("stdout");
@@ -70,6 +70,11 @@ impl Lab {
         let port = port.expect("pfcd says it is ready");
         let password_file = dir.path().join("state/admin.password");
         Lab { child, port, password_file, _dir: dir }
+    }
+
+    /// What pfcd logged (its host key's fingerprint among it).
+    pub fn log(&self) -> String {
+        std::fs::read_to_string(self._dir.path().join("pfcd.log")).unwrap_or_default()
     }
 
     pub fn password(&self) -> String {
@@ -113,8 +118,16 @@ impl Home {
         self.path().join("data/pfcsh/history")
     }
 
-    /// pfcsh with this HOME, connecting to `port` as admin with `password_file`.
+    /// pfcsh with this HOME, connecting to `port` as admin with `password_file`, pinning the
+    /// host key on first contact without asking (`--accept-new`).
     pub fn pfcsh(&self, port: u16, password_file: &Path) -> Command {
+        let mut c = self.pfcsh_asking(port, password_file);
+        c.arg("--accept-new");
+        c
+    }
+
+    /// The same without `--accept-new`: pfcsh asks before pinning a new host key.
+    pub fn pfcsh_asking(&self, port: u16, password_file: &Path) -> Command {
         let mut c = Command::new(pfcsh_bin());
         c.env("HOME", self.path())
             .env("XDG_CONFIG_HOME", self.path().join("config"))

@@ -8,7 +8,7 @@ use netconf_proto::xml::Element;
 use super::{BRIDGE, COMPONENT};
 use crate::northbound::namespaces::{DOT1Q_NS, IF_NS, PFC_NS};
 use crate::northbound::pfc::state::pfc_state;
-use crate::northbound::pipeline::state::port_state;
+use crate::northbound::pipeline::state::{frame_discards, port_state};
 use crate::northbound::watchdog::state::port_state as watchdog_state;
 use crate::northbound::xml::leaf;
 use crate::ports::set::PortSet;
@@ -27,7 +27,8 @@ pub fn interfaces(
         let mut pfc = pfc_state(s);
         pfc.namespaces_mut().push((Some("pfc".into()), PFC_NS.into()));
         let mut bridge_port = Element::new(DOT1Q_NS, "bridge-port").with(pfc);
-        if let Some(p) = port_state(pipe, i) {
+        if let Some(mut p) = port_state(pipe, i) {
+            p.push(frame_discards(&s.frame_discards));
             bridge_port.push(p);
         }
         bridge_port.push(watchdog_state(&s.watchdog));

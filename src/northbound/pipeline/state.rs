@@ -7,6 +7,7 @@ use netconf_proto::xml::Element;
 
 use crate::northbound::namespaces::PIPE_NS;
 use crate::northbound::xml::leaf;
+use crate::ports::snapshot::FrameDiscards;
 
 /// `/pipeline`'s state: external memory in use and the statistics.
 pub fn state(s: &PipelineSnapshot) -> Element {
@@ -37,6 +38,16 @@ pub fn state(s: &PipelineSnapshot) -> Element {
         statistics.push(leaf(ns, name, value));
     }
     Element::new(ns, "pipeline").with(external).with(statistics)
+}
+
+/// The frames a port discarded for what they are, within its `pipeline` container.
+pub fn frame_discards(d: &FrameDiscards) -> Element {
+    let ns = PIPE_NS;
+    Element::new(ns, "frame-discards").with(leaf(ns, "oversize", d.oversize)).with(leaf(
+        ns,
+        "reserved-vid",
+        d.reserved_vid,
+    ))
 }
 
 /// The `pipeline` container of port `port`'s Bridge Port.
