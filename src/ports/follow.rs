@@ -196,7 +196,7 @@ impl Followed {
     /// (and logged where the watchdog runs).
     pub fn follow_watchdog(&mut self, now: &WatchdogView) {
         for event in super::watchdog::events(&self.name, &self.watchdog, now) {
-            let _ = self.events.send(event);
+            self.events.send(event);
         }
         self.watchdog = *now;
     }
