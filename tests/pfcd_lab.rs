@@ -1118,3 +1118,26 @@ fn running_config(c: &mut Client) -> String {
         .unwrap_or_default()
         .to_string()
 }
+
+/// The lab's simulated ports run no PFC watchdog: a commit of one is refused (not accepted and
+/// ignored), saying where it runs, and running stays as it was.
+#[test]
+fn the_lab_refuses_a_pfc_watchdog() {
+    let dir = state_dir("watchdog");
+    let file = dir.with_extension("toml");
+    std::fs::write(&file, "[lab]\ntraffic = false\n").expect("settings file");
+    let daemon = Daemon::start_with(&dir, &["--config", file.to_str().expect("utf-8 path")]);
+    let mut c = daemon.client();
+    let before = running_config(&mut c);
+    let edit = "<interfaces xmlns=\"urn:ietf:params:xml:ns:yang:ietf-interfaces\"><interface>\
+                <name>lab1</name><bridge-port xmlns=\"urn:ieee:std:802.1Q:yang:ieee802-dot1q-bridge\">\
+                <pfc-watchdog xmlns=\"urn:pfcd:yang:pfcd-watchdog\"><detection-time>100</detection-time>\
+                </pfc-watchdog></bridge-port></interface></interfaces>";
+    assert_commit_refused(
+        &mut c,
+        edit,
+        "pfcd-wd:pfc-watchdog",
+        "run no PFC watchdog; it runs on real interfaces",
+        &before,
+    );
+}

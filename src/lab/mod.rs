@@ -172,6 +172,11 @@ impl crate::ports::set::PortSet for Lab {
         false
     }
 
+    /// The simulated links carry no watchdog.
+    fn runs_watchdog(&self) -> bool {
+        false
+    }
+
     fn pipeline(&self) -> std::sync::Arc<dataplane::pipeline::PipelineSnapshot> {
         self.pipeline.snapshot()
     }

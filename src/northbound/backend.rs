@@ -23,7 +23,7 @@ use super::namespaces::{PFC_BRIDGE_NS, WD_NS};
 use super::pfc::config::{check, intent_from};
 use super::pfc::rpc::RPCS;
 use super::pipeline::config::config_from;
-use super::watchdog::config::setup_from;
+use super::watchdog::config::{lab_refusal as watchdog_refusal, setup_from};
 use crate::ports::set::PortSet;
 use crate::ports::PortIntent;
 
@@ -49,7 +49,8 @@ impl PortsBackend {
 
     /// Configuration pfcd cannot run: a Bridge Port or LLDP entry for a port it does not have,
     /// an LLDP destination it does not support, a traffic class table other than the identity
-    /// on ports that map priority n to class n (the lab's).
+    /// on ports that map priority n to class n (the lab's), a PFC watchdog on ports that run
+    /// none (the lab's).
     fn unrunnable(&self, root: &Element) -> Vec<BackendError> {
         let names = self.port_names();
         let configured = bridge_ports(root);
@@ -58,11 +59,17 @@ impl PortsBackend {
             .iter()
             .filter(|(name, _)| classes_fixed && names.contains(&name.as_str()))
             .filter_map(|(name, port)| lab_refusal(name, table(port)));
+        let no_watchdog = !self.ports.runs_watchdog();
+        let watchdogs = configured
+            .iter()
+            .filter(|(name, _)| no_watchdog && names.contains(&name.as_str()))
+            .filter_map(|(name, port)| watchdog_refusal(name, port.child(WD_NS, "pfc-watchdog")));
         configured
             .iter()
             .filter_map(|(name, _)| check_port_exists(name, &names, self.ports.described()).err())
             .chain(check_entries(root, &names))
             .chain(tables)
+            .chain(watchdogs)
             .collect()
     }
 

@@ -22,6 +22,9 @@ pub trait PortSet: Send + Sync {
     /// (`PortIntent::traffic_class`): the bridge on real interfaces does, the lab's simulated
     /// pipeline does not.
     fn applies_traffic_classes(&self) -> bool;
+    /// Whether the ports run the PFC watchdog (`PortIntent::watchdog`): the bridge on real
+    /// interfaces does, the lab's simulated ports do not yet.
+    fn runs_watchdog(&self) -> bool;
     /// The transmit pipeline as last published.
     fn pipeline(&self) -> Arc<PipelineSnapshot>;
     /// The pipeline these ports run for pfcd-pipeline's settings `base`.

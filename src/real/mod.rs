@@ -124,6 +124,11 @@ impl PortSet for RealPorts {
         true
     }
 
+    /// Each bridge port runs its watchdog (`PortControl::watchdog`).
+    fn runs_watchdog(&self) -> bool {
+        true
+    }
+
     fn pipeline(&self) -> Arc<PipelineSnapshot> {
         self.bridge.snapshot().pipeline.unwrap_or_else(|| {
             Arc::new(PipelineSnapshot {
