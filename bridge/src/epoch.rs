@@ -126,6 +126,7 @@ mod tests {
             store: crate::store::FrameStore::default(),
             max_len: 1522,
             pending_mode: None,
+            max_transit: Picos::from_ms(1_000),
         };
         (fwd, ports)
     }
@@ -173,7 +174,7 @@ mod tests {
         ports[1].receiver.receive(now, &pause, Picos::ZERO);
         assert!(!rebase_when_idle(&mut epoch, wall, now, &mut ports, &mut fwd), "paused");
         let later = now + Picos::from_ms(100);
-        let handle = fwd.store.put(&[0u8; 64], 0, 0, 1);
+        let handle = fwd.store.put(&[0u8; 64], (0, 0, Picos::ZERO), 1);
         assert!(!rebase_when_idle(&mut epoch, wall, later, &mut ports, &mut fwd), "a frame");
         fwd.store.release(handle);
         assert!(rebase_when_idle(&mut epoch, wall, later, &mut ports, &mut fwd), "idle");

@@ -37,6 +37,9 @@ pub struct Forwarder {
     pub max_len: usize,
     /// A pause mode to change to once the bridge is empty.
     pub pending_mode: Option<dataplane::pipeline::PauseMode>,
+    /// The longest a frame may stay in the bridge (802.1Q 6.5.6, maximum bridge transit
+    /// delay): older ones are discarded when they come to leave, and counted.
+    pub max_transit: Picos,
 }
 
 impl Forwarder {
@@ -125,7 +128,7 @@ impl Forwarder {
                 return;
             }
         }
-        let handle = self.store.put(frame, i, priority as u8, out.len() as u32);
+        let handle = self.store.put(frame, (i, priority as u8, now), out.len() as u32);
         let len = u16::try_from(frame.len()).unwrap_or(u16::MAX);
         for p in out {
             // The pipeline queues by traffic class (8.6.6).
@@ -263,6 +266,7 @@ mod tests {
             store: crate::store::FrameStore::default(),
             max_len: usize::from(MAX_LEN),
             pending_mode: None,
+            max_transit: Picos::from_ms(1_000),
         };
         (fwd, ports)
     }

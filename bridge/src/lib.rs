@@ -85,7 +85,13 @@ pub struct BridgeSetup {
     pub speed: LinkSpeed,
     /// The largest frame forwarded, octets without FCS.
     pub max_frame: u16,
+    /// The maximum bridge transit delay (802.1Q 6.5.6): a frame older when it comes to leave is
+    /// discarded and counted (`transit_drops`).
+    pub max_transit: std::time::Duration,
 }
+
+/// 802.1Q 6.5.6's recommended maximum bridge transit delay (its absolute maximum is 4 s).
+pub const DEFAULT_MAX_TRANSIT: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// Why the bridge cannot start.
 #[derive(Debug, thiserror::Error)]
@@ -182,6 +188,7 @@ impl Bridge {
             store: store::FrameStore::default(),
             max_len: usize::from(setup.max_frame),
             pending_mode: None,
+            max_transit: Picos::from_duration(setup.max_transit),
         };
         let stop = Arc::new(AtomicBool::new(false));
         let published = Arc::new(Mutex::new(BridgeSnapshot::take(&ports, &fwd)));

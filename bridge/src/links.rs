@@ -314,6 +314,7 @@ mod tests {
             store: store::FrameStore::default(),
             max_len: 1522,
             pending_mode: None,
+            max_transit: Picos::from_ms(1_000),
         };
         let seen = vec![
             Seen { identity: Some((10, ports[0].mac)), up: true },
@@ -362,7 +363,7 @@ mod tests {
                 p1.ingress.admit(3, frame.len()),
                 super::super::ingress::Admission::Stored
             ));
-            let handle = self.fwd.store.put(&frame, 0, 3, 1);
+            let handle = self.fwd.store.put(&frame, (0, 3, Picos::ZERO), 1);
             self.ports[1].tx_backlog.push_back(handle);
         }
     }

@@ -136,6 +136,9 @@ pub struct PortCounters {
     pub reopened: u64,
     /// Frames toward the port discarded by the PFC watchdog's `drop` action (a storm).
     pub watchdog_drops: u64,
+    /// Frames toward the port discarded because they had been in the bridge longer than the
+    /// maximum bridge transit delay (802.1Q 6.5.6).
+    pub transit_drops: u64,
     /// 802.3x PAUSE frames ignored because the port is set to ignore them.
     pub link_pause_ignored: u64,
 }

@@ -2,12 +2,16 @@
 //! it leaves on, under a handle the pipeline's descriptors carry (the payload never moves, as
 //! in the pipeline model), and freed when its last copy has left.
 
+use dataplane::time::Picos;
+
 /// A stored frame.
 #[derive(Debug, Default)]
 struct Slot {
     data: Vec<u8>,
     in_port: usize,
     priority: u8,
+    /// When it came in, in the bridge's time.
+    arrived: Picos,
     /// Copies still to leave.
     refs: u32,
 }
@@ -29,8 +33,14 @@ pub struct FrameStore {
 }
 
 impl FrameStore {
-    /// Stores `frame`, received on `in_port` with `priority`, to leave on `copies` ports.
-    pub fn put(&mut self, frame: &[u8], in_port: usize, priority: u8, copies: u32) -> u32 {
+    /// Stores `frame`, received on `in_port` with `priority` at `arrived`, to leave on `copies`
+    /// ports.
+    pub fn put(
+        &mut self,
+        frame: &[u8],
+        (in_port, priority, arrived): (usize, u8, Picos),
+        copies: u32,
+    ) -> u32 {
         let handle = match self.free.pop() {
             Some(h) => h,
             None => {
@@ -43,6 +53,7 @@ impl FrameStore {
         slot.data.extend_from_slice(frame);
         slot.in_port = in_port;
         slot.priority = priority;
+        slot.arrived = arrived;
         slot.refs = copies;
         self.in_use += 1;
         handle
@@ -56,6 +67,11 @@ impl FrameStore {
     /// The priority the frame under `handle` was received with.
     pub fn priority(&self, handle: u32) -> Option<u8> {
         self.slots.get(handle as usize).filter(|s| s.refs > 0).map(|s| s.priority)
+    }
+
+    /// When the frame under `handle` came in.
+    pub fn arrived(&self, handle: u32) -> Option<Picos> {
+        self.slots.get(handle as usize).filter(|s| s.refs > 0).map(|s| s.arrived)
     }
 
     /// One copy of the frame has left; returns what it held when that was the last.
@@ -83,15 +99,16 @@ mod tests {
     #[test]
     fn a_flooded_frame_is_freed_after_its_last_copy() {
         let mut store = FrameStore::default();
-        let h = store.put(&[1, 2, 3], 0, 3, 2);
+        let h = store.put(&[1, 2, 3], (0, 3, Picos::ZERO), 2);
         assert_eq!(store.get(h), &[1, 2, 3]);
         assert_eq!(store.release(h), None);
         assert_eq!(store.get(h), &[1, 2, 3], "one copy still to leave");
         assert_eq!(store.release(h), Some(Freed { in_port: 0, priority: 3, len: 3 }));
         assert_eq!(store.in_use(), 0);
         assert_eq!(store.release(h), None, "a freed handle releases nothing");
-        let again = store.put(&[9], 1, 0, 1);
+        let again = store.put(&[9], (1, 0, Picos(5)), 1);
         assert_eq!(again, h, "the slot is reused");
         assert_eq!(store.get(again), &[9]);
+        assert_eq!(store.arrived(again), Some(Picos(5)));
     }
 }

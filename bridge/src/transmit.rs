@@ -34,6 +34,18 @@ pub fn flush_backlog<P: BridgeIo>(
     let mut held_priorities = 0u8;
     while let Some(&head) = ports[p].tx_backlog.front() {
         let priority = frame_priority(fwd, head);
+        let expired = fwd
+            .store
+            .arrived(head)
+            .is_some_and(|at| clock.wall().saturating_sub(at) > fwd.max_transit);
+        if expired {
+            // Held past the maximum bridge transit delay (a pause that never ends, a deadlock):
+            // discarded, so that its buffer does not stay taken for good.
+            ports[p].tx_backlog.pop_front();
+            ports[p].counters.transit_drops += 1;
+            fwd.release(ports, head);
+            continue;
+        }
         if ports[p].watchdog.drops(priority) {
             // A stormed priority's queued frames are discarded, freeing the buffers they hold.
             ports[p].tx_backlog.pop_front();

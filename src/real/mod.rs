@@ -53,8 +53,13 @@ impl RealPorts {
                 ..BridgePortSetup::new(name, 0)
             })
             .collect();
-        let setup =
-            BridgeSetup { ports, mode: PauseMode::External, speed, max_frame: settings.max_frame };
+        let setup = BridgeSetup {
+            ports,
+            mode: PauseMode::External,
+            speed,
+            max_frame: settings.max_frame,
+            max_transit: pfc_bridge::DEFAULT_MAX_TRANSIT,
+        };
         let options = RawOptions {
             promiscuous: true,
             timestamps: true,
