@@ -105,10 +105,13 @@ pub fn snapshot<P>(port: &BridgePort<P>) -> Vec<WatchdogClassSnapshot> {
         .collect()
 }
 
-/// Which priorities have frames waiting toward port `i`: held in its backlog (`held`) or in
-/// the pipeline's queue of their traffic class.
+/// Which priorities have frames waiting toward port `i`: held in its backlog (`held`), or in
+/// the pipeline's queue or external FIFO of their traffic class.
 pub fn waiting<P>(port: &BridgePort<P>, i: usize, fwd: &Forwarder, held: u8) -> u8 {
     (0..PRIORITIES)
-        .filter(|n| fwd.engine.backlog(i, port.class_of(*n)) > 0)
+        .filter(|n| {
+            let class = port.class_of(*n);
+            fwd.engine.backlog(i, class) > 0 || fwd.engine.external_depth(i, class) > 0
+        })
         .fold(held, |w, n| w | (1 << n))
 }
