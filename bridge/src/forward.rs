@@ -117,6 +117,15 @@ impl Forwarder {
             port.counters.filtered += 1;
             return;
         }
+        let lossy = port.ingress.lossy(priority);
+        let mut out = out;
+        if lossy {
+            port.ingress.share(&mut out, frame.len());
+            if out.is_empty() {
+                port.counters.lossy_drops += 1;
+                return;
+            }
+        }
         match port.ingress.admit(priority, frame.len()) {
             Admission::Stored => {}
             Admission::DroppedLossless => {
@@ -128,6 +137,9 @@ impl Forwarder {
                 return;
             }
         }
+        if lossy {
+            port.ingress.charge(&out, frame.len());
+        }
         let handle = self.store.put(frame, (i, priority as u8, now), out.len() as u32);
         let len = u16::try_from(frame.len()).unwrap_or(u16::MAX);
         for p in out {
@@ -136,7 +148,7 @@ impl Forwarder {
             if let Err(e) = self.engine.offer(p, class, len, handle) {
                 // (Cannot happen: ports, priorities and lengths were checked above.)
                 warn!(error = %e, "pipeline refused a frame");
-                self.release(ports, handle);
+                self.release(ports, handle, p);
             }
         }
     }
@@ -214,9 +226,15 @@ impl Forwarder {
         }
     }
 
-    /// One copy of a stored frame is done with (sent, or refused); the last frees the ingress
-    /// port's buffer.
-    pub fn release<P>(&mut self, ports: &mut [BridgePort<P>], handle: u32) {
+    /// One copy of a stored frame, toward `egress`, is done with (sent, or refused); the last
+    /// frees the ingress port's buffer.
+    pub fn release<P>(&mut self, ports: &mut [BridgePort<P>], handle: u32, egress: usize) {
+        let copy = self.store.origin(handle);
+        if let Some((in_port, priority, len)) = copy {
+            if let Some(p) = ports.get_mut(in_port).filter(|p| p.ingress.lossy(priority.into())) {
+                p.ingress.uncharge(egress, len);
+            }
+        }
         if let Some(freed) = self.store.release(handle) {
             if let Some(p) = ports.get_mut(freed.in_port) {
                 p.ingress.release(usize::from(freed.priority), freed.len);

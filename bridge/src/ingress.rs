@@ -2,6 +2,9 @@
 //! XOFF/XON thresholds that follow from the headroom allowance in force (dataplane's
 //! `BufferPlan`, SPEC §4.5); the other priorities share one lossy pool and drop when it is
 //! full. A frame occupies the buffer of the port it came in on until its last copy has left.
+//! Within the lossy pool each egress port may hold at most what is free (a dynamic threshold
+//! with alpha 1, as switch buffer managers share a pool): frames queued for one stopped port
+//! can take at most half of it, and the other ports keep the rest.
 
 use dataplane::headroom::{BufferConfig, BufferPlan, BufferPlanError};
 use dataplane::time::FCS_OCTETS;
@@ -25,6 +28,10 @@ pub struct IngressBuffer {
     lossy_pool: u64,
     occupancy: [u64; PRIORITIES],
     lossy_used: u64,
+    /// Octets of the lossy pool held for each egress port (a flooded frame counts for each).
+    lossy_to: Vec<u64>,
+    /// Copies refused because their egress port held its share of the lossy pool.
+    pub share_drops: u64,
     /// XOFF asserted, per priority (bit n).
     xoff: u8,
     pub dropped: [u64; PRIORITIES],
@@ -57,6 +64,8 @@ impl IngressBuffer {
             lossy_pool,
             occupancy: [0; PRIORITIES],
             lossy_used: 0,
+            lossy_to: Vec::new(),
+            share_drops: 0,
             xoff: 0,
             dropped: [0; PRIORITIES],
             octets_dropped: [0; PRIORITIES],
@@ -151,6 +160,39 @@ impl IngressBuffer {
         Admission::Stored
     }
 
+    /// Whether priority `n` is one of the lossy pool's.
+    pub fn lossy(&self, n: usize) -> bool {
+        self.plans.get(n).is_some_and(Option::is_none)
+    }
+
+    /// Keeps the egress ports of `out` that may take one more lossy frame of `len` octets:
+    /// those holding less of the pool than is free. Refused copies are counted.
+    pub fn share(&mut self, out: &mut Vec<usize>, len: usize) {
+        let octets = len as u64 + FCS_OCTETS;
+        let free = self.lossy_pool.saturating_sub(self.lossy_used);
+        let before = out.len();
+        out.retain(|e| self.lossy_to.get(*e).copied().unwrap_or(0) + octets <= free);
+        self.share_drops += (before - out.len()) as u64;
+    }
+
+    /// A lossy frame of `len` octets was stored for `out`.
+    pub fn charge(&mut self, out: &[usize], len: usize) {
+        let octets = len as u64 + FCS_OCTETS;
+        for e in out {
+            if self.lossy_to.len() <= *e {
+                self.lossy_to.resize(*e + 1, 0);
+            }
+            self.lossy_to[*e] += octets;
+        }
+    }
+
+    /// A copy of a lossy frame of `len` octets has left toward (or been dropped for) `egress`.
+    pub fn uncharge(&mut self, egress: usize, len: usize) {
+        if let Some(held) = self.lossy_to.get_mut(egress) {
+            *held = held.saturating_sub(len as u64 + FCS_OCTETS);
+        }
+    }
+
     /// A stored frame of `len` octets of priority `n` has left the bridge.
     pub fn release(&mut self, n: usize, len: usize) {
         let n = n % PRIORITIES;
@@ -173,6 +215,7 @@ impl IngressBuffer {
         self.accepted = [0; PRIORITIES];
         self.xoff_events = [0; PRIORITIES];
         self.peak = self.occupancy;
+        self.share_drops = 0;
     }
 
     /// XOFF per priority (bit n): the PFC initiator's requests.
@@ -215,6 +258,41 @@ mod tests {
         }
         assert_eq!(b.xoff(), 0);
         assert_eq!(b.occupancy(3), 0);
+    }
+
+    #[test]
+    fn one_stopped_egress_holds_at_most_half_the_lossy_pool() {
+        let mut b = annex_n();
+        // Port 1 is stopped: nothing queued for it leaves.
+        let mut stored = 0;
+        loop {
+            let mut out = vec![1];
+            b.share(&mut out, 1000);
+            if out.is_empty() {
+                break;
+            }
+            assert_eq!(b.admit(0, 1000), Admission::Stored);
+            b.charge(&out, 1000);
+            stored += 1;
+        }
+        // Each frame is taken while port 1 holds no more than is free: 33 × 1004 octets of
+        // 65 536, half the pool and one frame.
+        assert_eq!(stored, 33, "about half the pool, then refused");
+        assert_eq!(b.share_drops, 1);
+        // Port 2 still gets the other half.
+        let mut out = vec![1, 2];
+        b.share(&mut out, 1000);
+        assert_eq!(out, vec![2], "only port 1's copy refused");
+        assert_eq!(b.admit(0, 1000), Admission::Stored);
+        b.charge(&out, 1000);
+        b.uncharge(2, 1000);
+        b.release(0, 1000);
+        // As port 1 drains, it may take more again.
+        b.uncharge(1, 1000);
+        b.release(0, 1000);
+        let mut out = vec![1];
+        b.share(&mut out, 1000);
+        assert_eq!(out, vec![1]);
     }
 
     #[test]

@@ -204,7 +204,7 @@ fn drop_backlog<P>(ports: &mut [BridgePort<P>], fwd: &mut Forwarder, i: usize) {
     let waiting = std::mem::take(&mut ports[i].tx_backlog);
     ports[i].counters.link_down_drops += waiting.len() as u64;
     for handle in waiting {
-        fwd.release(ports, handle);
+        fwd.release(ports, handle, i);
     }
 }
 

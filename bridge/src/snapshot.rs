@@ -81,6 +81,9 @@ pub struct PortSnapshot {
     pub external_depth: [usize; PRIORITIES],
     /// Per priority: frames waiting at QMAN (a halted class's frames wait here).
     pub qman_backlog: [u64; PRIORITIES],
+    /// Copies of lossy frames refused because their egress port held its share of this port's
+    /// lossy pool (so that one stopped port cannot take the whole pool).
+    pub lossy_share_drops: u64,
     /// The PFC watchdog, per priority and the link pause.
     pub watchdog: Vec<super::watchdog::WatchdogClassSnapshot>,
     /// What pfcd's port task reads beyond the counters.
@@ -170,6 +173,7 @@ impl BridgeSnapshot {
                     qman_backlog: std::array::from_fn(|n| fwd.engine.backlog(i, n)),
                     detail: detail(p, now),
                     watchdog: super::watchdog::snapshot(p),
+                    lossy_share_drops: p.ingress.share_drops,
                     external_depth: std::array::from_fn(|n| {
                         views[n].map_or(0, |v| v.external_depth)
                     }),

@@ -69,6 +69,14 @@ impl FrameStore {
         self.slots.get(handle as usize).filter(|s| s.refs > 0).map(|s| s.priority)
     }
 
+    /// The ingress port, priority and length of the frame under `handle`.
+    pub fn origin(&self, handle: u32) -> Option<(usize, u8, usize)> {
+        self.slots
+            .get(handle as usize)
+            .filter(|s| s.refs > 0)
+            .map(|s| (s.in_port, s.priority, s.data.len()))
+    }
+
     /// When the frame under `handle` came in.
     pub fn arrived(&self, handle: u32) -> Option<Picos> {
         self.slots.get(handle as usize).filter(|s| s.refs > 0).map(|s| s.arrived)

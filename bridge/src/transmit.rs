@@ -43,7 +43,7 @@ pub fn flush_backlog<P: BridgeIo>(
             // discarded, so that its buffer does not stay taken for good.
             ports[p].tx_backlog.pop_front();
             ports[p].counters.transit_drops += 1;
-            fwd.release(ports, head);
+            fwd.release(ports, head, p);
             continue;
         }
         if ports[p].watchdog.drops(priority) {
@@ -51,7 +51,7 @@ pub fn flush_backlog<P: BridgeIo>(
             ports[p].tx_backlog.pop_front();
             ports[p].counters.watchdog_drops += 1;
             ports[p].watchdog.count_dropped(priority, 1);
-            fwd.release(ports, head);
+            fwd.release(ports, head, p);
             continue;
         }
         // A frame a PFC frame can stop: of a PFC priority or sharing its traffic class.
@@ -129,7 +129,7 @@ fn send_frames<P: BridgeIo>(
     let done = if failed { 1 } else { sent };
     drop(frames);
     for handle in ports[p].tx_backlog.drain(..done).collect::<Vec<_>>() {
-        fwd.release(ports, handle);
+        fwd.release(ports, handle, p);
     }
     done == handles.len() || failed
 }
