@@ -87,7 +87,14 @@ impl SimPort {
         let intent = PortIntent::default();
         let mut results = Results::default();
         let agreed = HeadroomMethods::default();
-        let allowance = allowance_for(&setup.name, &intent, agreed, &setup.stations, &mut results);
+        let allowance = allowance_for(
+            &setup.name,
+            &intent,
+            agreed,
+            &setup.stations,
+            &mut results,
+            setup.receive_buffer_size,
+        );
         let mut sim = TwoStation::new(setup.stations.clone());
         sim.set_pfc_enable(intent.pfc_enable);
         sim.set_headroom(allowance.bits, None);
@@ -155,6 +162,7 @@ impl SimPort {
             f.agreed,
             &self.setup.stations,
             &mut f.results,
+            self.setup.receive_buffer_size,
         );
         let priority = usize::from(self.setup.stations.priority);
         self.sim.set_headroom(allowance.bits, f.intent.buffer_allocation_octets[priority]);

@@ -102,7 +102,7 @@ impl PortsBackend {
             fill_intent(root, name, &mut intent)?;
             let now = port.snapshot();
             let method = intent.method.in_force(now.lldp.agreed_headroom());
-            check(name, &intent, method, port.receive_buffer_size, now.allowance.bits)?;
+            check(name, &intent, method, port.receive_buffer_size)?;
             intents.push(intent);
         }
         Ok(intents)

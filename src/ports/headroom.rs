@@ -9,9 +9,9 @@ use std::time::SystemTime;
 
 use dataplane::headroom::allowance::{self, Allowance, AllowanceConfig, CalculatedResults};
 use dataplane::headroom::measure::{MeasureCounters, Measurement};
-use dataplane::headroom::Breakdown;
+use dataplane::headroom::{trigger_overshoot, Breakdown, BufferConfig};
 
-use super::intent::PortIntent;
+use super::intent::{PortIntent, PRIORITIES};
 
 /// Results kept between configuration changes: the measurement runs once when measured headroom
 /// comes into force (the measure-headroom RPC, to come, will re-run it).
@@ -81,16 +81,49 @@ pub struct HistoryEntry {
     pub clamp: dataplane::headroom::allowance::Clamp,
 }
 
-/// The allowance in force (12.23) from the configuration and the results at hand.
+/// The largest allowance, bits, that a receive buffer of `buffer_octets` can honour for the
+/// priorities with PFC in `intent`: each with a written `buffer-allocation` must hold the
+/// allowance above the frame that prompts PFC, the others share what is left at twice the
+/// allowance each (rounded up to whole KiB, as `BufferPlan` allocates them). With no priority
+/// enabled, the whole buffer.
+pub fn receive_buffer_limit_bits(intent: &PortIntent, buffer_octets: u64) -> u64 {
+    let overshoot = trigger_overshoot(BufferConfig::default().max_frame_octets);
+    let enabled = (0..PRIORITIES).filter(|n| intent.enabled(*n));
+    let mut limit_octets = buffer_octets;
+    let (mut fixed, mut shared) = (0u64, 0u64);
+    for n in enabled {
+        match intent.buffer_allocation_octets[n] {
+            Some(a) => {
+                fixed = fixed.saturating_add(a);
+                limit_octets = limit_octets.min(a.saturating_sub(overshoot));
+            }
+            None => shared += 1,
+        }
+    }
+    if shared > 0 {
+        let each = buffer_octets.saturating_sub(fixed) / shared;
+        let whole_kib = each - each % 1_024;
+        limit_octets = limit_octets.min(whole_kib / 2).min(whole_kib.saturating_sub(overshoot));
+    }
+    limit_octets.saturating_mul(8)
+}
+
+/// The allowance in force (12.23) from the configuration and the results at hand, never more
+/// than the port's receive buffer of `buffer_octets` can honour
+/// ([`receive_buffer_limit_bits`]): a calculated result above it is lowered to it as to a
+/// maximum, so that neither a long link nor a peer's Local Delay TLV makes PFC's buffers larger
+/// than the port has.
 pub fn select_allowance(
     intent: &PortIntent,
     automatic: dataplane::headroom::allowance::AutomaticCalculation,
     results: &Results,
+    buffer_octets: u64,
 ) -> Allowance {
+    let limit = receive_buffer_limit_bits(intent, buffer_octets);
     let config = AllowanceConfig {
         link_delay_allowance_bits: intent.link_delay_allowance_bits,
-        minimum_bits: intent.minimum_bits,
-        maximum_bits: intent.maximum_bits.unwrap_or(u64::MAX),
+        minimum_bits: intent.minimum_bits.min(limit),
+        maximum_bits: intent.maximum_bits.unwrap_or(u64::MAX).min(limit),
         initial_bits: intent.initial_bits,
         headroom_allowance_bits: intent.headroom_allowance_bits,
     };
@@ -100,9 +133,67 @@ pub fn select_allowance(
     };
     // prepare refused minimum above maximum (YANG does too), the only error select has; should
     // one slip through, PFCLinkDelayAllowance stands.
-    allowance::select(&config, automatic, &calculated).unwrap_or(Allowance {
+    let selected = allowance::select(&config, automatic, &calculated).unwrap_or(Allowance {
         bits: intent.link_delay_allowance_bits,
         source: allowance::AllowanceSource::LinkDelayAllowance,
         calculated: None,
-    })
+    });
+    // A configured value the commit found to fit is never above the limit; one that a change
+    // of PFC Enable no longer lets fit is lowered too.
+    Allowance { bits: selected.bits.min(limit), ..selected }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use dataplane::headroom::allowance::{AllowanceSource, AutomaticCalculation, Clamp, Method};
+
+    const MIB: u64 = 1 << 20;
+
+    fn calculated_on_3() -> PortIntent {
+        PortIntent { pfc_enable: 1 << 3, ..PortIntent::default() }
+    }
+
+    #[test]
+    fn a_calculated_allowance_beyond_the_receive_buffer_is_lowered_to_what_it_holds() {
+        // What a peer's Local Delay TLV of 0x7fff_ffff_ffff_ffff made the calculation give.
+        let results =
+            Results { calculation_bits: Some(1_407_374_883_750_992), ..Results::default() };
+        let intent = calculated_on_3();
+        let a = select_allowance(&intent, AutomaticCalculation::LinkDelay, &results, MIB);
+        assert!(a.bits <= MIB * 8, "{a}");
+        assert_eq!(a.bits, receive_buffer_limit_bits(&intent, MIB));
+        assert_eq!(
+            a.source,
+            AllowanceSource::Calculated {
+                method: Method::LinkDelay,
+                clamp: Clamp::LoweredToMaximum
+            }
+        );
+        // Twice the allowance, the default allocation, still fits the buffer.
+        let plan = dataplane::headroom::BufferPlan::new(a.bits, &BufferConfig::default());
+        assert!(plan.is_ok_and(|p| p.allocation_octets <= MIB), "{a}");
+    }
+
+    #[test]
+    fn an_allowance_the_buffer_holds_is_kept() {
+        let results = Results { calculation_bits: Some(126_224), ..Results::default() };
+        let a =
+            select_allowance(&calculated_on_3(), AutomaticCalculation::LinkDelay, &results, MIB);
+        assert_eq!(a.bits, 126_224);
+        assert_eq!(
+            a.source,
+            AllowanceSource::Calculated { method: Method::LinkDelay, clamp: Clamp::None }
+        );
+    }
+
+    #[test]
+    fn written_allocations_bound_the_allowance_too() {
+        let mut intent = calculated_on_3();
+        intent.buffer_allocation_octets[3] = Some(64 * 1_024);
+        let limit = receive_buffer_limit_bits(&intent, MIB);
+        assert_eq!(limit, (64 * 1_024 - 1_999) * 8);
+        // No priority with PFC: the whole buffer.
+        assert_eq!(receive_buffer_limit_bits(&PortIntent::default(), MIB), MIB * 8);
+    }
 }

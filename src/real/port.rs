@@ -88,7 +88,8 @@ impl RealPort {
     ) -> Self {
         let intent = PortIntent::default();
         let results = Results::default();
-        let allowance = select_allowance(&intent, Default::default(), &results);
+        let allowance =
+            select_allowance(&intent, Default::default(), &results, setup.receive_buffer_size);
         let followed =
             Followed::new(setup.name.clone(), intent, results, allowance, lldp.view(), events);
         RealPort {
@@ -144,11 +145,17 @@ impl RealPort {
                 | dataplane::headroom::allowance::AutomaticCalculation::Both
         ) {
             let f = &mut self.followed;
-            let peer_delay = Calculation::peer_delay(&f.lldp_view);
+            let peer_delay =
+                self.calculation.sane_peer_delay(&f.name, Calculation::peer_delay(&f.lldp_view));
             let inputs = self.calculation.inputs(&f.intent.calculation, peer_delay);
             self.calculation.run(&f.name, inputs, &mut f.results);
         }
-        let allowance = select_allowance(&self.followed.intent, automatic, &self.followed.results);
+        let allowance = select_allowance(
+            &self.followed.intent,
+            automatic,
+            &self.followed.results,
+            self.setup.receive_buffer_size,
+        );
         self.followed.put_in_force(allowance);
         let control = PortControl {
             pfc_enable: self.followed.oper_pfc_enable,

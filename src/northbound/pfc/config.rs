@@ -115,14 +115,14 @@ fn calculation_inputs(name: &str, c: &Element) -> Result<CalculationInputs, Back
 }
 
 /// What YANG cannot refuse: allowances and allocations that do not fit the port's receive
-/// buffer. `in_force` is the port's allowance now, used for an automatic method whose next
-/// result is not known yet.
+/// buffer. Only what the configuration fixes is checked: under an automatic method without
+/// `pfc-headroom-allowance` the allowance comes from the link (and the peer), and the port
+/// lowers it to what its buffer holds; a value the peer set never makes a commit fail.
 pub fn check(
     name: &str,
     intent: &PortIntent,
     method: HeadroomMethod,
     buffer: u64,
-    in_force: u64,
 ) -> Result<(), BackendError> {
     let fits = |leaf: &str, bits: Option<u64>| -> Result<(), BackendError> {
         let Some(bits) = bits else { return Ok(()) };
@@ -150,12 +150,11 @@ pub fn check(
         ))
         .at(pfc_path(name, "headroom/maximum-allowance")));
     }
-    // The allowance each enabled priority's buffer must hold: the one the configuration fixes,
-    // else the one in force.
+    // The allowance each enabled priority's buffer must hold: the one the configuration fixes.
     let allowance = match (method, intent.headroom_allowance_bits) {
         (HeadroomMethod::Manual, _) => intent.link_delay_allowance_bits,
         (_, Some(bits)) => bits,
-        _ => in_force,
+        _ => return check_allocations(name, intent, buffer),
     };
     let mut total = 0u64;
     for n in (0..PRIORITIES).filter(|n| intent.enabled(*n)) {
@@ -184,4 +183,59 @@ pub fn check(
         .at(pfc_path(name, "pfc-enable")));
     }
     Ok(())
+}
+
+/// Under an automatic method the allowance is not known at commit: only the allocations
+/// written must fit the receive buffer together.
+fn check_allocations(name: &str, intent: &PortIntent, buffer: u64) -> Result<(), BackendError> {
+    let total = (0..PRIORITIES)
+        .filter(|n| intent.enabled(*n))
+        .filter_map(|n| intent.buffer_allocation_octets[n])
+        .fold(0u64, u64::saturating_add);
+    if total <= buffer {
+        return Ok(());
+    }
+    Err(BackendError::new(format!(
+        "the buffer-allocation of the priorities with PFC on {} add up to {total} octets, but          port {name} has {buffer} (receive-buffer-size): lower the allocations or enable PFC on          fewer priorities.",
+        pfc_enable_bits(intent.pfc_enable)
+    ))
+    .at(pfc_path(name, "pfc-enable")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A port with 1 MiB of receive buffer and PFC on priority 3, headroom calculated.
+    fn calculated_on_3() -> PortIntent {
+        PortIntent {
+            pfc_enable: 1 << 3,
+            method: HeadroomMethod::Calculated,
+            ..PortIntent::default()
+        }
+    }
+
+    #[test]
+    fn the_allowance_a_peer_put_in_force_never_fails_a_commit() {
+        // Whatever the peer's Local Delay TLV made the calculation give, the commit checks
+        // only what the configuration fixes.
+        let intent = calculated_on_3();
+        assert_eq!(check("p1", &intent, HeadroomMethod::Calculated, 1 << 20), Ok(()));
+        // Allocations written are still checked against the buffer.
+        let mut too_much = intent;
+        too_much.buffer_allocation_octets[3] = Some(2 << 20);
+        let e = check("p1", &too_much, HeadroomMethod::Calculated, 1 << 20).expect_err("refused");
+        assert!(e.message.contains("receive-buffer-size"), "{}", e.message);
+    }
+
+    #[test]
+    fn a_manual_allowance_that_does_not_fit_is_refused() {
+        let intent = PortIntent {
+            method: HeadroomMethod::Manual,
+            link_delay_allowance_bits: 8 << 20,
+            ..calculated_on_3()
+        };
+        let e = check("p1", &intent, HeadroomMethod::Manual, 1 << 20).expect_err("refused");
+        assert!(e.message.contains("needs"), "{}", e.message);
+    }
 }
