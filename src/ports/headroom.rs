@@ -100,8 +100,7 @@ pub fn receive_buffer_limit_bits(intent: &PortIntent, buffer_octets: u64) -> u64
             None => shared += 1,
         }
     }
-    if shared > 0 {
-        let each = buffer_octets.saturating_sub(fixed) / shared;
+    if let Some(each) = buffer_octets.saturating_sub(fixed).checked_div(shared) {
         let whole_kib = each - each % 1_024;
         limit_octets = limit_octets.min(whole_kib / 2).min(whole_kib.saturating_sub(overshoot));
     }
