@@ -7,12 +7,13 @@ use std::path::{Path, PathBuf};
 
 use mgmt::yang::schema::Schema;
 
-const OURS: [&str; 5] = [
+const OURS: [&str; 6] = [
     "ieee802-dot1q-pfc",
     "ieee802-dot1q-pfc-bridge",
     "ieee802-dot1q-lldp-pfc-tlv",
     "pfcd-pipeline",
     "pfcd-lab",
+    "pfcd-headroom",
 ];
 
 fn yang() -> PathBuf {
@@ -113,6 +114,16 @@ fn the_rpcs_and_notifications_parse() {
                </pfc-dcbx-misconfiguration>"#
         ))
         .expect("pfc-dcbx-misconfiguration");
+    schema
+        .validate_notification(
+            r#"<allowance-clamped xmlns="urn:pfcd:yang:pfcd-headroom">
+                 <interface>lab0</interface><reason>receive-buffer</reason>
+                 <selected-allowance>1407374883750992</selected-allowance>
+                 <allowance-in-force>4186112</allowance-in-force>
+                 <receive-buffer-limit>4186112</receive-buffer-limit>
+               </allowance-clamped>"#,
+        )
+        .expect("allowance-clamped");
     let measure = schema.model().rpc(bridge, "measure-headroom").expect("in the model");
     assert_eq!(measure.mandatory_input, ["interface"], "mgmt refuses it without a port");
 }

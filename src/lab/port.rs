@@ -166,7 +166,7 @@ impl SimPort {
         );
         let priority = usize::from(self.setup.stations.priority);
         self.sim.set_headroom(allowance.bits, f.intent.buffer_allocation_octets[priority]);
-        f.put_in_force(allowance);
+        f.put_in_force(allowance, self.setup.receive_buffer_size);
     }
 
     /// Reports new drops on the lossless priority while PFC is enabled on it.

@@ -119,7 +119,7 @@ impl Backend for PortsBackend {
         ["ietf-interfaces", "ieee802-dot1q-bridge", "ieee802-dot1q-pfc-bridge"]
             .into_iter()
             .chain(LLDP_MODULES)
-            .chain(["pfcd-pipeline"])
+            .chain(["pfcd-pipeline", "pfcd-headroom"])
             .map(str::to_string)
             .collect()
     }

@@ -9,7 +9,7 @@ use netconf_proto::xml::Element;
 use tracing::warn;
 
 use super::lldp::notification::{pfc_dcbx_misconfiguration, remote_table_change, system_totals};
-use super::pfc::notification::{allowance_changed, receive_buffer_drop};
+use super::pfc::notification::{allowance_changed, allowance_clamped, receive_buffer_drop};
 use crate::ports::set::PortSet;
 use crate::ports::PortEvent;
 
@@ -35,6 +35,9 @@ pub fn forward(events: Receiver<PortEvent>, notifier: Notifier, ports: Arc<dyn P
 pub fn notification(event: &PortEvent) -> Element {
     match event {
         PortEvent::AllowanceChanged { port, old, new } => allowance_changed(port, old, new),
+        PortEvent::AllowanceClamped { port, reason, selected, allowance, limit_bits } => {
+            allowance_clamped(port, *reason, *selected, allowance, *limit_bits)
+        }
         PortEvent::LosslessDrop { port, priority, frames_dropped, allowance } => {
             receive_buffer_drop(port, *priority, *frames_dropped, allowance)
         }

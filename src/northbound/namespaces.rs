@@ -11,3 +11,4 @@ pub const DCBX_NS: &str = "urn:ieee:std:802.1Q:yang:ieee802-dot1q-lldp-dcbx-tlv"
 pub const PFC_TLV_NS: &str = "urn:ieee:std:802.1Q:yang:ieee802-dot1q-lldp-pfc-tlv";
 pub const PIPE_NS: &str = "urn:pfcd:yang:pfcd-pipeline";
 pub const LAB_NS: &str = "urn:pfcd:yang:pfcd-lab";
+pub const HEADROOM_NS: &str = "urn:pfcd:yang:pfcd-headroom";

@@ -7,7 +7,7 @@
 use std::sync::Arc;
 use std::time::SystemTime;
 
-use dataplane::headroom::allowance::{self, Allowance, AllowanceConfig, CalculatedResults};
+use dataplane::headroom::allowance::{self, Allowance, AllowanceConfig, CalculatedResults, Method};
 use dataplane::headroom::measure::{MeasureCounters, Measurement};
 use dataplane::headroom::{trigger_overshoot, Breakdown, BufferConfig};
 
@@ -142,10 +142,79 @@ pub fn select_allowance(
     Allowance { bits: selected.bits.min(limit), ..selected }
 }
 
+/// Why the allowance in force differs from the one selected (pfcd-headroom's `clamp-reason`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum ClampReason {
+    #[default]
+    None,
+    /// A calculated result was raised to `minimum-allowance`.
+    MinimumAllowance,
+    /// A calculated result was lowered to `maximum-allowance`.
+    MaximumAllowance,
+    /// The selected allowance was lowered to what the receive buffer can honour.
+    ReceiveBuffer,
+}
+
+impl ClampReason {
+    /// The name of the `clamp-reason` enum.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ClampReason::None => "none",
+            ClampReason::MinimumAllowance => "minimum-allowance",
+            ClampReason::MaximumAllowance => "maximum-allowance",
+            ClampReason::ReceiveBuffer => "receive-buffer",
+        }
+    }
+}
+
+/// Why [`select_allowance`] gave `allowance` for `intent` and `results` with a receive buffer
+/// of `buffer_octets`, and the allowance selected before any clamp (the calculated result, or
+/// the configured value the buffer lowered).
+pub fn clamp_reason(
+    intent: &PortIntent,
+    allowance: &Allowance,
+    results: &Results,
+    buffer_octets: u64,
+) -> (ClampReason, u64) {
+    use dataplane::headroom::allowance::{AllowanceSource as S, Clamp};
+    let limit = receive_buffer_limit_bits(intent, buffer_octets);
+    let calculated = match allowance.source {
+        S::Calculated { method: Method::LinkDelay, .. } => results.calculation_bits,
+        S::Calculated { method: Method::Measurement, .. } => results.measurement_bits,
+        _ => None,
+    }
+    .unwrap_or(allowance.bits);
+    match allowance.source {
+        S::Calculated { clamp: Clamp::RaisedToMinimum, .. } if intent.minimum_bits <= limit => {
+            (ClampReason::MinimumAllowance, calculated)
+        }
+        S::Calculated { clamp: Clamp::LoweredToMaximum, .. }
+            if intent.maximum_bits.is_some_and(|m| m < limit) =>
+        {
+            (ClampReason::MaximumAllowance, calculated)
+        }
+        S::Calculated { clamp: Clamp::None, .. } => (ClampReason::None, calculated),
+        S::Calculated { .. } => (ClampReason::ReceiveBuffer, calculated),
+        S::LinkDelayAllowance | S::AdministrativeOverride | S::InitialValue => {
+            let configured = match allowance.source {
+                S::AdministrativeOverride => intent.headroom_allowance_bits,
+                S::InitialValue => intent.initial_bits,
+                _ => None,
+            }
+            .unwrap_or(intent.link_delay_allowance_bits);
+            if configured > allowance.bits {
+                (ClampReason::ReceiveBuffer, configured)
+            } else {
+                (ClampReason::None, configured)
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use dataplane::headroom::allowance::{AllowanceSource, AutomaticCalculation, Clamp, Method};
+    use dataplane::headroom::allowance::{AllowanceSource, AutomaticCalculation, Clamp};
 
     const MIB: u64 = 1 << 20;
 
@@ -172,6 +241,21 @@ mod tests {
         // Twice the allowance, the default allocation, still fits the buffer.
         let plan = dataplane::headroom::BufferPlan::new(a.bits, &BufferConfig::default());
         assert!(plan.is_ok_and(|p| p.allocation_octets <= MIB), "{a}");
+    }
+
+    #[test]
+    fn the_clamp_says_why() {
+        let intent = calculated_on_3();
+        let huge = Results { calculation_bits: Some(1 << 50), ..Results::default() };
+        let a = select_allowance(&intent, AutomaticCalculation::LinkDelay, &huge, MIB);
+        assert_eq!(clamp_reason(&intent, &a, &huge, MIB), (ClampReason::ReceiveBuffer, 1 << 50));
+        let capped = PortIntent { maximum_bits: Some(200_000), ..intent.clone() };
+        let a = select_allowance(&capped, AutomaticCalculation::LinkDelay, &huge, MIB);
+        assert_eq!(a.bits, 200_000);
+        assert_eq!(clamp_reason(&capped, &a, &huge, MIB).0, ClampReason::MaximumAllowance);
+        let fits = Results { calculation_bits: Some(126_224), ..Results::default() };
+        let a = select_allowance(&intent, AutomaticCalculation::LinkDelay, &fits, MIB);
+        assert_eq!(clamp_reason(&intent, &a, &fits, MIB), (ClampReason::None, 126_224));
     }
 
     #[test]

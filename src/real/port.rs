@@ -149,6 +149,7 @@ impl RealPort {
                 self.calculation.sane_peer_delay(&f.name, Calculation::peer_delay(&f.lldp_view));
             let inputs = self.calculation.inputs(&f.intent.calculation, peer_delay);
             self.calculation.run(&f.name, inputs, &mut f.results);
+            f.peer_delays_refused = self.calculation.peer_delays_refused;
         }
         let allowance = select_allowance(
             &self.followed.intent,
@@ -156,7 +157,7 @@ impl RealPort {
             &self.followed.results,
             self.setup.receive_buffer_size,
         );
-        self.followed.put_in_force(allowance);
+        self.followed.put_in_force(allowance, self.setup.receive_buffer_size);
         let control = PortControl {
             pfc_enable: self.followed.oper_pfc_enable,
             headroom_bits: allowance.bits,
