@@ -70,7 +70,7 @@ fn a_peers_local_delay_never_puts_more_in_force_than_the_receive_buffer_holds() 
         &format!(
             "<pfc-enable>p3</pfc-enable><headroom><method xmlns:pfc=\"{PFC_NS}\">pfc:calculated\
              </method><calculation-inputs><cable-length>100</cable-length><medium>cat6</medium>\
-             </calculation-inputs></headroom>"
+             <max-frame>2000</max-frame></calculation-inputs></headroom>"
         ),
     );
 

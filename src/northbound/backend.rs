@@ -102,7 +102,7 @@ impl PortsBackend {
             fill_intent(root, name, &mut intent)?;
             let now = port.snapshot();
             let method = intent.method.in_force(now.lldp.agreed_headroom());
-            check(name, &intent, method, port.receive_buffer_size)?;
+            check(name, &intent, method, port.receive_buffer)?;
             intents.push(intent);
         }
         Ok(intents)

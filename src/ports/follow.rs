@@ -18,7 +18,9 @@ use tracing::{info, warn};
 
 use super::drops::DropNotices;
 use super::event::PortEvent;
-use super::headroom::{clamp_reason, receive_buffer_limit_bits, ClampReason, Results};
+use super::headroom::{
+    clamp_reason, receive_buffer_limit_bits, ClampReason, ReceiveBuffer, Results,
+};
 use super::intent::{HeadroomMethod, PortIntent, PRIORITIES};
 use super::lldp_view::{LldpView, Step};
 use super::report;
@@ -168,9 +170,9 @@ impl Followed {
         true
     }
 
-    /// Puts `allowance` (selected for a receive buffer of `buffer_octets`) in force; a change
-    /// is logged and sent north, and so is a new reason for a clamp, with a warning.
-    pub fn put_in_force(&mut self, allowance: Allowance, buffer_octets: u64) {
+    /// Puts `allowance` (selected for the receive `buffer`) in force; a change is logged and
+    /// sent north, and so is a new reason for a clamp, with a warning.
+    pub fn put_in_force(&mut self, allowance: Allowance, buffer: ReceiveBuffer) {
         if allowance != self.allowance {
             info!(allowance = %allowance, "allowance in force changed");
             let _ = self.events.send(PortEvent::AllowanceChanged {
@@ -180,9 +182,8 @@ impl Followed {
             });
         }
         self.allowance = allowance;
-        let (reason, selected) =
-            clamp_reason(&self.intent, &allowance, &self.results, buffer_octets);
-        self.receive_buffer_limit_bits = receive_buffer_limit_bits(&self.intent, buffer_octets);
+        let (reason, selected) = clamp_reason(&self.intent, &allowance, &self.results, buffer);
+        self.receive_buffer_limit_bits = receive_buffer_limit_bits(&self.intent, buffer);
         if reason != self.clamp && reason != ClampReason::None {
             warn!(
                 port = %self.name,

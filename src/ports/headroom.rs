@@ -9,7 +9,8 @@ use std::time::SystemTime;
 
 use dataplane::headroom::allowance::{self, Allowance, AllowanceConfig, CalculatedResults, Method};
 use dataplane::headroom::measure::{MeasureCounters, Measurement};
-use dataplane::headroom::{trigger_overshoot, Breakdown, BufferConfig};
+use dataplane::headroom::{trigger_overshoot, Breakdown, BufferConfig, WorstCase};
+use dataplane::time::FCS_OCTETS;
 
 use super::intent::{PortIntent, PRIORITIES};
 
@@ -81,13 +82,46 @@ pub struct HistoryEntry {
     pub clamp: dataplane::headroom::allowance::Clamp,
 }
 
-/// The largest allowance, bits, that a receive buffer of `buffer_octets` can honour for the
-/// priorities with PFC in `intent`: each with a written `buffer-allocation` must hold the
-/// allowance above the frame that prompts PFC, the others share what is left at twice the
-/// allowance each (rounded up to whole KiB, as `BufferPlan` allocates them). With no priority
-/// enabled, the whole buffer.
-pub fn receive_buffer_limit_bits(intent: &PortIntent, buffer_octets: u64) -> u64 {
-    let overshoot = trigger_overshoot(BufferConfig::default().max_frame_octets);
+/// A port's receive buffer for its priorities with PFC together, and the largest frame the
+/// port receives, FCS included: the system's one maximum-frame figure (the settings'
+/// `max-frame` plus FCS on real interfaces), which the XOFF overshoot, the XON hysteresis,
+/// the measured headroom's worst case and the calculation all take.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReceiveBuffer {
+    pub octets: u64,
+    pub max_frame_octets: u64,
+}
+
+impl ReceiveBuffer {
+    /// `octets` of buffer on a port that receives frames of up to `max_frame` octets without
+    /// FCS (the settings' `max-frame`).
+    pub fn for_max_frame(octets: u64, max_frame: u16) -> Self {
+        ReceiveBuffer { octets, max_frame_octets: u64::from(max_frame) + FCS_OCTETS }
+    }
+
+    /// What the measurement cannot see (36.8 b)): one of the port's largest frames in
+    /// progress at each end.
+    pub fn worst_case(&self) -> WorstCase {
+        WorstCase { max_frame_octets: self.max_frame_octets }
+    }
+
+    /// A priority's buffer with `allocation_octets` written (or `None`).
+    pub fn priority_config(&self, allocation_octets: Option<u64>) -> BufferConfig {
+        BufferConfig {
+            max_frame_octets: self.max_frame_octets,
+            allocation_octets,
+            xon_hysteresis_octets: None,
+        }
+    }
+}
+
+/// The largest allowance, bits, that `buffer` can honour for the priorities with PFC in
+/// `intent`: each with a written `buffer-allocation` must hold the allowance above the frame
+/// that prompts PFC, the others share what is left at twice the allowance each (rounded up to
+/// whole KiB, as `BufferPlan` allocates them). With no priority enabled, the whole buffer.
+pub fn receive_buffer_limit_bits(intent: &PortIntent, buffer: ReceiveBuffer) -> u64 {
+    let buffer_octets = buffer.octets;
+    let overshoot = trigger_overshoot(buffer.max_frame_octets);
     let enabled = (0..PRIORITIES).filter(|n| intent.enabled(*n));
     let mut limit_octets = buffer_octets;
     let (mut fixed, mut shared) = (0u64, 0u64);
@@ -108,7 +142,7 @@ pub fn receive_buffer_limit_bits(intent: &PortIntent, buffer_octets: u64) -> u64
 }
 
 /// The allowance in force (12.23) from the configuration and the results at hand, never more
-/// than the port's receive buffer of `buffer_octets` can honour
+/// than the port's receive `buffer` can honour
 /// ([`receive_buffer_limit_bits`]): a calculated result above it is lowered to it as to a
 /// maximum, so that neither a long link nor a peer's Local Delay TLV makes PFC's buffers larger
 /// than the port has.
@@ -116,9 +150,9 @@ pub fn select_allowance(
     intent: &PortIntent,
     automatic: dataplane::headroom::allowance::AutomaticCalculation,
     results: &Results,
-    buffer_octets: u64,
+    buffer: ReceiveBuffer,
 ) -> Allowance {
-    let limit = receive_buffer_limit_bits(intent, buffer_octets);
+    let limit = receive_buffer_limit_bits(intent, buffer);
     let config = AllowanceConfig {
         link_delay_allowance_bits: intent.link_delay_allowance_bits,
         minimum_bits: intent.minimum_bits.min(limit),
@@ -167,17 +201,17 @@ impl ClampReason {
     }
 }
 
-/// Why [`select_allowance`] gave `allowance` for `intent` and `results` with a receive buffer
-/// of `buffer_octets`, and the allowance selected before any clamp (the calculated result, or
+/// Why [`select_allowance`] gave `allowance` for `intent` and `results` with a receive
+/// `buffer`, and the allowance selected before any clamp (the calculated result, or
 /// the configured value the buffer lowered).
 pub fn clamp_reason(
     intent: &PortIntent,
     allowance: &Allowance,
     results: &Results,
-    buffer_octets: u64,
+    buffer: ReceiveBuffer,
 ) -> (ClampReason, u64) {
     use dataplane::headroom::allowance::{AllowanceSource as S, Clamp};
-    let limit = receive_buffer_limit_bits(intent, buffer_octets);
+    let limit = receive_buffer_limit_bits(intent, buffer);
     let calculated = match allowance.source {
         S::Calculated { method: Method::LinkDelay, .. } => results.calculation_bits,
         S::Calculated { method: Method::Measurement, .. } => results.measurement_bits,
@@ -216,7 +250,8 @@ mod tests {
     use super::*;
     use dataplane::headroom::allowance::{AllowanceSource, AutomaticCalculation, Clamp};
 
-    const MIB: u64 = 1 << 20;
+    /// 1 MiB of receive buffer for 2000-octet frames.
+    const MIB: ReceiveBuffer = ReceiveBuffer { octets: 1 << 20, max_frame_octets: 2_000 };
 
     fn calculated_on_3() -> PortIntent {
         PortIntent { pfc_enable: 1 << 3, ..PortIntent::default() }
@@ -229,7 +264,7 @@ mod tests {
             Results { calculation_bits: Some(1_407_374_883_750_992), ..Results::default() };
         let intent = calculated_on_3();
         let a = select_allowance(&intent, AutomaticCalculation::LinkDelay, &results, MIB);
-        assert!(a.bits <= MIB * 8, "{a}");
+        assert!(a.bits <= MIB.octets * 8, "{a}");
         assert_eq!(a.bits, receive_buffer_limit_bits(&intent, MIB));
         assert_eq!(
             a.source,
@@ -239,8 +274,8 @@ mod tests {
             }
         );
         // Twice the allowance, the default allocation, still fits the buffer.
-        let plan = dataplane::headroom::BufferPlan::new(a.bits, &BufferConfig::default());
-        assert!(plan.is_ok_and(|p| p.allocation_octets <= MIB), "{a}");
+        let plan = dataplane::headroom::BufferPlan::new(a.bits, &MIB.priority_config(None));
+        assert!(plan.is_ok_and(|p| p.allocation_octets <= MIB.octets), "{a}");
     }
 
     #[test]
@@ -277,6 +312,9 @@ mod tests {
         let limit = receive_buffer_limit_bits(&intent, MIB);
         assert_eq!(limit, (64 * 1_024 - 1_999) * 8);
         // No priority with PFC: the whole buffer.
-        assert_eq!(receive_buffer_limit_bits(&PortIntent::default(), MIB), MIB * 8);
+        assert_eq!(receive_buffer_limit_bits(&PortIntent::default(), MIB), MIB.octets * 8);
+        // Jumbo frames: the frame that prompts PFC may overshoot by one of 9220 octets.
+        let jumbo = ReceiveBuffer { max_frame_octets: 9_220, ..MIB };
+        assert_eq!(receive_buffer_limit_bits(&intent, jumbo), (64 * 1_024 - 9_219) * 8);
     }
 }

@@ -85,7 +85,7 @@ impl Calculation {
 
     /// The calculation's inputs from the configuration and the peer's TLV.
     pub fn inputs(&self, config: &CalculationInputs, peer: Option<i64>) -> HeadroomInputs {
-        config.headroom_inputs(self.speed, peer)
+        config.headroom_inputs(self.speed, peer, self.forwarded_frame_octets)
     }
 
     /// Whether the results in force were calculated with other inputs than `inputs`.

@@ -2,7 +2,7 @@
 //! [`PortIntent`] (with `headroom/calculation-inputs`, YANG defaults filled in), and what YANG
 //! cannot refuse: allowances and buffer allocations that do not fit the port's receive buffer.
 
-use dataplane::headroom::{BufferConfig, BufferPlan, LinkDelay, Medium};
+use dataplane::headroom::{BufferPlan, LinkDelay, Medium};
 use dataplane::time::Picos;
 use mgmt::backend::BackendError;
 use netconf_proto::xml::Element;
@@ -11,11 +11,9 @@ use crate::northbound::namespaces::PFC_BRIDGE_NS;
 use crate::northbound::xml::{
     child_text, child_u64, identity_name, pfc_enable_bits, pfc_enable_mask, pfc_path,
 };
+use crate::ports::headroom::ReceiveBuffer;
 use crate::ports::intent::CalculationInputs;
 use crate::ports::{HeadroomMethod, PortIntent, PRIORITIES};
-
-/// The largest frame the allocation rule allows for (Annex N's envelope frame, FCS included).
-const MAX_FRAME_OCTETS: u64 = 2000;
 
 /// A port's intent from its `pfc` container (absent: the YANG defaults).
 pub fn intent_from(name: &str, pfc: Option<&Element>) -> Result<PortIntent, BackendError> {
@@ -107,7 +105,7 @@ fn calculation_inputs(name: &str, c: &Element) -> Result<CalculationInputs, Back
     inputs.use_peer_local_delay = flag("use-peer-local-delay").unwrap_or(d.use_peer_local_delay);
     inputs.peer_interface_rtt_bits = number("peer-interface-rtt")?;
     inputs.peer_pause_entry = number("peer-pause-entry")?.map_or(d.peer_pause_entry, Picos);
-    inputs.max_frame_octets = number("max-frame")?.unwrap_or(d.max_frame_octets);
+    inputs.max_frame_octets = number("max-frame")?;
     inputs.pfc_frame_octets = number("pfc-frame")?.unwrap_or(d.pfc_frame_octets);
     inputs.macsec_user_data = flag("macsec-user-data").unwrap_or(d.macsec_user_data);
     inputs.secy_delay_bits = number("secy-delay")?;
@@ -122,8 +120,9 @@ pub fn check(
     name: &str,
     intent: &PortIntent,
     method: HeadroomMethod,
-    buffer: u64,
+    receive: ReceiveBuffer,
 ) -> Result<(), BackendError> {
+    let buffer = receive.octets;
     let fits = |leaf: &str, bits: Option<u64>| -> Result<(), BackendError> {
         let Some(bits) = bits else { return Ok(()) };
         let octets = bits.div_ceil(8);
@@ -158,11 +157,7 @@ pub fn check(
     };
     let mut total = 0u64;
     for n in (0..PRIORITIES).filter(|n| intent.enabled(*n)) {
-        let config = BufferConfig {
-            max_frame_octets: MAX_FRAME_OCTETS,
-            allocation_octets: intent.buffer_allocation_octets[n],
-            xon_hysteresis_octets: None,
-        };
+        let config = receive.priority_config(intent.buffer_allocation_octets[n]);
         let plan = BufferPlan::new(allowance, &config).map_err(|e| {
             BackendError::new(format!(
                 "priority {n}'s buffer-allocation does not hold the allowance of {allowance} \
@@ -196,7 +191,9 @@ fn check_allocations(name: &str, intent: &PortIntent, buffer: u64) -> Result<(),
         return Ok(());
     }
     Err(BackendError::new(format!(
-        "the buffer-allocation of the priorities with PFC on {} add up to {total} octets, but          port {name} has {buffer} (receive-buffer-size): lower the allocations or enable PFC on          fewer priorities.",
+        "the buffer-allocation of the priorities with PFC on {} add up to {total} octets, but \
+         port {name} has {buffer} (receive-buffer-size): lower the allocations or enable PFC on \
+         fewer priorities.",
         pfc_enable_bits(intent.pfc_enable)
     ))
     .at(pfc_path(name, "pfc-enable")))
@@ -205,6 +202,9 @@ fn check_allocations(name: &str, intent: &PortIntent, buffer: u64) -> Result<(),
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// 1 MiB of receive buffer for 9216-octet frames and their FCS.
+    const MIB: ReceiveBuffer = ReceiveBuffer { octets: 1 << 20, max_frame_octets: 9_220 };
 
     /// A port with 1 MiB of receive buffer and PFC on priority 3, headroom calculated.
     fn calculated_on_3() -> PortIntent {
@@ -220,11 +220,11 @@ mod tests {
         // Whatever the peer's Local Delay TLV made the calculation give, the commit checks
         // only what the configuration fixes.
         let intent = calculated_on_3();
-        assert_eq!(check("p1", &intent, HeadroomMethod::Calculated, 1 << 20), Ok(()));
+        assert_eq!(check("p1", &intent, HeadroomMethod::Calculated, MIB), Ok(()));
         // Allocations written are still checked against the buffer.
         let mut too_much = intent;
         too_much.buffer_allocation_octets[3] = Some(2 << 20);
-        let e = check("p1", &too_much, HeadroomMethod::Calculated, 1 << 20).expect_err("refused");
+        let e = check("p1", &too_much, HeadroomMethod::Calculated, MIB).expect_err("refused");
         assert!(e.message.contains("receive-buffer-size"), "{}", e.message);
     }
 
@@ -235,7 +235,23 @@ mod tests {
             link_delay_allowance_bits: 8 << 20,
             ..calculated_on_3()
         };
-        let e = check("p1", &intent, HeadroomMethod::Manual, 1 << 20).expect_err("refused");
+        let e = check("p1", &intent, HeadroomMethod::Manual, MIB).expect_err("refused");
         assert!(e.message.contains("needs"), "{}", e.message);
+    }
+
+    #[test]
+    fn a_buffer_allocation_must_hold_the_allowance_above_the_ports_largest_frame() {
+        // Annex N's 126 224 bits are 15 778 octets: 20 000 octets hold them above a 2000-octet
+        // frame that prompts PFC, not above one of 9220.
+        let mut intent = PortIntent {
+            method: HeadroomMethod::Manual,
+            link_delay_allowance_bits: 126_224,
+            ..calculated_on_3()
+        };
+        intent.buffer_allocation_octets[3] = Some(20_000);
+        let small = ReceiveBuffer { max_frame_octets: 2_000, ..MIB };
+        assert_eq!(check("p1", &intent, HeadroomMethod::Manual, small), Ok(()));
+        let e = check("p1", &intent, HeadroomMethod::Manual, MIB).expect_err("refused");
+        assert!(e.message.contains("buffer-allocation"), "{}", e.message);
     }
 }
