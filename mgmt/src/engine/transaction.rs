@@ -114,14 +114,24 @@ impl Engine {
     /// `<validate>` runs it too, so that a pre-flight finds what the commit would refuse
     /// (RFC 6241 §8.6). The writer mutex must be held: backends prepare one transaction at a
     /// time.
-    pub(crate) fn check_as_running(&self, new: &Snapshot, origin: &Origin) -> Result<(), RpcError> {
+    ///
+    /// Without `access` (an inline document validated, which nobody writes yet), only the
+    /// backends' `prepare`.
+    pub(crate) fn check_content(
+        &self,
+        new: &Snapshot,
+        origin: &Origin,
+        access: bool,
+    ) -> Result<(), RpcError> {
         let old = self.ds.snapshot(DatastoreName::Running);
         let changes = data::diff(self.schema.model(), &old.root, &new.root);
-        // Not counted as a denied write: nothing was written.
-        if let Some(user) = origin.user.as_deref() {
-            self.acl(user).check_write(self.schema.model(), &changes)?;
+        if access {
+            // Not counted as a denied write: nothing was written.
+            if let Some(user) = origin.user.as_deref() {
+                self.acl(user).check_write(self.schema.model(), &changes)?;
+            }
+            self.check_keeps_own_access(origin, &new.root, &changes)?;
         }
-        self.check_keeps_own_access(origin, &new.root, &changes)?;
         let txs = self.transactions(&old.root, &new.root, &changes, origin);
         self.prepare_all(&txs).map_err(|(_, e)| e)?;
         self.abort_all(txs.iter());
