@@ -8,6 +8,8 @@ use mgmt::backend::BackendError;
 use netconf_proto::xml::Element;
 
 use crate::northbound::namespaces::PFC_BRIDGE_NS;
+#[cfg(test)]
+use crate::northbound::namespaces::PFC_NS;
 use crate::northbound::xml::{
     child_text, child_u64, identity_name, pfc_enable_bits, pfc_enable_mask, pfc_path,
 };
@@ -237,6 +239,102 @@ mod tests {
         };
         let e = check("p1", &intent, HeadroomMethod::Manual, MIB).expect_err("refused");
         assert!(e.message.contains("needs"), "{}", e.message);
+    }
+
+    /// The port's intent from `inner`, written in its `pfc` container.
+    fn written(inner: &str) -> PortIntent {
+        let xml = format!("<pfc xmlns=\"{PFC_BRIDGE_NS}\">{inner}</pfc>");
+        let pfc = netconf_proto::xml::parse(xml.as_bytes()).expect("XML");
+        intent_from("p1", Some(&pfc)).expect("taken")
+    }
+
+    #[test]
+    fn every_pfc_leaf_reaches_the_ports_intent() {
+        let pfc = format!(
+            "<pfc-link-delay-allowance>1000</pfc-link-delay-allowance>\
+             <pfc-headroom-allowance>2000</pfc-headroom-allowance><pfc-enable>p3 p4</pfc-enable>\
+             <headroom><method xmlns:pfc=\"{PFC_NS}\">pfc:measured</method>\
+             <minimum-allowance>3000</minimum-allowance><maximum-allowance>4000</maximum-allowance>\
+             <initial-allowance>5000</initial-allowance></headroom>\
+             <priority><priority>4</priority><buffer-allocation>6000</buffer-allocation></priority>"
+        );
+        let i = written(&pfc);
+        assert_eq!(i.link_delay_allowance_bits, 1_000);
+        assert_eq!(i.headroom_allowance_bits, Some(2_000));
+        assert_eq!(i.pfc_enable, 0b1_1000);
+        assert_eq!(i.method, HeadroomMethod::Measured);
+        assert_eq!(
+            (i.minimum_bits, i.maximum_bits, i.initial_bits),
+            (3_000, Some(4_000), Some(5_000))
+        );
+        assert_eq!(i.buffer_allocation_octets[4], Some(6_000));
+        assert_eq!(i.buffer_allocation_octets[3], None);
+    }
+
+    #[test]
+    fn every_calculation_input_moves_the_calculation_or_our_local_delay() {
+        use dataplane::headroom::calculate;
+        use dataplane::time::LinkSpeed;
+        // A peer's Local Delay TLV of 1 us, and 2000-octet frames forwarded.
+        let peer = Some(1_000 * 65_536);
+        let figures = |inner: &str| {
+            let c = written(&format!(
+                "<headroom><calculation-inputs>{inner}</calculation-inputs></headroom>"
+            ))
+            .calculation;
+            let bits =
+                calculate(&c.headroom_inputs(LinkSpeed::G10, peer, 2_000)).expect("headroom").bits;
+            (bits, c.local_delays(LinkSpeed::G10).local_delay_tlv(LinkSpeed::G10))
+        };
+        let no_tlv = "<use-peer-local-delay>false</use-peer-local-delay>";
+        let macsec = "<macsec-user-data>true</macsec-user-data>";
+        let cases = [
+            ("cable-length", "<cable-length>300</cable-length>".to_string(), String::new()),
+            ("medium", "<medium>fibre</medium>".into(), String::new()),
+            (
+                "propagation-velocity",
+                "<medium>other</medium><propagation-velocity>100000000</propagation-velocity>"
+                    .into(),
+                "<medium>other</medium><propagation-velocity>200000000</propagation-velocity>"
+                    .into(),
+            ),
+            (
+                "one-way-link-delay",
+                "<one-way-link-delay>5000000</one-way-link-delay>".into(),
+                String::new(),
+            ),
+            (
+                "reception-processing",
+                "<reception-processing>1000</reception-processing>".into(),
+                String::new(),
+            ),
+            ("pfc-generation", "<pfc-generation>1000</pfc-generation>".into(), String::new()),
+            ("interface-rtt", "<interface-rtt>1000</interface-rtt>".into(), String::new()),
+            (
+                "receive-processing",
+                "<receive-processing>1000</receive-processing>".into(),
+                String::new(),
+            ),
+            ("pause-entry", "<pause-entry>100000</pause-entry>".into(), String::new()),
+            ("use-peer-local-delay", no_tlv.into(), String::new()),
+            (
+                "peer-interface-rtt",
+                format!("{no_tlv}<peer-interface-rtt>1000</peer-interface-rtt>"),
+                no_tlv.into(),
+            ),
+            (
+                "peer-pause-entry",
+                format!("{no_tlv}<peer-pause-entry>100000</peer-pause-entry>"),
+                no_tlv.into(),
+            ),
+            ("max-frame", "<max-frame>9220</max-frame>".into(), String::new()),
+            ("pfc-frame", "<pfc-frame>128</pfc-frame>".into(), String::new()),
+            ("macsec-user-data", macsec.into(), String::new()),
+            ("secy-delay", format!("{macsec}<secy-delay>1000</secy-delay>"), macsec.into()),
+        ];
+        for (leaf, with, without) in cases {
+            assert_ne!(figures(&with), figures(&without), "{leaf} changes nothing");
+        }
     }
 
     #[test]
