@@ -39,7 +39,8 @@ fn two_pfcd_agree_by_dcbx_and_both_measure_their_link() {
         // A veth: the software's own latency, a few to some tens of microseconds while the
         // daemons start on a busy machine (51.2 ns a quantum at 10G): far from a link's.
         assert!(round_trip > 0 && round_trip < 10_000, "{port}: {round_trip} quanta: {pfc}");
-        let wd = dataplane::headroom::frame_bits(2000) as u64;
+        // A maximum frame in progress at each end: the settings' max-frame, 9216, with its FCS.
+        let wd = dataplane::headroom::frame_bits(9_220) as u64;
         assert_eq!(number(&pfc, "allowance-in-force"), round_trip * 512 + 2 * wd, "{pfc}");
         eprintln!("{port}: measured round trip {round_trip} quanta");
     }
@@ -130,8 +131,15 @@ fn the_measured_headroom_follows_a_delay_line_between_two_pfcd() {
             "{delay}: added {added_us:.1} µs, want {want} ± {tolerance}"
         );
         let pfc = pfc_of(&mut ca, "x");
-        let wd = dataplane::headroom::frame_bits(2000) as u64;
-        assert_eq!(number(&pfc, "allowance-in-force"), rtt * 512 + 2 * wd, "{pfc}");
+        // A maximum frame in progress at each end: the settings' max-frame, 9216, with its FCS;
+        // at most what the port's receive buffer holds (1 ms of round trip at 10 Gb/s is more
+        // than 1 MiB), the clamp then said in state.
+        let wd = dataplane::headroom::frame_bits(9_220) as u64;
+        let measured = rtt * 512 + 2 * wd;
+        let limit = number(&pfc, "receive-buffer-limit");
+        assert_eq!(number(&pfc, "allowance-in-force"), measured.min(limit), "{pfc}");
+        let reason = if measured > limit { "receive-buffer" } else { "none" };
+        assert_eq!(value(&pfc, "clamp-reason").as_deref(), Some(reason), "{pfc}");
     }
     drop(cb);
 }

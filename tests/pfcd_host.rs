@@ -169,7 +169,12 @@ fn a_dead_port_thread_is_noticed_and_named() {
     let mut lab = pfcd::lab::Lab::start(&settings).expect("lab");
     assert_eq!(lab.failure(), None, "a healthy lab");
     let snapshot = (*lab.ports[0].snapshot()).clone();
-    let dying = PortHandle::start("lab9".into(), 0, DiesAtFirstStep(snapshot)).expect("thread");
+    let dying = PortHandle::start(
+        "lab9".into(),
+        pfcd::ports::headroom::ReceiveBuffer::for_max_frame(0, 9216),
+        DiesAtFirstStep(snapshot),
+    )
+    .expect("thread");
     lab.ports.push(dying);
     let deadline = Instant::now() + Duration::from_secs(10);
     let why = loop {

@@ -138,7 +138,8 @@ fn headroom_method_measured_puts_the_round_trip_of_the_wire_in_force() {
     let round_trip = number(&pfc, "round-trip");
     // A veth: what is measured is the software's own latency, a few microseconds.
     assert!(round_trip > 0 && round_trip < 2_000, "{round_trip} quanta: {pfc}");
-    let wd = dataplane::headroom::frame_bits(2000) as u64;
+    // A maximum frame in progress at each end: the settings' max-frame, 9216, with its FCS.
+    let wd = dataplane::headroom::frame_bits(9_220) as u64;
     assert_eq!(number(&pfc, "allowance-in-force"), round_trip * 512 + 2 * wd, "{pfc}");
     assert_eq!(value(&pfc, "method-in-force").as_deref(), Some("pfc:measured"));
     // p1 has no measuring peer: it keeps the link delay allowance.
@@ -155,8 +156,9 @@ fn with_its_cable_configured_over_netconf_a_port_calculates_annex_n_s_headroom()
     let Hosts { h1_ns: _h1_ns, sw, h2_ns: _h2_ns, .. } = hosts("pifc");
     let pfcd = start_pfcd_with(&sw, &scratch, &["p1", "p2"], "speed = \"10G\"\n");
     let mut c = pfcd.client(&sw);
-    // Annex N's link on p1: 100 m of Cat6 at 10 Gb/s (2000-octet frames with their FCS, the
-    // YANG default). p2: 1 km of fibre.
+    // Annex N's link on p1: 100 m of Cat6 at 10 Gb/s, 2000-octet frames with their FCS
+    // stated. p2: 1 km of fibre, and no max-frame: the bridge's largest frame, the settings'
+    // max-frame (9216 by default) with its FCS.
     let calculated = |inputs: &str| {
         format!(
             "<pfc-enable>p3</pfc-enable><pfc-link-delay-allowance>50000</pfc-link-delay-allowance>\
@@ -167,7 +169,9 @@ fn with_its_cable_configured_over_netconf_a_port_calculates_annex_n_s_headroom()
     commit_pfc(
         &mut c,
         &["p1"],
-        &calculated("<cable-length>100</cable-length><medium>cat6</medium>"),
+        &calculated(
+            "<cable-length>100</cable-length><medium>cat6</medium><max-frame>2000</max-frame>",
+        ),
     );
     commit_pfc(
         &mut c,
@@ -181,19 +185,26 @@ fn with_its_cable_configured_over_netconf_a_port_calculates_annex_n_s_headroom()
     assert_eq!(number(&p1, "calculated-allowance"), 126_224, "{p1}");
     // No LLDP peer on the hosts: both ends' delays are the usual stack's for the speed and
     // medium (10GBASE-R over fibre).
-    let expected = |metres: u32, medium: Medium| {
+    let expected = |metres: u32, medium: Medium, max_frame_octets: u64| {
         let link = LinkDelay::Cable { metres, medium };
-        calculate(&HeadroomInputs::for_link(LinkSpeed::G10, link)).expect("a headroom").bits
+        let inputs =
+            HeadroomInputs { max_frame_octets, ..HeadroomInputs::for_link(LinkSpeed::G10, link) };
+        calculate(&inputs).expect("a headroom").bits
     };
-    let fibre = expected(1_000, Medium::Fibre);
+    let fibre = expected(1_000, Medium::Fibre, 9_220);
+    assert!(fibre > expected(1_000, Medium::Fibre, 2_000), "{fibre}");
     let p2 = wait_state(&mut c, "p2", "the fibre's allowance in force", |p| {
         value(p, "allowance-in-force") == Some(fibre.to_string())
     });
     assert_eq!(value(&p2, "allowance-source").as_deref(), Some("pfc:calculated"), "{p2}");
 
     // A longer cable on p1, committed: calculated again.
-    let longer = expected(300, Medium::Cat6);
-    commit_pfc(&mut c, &["p1"], &calculated("<cable-length>300</cable-length>"));
+    let longer = expected(300, Medium::Cat6, 2_000);
+    commit_pfc(
+        &mut c,
+        &["p1"],
+        &calculated("<cable-length>300</cable-length><max-frame>2000</max-frame>"),
+    );
     let p1 = wait_state(&mut c, "p1", "the longer cable's allowance", |p| {
         value(p, "allowance-in-force") == Some(longer.to_string())
     });

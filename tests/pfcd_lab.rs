@@ -379,11 +379,6 @@ fn refusals_name_the_path_and_change_nothing_and_restarts_keep_the_configuration
             "receive buffer",
         ),
         (
-            pfc_edit("lab1", "<link-pause>true</link-pause>"),
-            "link-pause",
-            "PFC and IEEE 802.3 link pause cannot both be enabled",
-        ),
-        (
             pfc_edit(
                 "lab1",
                 "<headroom><minimum-allowance>500000</minimum-allowance>\
@@ -396,6 +391,16 @@ fn refusals_name_the_path_and_change_nothing_and_restarts_keep_the_configuration
     for (edit, path, message) in refusals {
         assert_commit_refused(&mut c, &edit, path, message, &before);
     }
+
+    // link-pause is not supported (pfcd-deviations): refused at once, by name.
+    let edit = pfc_edit("lab1", "<link-pause>true</link-pause>");
+    let err = c.edit_config(Datastore::Candidate, &edit, None).expect_err("link-pause refused");
+    let errors = err.reply().map(|r| r.errors().to_vec()).unwrap_or_default();
+    assert!(
+        errors.iter().any(|e| e.error_tag == "unknown-element"
+            && e.error_message.as_deref().is_some_and(|m| m.contains("link-pause"))),
+        "link-pause: {errors:?}"
+    );
 
     // A priority outside 0-7 is refused at once, by its type.
     let edit = pfc_edit(

@@ -1,19 +1,22 @@
 //! pfcd's YANG modules (`yang/*.yang`) load in mgmt's schema, i.e. with the libyang that
 //! libyang2-sys bundles (scripts/yang-check.sh checks them with Debian's yanglint, pyang and
 //! yangcli): the example configuration validates, every example refusal is refused with the
-//! message it names, and the RPCs and notifications parse.
+//! message it names, and the RPCs and notifications parse. The examples are of the proposed
+//! model, so they are checked without pfcd-deviations; with it, what it deviates is refused.
 
 use std::path::{Path, PathBuf};
 
 use mgmt::yang::schema::Schema;
 
 /// pfcd's modules and their revisions.
-const OURS: [(&str, &str); 6] = [
+const OURS: [(&str, &str); 8] = [
     ("ieee802-dot1q-pfc", "2026-11-26"),
     ("ieee802-dot1q-pfc-bridge", "2026-11-26"),
     ("ieee802-dot1q-lldp-pfc-tlv", "2026-11-26"),
     ("pfcd-pipeline", "2026-11-26"),
     ("pfcd-lab", "2026-11-26"),
+    ("pfcd-headroom", "2026-11-29"),
+    ("pfcd-deviations", "2026-11-29"),
     ("pfcd-watchdog", "2026-11-29"),
 ];
 
@@ -24,6 +27,25 @@ fn yang() -> PathBuf {
 /// Our modules and the standard ones, all implemented with every feature.
 fn schema() -> Schema {
     Schema::new(&[yang(), yang().join("standard")], &[]).expect("the modules load")
+}
+
+/// The proposed model: the same without pfcd-deviations (copied to a directory of their own).
+fn proposal() -> Schema {
+    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir =
+        std::env::temp_dir().join(format!("pfcd-yang-proposal-{}-{call}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a directory");
+    for entry in std::fs::read_dir(yang()).expect("yang/") {
+        let path = entry.expect("entry").path();
+        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or_default().to_string();
+        if name.ends_with(".yang") && name != "pfcd-deviations.yang" {
+            std::fs::copy(&path, dir.join(&name)).expect("copy");
+        }
+    }
+    let schema = Schema::new(&[dir.clone(), yang().join("standard")], &[]).expect("they load");
+    let _ = std::fs::remove_dir_all(&dir);
+    schema
 }
 
 #[test]
@@ -47,13 +69,13 @@ fn the_modules_load_implemented_with_the_pfc_feature() {
 #[test]
 fn the_example_configuration_validates() {
     let xml = std::fs::read_to_string(yang().join("tests/valid/pfc-config.xml")).expect("read");
-    let canonical = schema().canonical_config(&xml).expect("valid");
+    let canonical = proposal().canonical_config(&xml).expect("valid");
     assert!(canonical.contains("<pfc-enable>p3 p4</pfc-enable>"), "{canonical}");
 }
 
 #[test]
 fn every_example_refusal_is_refused_with_its_message() {
-    let schema = schema();
+    let schema = proposal();
     let mut checked = 0;
     for entry in std::fs::read_dir(yang().join("tests/invalid")).expect("tests/invalid exists") {
         let path = entry.expect("entry").path();
@@ -115,6 +137,50 @@ fn the_rpcs_and_notifications_parse() {
                </pfc-dcbx-misconfiguration>"#
         ))
         .expect("pfc-dcbx-misconfiguration");
+    schema
+        .validate_notification(
+            r#"<allowance-clamped xmlns="urn:pfcd:yang:pfcd-headroom">
+                 <interface>lab0</interface><reason>receive-buffer</reason>
+                 <selected-allowance>1407374883750992</selected-allowance>
+                 <allowance-in-force>4186112</allowance-in-force>
+                 <receive-buffer-limit>4186112</receive-buffer-limit>
+               </allowance-clamped>"#,
+        )
+        .expect("allowance-clamped");
     let measure = schema.model().rpc(bridge, "measure-headroom").expect("in the model");
     assert_eq!(measure.mandatory_input, ["interface"], "mgmt refuses it without a port");
+}
+
+#[test]
+fn what_pfcd_deviates_is_refused_by_name() {
+    let ns = |m: &str| format!("urn:ieee:std:802.1Q:yang:{m}");
+    let port = |inner: &str| {
+        format!(
+            r#"<interfaces xmlns="urn:ietf:params:xml:ns:yang:ietf-interfaces"><interface>
+                 <name>p1</name>
+                 <type xmlns:ianaift="urn:ietf:params:xml:ns:yang:iana-if-type">ianaift:ethernetCsmacd</type>
+                 <bridge-port xmlns="{}"><pfc xmlns="{}">{inner}</pfc></bridge-port>
+               </interface></interfaces>"#,
+            ns("ieee802-dot1q-bridge"),
+            ns("ieee802-dot1q-pfc-bridge")
+        )
+    };
+    let schema = schema();
+    for (inner, leaf) in [
+        ("<link-pause>false</link-pause>", "link-pause"),
+        ("<initiator><pause-quanta>1000</pause-quanta></initiator>", "pause-quanta"),
+        (
+            "<headroom><measurement><results-wanted>4</results-wanted></measurement></headroom>",
+            "results-wanted",
+        ),
+        (
+            "<priority><priority>3</priority><xon-hysteresis>10</xon-hysteresis></priority>",
+            "xon-hysteresis",
+        ),
+    ] {
+        let xml = port(inner);
+        assert!(proposal().canonical_config(&xml).is_ok(), "the proposal has {leaf}");
+        let err = schema.canonical_config(&xml).expect_err(&format!("{leaf} deviated"));
+        assert!(err.to_string().contains(leaf), "{leaf}: {err}");
+    }
 }

@@ -174,8 +174,13 @@ impl Bridge {
             let io = open(&p.name)
                 .map_err(|source| BridgeError::Open { port: p.name.clone(), source })?;
             let mac = io.mac();
-            let port = port::BridgePort::new(p.clone(), io, mac, setup.speed)
-                .map_err(|source| BridgeError::Port { port: p.name.clone(), source })?;
+            let port = port::BridgePort::new(
+                p.clone().with_max_frame(setup.max_frame),
+                io,
+                mac,
+                setup.speed,
+            )
+            .map_err(|source| BridgeError::Port { port: p.name.clone(), source })?;
             ports.push(port);
         }
         let watch = links::LinkWatch::new(&mut ports, &seen, Box::new(open));

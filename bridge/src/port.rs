@@ -81,6 +81,18 @@ impl BridgePortSetup {
     }
 }
 
+impl BridgePortSetup {
+    /// The same port with its buffers planned for frames of up to `max_frame` octets (FCS not
+    /// included) when its buffer configuration assumes smaller ones: the XOFF overshoot, the
+    /// XON hysteresis and the measured headroom's worst case then take the bridge's largest
+    /// frame, the one figure the daemon's calculation and checks use too.
+    pub fn with_max_frame(mut self, max_frame: u16) -> Self {
+        let octets = u64::from(max_frame) + dataplane::time::FCS_OCTETS;
+        self.buffer.max_frame_octets = self.buffer.max_frame_octets.max(octets);
+        self
+    }
+}
+
 /// What a port counted. Discards say why, so a test or an operator can tell a bad peer from a
 /// full buffer. (The state file shows them by these names.)
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]

@@ -7,6 +7,8 @@ pub const OURS: &[(&str, &str)] = &[
     ("ieee802-dot1q-lldp-pfc-tlv.yang", include_str!("../../yang/ieee802-dot1q-lldp-pfc-tlv.yang")),
     ("ieee802-dot1q-pfc-bridge.yang", include_str!("../../yang/ieee802-dot1q-pfc-bridge.yang")),
     ("ieee802-dot1q-pfc.yang", include_str!("../../yang/ieee802-dot1q-pfc.yang")),
+    ("pfcd-deviations.yang", include_str!("../../yang/pfcd-deviations.yang")),
+    ("pfcd-headroom.yang", include_str!("../../yang/pfcd-headroom.yang")),
     ("pfcd-lab.yang", include_str!("../../yang/pfcd-lab.yang")),
     ("pfcd-pipeline.yang", include_str!("../../yang/pfcd-pipeline.yang")),
     ("pfcd-watchdog.yang", include_str!("../../yang/pfcd-watchdog.yang")),

@@ -10,16 +10,18 @@ use dataplane::headroom::{calculate, measured_headroom, WorstCase};
 use dataplane::sim::{MeasurePair, TwoStationConfig};
 use tracing::{info, warn};
 
-use crate::ports::headroom::{select_allowance, Results};
+use crate::ports::headroom::{select_allowance, ReceiveBuffer, Results};
 use crate::ports::intent::PortIntent;
 
-/// Runs what `intent`'s method needs and not yet run, then selects the allowance.
+/// Runs what `intent`'s method needs and not yet run, then selects the allowance (at most what
+/// `receive_buffer` holds).
 pub fn allowance_for(
     name: &str,
     intent: &PortIntent,
     agreed: lldp::dcbx::HeadroomMethods,
     stations: &TwoStationConfig,
     results: &mut Results,
+    receive_buffer: ReceiveBuffer,
 ) -> Allowance {
     use dataplane::headroom::allowance::AutomaticCalculation as A;
     let automatic = intent.method.in_force(agreed).automatic();
@@ -62,5 +64,5 @@ pub fn allowance_for(
             Err(e) => warn!(port = name, error = %e, "headroom measurement failed"),
         }
     }
-    select_allowance(intent, automatic, results)
+    select_allowance(intent, automatic, results, receive_buffer)
 }

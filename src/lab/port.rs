@@ -19,7 +19,7 @@ use super::clock::SimClock;
 use super::headroom::allowance_for;
 use super::link_lldp::{LinkLldp, PeerLldp};
 use crate::ports::follow::{Followed, PortFigures};
-use crate::ports::headroom::Results;
+use crate::ports::headroom::{ReceiveBuffer, Results};
 use crate::ports::intent::{PortIntent, PRIORITIES};
 use crate::ports::lldp_view::Step;
 use crate::ports::run::PortTask;
@@ -55,9 +55,19 @@ pub fn spawn(
     tick: Duration,
     events: EventSender,
 ) -> std::io::Result<PortHandle> {
-    let (name, receive_buffer_size) = (setup.name.clone(), setup.receive_buffer_size);
+    let (name, receive_buffer) = (setup.name.clone(), setup.receive_buffer());
     let port = SimPort::new(setup, clock, tick, events)?;
-    PortHandle::start(name, receive_buffer_size, port)
+    PortHandle::start(name, receive_buffer, port)
+}
+
+impl SimPortSetup {
+    /// The port's receive buffer, for the largest frame its link's stations send.
+    pub fn receive_buffer(&self) -> ReceiveBuffer {
+        ReceiveBuffer {
+            octets: self.receive_buffer_size,
+            max_frame_octets: self.stations.max_frame_octets_with_fcs(),
+        }
+    }
 }
 
 /// The port's state, owned by its thread.
@@ -86,7 +96,14 @@ impl SimPort {
         let intent = PortIntent::default();
         let mut results = Results::default();
         let agreed = HeadroomMethods::default();
-        let allowance = allowance_for(&setup.name, &intent, agreed, &setup.stations, &mut results);
+        let allowance = allowance_for(
+            &setup.name,
+            &intent,
+            agreed,
+            &setup.stations,
+            &mut results,
+            setup.receive_buffer(),
+        );
         let mut sim = TwoStation::new(setup.stations.clone());
         sim.set_pfc_enable(intent.pfc_enable);
         sim.set_headroom(allowance.bits, None);
@@ -154,10 +171,11 @@ impl SimPort {
             f.agreed,
             &self.setup.stations,
             &mut f.results,
+            self.setup.receive_buffer(),
         );
         let priority = usize::from(self.setup.stations.priority);
         self.sim.set_headroom(allowance.bits, f.intent.buffer_allocation_octets[priority]);
-        f.put_in_force(allowance);
+        f.put_in_force(allowance, self.setup.receive_buffer());
     }
 
     /// Reports new drops on the lossless priority while PFC is enabled on it.

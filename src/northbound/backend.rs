@@ -112,7 +112,7 @@ impl PortsBackend {
                 setup_from(name, bridge_port.and_then(|p| p.child(WD_NS, "pfc-watchdog")))?;
             let now = port.snapshot();
             let method = intent.method.in_force(now.lldp.agreed_headroom());
-            check(name, &intent, method, port.receive_buffer_size, now.allowance.bits)?;
+            check(name, &intent, method, port.receive_buffer)?;
             intents.push(intent);
         }
         Ok(intents)
@@ -129,7 +129,7 @@ impl Backend for PortsBackend {
         ["ietf-interfaces", "ieee802-dot1q-bridge", "ieee802-dot1q-pfc-bridge"]
             .into_iter()
             .chain(LLDP_MODULES)
-            .chain(["pfcd-pipeline", "pfcd-watchdog"])
+            .chain(["pfcd-pipeline", "pfcd-headroom", "pfcd-watchdog"])
             .map(str::to_string)
             .collect()
     }

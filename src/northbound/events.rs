@@ -8,7 +8,7 @@ use netconf_proto::xml::Element;
 use tracing::warn;
 
 use super::lldp::notification::{pfc_dcbx_misconfiguration, remote_table_change, system_totals};
-use super::pfc::notification::{allowance_changed, receive_buffer_drop};
+use super::pfc::notification::{allowance_changed, allowance_clamped, receive_buffer_drop};
 use super::watchdog::notification::{storm_detected, storm_restored};
 use crate::ports::set::PortSet;
 use crate::ports::{EventReceiver, PortEvent};
@@ -47,6 +47,9 @@ pub fn forward(events: EventReceiver, notifier: Notifier, ports: Arc<dyn PortSet
 pub fn notification(event: &PortEvent) -> Element {
     match event {
         PortEvent::AllowanceChanged { port, old, new } => allowance_changed(port, old, new),
+        PortEvent::AllowanceClamped { port, reason, selected, allowance, limit_bits } => {
+            allowance_clamped(port, *reason, *selected, allowance, *limit_bits)
+        }
         PortEvent::LosslessDrop { port, priority, frames_dropped, allowance } => {
             receive_buffer_drop(port, *priority, *frames_dropped, allowance)
         }

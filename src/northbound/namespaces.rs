@@ -12,3 +12,4 @@ pub const PFC_TLV_NS: &str = "urn:ieee:std:802.1Q:yang:ieee802-dot1q-lldp-pfc-tl
 pub const PIPE_NS: &str = "urn:pfcd:yang:pfcd-pipeline";
 pub const LAB_NS: &str = "urn:pfcd:yang:pfcd-lab";
 pub const WD_NS: &str = "urn:pfcd:yang:pfcd-watchdog";
+pub const HEADROOM_NS: &str = "urn:pfcd:yang:pfcd-headroom";

@@ -13,12 +13,14 @@ use dataplane::mac::MacCounters;
 use dataplane::time::{LinkSpeed, Picos};
 use lldp::agent::RemoteStatistics;
 use lldp::dcbx::HeadroomMethods;
-use tracing::info;
+use tracing::{info, warn};
 
 use super::drops::DropNotices;
 use super::event::PortEvent;
 use super::event_channel::EventSender;
-use super::headroom::Results;
+use super::headroom::{
+    clamp_reason, receive_buffer_limit_bits, ClampReason, ReceiveBuffer, Results,
+};
 use super::intent::{HeadroomMethod, PortIntent, PRIORITIES};
 use super::lldp_view::{LldpView, Step};
 use super::report;
@@ -36,6 +38,11 @@ pub struct Followed {
     pub oper_pfc_enable: u8,
     pub results: Results,
     pub allowance: Allowance,
+    /// Why `allowance` differs from the one selected, and the most the receive buffer honours.
+    pub clamp: ClampReason,
+    pub receive_buffer_limit_bits: u64,
+    /// The peer's PFC Local Delay TLVs refused (a real port's calculation counts them).
+    pub peer_delays_refused: u64,
     /// The latest view of the LLDP agents, renewed when something changed.
     pub lldp_view: Arc<LldpView>,
     drops: DropNotices,
@@ -89,6 +96,9 @@ impl Followed {
             intent,
             results,
             allowance,
+            clamp: ClampReason::None,
+            receive_buffer_limit_bits: u64::MAX,
+            peer_delays_refused: 0,
             lldp_view,
             drops: DropNotices::default(),
             discontinuity_time: SystemTime::now(),
@@ -166,8 +176,9 @@ impl Followed {
         true
     }
 
-    /// Puts `allowance` in force; a change is logged and sent north.
-    pub fn put_in_force(&mut self, allowance: Allowance) {
+    /// Puts `allowance` (selected for the receive `buffer`) in force; a change is logged and
+    /// sent north, and so is a new reason for a clamp, with a warning.
+    pub fn put_in_force(&mut self, allowance: Allowance, buffer: ReceiveBuffer) {
         if allowance != self.allowance {
             info!(allowance = %allowance, "allowance in force changed");
             self.events.send(PortEvent::AllowanceChanged {
@@ -177,6 +188,26 @@ impl Followed {
             });
         }
         self.allowance = allowance;
+        let (reason, selected) = clamp_reason(&self.intent, &allowance, &self.results, buffer);
+        self.receive_buffer_limit_bits = receive_buffer_limit_bits(&self.intent, buffer);
+        if reason != self.clamp && reason != ClampReason::None {
+            warn!(
+                port = %self.name,
+                reason = reason.as_str(),
+                selected,
+                allowance = allowance.bits,
+                limit = self.receive_buffer_limit_bits,
+                "allowance in force clamped"
+            );
+            self.events.send(PortEvent::AllowanceClamped {
+                port: self.name.clone(),
+                reason,
+                selected,
+                allowance,
+                limit_bits: self.receive_buffer_limit_bits,
+            });
+        }
+        self.clamp = reason;
     }
 
     /// `dropped` frames in all on lossless `priority`: sent north when new and due
@@ -227,6 +258,9 @@ impl Followed {
             lldp: self.lldp_view.clone(),
             speed: port.speed,
             allowance: self.allowance,
+            clamp: self.clamp,
+            receive_buffer_limit_bits: self.receive_buffer_limit_bits,
+            peer_delays_refused: self.peer_delays_refused,
             results: self.results.clone(),
             receive_buffer_size: port.receive_buffer_size,
             pfc_requests: tx.pfc_requests,

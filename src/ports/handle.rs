@@ -3,6 +3,7 @@
 
 use std::sync::mpsc;
 
+use super::headroom::ReceiveBuffer;
 use super::intent::PortIntent;
 use super::run::{self, Command, PortTask};
 use super::snapshot::{PortSnapshot, Published};
@@ -12,7 +13,7 @@ use super::watched::Watched;
 #[derive(Debug)]
 pub struct PortHandle {
     pub name: String,
-    pub receive_buffer_size: u64,
+    pub receive_buffer: ReceiveBuffer,
     commands: mpsc::Sender<Command>,
     published: Published,
     thread: Watched,
@@ -23,7 +24,7 @@ impl PortHandle {
     /// port (the lab's, `crate::lab::port`; a real interface's, `crate::real::port`) start so.
     pub fn start(
         name: String,
-        receive_buffer_size: u64,
+        receive_buffer: ReceiveBuffer,
         port: impl PortTask,
     ) -> std::io::Result<Self> {
         let published = Published::new(port.snapshot());
@@ -36,7 +37,7 @@ impl PortHandle {
             .spawn(move || run::serve(&span_name, port, &rx, &out))?;
         Ok(PortHandle {
             name,
-            receive_buffer_size,
+            receive_buffer,
             commands,
             published,
             thread: Watched::new(thread_name, thread),

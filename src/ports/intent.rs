@@ -139,8 +139,9 @@ pub struct CalculationInputs {
     pub peer_interface_rtt_bits: Option<u64>,
     /// `peer-pause-entry`.
     pub peer_pause_entry: Picos,
-    /// `max-frame`, octets with FCS (items d) and i)).
-    pub max_frame_octets: u64,
+    /// `max-frame`, octets with FCS (items d) and i)); `None`: the largest frame the port
+    /// receives, the system's one maximum-frame figure.
+    pub max_frame_octets: Option<u64>,
     /// `pfc-frame`, octets with FCS (item e)).
     pub pfc_frame_octets: u64,
     /// `macsec-user-data`.
@@ -150,7 +151,7 @@ pub struct CalculationInputs {
 }
 
 impl Default for CalculationInputs {
-    /// The YANG defaults: Annex N's example, 100 m of Cat6 and 2000-octet frames.
+    /// The YANG defaults: Annex N's example, 100 m of Cat6, and no `max-frame` (the port's).
     fn default() -> Self {
         let annex_n = HeadroomInputs::default();
         CalculationInputs {
@@ -166,7 +167,7 @@ impl Default for CalculationInputs {
             use_peer_local_delay: true,
             peer_interface_rtt_bits: None,
             peer_pause_entry: PFC_REACTION_BOUND,
-            max_frame_octets: annex_n.max_frame_octets,
+            max_frame_octets: None,
             pfc_frame_octets: annex_n.pfc_frame_octets,
             macsec_user_data: false,
             secy_delay_bits: None,
@@ -204,11 +205,14 @@ impl CalculationInputs {
     }
 
     /// The calculation's inputs at `speed`, with `peer_local_delay` the Delay of the peer's
-    /// PFC Local Delay TLV when it sends one (used unless `use-peer-local-delay` is false).
+    /// PFC Local Delay TLV when it sends one (used unless `use-peer-local-delay` is false) and
+    /// `max_frame_octets` the largest frame the port receives, FCS included (unless `max-frame`
+    /// is configured).
     pub fn headroom_inputs(
         &self,
         speed: LinkSpeed,
         peer_local_delay: Option<i64>,
+        max_frame_octets: u64,
     ) -> HeadroomInputs {
         let peer = match peer_local_delay.filter(|_| self.use_peer_local_delay) {
             Some(delay) => PeerDelay::LocalDelayTlv(delay),
@@ -222,7 +226,7 @@ impl CalculationInputs {
         HeadroomInputs {
             local: self.local_delays(speed),
             peer,
-            max_frame_octets: self.max_frame_octets,
+            max_frame_octets: self.max_frame_octets.unwrap_or(max_frame_octets),
             pfc_frame_octets: self.pfc_frame_octets,
             macsec: Macsec { user_data: self.macsec_user_data, ..Macsec::default() },
             secy_delay_bits: self.secy_delay_bits,
@@ -345,9 +349,16 @@ mod tests {
     }
 
     #[test]
-    fn the_yang_defaults_are_annex_n_s_example_at_10g() {
+    fn the_yang_defaults_are_annex_n_s_example_at_10g_with_2000_octet_frames() {
         let defaults = CalculationInputs::default();
-        assert_eq!(defaults.headroom_inputs(LinkSpeed::G10, None), HeadroomInputs::default());
+        assert_eq!(
+            defaults.headroom_inputs(LinkSpeed::G10, None, 2_000),
+            HeadroomInputs::default()
+        );
+        // The port's largest frame unless max-frame is configured.
+        assert_eq!(defaults.headroom_inputs(LinkSpeed::G10, None, 9_220).max_frame_octets, 9_220);
+        let configured = CalculationInputs { max_frame_octets: Some(1_522), ..defaults };
+        assert_eq!(configured.headroom_inputs(LinkSpeed::G10, None, 9_220).max_frame_octets, 1_522);
         assert_eq!(defaults.local_delays(LinkSpeed::G10), LocalDelays::default());
     }
 
@@ -358,7 +369,7 @@ mod tests {
             ..CalculationInputs::default()
         };
         assert_eq!(
-            fibre.headroom_inputs(LinkSpeed::G100, None),
+            fibre.headroom_inputs(LinkSpeed::G100, None, 2_000),
             HeadroomInputs::for_link(LinkSpeed::G100, fibre.link_delay)
         );
         let configured = CalculationInputs { interface_rtt_bits: Some(1_000), ..fibre };
@@ -368,7 +379,7 @@ mod tests {
     #[test]
     fn the_peer_s_local_delay_is_used_unless_configured_not_to_be() {
         let inputs = CalculationInputs::default();
-        let with_tlv = inputs.headroom_inputs(LinkSpeed::G10, Some(5));
+        let with_tlv = inputs.headroom_inputs(LinkSpeed::G10, Some(5), 2_000);
         assert_eq!(with_tlv.peer, PeerDelay::LocalDelayTlv(5));
         let without = CalculationInputs {
             use_peer_local_delay: false,
@@ -377,7 +388,7 @@ mod tests {
             ..inputs
         };
         assert_eq!(
-            without.headroom_inputs(LinkSpeed::G10, Some(5)).peer,
+            without.headroom_inputs(LinkSpeed::G10, Some(5), 2_000).peer,
             PeerDelay::Configured { interface_rtt_bits: 10, pause_entry: Picos(20) }
         );
     }

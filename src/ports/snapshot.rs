@@ -8,7 +8,7 @@ use dataplane::headroom::BufferPlan;
 use dataplane::sim::IngressCounters;
 use dataplane::time::Picos;
 
-use super::headroom::Results;
+use super::headroom::{ClampReason, Results};
 use super::intent::{HeadroomMethod, PortIntent, PRIORITIES};
 use super::lldp_view::LldpView;
 
@@ -72,6 +72,11 @@ pub struct PortSnapshot {
     pub speed: dataplane::time::LinkSpeed,
     /// The allowance in force, its source and the calculated result.
     pub allowance: Allowance,
+    /// Why the allowance in force differs from the one selected, the most the receive buffer
+    /// honours (bits), and the peer's PFC Local Delay TLVs refused.
+    pub clamp: ClampReason,
+    pub receive_buffer_limit_bits: u64,
+    pub peer_delays_refused: u64,
     /// The calculation's and the measurement's latest results (when their method is in force).
     pub results: Results,
     /// The receive buffer for the PFC-enabled priorities together, octets.

@@ -15,6 +15,13 @@ use crate::ports::headroom::Results;
 use crate::ports::intent::CalculationInputs;
 use crate::ports::lldp_view::LldpView;
 
+/// The largest Delay of a peer's PFC Local Delay TLV taken, either sign, as an IEEE 1588
+/// TimeInterval (nanoseconds × 2^16): 1 ms. A station's own delays as a PFC Receiver (items
+/// g), h) and i) of 36.1.1) are a few microseconds (10GBASE-T's stack 3.8 µs, a 9216-octet
+/// frame 7.4 µs at 10 Gb/s, 614.4 ns to pause); a thousandth of a second is beyond any real
+/// one, and a Delay beyond it is a fault or an attack, not a link.
+pub const PEER_LOCAL_DELAY_BOUND: i64 = 1_000_000 * 65_536;
+
 /// A port's calculation and the inputs its results in force were calculated with.
 #[derive(Debug, Clone)]
 pub struct Calculation {
@@ -25,6 +32,11 @@ pub struct Calculation {
     used: Option<HeadroomInputs>,
     /// Whether those inputs gave no headroom (not tried again until they change).
     failed: bool,
+    /// Peer Local Delay TLVs refused as beyond [`PEER_LOCAL_DELAY_BOUND`], each new Delay
+    /// counted once.
+    pub peer_delays_refused: u64,
+    /// The Delay last refused, while the peer still sends it.
+    refused: Option<i64>,
 }
 
 impl Calculation {
@@ -35,6 +47,34 @@ impl Calculation {
             forwarded_frame_octets: u64::from(max_frame) + FCS_OCTETS,
             used: None,
             failed: false,
+            peer_delays_refused: 0,
+            refused: None,
+        }
+    }
+
+    /// The peer's Delay if it is within [`PEER_LOCAL_DELAY_BOUND`]; beyond it, refused
+    /// (counted and logged once per Delay the peer sends) and `None`: the calculation then
+    /// takes the configured peer delays, as with no TLV.
+    pub fn sane_peer_delay(&mut self, port: &str, delay: Option<i64>) -> Option<i64> {
+        match delay {
+            Some(d) if d.unsigned_abs() > PEER_LOCAL_DELAY_BOUND.unsigned_abs() => {
+                if self.refused != Some(d) {
+                    self.peer_delays_refused += 1;
+                    self.refused = Some(d);
+                    warn!(
+                        port,
+                        delay = d,
+                        bound = PEER_LOCAL_DELAY_BOUND,
+                        "the peer's PFC Local Delay TLV is beyond 1 ms: refused, the configured \
+                         peer delays (peer-interface-rtt, peer-pause-entry) are used instead"
+                    );
+                }
+                None
+            }
+            d => {
+                self.refused = None;
+                d
+            }
         }
     }
 
@@ -45,7 +85,7 @@ impl Calculation {
 
     /// The calculation's inputs from the configuration and the peer's TLV.
     pub fn inputs(&self, config: &CalculationInputs, peer: Option<i64>) -> HeadroomInputs {
-        config.headroom_inputs(self.speed, peer)
+        config.headroom_inputs(self.speed, peer, self.forwarded_frame_octets)
     }
 
     /// Whether the results in force were calculated with other inputs than `inputs`.
@@ -117,6 +157,27 @@ mod tests {
         assert!(calc.stale(&with_tlv));
         calc.run("p", with_tlv, &mut results);
         assert!(results.calculation_bits.is_some_and(|b| b < 126_224), "{results:?}");
+    }
+
+    #[test]
+    fn a_peer_local_delay_beyond_the_bound_is_refused_and_counted_once() {
+        let mut calc = Calculation::new(LinkSpeed::G10, 1996);
+        assert_eq!(calc.sane_peer_delay("p", Some(65_536)), Some(65_536));
+        assert_eq!(calc.sane_peer_delay("p", Some(-65_536)), Some(-65_536));
+        assert_eq!(calc.sane_peer_delay("p", None), None);
+        assert_eq!(calc.peer_delays_refused, 0);
+        for _ in 0..3 {
+            assert_eq!(calc.sane_peer_delay("p", Some(i64::MAX)), None);
+        }
+        assert_eq!(calc.peer_delays_refused, 1, "one Delay, however often sent");
+        assert_eq!(calc.sane_peer_delay("p", Some(i64::MIN)), None);
+        assert_eq!(calc.peer_delays_refused, 2);
+        // What the calculation then gives: the configured peer's, Annex N's.
+        let config = CalculationInputs::default();
+        let mut results = Results::default();
+        let peer = calc.sane_peer_delay("p", Some(i64::MAX));
+        calc.run("p", calc.inputs(&config, peer), &mut results);
+        assert_eq!(results.calculation_bits, Some(126_224));
     }
 
     #[test]

@@ -7,7 +7,7 @@
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
-use dataplane::headroom::{measured_headroom, WorstCase};
+use dataplane::headroom::measured_headroom;
 use dataplane::mac::MacCounters;
 use dataplane::time::{LinkSpeed, Picos};
 use dataplane::watchdog::Action;
@@ -18,7 +18,7 @@ use tracing::{info, warn};
 use super::calculation::Calculation;
 use super::interface_lldp::RealLldp;
 use crate::ports::follow::{Followed, PortFigures};
-use crate::ports::headroom::{select_allowance, Results};
+use crate::ports::headroom::{select_allowance, ReceiveBuffer, Results};
 use crate::ports::intent::{mixed_classes, priority_list, HeadroomMethod, PortIntent, PRIORITIES};
 use crate::ports::lldp_view::Step;
 use crate::ports::run::PortTask;
@@ -31,8 +31,6 @@ use pfc_bridge::Bridge;
 
 /// How often the task looks at the bridge and the LLDP socket when nothing else wakes it.
 const TICK: Duration = Duration::from_millis(50);
-/// The largest frame the buffers are planned for, octets with FCS (Annex N's envelope).
-const MAX_FRAME_OCTETS: u64 = 2_000;
 
 /// A real port: which bridge port it is and what it is.
 #[derive(Debug, Clone)]
@@ -55,9 +53,17 @@ pub fn spawn(
     events: EventSender,
 ) -> std::io::Result<PortHandle> {
     let lldp = RealLldp::open(&setup.name, setup.system.clone()).map_err(std::io::Error::other)?;
-    let (name, receive_buffer_size) = (setup.name.clone(), setup.receive_buffer_size);
+    let (name, receive_buffer) = (setup.name.clone(), setup.receive_buffer());
     let port = RealPort::new(setup, bridge, lldp, events);
-    PortHandle::start(name, receive_buffer_size, port)
+    PortHandle::start(name, receive_buffer, port)
+}
+
+impl RealPortSetup {
+    /// The port's receive buffer, for the largest frame the bridge forwards with its FCS: the
+    /// one maximum-frame figure the calculation, the measurement and the buffers all take.
+    pub fn receive_buffer(&self) -> ReceiveBuffer {
+        ReceiveBuffer::for_max_frame(self.receive_buffer_size, self.max_frame)
+    }
 }
 
 /// The port's state, owned by its thread.
@@ -84,7 +90,8 @@ impl RealPort {
     fn new(setup: RealPortSetup, bridge: Arc<Bridge>, lldp: RealLldp, events: EventSender) -> Self {
         let intent = PortIntent::default();
         let results = Results::default();
-        let allowance = select_allowance(&intent, Default::default(), &results);
+        let allowance =
+            select_allowance(&intent, Default::default(), &results, setup.receive_buffer());
         let followed =
             Followed::new(setup.name.clone(), intent, results, allowance, lldp.view(), events);
         RealPort {
@@ -140,12 +147,19 @@ impl RealPort {
                 | dataplane::headroom::allowance::AutomaticCalculation::Both
         ) {
             let f = &mut self.followed;
-            let peer_delay = Calculation::peer_delay(&f.lldp_view);
+            let peer_delay =
+                self.calculation.sane_peer_delay(&f.name, Calculation::peer_delay(&f.lldp_view));
             let inputs = self.calculation.inputs(&f.intent.calculation, peer_delay);
             self.calculation.run(&f.name, inputs, &mut f.results);
+            f.peer_delays_refused = self.calculation.peer_delays_refused;
         }
-        let allowance = select_allowance(&self.followed.intent, automatic, &self.followed.results);
-        self.followed.put_in_force(allowance);
+        let allowance = select_allowance(
+            &self.followed.intent,
+            automatic,
+            &self.followed.results,
+            self.setup.receive_buffer(),
+        );
+        self.followed.put_in_force(allowance, self.setup.receive_buffer());
         let control = PortControl {
             pfc_enable: self.followed.oper_pfc_enable,
             headroom_bits: allowance.bits,
@@ -223,7 +237,7 @@ impl RealPort {
         if self.followed.results.round_trip_quanta == Some(quanta) {
             return;
         }
-        let wd = WorstCase { max_frame_octets: MAX_FRAME_OCTETS };
+        let wd = self.setup.receive_buffer().worst_case();
         match measured_headroom(self.setup.speed, u64::from(quanta), &wd) {
             Ok(h) => {
                 info!(round_trip_quanta = quanta, headroom_bits = h.bits, "headroom measured");

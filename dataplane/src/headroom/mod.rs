@@ -27,7 +27,7 @@ mod secy;
 mod units;
 
 pub use breakdown::{Breakdown, Item, Items, Line};
-pub use buffer::{BufferConfig, BufferPlan, BufferPlanError};
+pub use buffer::{trigger_overshoot, BufferConfig, BufferPlan, BufferPlanError};
 pub use calculate::{calculate, Headroom};
 pub use error::HeadroomError;
 pub use inputs::{HeadroomInputs, LocalDelays, Macsec, PeerDelay};

@@ -132,6 +132,21 @@ impl Default for PipelineConfig {
     }
 }
 
+/// The most FDs of one port in flight ([`PipelineConfig::port_credit`]): each port's transmit
+/// queue is allocated at this depth when the pipeline is built, so it bounds the pipeline's
+/// memory (4096 FDs is 128 times the default and far more than any port needs to fill its
+/// line: QMAN's credit only has to cover the pipeline's round trip).
+pub const MAX_PORT_CREDIT: usize = 4096;
+
+/// The longest external-memory access ([`ExternalMemoryConfig::write_latency`],
+/// `read_latency`) and stage latency, in cycles: 1 ms at a 1 GHz pipeline clock, ten thousand
+/// times DDR's. Cycle counts plus latencies then never come near overflowing.
+pub const MAX_LATENCY_CYCLES: u64 = 1_000_000;
+
+/// The longest [`PipelineConfig::pause_detect_latency`]: 1 ms, over a thousand times the
+/// 614.4 ns within which 36.3.3 wants a pause to take hold.
+pub const MAX_PAUSE_DETECT_LATENCY: Picos = Picos(1_000_000_000);
+
 impl PipelineConfig {
     /// The FDs one (port, priority) may have in flight — a quarter of the port's credit — and
     /// so the bound on its external FIFO's depth (SPEC §6 invariant 4).
@@ -158,6 +173,32 @@ impl PipelineConfig {
         }
         if self.external.ops_per_cycle == 0 || self.external.capacity_fds == 0 {
             return Err("external memory needs capacity and at least one DMA op per cycle".into());
+        }
+        if self.port_credit > MAX_PORT_CREDIT {
+            return Err(format!(
+                "port_credit must be at most {MAX_PORT_CREDIT} FDs, not {}",
+                self.port_credit
+            ));
+        }
+        let latencies = [
+            ("write_latency", self.external.write_latency),
+            ("read_latency", self.external.read_latency),
+            ("qman_latency", self.qman_latency),
+            ("qmi_latency", self.qmi_latency),
+            ("bmi_latency", self.bmi_latency),
+            ("nti_latency", self.nti_latency),
+        ];
+        if let Some((name, cycles)) = latencies.iter().find(|(_, c)| *c > MAX_LATENCY_CYCLES) {
+            return Err(format!(
+                "{name} must be at most {MAX_LATENCY_CYCLES} cycles, not {cycles}"
+            ));
+        }
+        if self.pause_detect_latency > MAX_PAUSE_DETECT_LATENCY {
+            return Err(format!(
+                "pause_detect_latency must be at most {} ps, not {}",
+                MAX_PAUSE_DETECT_LATENCY.as_ps(),
+                self.pause_detect_latency.as_ps()
+            ));
         }
         Ok(())
     }

@@ -20,7 +20,10 @@ mod stats;
 mod wheel;
 
 pub use class::FsmState;
-pub use config::{ExternalMemoryConfig, PauseMode, PipelineConfig, Traffic};
+pub use config::{
+    ExternalMemoryConfig, PauseMode, PipelineConfig, Traffic, MAX_LATENCY_CYCLES,
+    MAX_PAUSE_DETECT_LATENCY, MAX_PORT_CREDIT,
+};
 pub use engine::{ClassView, Departure, Pipeline};
 pub use fd::Fd;
 pub use snapshot::{ClassSnapshot, PauseReaction, PipelineSnapshot};

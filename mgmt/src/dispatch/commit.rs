@@ -13,18 +13,27 @@ use crate::protocol::error::{ErrorTag, ErrorType, RpcError};
 use crate::protocol::rpc::ReplyBody;
 use netconf_proto::xml::{Element, NETCONF_BASE_NS};
 
-pub(super) fn validate(engine: &Engine, op: &Element) -> OpResult {
+/// `<validate>`: the schema's checks, then what a commit of the same content would check
+/// beyond them (`Engine::check_content`: access, keeping the administrator in, the
+/// backends' `prepare`), under the writer mutex so that no change runs meanwhile. An inline
+/// `<config>` is a document, not a change of running by anyone (whether it would be merged or
+/// replace running is not said), so the backends check it but access control does not.
+pub(super) fn validate(
+    engine: &Engine,
+    ctx: &SessionCtx,
+    mode: Mode<'_>,
+    op: &Element,
+) -> OpResult {
     check_params(op, &[(NETCONF_BASE_NS, "source")]).map_err(one)?;
     let all = [DatastoreName::Running, DatastoreName::Candidate, DatastoreName::Startup];
-    let text = match ds_param(op, "source", &all, true).map_err(one)? {
-        DsParam::Datastore(ds) => engine.ds.snapshot(ds).xml.clone(),
-        DsParam::Config(c) => inline_config(engine, op, c)?,
+    let source = ds_param(op, "source", &all, true).map_err(one)?;
+    let _w = engine.writer(ctx, mode).map_err(one)?;
+    let (text, as_running) = match source {
+        DsParam::Datastore(ds) => (engine.ds.snapshot(ds).xml.clone(), true),
+        DsParam::Config(c) => (inline_config(engine, op, c)?, false),
     };
-    engine
-        .ds
-        .check(&text, true)
-        .map(|_| ReplyBody::Ok)
-        .map_err(|e| one(schema_error(&engine.schema, &e)))
+    let snap = engine.ds.check(&text, true).map_err(|e| one(schema_error(&engine.schema, &e)))?;
+    engine.check_content(&snap, &ctx.origin(), as_running).map(|()| ReplyBody::Ok).map_err(one)
 }
 
 pub(super) fn commit(

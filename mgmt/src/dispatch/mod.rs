@@ -169,7 +169,7 @@ fn run(
             "edit-config" => Outcome::from(edit_config(engine, ctx, mode, op)),
             "copy-config" => Outcome::from(copy_config(engine, ctx, mode, op)),
             "delete-config" => Outcome::from(delete_config(engine, ctx, mode, op)),
-            "validate" => Outcome::from(validate(engine, op)),
+            "validate" => Outcome::from(validate(engine, ctx, mode, op)),
             "lock" => Outcome::from(lock(engine, ctx, mode, op)),
             "unlock" => Outcome::from(unlock(engine, ctx, mode, op)),
             "commit" => Outcome::from(commit(engine, ctx, mode, op)),

@@ -21,6 +21,7 @@ mod candidate;
 mod commit;
 mod confirmed_commit;
 mod counters;
+mod deviations;
 mod locks;
 pub mod monitoring;
 mod session_events;

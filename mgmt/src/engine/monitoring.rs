@@ -212,11 +212,12 @@ pub fn netconf_state(
 }
 
 /// `/ietf-yang-library:yang-library` (RFC 8525) with one module set and schema for every
-/// datastore.
+/// datastore; each module lists the modules that deviate it.
 pub fn yang_library(schema: &Schema, content_id: &str) -> Element {
     let y = YANG_LIBRARY_NS;
     let mut set = Element::new(y, "module-set").with(leaf(y, "name", "complete"));
     let modules = schema.model().modules();
+    let deviations = super::deviations::deviations(schema);
     for m in modules.iter().filter(|m| m.implemented) {
         let mut e = Element::new(y, "module").with(leaf(y, "name", &m.name));
         if let Some(r) = &m.revision {
@@ -225,6 +226,9 @@ pub fn yang_library(schema: &Schema, content_id: &str) -> Element {
         e.push(leaf(y, "namespace", &m.namespace));
         for f in schema.features(&m.name) {
             e.push(leaf(y, "feature", f));
+        }
+        for (by, _) in deviations.get(&m.name).into_iter().flatten() {
+            e.push(leaf(y, "deviation", by));
         }
         set.push(e);
     }
@@ -251,7 +255,11 @@ pub fn yang_library(schema: &Schema, content_id: &str) -> Element {
     lib
 }
 
-/// `/ietf-yang-library:modules-state` (RFC 7895, deprecated, for older clients).
+/// `/ietf-yang-library:modules-state` (RFC 7895, deprecated, for older clients). Deviations
+/// are announced in `yang-library` only: yangcli 2.13 (yuma123), which reads this list, fetches
+/// a deviation module listed here twice (as a module and as a deviation) and then stops. The
+/// deviation module is listed as an implemented module, so a client that loads every module
+/// applies it all the same.
 pub fn modules_state(schema: &Schema, content_id: &str) -> Element {
     let y = YANG_LIBRARY_NS;
     let mut st = Element::new(y, "modules-state").with(leaf(y, "module-set-id", content_id));

@@ -40,6 +40,50 @@ pub(crate) enum RunningWrite {
 }
 
 impl Engine {
+    /// The backends' transactions for a change from `old` to `new`: one per backend the
+    /// changes touch, with its own changes.
+    fn transactions<'a>(
+        &self,
+        old: &'a Element,
+        new: &'a Element,
+        changes: &'a [data::Change<'a>],
+        origin: &'a Origin,
+    ) -> Vec<(usize, Transaction<'a>)> {
+        let mut txs = Vec::new();
+        for (i, b) in self.backends.iter().enumerate() {
+            let mine: Vec<&data::Change<'_>> = changes
+                .iter()
+                .filter(|c| c.namespaces().iter().any(|ns| b.namespaces.contains(*ns)))
+                .collect();
+            if !mine.is_empty() {
+                txs.push((i, Transaction { old, new, changes: mine, origin }));
+            }
+        }
+        txs
+    }
+
+    /// Prepares every transaction of `txs`; on the first refusal the ones prepared before it
+    /// are aborted and the refusal returned, with the refusing backend's name.
+    fn prepare_all(&self, txs: &[(usize, Transaction<'_>)]) -> Result<(), (String, RpcError)> {
+        for (prepared, (i, tx)) in txs.iter().enumerate() {
+            let Some(b) = self.backends.get(*i) else { continue };
+            if let Err(e) = b.backend.prepare(tx) {
+                self.abort_all(txs.iter().take(prepared));
+                let name = b.backend.name().to_string();
+                return Err((name.clone(), backend_error(self.schema.model(), &name, &e)));
+            }
+        }
+        Ok(())
+    }
+
+    fn abort_all<'a, 't: 'a>(&self, txs: impl Iterator<Item = &'a (usize, Transaction<'t>)>) {
+        for (j, tx) in txs {
+            if let Some(b) = self.backends.get(*j) {
+                b.backend.abort(tx);
+            }
+        }
+    }
+
     /// Runs the backends' transaction around `store`: prepare on every backend the changes
     /// touch, store, then apply (or abort if anything failed).
     pub(super) fn run_transaction(
@@ -50,40 +94,10 @@ impl Engine {
         origin: &Origin,
         store: impl FnOnce() -> Result<(), RpcError>,
     ) -> Result<(), (String, RpcError)> {
-        let mut involved: Vec<(usize, Vec<&data::Change<'_>>)> = Vec::new();
-        for (i, b) in self.backends.iter().enumerate() {
-            let mine: Vec<&data::Change<'_>> = changes
-                .iter()
-                .filter(|c| c.namespaces().iter().any(|ns| b.namespaces.contains(*ns)))
-                .collect();
-            if !mine.is_empty() {
-                involved.push((i, mine));
-            }
-        }
-        let txs: Vec<(usize, Transaction<'_>)> = involved
-            .into_iter()
-            .map(|(i, changes)| (i, Transaction { old, new, changes, origin }))
-            .collect();
-        let mut prepared = 0;
-        for (i, tx) in &txs {
-            let Some(b) = self.backends.get(*i) else { continue };
-            if let Err(e) = b.backend.prepare(tx) {
-                for (j, tx) in txs.iter().take(prepared) {
-                    if let Some(b) = self.backends.get(*j) {
-                        b.backend.abort(tx);
-                    }
-                }
-                let name = b.backend.name().to_string();
-                return Err((name.clone(), backend_error(self.schema.model(), &name, &e)));
-            }
-            prepared += 1;
-        }
+        let txs = self.transactions(old, new, changes, origin);
+        self.prepare_all(&txs)?;
         if let Err(e) = store() {
-            for (j, tx) in &txs {
-                if let Some(b) = self.backends.get(*j) {
-                    b.backend.abort(tx);
-                }
-            }
+            self.abort_all(txs.iter());
             return Err(("storage".into(), e));
         }
         for (i, tx) in &txs {
@@ -92,6 +106,71 @@ impl Engine {
             }
         }
         Ok(())
+    }
+
+    /// What a commit checks beyond the schema before it stores `new` as running: the
+    /// committer's write access to what changes, that the change leaves the committer their
+    /// own access, and every backend's `prepare` (aborted at once, nothing applied).
+    /// `<validate>` runs it too, so that a pre-flight finds what the commit would refuse
+    /// (RFC 6241 §8.6). The writer mutex must be held: backends prepare one transaction at a
+    /// time.
+    ///
+    /// Without `access` (an inline document validated, which nobody writes yet), only the
+    /// backends' `prepare`.
+    pub(crate) fn check_content(
+        &self,
+        new: &Snapshot,
+        origin: &Origin,
+        access: bool,
+    ) -> Result<(), RpcError> {
+        let old = self.ds.snapshot(DatastoreName::Running);
+        let changes = data::diff(self.schema.model(), &old.root, &new.root);
+        if access {
+            // Not counted as a denied write: nothing was written.
+            if let Some(user) = origin.user.as_deref() {
+                self.acl(user).check_write(self.schema.model(), &changes)?;
+            }
+            self.check_keeps_own_access(origin, &new.root, &changes)?;
+        }
+        let txs = self.transactions(&old.root, &new.root, &changes, origin);
+        self.prepare_all(&txs).map_err(|(_, e)| e)?;
+        self.abort_all(txs.iter());
+        Ok(())
+    }
+
+    /// Access control of a change of running: a commit is checked as the committing user's
+    /// own write (a shared candidate may hold other users' changes: DECISIONS.md, "Nobody
+    /// locks the administrator out"), and no change may take full access away from the user
+    /// who makes it.
+    fn check_access(
+        &self,
+        how: RunningWrite,
+        origin: &Origin,
+        new: &Element,
+        changes: &[data::Change<'_>],
+    ) -> Result<(), RpcError> {
+        if let (RunningWrite::Commit, Some(user)) = (how, origin.user.as_deref()) {
+            if let Err(e) = self.acl(user).check_write(self.schema.model(), changes) {
+                bump(&self.counters.denied_data_writes);
+                return Err(e);
+            }
+        }
+        self.check_keeps_own_access(origin, new, changes)
+    }
+
+    fn check_keeps_own_access(
+        &self,
+        origin: &Origin,
+        new: &Element,
+        changes: &[data::Change<'_>],
+    ) -> Result<(), RpcError> {
+        admin_access::check_keeps_own_access(
+            self.schema.model(),
+            |user| self.acl(user),
+            origin,
+            new,
+            changes,
+        )
     }
 
     /// Makes `new` running: backends' transaction, storage, NACM refresh, config-change
@@ -116,22 +195,7 @@ impl Engine {
         {
             return Ok(());
         }
-        if let (RunningWrite::Commit, Some(user)) = (how, origin.user.as_deref()) {
-            // A shared candidate may hold other users' changes: what running gets is checked
-            // as the committing user's own write (DECISIONS.md, "Nobody locks the
-            // administrator out").
-            if let Err(e) = self.acl(user).check_write(self.schema.model(), &changes) {
-                bump(&self.counters.denied_data_writes);
-                return Err(e);
-            }
-        }
-        admin_access::check_keeps_own_access(
-            self.schema.model(),
-            |user| self.acl(user),
-            origin,
-            &new.root,
-            &changes,
-        )?;
+        self.check_access(how, origin, &new.root, &changes)?;
         // A candidate without uncommitted changes follows running.
         let sync_candidate = how == RunningWrite::Commit || self.lock_state().dirty.is_empty();
         self.run_transaction(&old.root, &new.root, &changes, origin, || {

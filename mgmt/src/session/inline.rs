@@ -12,7 +12,8 @@
 //!   it names (get-config, validate, edit-config, edit-data, get-data of a configuration
 //!   datastore, commit, discard-changes, lock, unlock, close-session), and every datastore
 //!   it reads or changes holds at most [`MAX_DATASTORE`] bytes of canonical text;
-//! - if it changes running (commit, edit of running), no backend is registered (backends
+//! - if it changes running (commit, edit of running) or asks the backends whether they
+//!   would take a change (validate), no backend is registered (backends
 //!   are promised a blocking thread, and their prepare and apply cost what they cost) and
 //!   the datastores' recent writes took at most [`MAX_STORE_WRITE`] (the flush waits for
 //!   the disk).
@@ -74,7 +75,10 @@ pub fn needs_writer(op: &Element) -> bool {
     let ns = op.namespace.as_deref().unwrap_or_default();
     match op.name.as_str() {
         // lock and unlock too: they are decided under the writer mutex (`Engine::lock`).
-        "edit-config" | "commit" | "discard-changes" | "lock" | "unlock" => ns == NETCONF_BASE_NS,
+        // validate: a backend's prepare, which it runs, takes one transaction at a time.
+        "edit-config" | "commit" | "discard-changes" | "lock" | "unlock" | "validate" => {
+            ns == NETCONF_BASE_NS
+        }
         "edit-data" => ns == NMDA_NS,
         _ => false,
     }
@@ -98,7 +102,9 @@ pub fn light(engine: &Engine, op: &Element, message_len: usize) -> bool {
         match op.name.as_str() {
             "close-session" | "lock" => true,
             // A datastore, or inline <config> (bounded by the message).
-            "get-config" | "validate" => source(op, "source").is_none_or(small),
+            "get-config" => source(op, "source").is_none_or(small),
+            // validate runs the backends' prepare, as a commit does.
+            "validate" => source(op, "source").is_none_or(small) && !engine.has_backends(),
             "edit-config" => match source(op, "target") {
                 Some(DatastoreName::Candidate) => change(),
                 _ => running_change(),

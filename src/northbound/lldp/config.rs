@@ -173,3 +173,38 @@ pub fn initial_config(ports: &[&str]) -> String {
     xml.push_str("</lldp>");
     xml
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ports::lldp_view::dcbx_admin;
+
+    #[test]
+    fn every_pfc_tlv_leaf_reaches_the_agents_dcbx_settings() {
+        let xml = format!(
+            "<port xmlns=\"{LLDP_NS}\"><name>p1</name>\
+             <pfc-tlv-extension xmlns=\"{DCBX_NS}\">\
+             <macsec-capable xmlns=\"{PFC_TLV_NS}\">true</macsec-capable>\
+             <privacy-capable xmlns=\"{PFC_TLV_NS}\">true</privacy-capable>\
+             <rtm-hdrm xmlns=\"{PFC_TLV_NS}\">true</rtm-hdrm>\
+             <ptp-hdrm xmlns=\"{PFC_TLV_NS}\">true</ptp-hdrm>\
+             <legacy-tlv xmlns=\"{PFC_TLV_NS}\">true</legacy-tlv></pfc-tlv-extension>\
+             <pfc-local-delay-tlv-extension xmlns=\"{PFC_TLV_NS}\"><tx-enable>false</tx-enable>\
+             </pfc-local-delay-tlv-extension></port>"
+        );
+        let entry = netconf_proto::xml::parse(xml.as_bytes()).expect("XML");
+        let intent = PortIntent {
+            dcbx: dcbx_intent(&entry, "p1", 0).expect("taken"),
+            ..PortIntent::default()
+        };
+        let admin = dcbx_admin(&intent, lldp::wire::TimeInterval::from_nanos(1_000));
+        let p = admin.pfc;
+        assert!(p.macsec_capable && p.privacy_capable && p.rtm_hdrm && p.ptp_hdrm && p.legacy_tlv);
+        assert_eq!(admin.local_delay, None, "tx-enable false sends no Local Delay TLV");
+        // The defaults send none of the bits, and the Local Delay TLV.
+        let default =
+            dcbx_admin(&PortIntent::default(), lldp::wire::TimeInterval::from_nanos(1_000));
+        assert!(!default.pfc.macsec_capable && !default.pfc.legacy_tlv);
+        assert!(default.local_delay.is_some());
+    }
+}

@@ -1,12 +1,13 @@
-//! ieee802-dot1q-pfc-bridge's notifications: `headroom-allowance-changed` and
-//! `receive-buffer-drop`, from the port's events.
+//! ieee802-dot1q-pfc-bridge's notifications, `headroom-allowance-changed` and
+//! `receive-buffer-drop`, and pfcd-headroom's `allowance-clamped`, from the port's events.
 
 use dataplane::headroom::allowance::Allowance;
 use netconf_proto::xml::Element;
 
 use super::state::{clamp_name, source_identity};
-use crate::northbound::namespaces::{PFC_BRIDGE_NS, PFC_NS};
+use crate::northbound::namespaces::{HEADROOM_NS, PFC_BRIDGE_NS, PFC_NS};
 use crate::northbound::xml::{leaf, pfc_identity_leaf};
+use crate::ports::headroom::ClampReason;
 
 /// `headroom-allowance-changed`: port `port`'s allowance in force went from `old` to `new`.
 pub fn allowance_changed(port: &str, old: &Allowance, new: &Allowance) -> Element {
@@ -39,6 +40,24 @@ pub fn receive_buffer_drop(
         .with(leaf(ns, "allowance-in-force", allowance.bits))
         .with(source("allowance-source", allowance));
     with_prefix(e)
+}
+
+/// `allowance-clamped`: port `port`'s allowance `selected` was clamped to `allowance` for
+/// `reason`; its receive buffer honours at most `limit_bits`.
+pub fn allowance_clamped(
+    port: &str,
+    reason: ClampReason,
+    selected: u64,
+    allowance: &Allowance,
+    limit_bits: u64,
+) -> Element {
+    let ns = HEADROOM_NS;
+    Element::new(ns, "allowance-clamped")
+        .with(leaf(ns, "interface", port))
+        .with(leaf(ns, "reason", reason.as_str()))
+        .with(leaf(ns, "selected-allowance", selected))
+        .with(leaf(ns, "allowance-in-force", allowance.bits))
+        .with(leaf(ns, "receive-buffer-limit", limit_bits))
 }
 
 /// A source leaf: the allowance's `allowance-source` identity.

@@ -8,7 +8,7 @@ use dataplane::headroom::allowance::{AllowanceSource, Clamp, Method};
 use dataplane::headroom::{Breakdown, Item};
 use netconf_proto::xml::Element;
 
-use crate::northbound::namespaces::PFC_BRIDGE_NS;
+use crate::northbound::namespaces::{HEADROOM_NS, PFC_BRIDGE_NS};
 use crate::northbound::xml::{leaf, pfc_enable_bits, pfc_identity_leaf};
 use crate::ports::headroom::Results;
 use crate::ports::PortSnapshot;
@@ -90,6 +90,7 @@ pub fn pfc_state(s: &PortSnapshot) -> Element {
         headroom.push(m);
     }
     pfc.push(headroom);
+    pfc.push(allowance_bounds(s));
     for (n, p) in s.priorities.iter().enumerate() {
         pfc.push(
             Element::new(ns, "priority")
@@ -112,6 +113,16 @@ pub fn pfc_state(s: &PortSnapshot) -> Element {
         );
     }
     pfc
+}
+
+/// pfcd-headroom's `allowance-bounds`: the receive buffer's limit, why the allowance in force
+/// was clamped, the peer's Local Delay TLVs refused.
+fn allowance_bounds(s: &PortSnapshot) -> Element {
+    let ns = HEADROOM_NS;
+    Element::new(ns, "allowance-bounds")
+        .with(leaf(ns, "receive-buffer-limit", s.receive_buffer_limit_bits))
+        .with(leaf(ns, "clamp-reason", s.clamp.as_str()))
+        .with(leaf(ns, "peer-local-delays-refused", s.peer_delays_refused))
 }
 
 /// The measurement's history and counters into `measurement`.

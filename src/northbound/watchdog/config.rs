@@ -106,4 +106,35 @@ mod tests {
         assert!(!s.classes[LINK_PAUSE].enabled);
         assert_eq!(s.classes[LINK_PAUSE].action, Action::Alert);
     }
+
+    #[test]
+    fn every_watchdog_leaf_reaches_the_ports_setup() {
+        let settings = "<enabled>false</enabled><detection-time>7</detection-time>\
+                        <restoration-time>8</restoration-time><action>forward</action>";
+        let wd = parse(&format!(
+            "<pfc-watchdog xmlns=\"{WD_NS}\"><enabled>true</enabled>\
+             <detection-time>300</detection-time><restoration-time>400</restoration-time>\
+             <action>alert</action><ignore-link-pause>true</ignore-link-pause>\
+             <priority><priority>5</priority>{settings}</priority>\
+             <link-pause>{settings}</link-pause></pfc-watchdog>"
+        ));
+        let s = setup_from("p1", Some(&wd)).expect("ok");
+        let port = ClassConfig {
+            enabled: true,
+            detection: Picos::from_ms(300),
+            restoration: Picos::from_ms(400),
+            action: Action::Alert,
+        };
+        let own = ClassConfig {
+            enabled: false,
+            detection: Picos::from_ms(7),
+            restoration: Picos::from_ms(8),
+            action: Action::Forward,
+        };
+        assert!(s.ignore_link_pause);
+        for n in 0..CLASSES {
+            let expected = if n == 5 || n == LINK_PAUSE { own } else { port };
+            assert_eq!(s.classes[n], expected, "class {n}");
+        }
+    }
 }

@@ -4,6 +4,7 @@
 
 pub mod bridge;
 pub mod hosts;
+pub mod lab;
 pub mod netns;
 pub mod pfc_lldp;
 pub mod pfcd;

@@ -16,6 +16,9 @@ pub const ESTIMATE_WINDOW: usize = 8;
 /// requests, so it is a port's configured figure wherever one is known.
 pub const DEFAULT_LONGEST_LINK_METRES: u64 = 100_000;
 
+/// A PFC frame on the wire: 64 octets with its 8 of preamble and 12 of inter-frame gap.
+const PFC_FRAME_ON_WIRE_BITS: u64 = (64 + 8 + 12) * 8;
+
 /// A round trip through the slowest medium we know, per metre of link: Cat6 at 0.6 c is 5.56 ns
 /// per metre each way (fibre 5 ns), so 12 ns there and back.
 const ROUND_TRIP_PER_METRE: Picos = Picos::from_ns(12);
@@ -97,7 +100,7 @@ impl MeasureConfig {
     }
 
     /// Defaults for a port whose link is at most `longest_metres` long: unprotected path,
-    /// minimum 0, maximum the round trip such a link can have ([`maximum_round_trip`]), two
+    /// minimum our own known delays ([`MeasureConfig::own_delays_quanta`]), maximum the round trip such a link can have ([`maximum_round_trip`]), two
     /// results, requests combined with responses, every non-zero Response Adjustment sent.
     ///
     /// [`maximum_round_trip`]: MeasureConfig::maximum_round_trip
@@ -106,7 +109,7 @@ impl MeasureConfig {
             speed,
             address,
             path: PathCode::Unprotected,
-            minimum_quanta: 0,
+            minimum_quanta: Self::own_delays_quanta(speed, &LocalTiming::default()),
             maximum_quanta: Self::maximum_round_trip(speed, longest_metres),
             results_wanted: 2,
             combine: true,
@@ -114,6 +117,16 @@ impl MeasureConfig {
             timestamp_origin: 0,
             timing: LocalTiming::default(),
         }
+    }
+
+    /// The shortest round trip this station can have at `speed` with `timing`, in quanta
+    /// rounded up: what it knows of its own share of every PFC round trip, its PFC transmit
+    /// delay (items a) to c) of 36.1.1, `timing.pfc_transmit`) and the PFC frame's 64 octets
+    /// on the wire with preamble and gap (item e)). A result below it is not this link's (a
+    /// peer's negative adjustments, a fault) and is raised to it (36.11), never to 0.
+    pub fn own_delays_quanta(speed: LinkSpeed, timing: &LocalTiming) -> u32 {
+        let own = timing.pfc_transmit + speed.bits_time(PFC_FRAME_ON_WIRE_BITS);
+        u32::try_from(speed.quanta_in_ceil(own)).unwrap_or(u32::MAX)
     }
 
     /// The longest round trip a link of `metres` can have, in quanta rounded up: the slowest

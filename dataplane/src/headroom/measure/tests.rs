@@ -302,3 +302,28 @@ fn a_response_reflects_the_path_and_sends_bits_2_1_as_zero() {
     let bytes = response.to_vec();
     assert_eq!(bytes[15] & 0b1111, 0b1000, "path 2 reflected, bits 2-1 zero");
 }
+
+#[test]
+fn a_peers_negative_adjustments_never_bring_a_result_below_our_own_delays() {
+    // Our own delays at 10 Gb/s: 20 ns to transmit PFC + 67.2 ns for the PFC frame on the
+    // wire = 87.2 ns = 1.7 quanta, rounded up to 2.
+    let own = MeasureConfig::own_delays_quanta(LinkSpeed::G10, &LocalTiming::default());
+    assert_eq!(own, 2);
+    let mut a = up(A, |_| {});
+    assert_eq!(a.config().minimum_quanta, own);
+    let mut b = up(B, |_| {});
+    b.poll_transmit(Picos::ZERO, U, Picos::ZERO);
+    let request = a.poll_transmit(Picos::ZERO, U, Picos::ZERO).expect("request");
+    b.receive(Picos::from_us(5), U, &request.to_vec());
+    let mut response = b.poll_transmit(Picos(5_614_400), U, Picos::ZERO).expect("response");
+    // The peer claims it held the response for 32 768 quanta (1.68 ms at 10 Gb/s).
+    let tuple = response.tuple1.expect("response in tuple 1");
+    response.tuple1 =
+        Some(HmpduTuple { kind: TupleUse::Response, response_adjustment: i16::MIN, ..tuple });
+    a.receive(Picos::from_us(10), U, &response.to_vec());
+    let results = a.take_results();
+    assert_eq!(results.len(), 1, "{results:?}");
+    assert!(results[0].raw_quanta < 0, "{results:?}");
+    assert_eq!((results[0].quanta, results[0].clamp), (own, Clamp::RaisedToMinimum));
+    assert_eq!(a.round_trip_quanta(), Some(own));
+}

@@ -1,0 +1,103 @@
+//! pfcd with its embedded lab (no settings file: four simulated ports `lab0` to `lab3`),
+//! started on a free port with a fresh state directory, reached with the credentials it
+//! printed; killed when dropped.
+
+use std::io::{BufRead as _, BufReader};
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+use netconf_client::{Auth, Client, ConnectOptions};
+
+use super::{program, Scratch};
+
+/// A running lab pfcd.
+pub struct LabPfcd {
+    child: Child,
+    pub port: u16,
+    password: String,
+    pub log: PathBuf,
+    _scratch: Scratch,
+}
+
+impl LabPfcd {
+    /// Starts pfcd's lab; `tag` names its scratch directory and log.
+    pub fn start(tag: &str) -> LabPfcd {
+        let scratch = Scratch::new(tag);
+        let state = scratch.path("state");
+        let log = scratch.path("pfcd.log");
+        let mut child = Command::new(program("pfcd"))
+            .args(["--listen", "127.0.0.1:0", "--state-dir"])
+            .arg(&state)
+            .env("RUST_LOG", "info")
+            .stdout(Stdio::piped())
+            .stderr(std::fs::File::create(&log).expect("log file"))
+            .spawn()
+            .expect("pfcd starts");
+        let stdout = child.stdout.take().expect("stdout");
+        let mut banner = String::new();
+        let mut port = None;
+        for line in BufReader::new(stdout).lines() {
+            let line = line.expect("stdout line");
+            banner.push_str(&line);
+            banner.push('\n');
+            if let Some(addr) = line.strip_prefix("pfcd ready on ") {
+                let addr: std::net::SocketAddr = addr.trim().parse().expect("an address");
+                port = Some(addr.port());
+                break;
+            }
+        }
+        let port = port.unwrap_or_else(|| panic!("pfcd never said it was ready:\n{banner}"));
+        let file = banner
+            .split("password in ")
+            .nth(1)
+            .and_then(|rest| rest.split(" (mode 0600)").next())
+            .unwrap_or_else(|| panic!("the banner names the password file:\n{banner}"));
+        let password = std::fs::read_to_string(file).expect("password file").trim().to_string();
+        LabPfcd { child, port, password, log, _scratch: scratch }
+    }
+
+    /// A NETCONF session as the administrator; a reply that takes longer than `timeout` is an
+    /// error (a daemon that hangs fails the test instead of stopping it).
+    pub fn client_within(&self, timeout: Duration) -> Client {
+        let mut opts = ConnectOptions::new(
+            "127.0.0.1",
+            self.port,
+            "admin",
+            Auth::Password(self.password.clone()),
+        );
+        opts.timeout = timeout;
+        Client::connect(&opts).expect("connects with the printed credentials")
+    }
+
+    pub fn client(&self) -> Client {
+        self.client_within(Duration::from_secs(30))
+    }
+
+    /// The daemon's resident set size, KiB (`VmRSS` of /proc/PID/status); `None` once it has
+    /// exited.
+    pub fn rss_kib(&self) -> Option<u64> {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).ok()?;
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix("VmRSS:"))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+    }
+
+    /// Whether the daemon is still running.
+    pub fn alive(&mut self) -> bool {
+        matches!(self.child.try_wait(), Ok(None))
+    }
+
+    /// What the daemon logged so far.
+    pub fn log_text(&self) -> String {
+        std::fs::read_to_string(&self.log).unwrap_or_default()
+    }
+}
+
+impl Drop for LabPfcd {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
