@@ -40,7 +40,8 @@ pub fn framing(data: &[u8]) -> bool {
 }
 
 /// The XML parser: whatever parses prints to text that parses to the same document (same
-/// names, namespaces, attributes and text; prefixes and the order of attributes may differ).
+/// names, namespaces, attributes and text; prefixes and the order of attributes may differ; a
+/// character XML 1.0 does not allow is printed as U+FFFD).
 /// Returns whether `data` parsed.
 pub fn xml(data: &[u8]) -> bool {
     let Ok(doc) = xml::parse(data) else { return false };
@@ -56,11 +57,17 @@ pub fn xml(data: &[u8]) -> bool {
 /// Whether two elements say the same: namespace, name, attributes (by namespace, name and
 /// value, in any order, prefixes aside), and children with adjacent text joined.
 fn same_document(a: &xml::Element, b: &xml::Element) -> bool {
+    /// Text as the writer prints it: XML-invalid characters as U+FFFD.
+    fn printable(s: &str) -> String {
+        s.chars().map(|c| if xml::is_xml_char(c) { c } else { '\u{fffd}' }).collect()
+    }
     fn attributes(e: &xml::Element) -> Vec<(Option<String>, String, String)> {
         let mut v: Vec<_> = e
             .attributes()
             .iter()
-            .map(|a| (a.namespace.clone(), a.name.to_string(), a.value.clone()))
+            .map(|a| {
+                (a.namespace.as_deref().map(printable), a.name.to_string(), printable(&a.value))
+            })
             .collect();
         v.sort();
         v
@@ -84,13 +91,13 @@ fn same_document(a: &xml::Element, b: &xml::Element) -> bool {
         out
     }
     let (pa, pb) = (parts(a), parts(b));
-    a.namespace == b.namespace
+    a.namespace.as_deref().map(printable).as_deref() == b.namespace.as_deref()
         && a.name == b.name
         && attributes(a) == attributes(b)
         && pa.len() == pb.len()
         && pa.iter().zip(&pb).all(|(x, y)| match (x, y) {
             (Part::Element(x), Part::Element(y)) => same_document(x, y),
-            (Part::Text(x), Part::Text(y)) => x == y,
+            (Part::Text(x), Part::Text(y)) => printable(x) == printable(y),
             _ => false,
         })
 }

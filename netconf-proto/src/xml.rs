@@ -19,7 +19,9 @@ mod tree;
 
 pub use indent::indent;
 pub use parse::{parse, parse_limited, parse_root_tag, ParseLimits, XmlError, MAX_DEPTH};
-pub use tree::{escape_attr, escape_text, write_children, Attribute, Element, Node, Scope};
+pub use tree::{
+    escape_attr, escape_text, is_xml_char, write_children, Attribute, Element, Node, Scope,
+};
 
 #[cfg(test)]
 mod tests {

@@ -61,11 +61,12 @@ fn completion_help_configure_commit_and_refusal() {
     p.exp_string("pause indications").expect("show pipeline ran from the kept line");
     p.exp_string("pfcsh> ").expect("prompt");
 
-    // Configuration: Tab completes schema names (bridge-port's `pf` is only `pfc`).
+    // Configuration: Tab completes schema names (an interface's `bridge-p` is only
+    // `bridge-port`, pfc's `pfc-en` only `pfc-enable`).
     p.send_line("configure").expect("send");
     p.exp_string("pfcsh# ").expect("configuration prompt");
-    keys(&mut p, "set interfaces interface lab0 bridge-port pf\t");
-    keys(&mut p, "pfc-en\t");
+    keys(&mut p, "set interfaces interface lab0 bridge-p\t");
+    keys(&mut p, "pfc pfc-en\t");
     keys(&mut p, "p3 p4\r");
     // Accepted (rustyline turns bracketed paste off), then the prompt: a prompt alone could
     // be the redraw after Tab.
