@@ -173,6 +173,25 @@ mod tests {
         assert_eq!(escape_attr("a\u{1}\"b"), "a\u{fffd}&quot;b");
     }
 
+    #[test]
+    fn a_character_xml_does_not_allow_is_not_well_formed_raw_or_by_reference() {
+        for doc in [
+            "<a>x\u{e}y</a>",
+            "<a>x&#x1;y</a>",
+            "<a>x&#14;y</a>",
+            "<a><![CDATA[\u{1b}]]></a>",
+            "<a b=\"\u{7}\"/>",
+            "<a xmlns=\"urn:\u{1}\"/>",
+            "<a>\u{fffe}</a>",
+        ] {
+            match parse(doc.as_bytes()) {
+                Err(XmlError::InvalidChar { .. }) => {}
+                other => panic!("{doc:?}: {other:?}"),
+            }
+        }
+        assert!(parse("<a>tab\there\u{e9}&#x9;&#10;</a>".as_bytes()).is_ok());
+    }
+
     proptest::proptest! {
         #[test]
         fn garbage_never_panics(bytes in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..200)) {

@@ -79,6 +79,18 @@ pub enum XmlError {
     /// A document type declaration (refused: no DTDs, no entity expansion).
     #[error("document type declarations are not allowed")]
     DocType,
+    /// A character XML 1.0 does not allow (a C0 control other than tab, LF and CR, U+FFFE,
+    /// U+FFFF), raw or by reference, in text or an attribute value: the document is not
+    /// well-formed (XML 1.0 §2.2), and no writer could give it back.
+    #[error(
+        "not well-formed XML at byte {position}: character U+{code:04X} is not allowed in XML 1.0"
+    )]
+    InvalidChar {
+        /// Byte offset in the message (of the text or tag that holds it).
+        position: u64,
+        /// The character's code point.
+        code: u32,
+    },
     /// An entity reference other than the five predefined ones or a character reference.
     #[error("unknown entity reference '&{0};'")]
     UnknownEntity(String),
@@ -290,6 +302,7 @@ impl Scope {
                 .normalized_value(quick_xml::XmlVersion::Implicit1_0)
                 .map_err(|e| syntax(e.to_string()))?
                 .into_owned();
+            xml_chars(&value, position)?;
             match attr.key.as_namespace_binding() {
                 Some(decl) => {
                     let prefix = self.declare(decl, &value).map_err(|e| syntax(e.to_string()))?;
@@ -398,8 +411,8 @@ pub(super) fn other_event(
 ) -> Result<bool, XmlError> {
     let syntax = |e: quick_xml::Error| XmlError::Syntax { position, reason: e.to_string() };
     match event {
-        Event::Text(t) => push_text(stack, &t.xml10_content())?,
-        Event::CData(c) => push_text(stack, &c.xml10_content())?,
+        Event::Text(t) => push_text(stack, xml_chars(&t.xml10_content(), position)?)?,
+        Event::CData(c) => push_text(stack, xml_chars(&c.xml10_content(), position)?)?,
         Event::GeneralRef(r) => {
             let resolved = if r.is_char_ref() {
                 r.resolve_char_ref()
@@ -412,7 +425,7 @@ pub(super) fn other_event(
                     .map(str::to_string)
                     .ok_or_else(|| XmlError::UnknownEntity(name.into_owned()))?
             };
-            push_text(stack, &resolved)?;
+            push_text(stack, xml_chars(&resolved, position)?)?;
         }
         Event::DocType(_) => return Err(XmlError::DocType),
         Event::Eof => return Ok(true),
@@ -427,6 +440,14 @@ pub(super) fn attach(stack: &mut [Element], root: &mut Option<Element>, element:
     match stack.last_mut() {
         Some(parent) => parent.children.push(Node::Element(element)),
         None => *root = Some(element),
+    }
+}
+
+/// `text` if every character of it is one XML 1.0 allows.
+fn xml_chars(text: &str, position: u64) -> Result<&str, XmlError> {
+    match text.chars().find(|c| !super::tree::is_xml_char(*c)) {
+        Some(c) => Err(XmlError::InvalidChar { position, code: u32::from(c) }),
+        None => Ok(text),
     }
 }
 
