@@ -21,7 +21,6 @@ mod candidate;
 mod commit;
 mod confirmed_commit;
 mod counters;
-mod deviations;
 mod locks;
 pub mod monitoring;
 mod session_events;

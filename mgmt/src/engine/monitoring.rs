@@ -217,7 +217,7 @@ pub fn yang_library(schema: &Schema, content_id: &str) -> Element {
     let y = YANG_LIBRARY_NS;
     let mut set = Element::new(y, "module-set").with(leaf(y, "name", "complete"));
     let modules = schema.model().modules();
-    let deviations = super::deviations::deviations(schema);
+    let deviations = schema.deviations();
     for m in modules.iter().filter(|m| m.implemented) {
         let mut e = Element::new(y, "module").with(leaf(y, "name", &m.name));
         if let Some(r) = &m.revision {

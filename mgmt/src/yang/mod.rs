@@ -3,11 +3,12 @@
 //! modules' configuration may depend on other data), data trees ([`data`]: identity, paths,
 //! diff, merge), edit-config on a tree ([`edit`]), subtree filters and XPath prefixes
 //! ([`filter`]) with an XPath filter's cost bounded before libyang runs it ([`xpath_cost`]),
-//! `<get-data>`'s max-depth, textual data paths, and libyang's refusals as RFC 7950's
-//! rpc-errors.
+//! `<get-data>`'s max-depth, textual data paths, which modules deviate which ([`deviations`],
+//! for yang-library), and libyang's refusals as RFC 7950's rpc-errors.
 
 pub mod cross_refs;
 pub mod data;
+pub mod deviations;
 pub mod edit;
 pub mod filter;
 pub(crate) mod max_depth;

@@ -227,6 +227,8 @@ pub struct Schema {
     sources: BTreeMap<(String, Option<String>), String>,
     /// Enabled features of each implemented module.
     features: BTreeMap<String, Vec<String>>,
+    /// Which modules deviate which, read once from the sources when first asked.
+    deviations: std::sync::OnceLock<super::deviations::Deviations>,
 }
 
 impl std::fmt::Debug for Schema {
@@ -238,6 +240,12 @@ impl std::fmt::Debug for Schema {
 // ===== impl Schema =====
 
 impl Schema {
+    /// For each deviated module, the implemented modules that deviate it (RFC 8525's
+    /// `deviation`), read from their sources once.
+    pub fn deviations(&self) -> &super::deviations::Deviations {
+        self.deviations.get_or_init(|| super::deviations::find(self))
+    }
+
     /// Builds a context with the base modules, every module found in `dirs` (all features
     /// enabled), and `extra` (embedded or found in `dirs`).
     pub fn new(dirs: &[PathBuf], extra: &[ModuleSpec]) -> Result<Schema, SchemaError> {
@@ -288,7 +296,7 @@ impl Schema {
                 sources.insert(key, text);
             }
         }
-        Ok(Schema { ctx, model, sources, features })
+        Ok(Schema { ctx, model, sources, features, deviations: std::sync::OnceLock::new() })
     }
 
     /// The pure-Rust index of the schema.

@@ -5,13 +5,17 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::yang::schema::Schema;
+use super::schema::Schema;
 
 /// A deviating module: its name and revision.
 pub type Deviating = (String, Option<String>);
 
 /// For each deviated module's name, the modules that deviate it.
-pub fn deviations(schema: &Schema) -> BTreeMap<String, BTreeSet<Deviating>> {
+pub type Deviations = BTreeMap<String, BTreeSet<Deviating>>;
+
+/// Reads them from the implemented modules' sources (`Schema::deviations` keeps the result:
+/// the sources do not change while the schema lives).
+pub fn find(schema: &Schema) -> Deviations {
     let mut out: BTreeMap<String, BTreeSet<Deviating>> = BTreeMap::new();
     for m in schema.model().modules().iter().filter(|m| m.implemented) {
         let Ok(text) = schema.module_source(&m.name, m.revision.as_deref()) else { continue };
