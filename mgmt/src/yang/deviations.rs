@@ -5,22 +5,22 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::schema::Schema;
-
 /// A deviating module: its name and revision.
 pub type Deviating = (String, Option<String>);
 
 /// For each deviated module's name, the modules that deviate it.
 pub type Deviations = BTreeMap<String, BTreeSet<Deviating>>;
 
-/// Reads them from the implemented modules' sources (`Schema::deviations` keeps the result:
-/// the sources do not change while the schema lives).
-pub fn find(schema: &Schema) -> Deviations {
+/// Reads them from the implemented modules' sources, each given as (name, revision, text)
+/// (`Schema::deviations` keeps the result: the sources do not change while the schema lives).
+pub fn find<'a>(
+    implemented: impl IntoIterator<Item = (&'a str, Option<&'a str>, &'a str)>,
+) -> Deviations {
     let mut out: BTreeMap<String, BTreeSet<Deviating>> = BTreeMap::new();
-    for m in schema.model().modules().iter().filter(|m| m.implemented) {
-        let Ok(text) = schema.module_source(&m.name, m.revision.as_deref()) else { continue };
-        for target in deviated_modules(&m.name, text) {
-            out.entry(target).or_default().insert((m.name.clone(), m.revision.clone()));
+    for (name, revision, text) in implemented {
+        for target in deviated_modules(name, text) {
+            let by = (name.to_string(), revision.map(str::to_string));
+            out.entry(target).or_default().insert(by);
         }
     }
     out

@@ -243,7 +243,14 @@ impl Schema {
     /// For each deviated module, the implemented modules that deviate it (RFC 8525's
     /// `deviation`), read from their sources once.
     pub fn deviations(&self) -> &super::deviations::Deviations {
-        self.deviations.get_or_init(|| super::deviations::find(self))
+        self.deviations.get_or_init(|| {
+            let modules = self.model().modules();
+            let implemented = modules.iter().filter(|m| m.implemented).filter_map(|m| {
+                let text = self.module_source(&m.name, m.revision.as_deref()).ok()?;
+                Some((m.name.as_str(), m.revision.as_deref(), text))
+            });
+            super::deviations::find(implemented)
+        })
     }
 
     /// Builds a context with the base modules, every module found in `dirs` (all features
