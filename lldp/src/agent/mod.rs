@@ -184,7 +184,7 @@ impl Agent {
         }
         self.apply_tx_enabled(false, now, &mut out);
         if self.config.ttl() != old_ttl {
-            self.tx.fast_start(&self.config, now);
+            self.tx.local_change(&self.config, now);
         }
         self.run_tx(now, &mut out);
         out
@@ -208,21 +208,21 @@ impl Agent {
             self.push_frame(retired, &mut out);
         }
         self.local = local;
-        self.tx.fast_start(&self.config, now);
+        self.tx.local_change(&self.config, now);
         self.run_tx(now, &mut out);
         Ok(out)
     }
 
     /// The port's MAC address changed (or the interface was re-created with another): our
     /// LLDPDUs' source address, and what DCBX tie-breaks with, changed. A local change: sent
-    /// at once with a fast burst.
+    /// at once.
     pub fn set_port_mac(&mut self, mac: MacAddr, now: Duration) -> Output {
         let mut out = Output::default();
         if mac == self.port_mac {
             return out;
         }
         self.port_mac = mac;
-        self.tx.fast_start(&self.config, now);
+        self.tx.local_change(&self.config, now);
         self.run_tx(now, &mut out);
         out
     }

@@ -79,14 +79,15 @@ fn new_neighbour_starts_fast_transmission() {
 }
 
 #[test]
-fn local_change_is_sent_at_once_with_a_fast_burst() {
+fn local_change_is_sent_at_once_without_a_burst() {
     let mut a = agent(AgentConfig::default());
     let mut changed = local("eth0");
     changed.tlvs.push(Tlv::PfcConfig(PfcConfig { pfc_enable: 0x08, ..PfcConfig::default() }));
     let out = a.set_local(changed.clone(), S(3)).expect("valid");
     assert_eq!(out.frames.len(), 1);
     assert_eq!(parse(&out.frames[0]).pfc_config().map(|p| p.pfc_enable), Some(0x08));
-    assert_eq!(a.next_deadline(), Some(S(4)));
+    // The next LLDPDU msgTxInterval later (802.1AB's SIGNAL_TX), not a fast burst.
+    assert_eq!(a.next_deadline(), Some(S(33)));
     // Setting the same information again changes nothing.
     assert_eq!(a.set_local(changed, S(3)).map(|o| o.frames.len()), Ok(0));
 }

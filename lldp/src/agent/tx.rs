@@ -93,7 +93,20 @@ impl Transmitter {
         };
     }
 
-    /// newNeighbor or a local change: TX_FAST_START.
+    /// A local change (localChange): SIGNAL_TX, one LLDPDU at once within the credit and the
+    /// timer restarted. Not a fast start: 802.1AB starts one only for a new neighbour, and a
+    /// burst per change would spend the credit of an operator's next commits (each change
+    /// must reach the peer at once, not after the burst of the one before has drained it).
+    pub(crate) fn local_change(&mut self, config: &AgentConfig, now: Duration) {
+        if !self.running {
+            return;
+        }
+        self.tx_now = true;
+        let wait = if self.tx_fast > 0 { config.fast_tx() } else { config.tx_interval() };
+        self.next_tx = now + wait;
+    }
+
+    /// newNeighbor: TX_FAST_START.
     pub(crate) fn fast_start(&mut self, config: &AgentConfig, now: Duration) {
         if !self.running {
             return;
@@ -213,16 +226,36 @@ mod tests {
     }
 
     #[test]
+    fn a_local_change_sends_one_lldpdu_at_once_and_no_burst() {
+        let c = AgentConfig::default();
+        let mut tx = Transmitter::default();
+        run(&mut tx, &c, S(0), S(0));
+        tx.local_change(&c, MS(10_500));
+        let times: Vec<_> =
+            run(&mut tx, &c, MS(10_500), S(80)).into_iter().map(|(t, _)| t).collect();
+        // At once, then msgTxInterval from the change: one credit per change, so a change a
+        // second never waits.
+        assert_eq!(times, vec![MS(10_500), MS(40_500), MS(70_500)]);
+        assert_eq!(tx.fast(), 0);
+        for second in 81..100 {
+            tx.local_change(&c, S(second));
+            let mut out = Vec::new();
+            tx.poll(true, &c, S(second), &mut out);
+            assert_eq!(out, vec![TxAction::Info], "the change at {second} s went out at once");
+        }
+    }
+
+    #[test]
     fn credit_limits_bursts_and_returns_one_per_second() {
         let c = AgentConfig { tx_credit_max: 2, ..AgentConfig::default() };
         let mut tx = Transmitter::default();
         let mut out = Vec::new();
         tx.poll(true, &c, S(0), &mut out); // credit 2 -> 1
-        tx.fast_start(&c, MS(100));
+        tx.local_change(&c, MS(100));
         tx.poll(true, &c, MS(100), &mut out); // credit 1 -> 0
         assert_eq!(tx.credit(), 0);
         // A local change now cannot send until a credit returns at 1 s.
-        tx.fast_start(&c, MS(200));
+        tx.local_change(&c, MS(200));
         tx.poll(true, &c, MS(200), &mut out);
         assert_eq!(out.len(), 2);
         assert_eq!(tx.next_deadline(), Some(S(1)));

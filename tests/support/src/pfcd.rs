@@ -139,6 +139,12 @@ pub fn priority(pfc: &str, n: u8) -> String {
 }
 
 pub fn commit_pfc(c: &mut Client, ports: &[&str], inner: &str) {
+    edit_pfc(c, ports, inner);
+    c.commit().expect("commit");
+}
+
+/// `inner` into the `pfc` container of each of `ports`' Bridge Ports, in the candidate.
+pub fn edit_pfc(c: &mut Client, ports: &[&str], inner: &str) {
     let mut config = format!("<interfaces xmlns=\"{IF_NS}\">");
     for port in ports {
         config.push_str(&format!(
@@ -148,7 +154,6 @@ pub fn commit_pfc(c: &mut Client, ports: &[&str], inner: &str) {
     }
     config.push_str("</interfaces>");
     c.edit_config(Datastore::Candidate, &config, None).expect("edit-config");
-    c.commit().expect("commit");
 }
 
 /// `inner` into the `pfc-watchdog` container of each of `ports`' Bridge Ports, committed.
