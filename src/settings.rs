@@ -13,6 +13,7 @@
 //! speed = "10G"                   # when the interfaces report no common speed (veth)
 //! max-frame = 9216                # the largest frame forwarded, octets without FCS
 //! receive-buffer = 1048576        # octets per port for the lossless priorities together
+//! max-transit-ms = 1000           # frames held longer are discarded (802.1Q 6.5.6), 1..4000
 //!
 //! [lab]
 //! time-ratio = 0.001              # simulated seconds per wall-clock second
@@ -68,6 +69,10 @@ pub struct InterfaceSettings {
     /// Octets of receive buffer per port for the PFC-enabled priorities together: an
     /// allowance larger than this is refused. Default 1 MiB.
     pub receive_buffer: u64,
+    /// The maximum bridge transit delay (802.1Q 6.5.6), milliseconds: a frame held in the
+    /// bridge longer (a pause that never ends, a deadlock) is discarded and counted instead of
+    /// being sent. Default 1000, at most 4000 (the standard's bound).
+    pub max_transit_ms: u64,
     /// `[interfaces.cables]`, no longer read: present, it is refused ([`CABLES_MOVED`]).
     pub cables: Option<Removed>,
 }
@@ -99,6 +104,7 @@ impl Default for InterfaceSettings {
             speed: "10G".into(),
             max_frame: 9216,
             receive_buffer: 1 << 20,
+            max_transit_ms: 1_000,
             cables: None,
         }
     }
@@ -275,6 +281,13 @@ impl Settings {
             if self.interfaces.max_frame < 60 {
                 return Err("interfaces.max-frame must be at least 60 octets".into());
             }
+            let transit = self.interfaces.max_transit_ms;
+            if !(1..=4_000).contains(&transit) {
+                return Err(format!(
+                    "interfaces.max-transit-ms is {transit}: use 1 to 4000 (802.1Q 6.5.6 bounds \
+                     the maximum bridge transit delay at 4 s; 1000 is its recommended value)"
+                ));
+            }
         }
         Ok(())
     }
@@ -308,6 +321,19 @@ mod tests {
         let mut s = Settings::default();
         s.lab.time_ratio = 2.0;
         assert!(s.check().expect_err("refused").contains("time-ratio"));
+    }
+
+    #[test]
+    fn a_maximum_transit_delay_beyond_the_standards_bound_is_refused() {
+        let text = "ports = \"interfaces\"\n[interfaces]\nnames = [\"p1\"]\nmax-transit-ms = 300\n";
+        let mut s: Settings = toml::from_str(text).expect("parses");
+        assert_eq!(s.interfaces.max_transit_ms, 300);
+        assert_eq!(s.check(), Ok(()));
+        for refused in [0, 4_001, u64::MAX] {
+            s.interfaces.max_transit_ms = refused;
+            let e = s.check().expect_err("refused");
+            assert!(e.contains("max-transit-ms") && e.contains("1 to 4000"), "{e}");
+        }
     }
 
     #[test]

@@ -100,14 +100,20 @@ pub struct PortSnapshot {
     pub watchdog: super::watchdog::WatchdogView,
 }
 
-/// Received frames discarded because of what they are (pfcd-pipeline's `frame-discards`):
-/// counted on real interfaces, where the bridge receives frames; 0 on the lab's ports.
+/// Frames the bridge discarded at the port other than for want of headroom or by the watchdog
+/// (pfcd-pipeline's `frame-discards`): counted on real interfaces, where the bridge receives
+/// frames; 0 on the lab's ports.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct FrameDiscards {
-    /// Longer than the largest frame the bridge forwards (`max-frame`).
+    /// Received longer than the largest frame the bridge forwards (`max-frame`).
     pub oversize: u64,
-    /// Tagged with the reserved VID 4095.
+    /// Received tagged with the reserved VID 4095.
     pub reserved_vid: u64,
+    /// Copies of lossy frames received here refused because their egress port held its share
+    /// of this port's lossy buffer.
+    pub lossy_share: u64,
+    /// Frames toward this port held longer than the maximum bridge transit delay.
+    pub transit_delay: u64,
 }
 
 /// The latest snapshot of a port: the port task replaces it, readers clone the `Arc`.

@@ -58,7 +58,7 @@ impl RealPorts {
             mode: PauseMode::External,
             speed,
             max_frame: settings.max_frame,
-            max_transit: pfc_bridge::DEFAULT_MAX_TRANSIT,
+            max_transit: std::time::Duration::from_millis(settings.max_transit_ms),
         };
         let options = RawOptions {
             promiscuous: true,

@@ -350,6 +350,8 @@ impl PortTask for RealPort {
         snapshot.frame_discards = crate::ports::snapshot::FrameDiscards {
             oversize: port.counters.oversize,
             reserved_vid: port.counters.reserved_vid,
+            lossy_share: port.lossy_share_drops,
+            transit_delay: port.counters.transit_drops,
         };
         snapshot
     }

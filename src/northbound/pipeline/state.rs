@@ -43,11 +43,11 @@ pub fn state(s: &PipelineSnapshot) -> Element {
 /// The frames a port discarded for what they are, within its `pipeline` container.
 pub fn frame_discards(d: &FrameDiscards) -> Element {
     let ns = PIPE_NS;
-    Element::new(ns, "frame-discards").with(leaf(ns, "oversize", d.oversize)).with(leaf(
-        ns,
-        "reserved-vid",
-        d.reserved_vid,
-    ))
+    Element::new(ns, "frame-discards")
+        .with(leaf(ns, "oversize", d.oversize))
+        .with(leaf(ns, "reserved-vid", d.reserved_vid))
+        .with(leaf(ns, "lossy-share", d.lossy_share))
+        .with(leaf(ns, "transit-delay", d.transit_delay))
 }
 
 /// The `pipeline` container of port `port`'s Bridge Port.
