@@ -53,6 +53,7 @@ async fn a_connection_flood_is_summed_up_not_logged_line_by_line() {
     // 2000 silent connections from one address, each displacing an older one; the last few
     // reach the login deadline.
     const FLOOD: u64 = 2000;
+    let began = Instant::now();
     let mut open = VecDeque::new();
     for _ in 0..FLOOD {
         open.push_back(TcpStream::connect(server.local_addr()).await.expect("connect"));
@@ -60,38 +61,68 @@ async fn a_connection_flood_is_summed_up_not_logged_line_by_line() {
             open.pop_front();
         }
     }
-    let t0 = Instant::now();
-    let summary = loop {
-        let found = lines().into_iter().find(|l| l.contains("without a line each"));
-        if let Some(line) = found {
-            break line;
+    // On a busy machine the server may still be taking connections from its backlog: every one
+    // is closed in the end, however long that takes.
+    let deadline = Instant::now() + Duration::from_secs(90);
+    loop {
+        let stats = server.admission();
+        let closed = stats.displaced + stats.displaced_per_source + stats.login_timeouts;
+        if closed >= FLOOD - 8 {
+            break;
         }
-        assert!(t0.elapsed() < INTERVAL + Duration::from_secs(5), "no summary line: {:?}", lines());
+        assert!(Instant::now() < deadline, "not all closed: {stats:?}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    // The summaries (one an interval) count what had no line of its own: every closed
+    // connection is either.
+    let (summaries, own) = loop {
+        let (summaries, own) = summed_up();
+        let counted: u64 = summaries.iter().map(|s| counts(s)).sum();
+        if counted + own.len() as u64 >= FLOOD - 8 - 20 {
+            break (summaries, own);
+        }
+        assert!(
+            Instant::now() < deadline + INTERVAL,
+            "the summaries count {counted} and {} lines their own: {summaries:?}",
+            own.len()
+        );
         tokio::time::sleep(Duration::from_millis(100)).await;
     };
-    eprintln!("{summary}");
-    let stats = server.admission();
-    let closed = stats.displaced + stats.displaced_per_source + stats.login_timeouts;
-    assert!(closed >= FLOOD - 8, "{stats:?}");
-    let own: Vec<String> = lines()
+    eprintln!("{}", summaries.join("\n"));
+    // At most ten lines of their own an interval, over the intervals the flood took.
+    let intervals = began.elapsed().as_secs() / INTERVAL.as_secs() + 2;
+    assert!(
+        own.len() as u64 <= 10 * intervals,
+        "{} lines of their own in {intervals} intervals:\n{}",
+        own.len(),
+        own.join("\n")
+    );
+    server.shutdown().await;
+}
+
+/// The summary lines logged so far, and the lines of connections logged on their own.
+fn summed_up() -> (Vec<String>, Vec<String>) {
+    let all = lines();
+    let summaries = all.iter().filter(|l| l.contains("without a line each")).cloned().collect();
+    let own = all
         .into_iter()
         .filter(|l| {
             l.contains("closing an unauthenticated connection")
                 || l.contains("closing a connection that")
         })
         .collect();
-    // At most ten a interval, and the flood took at most two intervals.
-    assert!(own.len() <= 20, "{} lines of their own:\n{}", own.len(), own.join("\n"));
-    // The summary counts what had no line of its own.
-    let counted: u64 = ["displaced=", "no_version_line=", "not_authenticated="]
+    (summaries, own)
+}
+
+/// How many connections a summary line counts.
+fn counts(summary: &str) -> u64 {
+    ["displaced=", "no_version_line=", "not_authenticated="]
         .iter()
         .map(|field| {
-            let at = summary.find(field).unwrap_or_else(|| panic!("{field} in {summary}"));
+            let Some(at) = summary.find(field) else { return 0 };
             let digits: String =
                 summary[at + field.len()..].chars().take_while(char::is_ascii_digit).collect();
             digits.parse::<u64>().expect("a count")
         })
-        .sum();
-    assert!(counted + own.len() as u64 >= FLOOD - 8 - 20, "{summary}");
-    server.shutdown().await;
+        .sum()
 }
