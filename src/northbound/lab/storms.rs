@@ -56,7 +56,11 @@ pub fn refusal(
     ports: &[&str],
     traffic: bool,
 ) -> Option<BackendError> {
-    let added = new.iter().find(|s| !old.contains(s))?;
+    new.iter().filter(|s| !old.contains(s)).find_map(|s| refuse(s, ports, traffic))
+}
+
+/// Why the lab cannot run the storm `added`, if it cannot.
+fn refuse(added: &Storm, ports: &[&str], traffic: bool) -> Option<BackendError> {
     let at = format!(
         "/pfcd-lab:peer-storms/storm[port='{}'][class='{}']",
         added.port,
