@@ -72,7 +72,7 @@ impl Egress {
         }
         let frames = (now - q.next).as_ps() / interval + 1;
         let first = q.next;
-        q.next = q.next + Picos(interval) * frames;
+        q.next += Picos(interval) * frames;
         if discard {
             return Arrived { frames, first_into_empty: None };
         }

@@ -403,9 +403,7 @@ mod tests {
 
         let mut s = stations(Action::Drop);
         s.set_pfc_enable(0);
-        let mut setup = WatchdogSetup::default();
-        setup.ignore_link_pause = true;
-        s.set_watchdog(Some(setup));
+        s.set_watchdog(Some(WatchdogSetup { ignore_link_pause: true, ..WatchdogSetup::default() }));
         s.set_peer_storm(0, true);
         s.advance_to(Picos::from_ms(30));
         assert!(!s.b_paused(s.now(), 0), "PAUSE ignored");
