@@ -113,6 +113,16 @@ const HONOURED: &[(&str, &str, &str)] = &[
     (WD, "link-pause/detection-time", WD_TEST),
     (WD, "link-pause/restoration-time", WD_TEST),
     (WD, "link-pause/action", WD_TEST),
+    (
+        "peer-storms/storm/",
+        "port",
+        "a_peer_storm_on_priority_3_is_found_at_detection_time_and_each_action_applies",
+    ),
+    (
+        "peer-storms/storm/",
+        "class",
+        "a_peer_storm_on_priority_3_is_found_at_detection_time_and_each_action_applies",
+    ),
     (PIPE, "mode", "every_pipeline_leaf_reaches_the_engines_configuration"),
     (PIPE, "port-credit", "every_pipeline_leaf_reaches_the_engines_configuration"),
     (PIPE, "pause-detect-latency", "every_pipeline_leaf_reaches_the_engines_configuration"),

@@ -1124,25 +1124,42 @@ fn running_config(c: &mut Client) -> String {
         .to_string()
 }
 
-/// The lab's simulated ports run no PFC watchdog: a commit of one is refused (not accepted and
-/// ignored), saying where it runs, and running stays as it was.
+/// The lab's simulated ports run the PFC watchdog: a port's `pfc-watchdog` settings are
+/// accepted and show in its state (the class's action), a storm's need for traffic is said when
+/// the lab has none, and running keeps the watchdog.
 #[test]
-fn the_lab_refuses_a_pfc_watchdog() {
+fn the_lab_honours_a_pfc_watchdog() {
     let dir = state_dir("watchdog");
     let file = dir.with_extension("toml");
     std::fs::write(&file, "[lab]\ntraffic = false\n").expect("settings file");
     let daemon = Daemon::start_with(&dir, &["--config", file.to_str().expect("utf-8 path")]);
     let mut c = daemon.client();
-    let before = running_config(&mut c);
     let edit = "<interfaces xmlns=\"urn:ietf:params:xml:ns:yang:ietf-interfaces\"><interface>\
                 <name>lab1</name><bridge-port xmlns=\"urn:ieee:std:802.1Q:yang:ieee802-dot1q-bridge\">\
                 <pfc-watchdog xmlns=\"urn:pfcd:yang:pfcd-watchdog\"><detection-time>100</detection-time>\
+                <priority><priority>5</priority><action>alert</action></priority>\
                 </pfc-watchdog></bridge-port></interface></interfaces>";
-    assert_commit_refused(
-        &mut c,
-        edit,
-        "pfcd-wd:pfc-watchdog",
-        "run no PFC watchdog; it runs on real interfaces",
-        &before,
-    );
+    c.edit_config(Datastore::Candidate, edit, None).expect("edit-config");
+    c.commit().expect("the lab takes a watchdog");
+    let running = running_config(&mut c);
+    assert!(running.contains("<detection-time>100</detection-time>"), "{running}");
+    let filter = "<interfaces xmlns=\"urn:ietf:params:xml:ns:yang:ietf-interfaces\"><interface>\
+                  <name>lab1</name><bridge-port xmlns=\"urn:ieee:std:802.1Q:yang:ieee802-dot1q-bridge\">\
+                  <pfc-watchdog xmlns=\"urn:pfcd:yang:pfcd-watchdog\"/></bridge-port></interface>\
+                  </interfaces>";
+    let end = Instant::now() + Duration::from_secs(10);
+    loop {
+        let wd = get(&mut c, filter);
+        let five = wd.find("<name>5</name>").map(|at| &wd[at..]).unwrap_or_default();
+        if value(five, "action").as_deref() == Some("alert") {
+            assert_eq!(value(five, "status").as_deref(), Some("operational"), "{wd}");
+            break;
+        }
+        assert!(Instant::now() < end, "priority 5's action in the lab's state: {wd}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let storm = "<peer-storms xmlns=\"urn:pfcd:yang:pfcd-lab\"><storm><port>lab1</port>\
+                 <class>3</class></storm></peer-storms>";
+    let before = running_config(&mut c);
+    assert_commit_refused(&mut c, storm, "pfcd-lab:peer-storms", "traffic = true", &before);
 }

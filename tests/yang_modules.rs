@@ -14,7 +14,7 @@ const OURS: [(&str, &str); 8] = [
     ("ieee802-dot1q-pfc-bridge", "2026-11-26"),
     ("ieee802-dot1q-lldp-pfc-tlv", "2026-11-26"),
     ("pfcd-pipeline", "2026-11-29"),
-    ("pfcd-lab", "2026-11-26"),
+    ("pfcd-lab", "2026-11-29"),
     ("pfcd-headroom", "2026-11-29"),
     ("pfcd-deviations", "2026-11-29"),
     ("pfcd-watchdog", "2026-11-29"),

@@ -40,6 +40,14 @@ impl SimClock {
         self.target_after(self.elapsed())
     }
 
+    /// The wall-clock time at which the lab's simulated time is `simulated` (what the state and
+    /// notifications show for an instant of the simulation: a storm's start, a detection).
+    pub fn wall_at(&self, simulated: Picos) -> SystemTime {
+        let secs = simulated.as_ps() as f64 / 1e12 / self.ratio.max(f64::MIN_POSITIVE);
+        let after = Duration::try_from_secs_f64(secs).unwrap_or(Duration::MAX);
+        self.started_at.checked_add(after).unwrap_or(self.started_at)
+    }
+
     /// Where simulated time is `elapsed` after the start. (A float to integer `as` saturates.)
     pub fn target_after(&self, elapsed: Duration) -> Picos {
         Picos((elapsed.as_nanos() as f64 * 1000.0 * self.ratio) as u64)

@@ -8,8 +8,9 @@ pub mod link_lldp;
 pub mod links;
 pub mod pipeline;
 pub mod port;
+pub mod storm;
 
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use dataplane::headroom::LocalDelays;
@@ -38,6 +39,10 @@ pub struct Lab {
     pub links: Vec<LabLink>,
     /// The bridge's transmit pipeline, paused as the ports' peers pause them.
     pub pipeline: pipeline::PipelineHandle,
+    /// Each port's peer storm, as pfcd-lab's `peer-storms` asks.
+    pub storms: Vec<Arc<storm::PeerStorm>>,
+    /// Whether the peers send traffic (without, a storm holds no frames).
+    pub traffic: bool,
     /// The ports' events, until the northbound side takes them.
     events: Mutex<Option<EventReceiver>>,
 }
@@ -50,6 +55,7 @@ impl Lab {
         let mut ports = Vec::new();
         let (events, receiver) = event_channel::channel();
         let links = links::links(settings.ports);
+        let storms: Vec<_> = links.iter().map(|_| Arc::new(storm::PeerStorm::default())).collect();
         for (i, link) in links.iter().enumerate() {
             let setup = SimPortSetup {
                 name: link.name.to_string(),
@@ -61,6 +67,7 @@ impl Lab {
                 local_delay: link.local_delay(),
                 peer: link.peer_lldp(),
                 traffic: settings.traffic,
+                storm: storms[i].clone(),
             };
             ports.push(port::spawn(setup, clock, tick, events.clone())?);
         }
@@ -68,7 +75,15 @@ impl Lab {
         let config = pipeline::lab_config(ports.len(), &Default::default());
         let pipeline =
             pipeline::PipelineHandle::spawn(config, published, clock, tick, settings.traffic)?;
-        Ok(Lab { clock, ports, links, pipeline, events: Mutex::new(Some(receiver)) })
+        Ok(Lab {
+            clock,
+            ports,
+            links,
+            pipeline,
+            storms,
+            traffic: settings.traffic,
+            events: Mutex::new(Some(receiver)),
+        })
     }
 
     /// The ports' events (once: there is one reader).
@@ -172,9 +187,9 @@ impl crate::ports::set::PortSet for Lab {
         false
     }
 
-    /// The simulated links carry no watchdog.
+    /// Each simulated port runs the watchdog on its link, in simulated time.
     fn runs_watchdog(&self) -> bool {
-        false
+        true
     }
 
     fn pipeline(&self) -> std::sync::Arc<dataplane::pipeline::PipelineSnapshot> {

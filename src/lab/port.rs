@@ -4,11 +4,13 @@
 //! port is station B, the peer station A sends it lossless traffic; both ends run LLDP/DCBX,
 //! [`LinkLldp`]). A real interface's task (`crate::real::port`) sits behind the same handle.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use dataplane::headroom::{BufferConfig, BufferPlan};
-use dataplane::sim::{TwoStation, TwoStationConfig};
+use dataplane::sim::{EgressConfig, TwoStation, TwoStationConfig};
 use dataplane::time::Picos;
+use dataplane::watchdog::{ClassStatus, CLASSES};
 use dataplane::wire::MacAddr;
 use lldp::dcbx::HeadroomMethods;
 use lldp::port::LocalSystem;
@@ -18,12 +20,14 @@ use tracing::info;
 use super::clock::SimClock;
 use super::headroom::allowance_for;
 use super::link_lldp::{LinkLldp, PeerLldp};
+use super::storm::PeerStorm;
 use crate::ports::follow::{Followed, PortFigures};
 use crate::ports::headroom::{ReceiveBuffer, Results};
 use crate::ports::intent::{PortIntent, PRIORITIES};
 use crate::ports::lldp_view::Step;
 use crate::ports::run::PortTask;
 use crate::ports::snapshot::{PortSnapshot, PrioritySnapshot};
+use crate::ports::watchdog::{ClassView, WatchdogView};
 use crate::ports::{EventSender, PortHandle};
 
 /// A simulated port: its name, the stations on its link, its receive buffer.
@@ -46,7 +50,15 @@ pub struct SimPortSetup {
     /// The peer sends traffic (and pauses ours). Without, the port only runs LLDP/DCBX and
     /// sleeps until its agents' next deadline.
     pub traffic: bool,
+    /// The storm the peer is asked to run.
+    pub storm: Arc<PeerStorm>,
 }
+
+/// Each priority's share of the bridge's traffic toward a lab port: one sixteenth of the line
+/// rate, half of it over the eight priorities (the lab pipeline's load).
+const EGRESS_SHARE: u64 = 16;
+/// Frames a priority's queue toward the port holds while it cannot leave.
+const EGRESS_QUEUE_FRAMES: u64 = 64;
 
 /// Starts a lab port's thread; its link carries traffic from the first `apply` on.
 pub fn spawn(
@@ -84,6 +96,8 @@ struct SimPort {
     followed: Followed,
     /// The peer's operational PFC Enable, as last given to the link (ours is `followed`'s).
     peer_oper_pfc_enable: u8,
+    /// The peer's storm as last given to the link.
+    storm_given: u16,
 }
 
 impl SimPort {
@@ -106,6 +120,7 @@ impl SimPort {
         );
         let mut sim = TwoStation::new(setup.stations.clone());
         sim.set_pfc_enable(intent.pfc_enable);
+        sim.set_watchdog(Some(intent.watchdog));
         sim.set_headroom(allowance.bits, None);
         let lldp = LinkLldp::new(
             &setup.name,
@@ -130,7 +145,60 @@ impl SimPort {
             lldp,
             followed,
             peer_oper_pfc_enable,
+            storm_given: 0,
         })
+    }
+
+    /// The bridge's traffic toward the port: every priority, at the lab pipeline's load.
+    fn egress(&self) -> EgressConfig {
+        let s = &self.setup.stations;
+        let frame = s.speed.frame_time(u64::from(s.reverse_frame_len.unwrap_or(s.frame_len)));
+        EgressConfig {
+            priorities: 0xff,
+            interval: frame * EGRESS_SHARE,
+            limit: EGRESS_QUEUE_FRAMES,
+        }
+    }
+
+    /// Gives the link the storm asked for, where it changed, and records when each class's
+    /// storm first held the port.
+    fn follow_storm(&mut self) {
+        let asked = self.setup.storm.asked();
+        if asked != self.storm_given {
+            info!(classes = asked, "the peer's pause storm");
+            self.sim.set_peer_storm(PeerStorm::priorities(asked), PeerStorm::link_pause(asked));
+            self.storm_given = asked;
+        }
+        let began = std::array::from_fn(|class| {
+            let at = self.sim.peer_storm_began(class)?;
+            Some(self.clock.wall_at(self.lab_time(at)))
+        });
+        self.setup.storm.record_began(began);
+    }
+
+    /// A simulated time of the link's as the lab's clock has it (the link started later).
+    fn lab_time(&self, at: Picos) -> Picos {
+        self.started_at.unwrap_or_default() + at
+    }
+
+    /// The watchdog's view, with the lab's clock's wall-clock times.
+    fn watchdog_view(&self) -> WatchdogView {
+        let mut view = WatchdogView::default();
+        let Some(wd) = self.sim.watchdog() else { return view };
+        let wall = |t: Option<Picos>| t.map(|t| self.clock.wall_at(self.lab_time(t)));
+        for (class, v) in view.iter_mut().enumerate().take(CLASSES) {
+            let c = wd.counters(class);
+            *v = ClassView {
+                stormed: matches!(wd.status(class), ClassStatus::Stormed { .. }),
+                action: wd.config(class).action,
+                storms_detected: c.storms_detected,
+                restorations: c.restorations,
+                frames_dropped: c.frames_dropped,
+                last_storm_start: wall(c.last_storm_start),
+                last_storm_end: wall(c.last_storm_end),
+            };
+        }
+        view
     }
 
     /// Reports the agents' events and follows DCBX: the operational PFC Enable at both ends
@@ -214,7 +282,8 @@ impl SimPort {
                 p.xoff = b.xoff();
                 p.take_counters(&b.counters);
             }
-            p.priority_paused = rx_mac.priority_paused(now, n);
+            // A pause the watchdog ignores holds nothing.
+            p.priority_paused = self.sim.b_paused(now, n);
             p.pause_time_remaining = if p.priority_paused {
                 self.setup.stations.speed.quanta_in_ceil(rx_mac.paused_until(n).saturating_sub(now))
             } else {
@@ -229,7 +298,7 @@ impl SimPort {
             received: &rx_mac.counters,
             priorities,
             simulated_time: now,
-            watchdog: Default::default(),
+            watchdog: self.watchdog_view(),
         }
     }
 }
@@ -245,6 +314,7 @@ impl PortTask for SimPort {
 
     fn apply(&mut self, intent: PortIntent) {
         self.followed.take_intent(intent);
+        self.sim.set_watchdog(Some(self.followed.intent.watchdog));
         let step = self.lldp.apply(&self.followed.intent);
         self.follow_lldp(step);
         self.give_link_pfc_enable();
@@ -254,6 +324,7 @@ impl PortTask for SimPort {
         if self.started_at.is_none() && self.setup.traffic {
             self.started_at = Some(self.clock.target());
             self.sim.start();
+            self.sim.set_egress(self.egress());
         }
     }
 
@@ -279,8 +350,12 @@ impl PortTask for SimPort {
         if let Some(started_at) = self.started_at {
             let target = self.clock.target().saturating_sub(started_at);
             let limit = self.sim.now() + Picos(self.share.0.saturating_mul(self.setup.catch_up));
+            self.follow_storm();
             self.sim.advance_to(target.min(limit));
+            self.follow_storm();
             self.notice_drops();
+            let view = self.watchdog_view();
+            self.followed.follow_watchdog(&view);
             changed = true;
         }
         changed

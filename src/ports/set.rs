@@ -23,7 +23,7 @@ pub trait PortSet: Send + Sync {
     /// pipeline does not.
     fn applies_traffic_classes(&self) -> bool;
     /// Whether the ports run the PFC watchdog (`PortIntent::watchdog`): the bridge on real
-    /// interfaces does, the lab's simulated ports do not yet.
+    /// interfaces and the lab's simulated ports both do.
     fn runs_watchdog(&self) -> bool;
     /// The transmit pipeline as last published.
     fn pipeline(&self) -> Arc<PipelineSnapshot>;

@@ -4,6 +4,7 @@
 
 mod calculated;
 mod credit_pair;
+mod egress;
 mod events;
 mod ingress;
 mod least_buffer;
@@ -13,6 +14,7 @@ mod rng;
 mod two_station;
 
 pub use credit_pair::{CreditPair, CreditPairConfig, CreditPairReport};
+pub use egress::{Arrived, Egress, EgressConfig};
 pub use events::EventQueue;
 pub use ingress::{BufferVerdict, IngressBuffer, IngressCounters};
 pub use least_buffer::{least_buffer_above_xoff, run_with_reserve, LeastBuffer};

@@ -15,6 +15,8 @@ use crate::mac::{PfcInitiator, PfcReceiver};
 use crate::time::{LinkSpeed, Picos};
 use crate::wire::{MacAddr, MacControl};
 
+mod watch;
+
 /// Per-station delays in bit times (Annex N's 10GBASE-T example by default).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct StationDelays {
@@ -188,6 +190,8 @@ enum Event {
     ArrivesAtA,
     AApplyPause(MacControl),
     BApplyPause(MacControl),
+    /// B's PFC watchdog has a deadline.
+    WatchdogDue,
 }
 
 /// The back-to-back scenario; build it and call [`TwoStation::run`].
@@ -218,6 +222,8 @@ pub struct TwoStation {
     /// each is scheduled once.
     b_unpause_wake: Option<Picos>,
     b_refresh_wake: Option<Picos>,
+    /// The bridge's egress toward A, B's watchdog and A's pause storm.
+    watch: watch::Watch,
 }
 
 const A_ADDR: MacAddr = MacAddr([0x02, 0, 0, 0, 0, 0x0a]);
@@ -256,6 +262,7 @@ impl TwoStation {
             lossless: true,
             b_unpause_wake: None,
             b_refresh_wake: None,
+            watch: watch::Watch::new(cfg.speed),
             cfg,
         }
     }
@@ -303,10 +310,10 @@ impl TwoStation {
                 Event::ArrivesAtB => self.arrives_at_b(now),
                 Event::ArrivesAtA => self.arrives_at_a(now),
                 Event::BApplyPause(frame) => {
-                    let tx_idle = self.b_to_a.idle_at();
-                    self.b_rx.receive(now, &frame, tx_idle);
+                    self.b_apply_pause(now, &frame);
                     self.events.schedule(now, Event::BTxFree);
                 }
+                Event::WatchdogDue => self.watchdog_due(now),
                 Event::AApplyPause(frame) => {
                     let tx_idle = self.a_to_b.idle_at();
                     self.a_rx.receive(now, &frame, tx_idle);
@@ -433,7 +440,8 @@ impl TwoStation {
         if self.a_to_b.idle_at() > now {
             return; // a wake-up already follows the frame in progress
         }
-        if let Some(control) = self.a_tx.as_mut().and_then(|tx| tx.poll(now)) {
+        let control = self.a_tx.as_mut().and_then(|tx| tx.poll(now));
+        if let Some(control) = control.or_else(|| self.storm_poll(now)) {
             self.report.reverse_pfc_requests += 1;
             let end = self.a_to_b.transmit(now, LinkFrame::Bytes(control.to_vec()));
             self.events.schedule(end, Event::ATxFree);
@@ -445,7 +453,8 @@ impl TwoStation {
         let priority = usize::from(self.cfg.priority);
         if self.a_rx.priority_paused(now, priority) {
             let mut wake = self.a_rx.paused_until(priority);
-            if let Some(refresh) = self.a_tx.as_ref().and_then(|tx| tx.next_refresh(now)) {
+            let own = self.a_tx.as_ref().and_then(|tx| tx.next_refresh(now));
+            if let Some(refresh) = [own, self.storm_refresh(now)].into_iter().flatten().min() {
                 wake = wake.min(refresh.max(now));
             }
             self.events.schedule(wake, Event::ATxFree);
@@ -491,6 +500,7 @@ impl TwoStation {
         }
         let frame = match control {
             Some(c) => LinkFrame::Bytes(c.to_vec()),
+            None if self.b_egress_send(now) => return,
             None => match self.cfg.reverse_frame_len {
                 // Transmission selection never starts a paused priority; PFC frames above
                 // bypassed this check.

@@ -60,15 +60,13 @@ fn settings(
     Ok(c)
 }
 
-/// A `pfc-watchdog` container configured on port `name` whose ports run no watchdog (the
-/// lab's): refused rather than accepted and ignored.
+/// A `pfc-watchdog` container configured on port `name` whose ports run no watchdog:
+/// refused rather than accepted and ignored.
 pub fn lab_refusal(name: &str, wd: Option<&Element>) -> Option<BackendError> {
     wd?;
     Some(
         BackendError::new(
-            "The lab's simulated ports run no PFC watchdog; it runs on real interfaces \
-             (ports = \"interfaces\" in the settings). Remove pfc-watchdog from this port."
-                .to_string(),
+            "These ports run no PFC watchdog. Remove pfc-watchdog from this port.".to_string(),
         )
         .at(format!("{}/pfcd-watchdog:pfc-watchdog", bridge_port(name))),
     )

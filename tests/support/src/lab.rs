@@ -23,10 +23,21 @@ pub struct LabPfcd {
 impl LabPfcd {
     /// Starts pfcd's lab; `tag` names its scratch directory and log.
     pub fn start(tag: &str) -> LabPfcd {
+        Self::start_with_settings(tag, None)
+    }
+
+    /// Starts pfcd's lab with `settings` as its settings file (TOML), if given.
+    pub fn start_with_settings(tag: &str, settings: Option<&str>) -> LabPfcd {
         let scratch = Scratch::new(tag);
         let state = scratch.path("state");
         let log = scratch.path("pfcd.log");
-        let mut child = Command::new(program("pfcd"))
+        let mut command = Command::new(program("pfcd"));
+        if let Some(settings) = settings {
+            let file = scratch.path("pfcd.toml");
+            std::fs::write(&file, settings).expect("settings file");
+            command.arg("--config").arg(file);
+        }
+        let mut child = command
             .args(["--listen", "127.0.0.1:0", "--state-dir"])
             .arg(&state)
             .env("RUST_LOG", "info")
