@@ -48,6 +48,12 @@ pub struct LabLink {
 
 const MIB: u64 = 1024 * 1024;
 
+/// How a peer that pauses our priority 0 does it: held 150 ms, then released for 2 ms as its
+/// buffer drains, in simulated time (150 s and 2 s of wall time at the default ratio). Held
+/// for good it would be a storm, which the default PFC watchdog (200 ms) rightly ends; this peer
+/// is congested, not broken. Storms are the peer-storms configuration's.
+const PEER_HOLDS_US: (Picos, Picos) = (Picos::from_ms(150), Picos::from_ms(2));
+
 /// What a lab link is, apart from its names and addresses.
 struct Kind {
     speed: LinkSpeed,
@@ -138,6 +144,7 @@ impl LabLink {
         s.frame_len = LAB_FRAME_OCTETS;
         s.reverse_frame_len = self.peer_pauses_us.then_some(LAB_FRAME_OCTETS);
         s.reverse_paused = self.peer_pauses_us;
+        s.reverse_cycle = Some(PEER_HOLDS_US);
         s.drain_percent = u64::from(self.drain_percent);
         s.duration = Picos(u64::MAX);
         s

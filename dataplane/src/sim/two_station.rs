@@ -83,6 +83,10 @@ pub struct TwoStationConfig {
     /// own, so B's data queue is paused while B still has to send PFC frames: they must go out
     /// regardless (36.2.8). Needs `reverse_frame_len`.
     pub reverse_paused: bool,
+    /// With `reverse_paused`: A holds the pause for the first of these, then releases it (an
+    /// XON) for the second, and so on, as a congested station drains now and then. None: held
+    /// for the whole run (a station that never drains: a storm).
+    pub reverse_cycle: Option<(Picos, Picos)>,
 }
 
 impl TwoStationConfig {
@@ -138,6 +142,7 @@ impl TwoStationConfig {
             record_every: None,
             measure_from: Picos::ZERO,
             reverse_paused: false,
+            reverse_cycle: None,
         }
     }
 }
@@ -192,6 +197,8 @@ enum Event {
     BApplyPause(MacControl),
     /// B's PFC watchdog has a deadline.
     WatchdogDue,
+    /// A's `reverse_cycle` turns: hold (true) or release (false) B's priority 0.
+    AReverseHold(bool),
 }
 
 /// The back-to-back scenario; build it and call [`TwoStation::run`].
@@ -285,6 +292,9 @@ impl TwoStation {
             (a_start, b_start, drain_start) = (a, b, drain);
         }
         self.events.schedule(a_start, Event::ATxFree);
+        if let (true, Some((hold, _))) = (self.cfg.reverse_paused, self.cfg.reverse_cycle) {
+            self.events.schedule(hold, Event::AReverseHold(false));
+        }
         self.events.schedule(b_start, Event::BTxFree);
         if self.cfg.drain_percent > 0 {
             self.events.schedule(drain_start, Event::BDrain);
@@ -314,6 +324,7 @@ impl TwoStation {
                     self.events.schedule(now, Event::BTxFree);
                 }
                 Event::WatchdogDue => self.watchdog_due(now),
+                Event::AReverseHold(hold) => self.a_reverse_hold(now, hold),
                 Event::AApplyPause(frame) => {
                     let tx_idle = self.a_to_b.idle_at();
                     self.a_rx.receive(now, &frame, tx_idle);
@@ -432,6 +443,19 @@ impl TwoStation {
             self.interval_peak = occupancy;
             self.next_sample = at + every;
         }
+    }
+
+    /// A's `reverse_cycle` turns: its initiator holds or releases B's priority 0 (the XOFF or
+    /// XON goes out at A's next transmission opportunity), and the next turn is scheduled.
+    fn a_reverse_hold(&mut self, now: Picos, hold: bool) {
+        let (Some(tx), Some((held, released))) = (self.a_tx.as_mut(), self.cfg.reverse_cycle)
+        else {
+            return;
+        };
+        tx.set_xoff(0, hold);
+        let next = now + if hold { held } else { released };
+        self.events.schedule(next, Event::AReverseHold(!hold));
+        self.events.schedule(now, Event::ATxFree);
     }
 
     /// A's transmission selection: one lossless frame whenever the wire is free and the
@@ -667,5 +691,28 @@ mod tests {
             assert!(pending < 100, "{pending} events pending after {ms} ms");
         }
         assert!(s.b_receiver().counters.pfc_indications > 100);
+    }
+
+    #[test]
+    fn a_cycling_peer_releases_b_for_its_release_time_and_holds_it_again() {
+        let mut cfg = TwoStationConfig::annex_n(126_224, 3);
+        cfg.reverse_paused = true;
+        cfg.reverse_cycle = Some((Picos::from_ms(3), Picos::from_ms(1)));
+        let mut s = TwoStation::new(cfg);
+        s.start();
+        let paused_at = |s: &mut TwoStation, us: u64| {
+            s.advance_to(Picos::from_us(us));
+            s.b_receiver().priority_paused(Picos::from_us(us), 0)
+        };
+        // Held from the start to 3 ms, released to 4 ms (the XON's flight and the frame in
+        // progress aside), held again from 4 ms to 7 ms.
+        assert!(paused_at(&mut s, 1_000));
+        assert!(paused_at(&mut s, 2_900));
+        let sent_before = s.report().reverse_frames_sent;
+        assert!(!paused_at(&mut s, 3_500));
+        assert!(paused_at(&mut s, 4_500));
+        assert!(s.report().reverse_frames_sent > sent_before, "B sent while released");
+        assert!(paused_at(&mut s, 6_900));
+        assert!(!paused_at(&mut s, 7_500));
     }
 }
