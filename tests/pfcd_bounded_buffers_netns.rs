@@ -21,16 +21,6 @@ fn discards(c: &mut netconf_client::Client, port: &str, leaf: &str) -> u64 {
     number(&frame_discards_of(c, port), leaf)
 }
 
-/// Port `port`'s `frame-discards` (pfcd-pipeline, within its Bridge Port).
-fn frame_discards_of(c: &mut netconf_client::Client, port: &str) -> String {
-    let filter = format!(
-        "<interfaces xmlns=\"{IF_NS}\"><interface><name>{port}</name>\
-         <bridge-port xmlns=\"{DOT1Q_NS}\"><pipeline xmlns=\"{PIPE_NS}\"><frame-discards/>\
-         </pipeline></bridge-port></interface></interfaces>"
-    );
-    c.get(Some(&filter)).expect("get").data().unwrap_or_default().to_string()
-}
-
 #[test]
 fn a_stopped_port_holds_only_its_share_and_nothing_past_the_maximum_transit_delay() {
     if !can_run("a_stopped_port_holds_only_its_share_and_nothing_past_the_maximum_transit_delay") {

@@ -192,17 +192,6 @@ fn a_dead_port_thread_is_noticed_and_named() {
     lab.stop();
 }
 
-/// p1's `frame-discards` (pfcd-pipeline) as `<get>` gives it.
-fn frame_discards_of(c: &mut netconf_client::Client, port: &str) -> String {
-    use test_support::pfcd::{DOT1Q_NS, IF_NS, PIPE_NS};
-    let filter = format!(
-        "<interfaces xmlns=\"{IF_NS}\"><interface><name>{port}</name>\
-         <bridge-port xmlns=\"{DOT1Q_NS}\"><pipeline xmlns=\"{PIPE_NS}\"><frame-discards/>\
-         </pipeline></bridge-port></interface></interfaces>"
-    );
-    c.get(Some(&filter)).expect("get").data().unwrap_or_default().to_string()
-}
-
 /// On real interfaces, a frame longer than max-frame (whether the bridge's receive slot
 /// holds it or not) and a frame tagged with the reserved VID 4095 are discarded, never reach
 /// the other host, and each is counted in the port's state.
@@ -210,7 +199,7 @@ fn frame_discards_of(c: &mut netconf_client::Client, port: &str) -> String {
 fn oversize_and_vid_4095_frames_are_discarded_and_counted_in_the_state() {
     use dataplane::wire::{EthernetHeader, VlanTag};
     use test_support::hosts::{drain, hosts, send, Hosts, H1, H2, TEST_TYPE};
-    use test_support::pfcd::{number, start_pfcd};
+    use test_support::pfcd::{frame_discards_of, number, start_pfcd};
     if !test_support::netns::can_run("oversize_and_vid_4095_frames_are_discarded_and_counted") {
         return;
     }

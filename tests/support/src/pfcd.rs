@@ -101,6 +101,16 @@ pub fn pfc_of(c: &mut Client, port: &str) -> String {
     c.get(Some(&filter)).expect("get").data().unwrap_or_default().to_string()
 }
 
+/// Port `port`'s `frame-discards` (pfcd-pipeline, within its Bridge Port).
+pub fn frame_discards_of(c: &mut Client, port: &str) -> String {
+    let filter = format!(
+        "<interfaces xmlns=\"{IF_NS}\"><interface><name>{port}</name>\
+         <bridge-port xmlns=\"{DOT1Q_NS}\"><pipeline xmlns=\"{PIPE_NS}\"><frame-discards/>\
+         </pipeline></bridge-port></interface></interfaces>"
+    );
+    c.get(Some(&filter)).expect("get").data().unwrap_or_default().to_string()
+}
+
 /// A real port's pause reaction (pfcd-pipeline's `pause-reaction` of its Bridge Port).
 pub fn pause_reaction_of(c: &mut Client, port: &str) -> String {
     let filter = format!(
