@@ -2,13 +2,13 @@
 //! fresh state directory, reached with the credentials it printed, read and changed over
 //! NETCONF (`netconf-client`: libssh2, not the server's SSH code).
 
-use std::io::{BufRead as _, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use netconf_client::{Auth, Client, ConnectOptions, Datastore};
 
+use test_support::lab::{read_banner, Banner};
 use test_support::pfcd::{pfc_of, value, wait_state_within};
 
 const IF_NS: &str = "urn:ietf:params:xml:ns:yang:ietf-interfaces";
@@ -41,27 +41,7 @@ impl Daemon {
             .stderr(log)
             .spawn()
             .expect("pfcd starts");
-        let stdout = child.stdout.take().expect("stdout");
-        let mut banner = String::new();
-        let mut port = None;
-        for line in BufReader::new(stdout).lines() {
-            let line = line.expect("stdout line");
-            banner.push_str(&line);
-            banner.push('\n');
-            if let Some(addr) = line.strip_prefix("pfcd ready on ") {
-                let addr: std::net::SocketAddr = addr.trim().parse().expect("an address");
-                port = Some(addr.port());
-                break;
-            }
-        }
-        let port = port.unwrap_or_else(|| panic!("pfcd never said it was ready:\n{banner}"));
-        // The banner says where the password is; it is never printed itself.
-        let file = banner
-            .split("password in ")
-            .nth(1)
-            .and_then(|rest| rest.split(" (mode 0600)").next())
-            .unwrap_or_else(|| panic!("the banner names the password file:\n{banner}"));
-        let password = std::fs::read_to_string(file).expect("password file").trim().to_string();
+        let Banner { port, password, text: banner } = read_banner(&mut child);
         assert!(!banner.contains(&password), "the password is not printed");
         assert!(banner.contains(&format!("ssh -p {port} admin@127.0.0.1 -s netconf")), "{banner}");
         assert!(banner.contains("from ncclient import manager"), "{banner}");

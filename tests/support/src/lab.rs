@@ -45,26 +45,7 @@ impl LabPfcd {
             .stderr(std::fs::File::create(&log).expect("log file"))
             .spawn()
             .expect("pfcd starts");
-        let stdout = child.stdout.take().expect("stdout");
-        let mut banner = String::new();
-        let mut port = None;
-        for line in BufReader::new(stdout).lines() {
-            let line = line.expect("stdout line");
-            banner.push_str(&line);
-            banner.push('\n');
-            if let Some(addr) = line.strip_prefix("pfcd ready on ") {
-                let addr: std::net::SocketAddr = addr.trim().parse().expect("an address");
-                port = Some(addr.port());
-                break;
-            }
-        }
-        let port = port.unwrap_or_else(|| panic!("pfcd never said it was ready:\n{banner}"));
-        let file = banner
-            .split("password in ")
-            .nth(1)
-            .and_then(|rest| rest.split(" (mode 0600)").next())
-            .unwrap_or_else(|| panic!("the banner names the password file:\n{banner}"));
-        let password = std::fs::read_to_string(file).expect("password file").trim().to_string();
+        let Banner { port, password, .. } = read_banner(&mut child);
         LabPfcd { child, port, password, log, _scratch: scratch }
     }
 
@@ -111,4 +92,37 @@ impl Drop for LabPfcd {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+}
+
+/// What pfcd printed as it started: the port it listens on, the administrator's password (read
+/// from the file the banner names; never printed itself), and the banner's text.
+pub struct Banner {
+    pub port: u16,
+    pub password: String,
+    pub text: String,
+}
+
+/// Reads pfcd's banner from its stdout, up to "pfcd ready on".
+pub fn read_banner(child: &mut Child) -> Banner {
+    let stdout = child.stdout.take().expect("stdout");
+    let mut text = String::new();
+    let mut port = None;
+    for line in BufReader::new(stdout).lines() {
+        let line = line.expect("stdout line");
+        text.push_str(&line);
+        text.push('\n');
+        if let Some(addr) = line.strip_prefix("pfcd ready on ") {
+            let addr: std::net::SocketAddr = addr.trim().parse().expect("an address");
+            port = Some(addr.port());
+            break;
+        }
+    }
+    let port = port.unwrap_or_else(|| panic!("pfcd never said it was ready:\n{text}"));
+    let file = text
+        .split("password in ")
+        .nth(1)
+        .and_then(|rest| rest.split(" (mode 0600)").next())
+        .unwrap_or_else(|| panic!("the banner names the password file:\n{text}"));
+    let password = std::fs::read_to_string(file).expect("password file").trim().to_string();
+    Banner { port, password, text }
 }
