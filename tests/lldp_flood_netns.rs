@@ -11,40 +11,14 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use dataplane::io::RawPort;
-use dataplane::wire::MacAddr;
-use lldp::wire::{ChassisId, LldpFrame, Lldpdu, PortId, SystemName, Tlv};
 use netconf_client::Client;
 use test_support::hosts::*;
+use test_support::lldp_frames::{lldpdu, malformed_tlvs};
 use test_support::netns::can_run;
 use test_support::pfcd::*;
 use test_support::Scratch;
 
 const LLDP_NS: &str = "urn:ieee:std:802.1AB:yang:ieee802-dot1ab-lldp";
-
-/// A station's LLDPDU: its MAC address as chassis, `eth0` as port, the system name `name`.
-fn lldpdu(src: MacAddr, name: &str) -> Vec<u8> {
-    let mut pdu =
-        Lldpdu::new(ChassisId::MacAddress(src), PortId::InterfaceName("eth0".into()), 120);
-    pdu.tlvs.push(Tlv::SystemName(SystemName::from(name)));
-    LldpFrame::new(src, pdu).to_vec().expect("emits")
-}
-
-/// An LLDPDU from `src` with `n` zero-length System Capabilities TLVs (the TLV is 4 octets:
-/// each is malformed and discarded, the rest of the LLDPDU used).
-fn malformed_tlvs(src: MacAddr, n: usize) -> Vec<u8> {
-    let mut pdu =
-        Lldpdu::new(ChassisId::MacAddress(src), PortId::InterfaceName("eth0".into()), 120);
-    pdu.tlvs.push(Tlv::SystemName(SystemName::from("flood")));
-    let octets = pdu.to_vec().expect("emits");
-    // The Ethernet header, the LLDPDU without its End TLV, the empty TLVs, then End.
-    let mut frame = LldpFrame::new(src, pdu).to_vec().expect("emits")[..14].to_vec();
-    frame.extend_from_slice(&octets[..octets.len() - 2]);
-    for _ in 0..n {
-        frame.extend_from_slice(&[0x0e, 0x00]);
-    }
-    frame.extend_from_slice(&[0, 0]);
-    frame
-}
 
 /// Port `port`'s LLDP state (counters and neighbours).
 fn lldp_port(c: &mut Client, port: &str) -> String {
@@ -94,7 +68,7 @@ fn every_lldpdu_received_is_counted_in_total_frames() {
     let Hosts { mut h2, h1_ns: _h1_ns, sw, h2_ns: _h2_ns, .. } = hosts("lcnt");
     let pfcd = start_pfcd(&sw, &scratch, &["p1", "p2"]);
     let mut c = pfcd.client(&sw);
-    let frame = lldpdu(H2, "h2");
+    let frame = lldpdu(H2, "eth0", "h2");
     send(&mut h2, &frame);
     wait_lldp(&mut c, "p2", "h2 a neighbour", |s| s.contains("<system-name>h2<"));
     // The new neighbour's fast burst (four LLDPDUs a second apart) is over: pfcd has nothing to
@@ -122,12 +96,12 @@ fn a_flood_of_malformed_tlvs_leaves_the_log_short_the_neighbour_and_netconf_answ
     let Hosts { h1, mut h2, h1_ns: _h1_ns, sw, h2_ns: _h2_ns } = hosts("lfld");
     let pfcd = start_pfcd(&sw, &scratch, &["p1", "p2"]);
     let mut c = pfcd.client(&sw);
-    send(&mut h2, &lldpdu(H2, "h2"));
+    send(&mut h2, &lldpdu(H2, "eth0", "h2"));
     wait_lldp(&mut c, "p2", "h2 a neighbour", |s| s.contains("<system-name>h2<"));
     let lines_before = log_lines(&scratch);
     let rss_before = rss_kb(pfcd.pid());
 
-    let flood = malformed_tlvs(H1, 700);
+    let flood = malformed_tlvs(H1, "eth0", "flood", 700);
     assert!(flood.len() <= 1514, "one standard frame: {}", flood.len());
     let stop = AtomicBool::new(false);
     let (sent, slowest) = std::thread::scope(|s| {

@@ -5,6 +5,7 @@
 pub mod bridge;
 pub mod hosts;
 pub mod lab;
+pub mod lldp_frames;
 pub mod netns;
 pub mod pfc_lldp;
 pub mod pfcd;

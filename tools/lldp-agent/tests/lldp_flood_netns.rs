@@ -9,25 +9,11 @@ use std::time::{Duration, Instant};
 
 use dataplane::io::{FramePort, PacketSocket};
 use dataplane::wire::{EtherType, MacAddr};
-use lldp::wire::{ChassisId, LldpFrame, Lldpdu, PortId, SystemName, Tlv, NEAREST_BRIDGE};
+use lldp::wire::NEAREST_BRIDGE;
+use test_support::lldp_frames::malformed_tlvs;
 use test_support::netns::{can_run, in_netns, veth, wait_for, Netns};
 use test_support::pfc_lldp::Agent;
 use test_support::Scratch;
-
-/// An LLDPDU from `src` with `n` zero-length System Capabilities TLVs (the TLV is 4 octets).
-fn malformed_tlvs(src: MacAddr, n: usize) -> Vec<u8> {
-    let mut pdu = Lldpdu::new(ChassisId::MacAddress(src), PortId::InterfaceName("fl0".into()), 120);
-    pdu.tlvs.push(Tlv::SystemName(SystemName::from("flooder")));
-    let octets = pdu.to_vec().expect("emits");
-    // The Ethernet header, the LLDPDU without its End TLV, the empty TLVs, then End.
-    let mut frame = LldpFrame::new(src, pdu).to_vec().expect("emits")[..14].to_vec();
-    frame.extend_from_slice(&octets[..octets.len() - 2]);
-    for _ in 0..n {
-        frame.extend_from_slice(&[0x0e, 0x00]);
-    }
-    frame.extend_from_slice(&[0, 0]);
-    frame
-}
 
 #[test]
 fn a_flood_of_malformed_tlvs_leaves_pfc_lldps_log_short_and_every_tlv_counted() {
@@ -46,7 +32,7 @@ fn a_flood_of_malformed_tlvs_leaves_pfc_lldps_log_short_and_every_tlv_counted() 
     });
     let before = agent.log().lines().count();
 
-    let frame = malformed_tlvs(MacAddr([0x02, 0, 0, 0, 0, 0x0a]), 700);
+    let frame = malformed_tlvs(MacAddr([0x02, 0, 0, 0, 0, 0x0a]), "fl0", "flooder", 700);
     let mut socket =
         in_netns(&a, || PacketSocket::open("lldpa", EtherType::LLDP, &[NEAREST_BRIDGE]))
             .expect("raw socket");
