@@ -7,8 +7,9 @@
 
 use std::time::{Duration, Instant};
 
+use dataplane::io::RawPort;
 use test_support::hosts::*;
-use test_support::netns::{can_run, wait_for};
+use test_support::netns::{can_run, veth, wait_for, wait_up};
 use test_support::pfcd::*;
 use test_support::Scratch;
 
@@ -97,4 +98,96 @@ fn pfcd_finds_a_pfc_storm_drops_its_frames_notifies_and_restores() {
             && r.contains("<storm-restored") && r.contains("<class>3</class>")),
         "storm-detected then storm-restored for p2's priority 3: {notifications:#?}"
     );
+}
+
+/// h1 sends priority 3 for `time` (one frame a millisecond, from `seq` on) and keeps what h2
+/// receives; the next sequence number and what came.
+fn offer3(h1: &mut RawPort, h2: &mut RawPort, mut seq: u32, time: Duration) -> (u32, Vec<Vec<u8>>) {
+    let start = Instant::now();
+    let mut got = Vec::new();
+    while start.elapsed() < time {
+        send(h1, &data(3, seq));
+        seq += 1;
+        got.extend(drain(h2, Duration::from_millis(1)));
+        drain(h1, Duration::ZERO);
+    }
+    (seq, got)
+}
+
+/// The edges of a storm a real link reaches: p2's link flapping in the middle of a storm, and
+/// p2's interface deleted and made anew afterwards. The storm is found once and stays found
+/// through the flap (the peer never stopped), ends once the peer stops, priority 3 flows again,
+/// and the watchdog's counts survive the interface's re-creation (they are the port's, as its
+/// other counters are) while the new interface starts operational and forwards.
+#[test]
+fn a_storm_survives_a_link_flap_and_the_counts_survive_a_new_interface() {
+    if !can_run("a_storm_survives_a_link_flap_and_the_counts_survive_a_new_interface") {
+        return;
+    }
+    let scratch = Scratch::new("pfcd-wd-flap");
+    let Hosts { mut h1, mut h2, h1_ns: _h1_ns, sw, h2_ns } = hosts("pwdf");
+    let pfcd = start_pfcd(&sw, &scratch, &["p1", "p2"]);
+    let mut c = pfcd.client(&sw);
+    commit_pfc(&mut c, &["p1", "p2"], "<pfc-enable>p3</pfc-enable>");
+    commit_watchdog(
+        &mut c,
+        &["p2"],
+        "<priority><priority>3</priority><detection-time>100</detection-time>\
+         <restoration-time>300</restoration-time></priority>",
+    );
+    wait_state(&mut c, "p2", "PFC in force", |p| {
+        value(p, "oper-pfc-enable").as_deref() == Some("p3")
+    });
+    let storm = Storm::start(&h2_ns);
+    let (seq, _) = offer3(&mut h1, &mut h2, 0, Duration::from_millis(400));
+    let three = |c: &mut netconf_client::Client| watchdog_class(&watchdog_of(c, "p2"), "3");
+    let during = wait_for(Duration::from_secs(10), "the storm found", || {
+        let t = three(&mut c);
+        (value(&t, "status").as_deref() == Some("stormed")).then_some(t)
+    });
+    assert_eq!(number(&during, "storms-detected"), 1, "{during}");
+    // The link flaps while the peer goes on storming.
+    sw.link(&["set", "p2", "down"]);
+    std::thread::sleep(Duration::from_millis(200));
+    sw.link(&["set", "p2", "up"]);
+    wait_up(&sw, "p2");
+    let (seq, _) = offer3(&mut h1, &mut h2, seq, Duration::from_millis(400));
+    let gap = storm.stop();
+    eprintln!("the storm's longest gap: {gap:?}");
+    std::thread::sleep(Duration::from_millis(600));
+    let (sent, got) = offer3(&mut h1, &mut h2, seq, Duration::from_millis(50));
+    let got = [got, drain(&mut h2, Duration::from_millis(300))].concat();
+    let flowed: Vec<u32> = sequences(&got, 3).into_iter().filter(|s| *s >= seq).collect();
+    assert_eq!(flowed, (seq..sent).collect::<Vec<u32>>(), "priority 3 flows after the storm");
+    let after = wait_for(Duration::from_secs(10), "the restoration", || {
+        let t = three(&mut c);
+        (value(&t, "status").as_deref() == Some("operational")).then_some(t)
+    });
+    eprintln!("after the flap and the storm: {after}");
+    let detected = number(&after, "storms-detected");
+    assert!(detected >= 1, "{after}");
+    assert_eq!(number(&after, "restorations"), detected, "every storm found ended: {after}");
+    let dropped = number(&after, "frames-dropped");
+    assert!(dropped > 0, "{after}");
+
+    // p2 made anew: the counts stay, the class is operational, priority 3 flows.
+    sw.run("/usr/sbin/ip", &["link", "del", "p2"]);
+    veth(&sw, "p2", "02:00:00:00:0f:22", &h2_ns, "eth0", "02:00:00:00:02:02");
+    h2_ns.link(&["set", "eth0", "up"]);
+    sw.link(&["set", "p2", "up"]);
+    let mut h2 = host_socket(&h2_ns);
+    wait_up(&sw, "p2");
+    let mut seq = sent;
+    let mut flowed = false;
+    let end = Instant::now() + Duration::from_secs(10);
+    while !flowed && Instant::now() < end {
+        let (next, got) = offer3(&mut h1, &mut h2, seq, Duration::from_millis(20));
+        flowed = !sequences(&got, 3).is_empty();
+        seq = next;
+    }
+    assert!(flowed, "priority 3 reaches h2 over the new interface");
+    let anew = three(&mut c);
+    assert_eq!(value(&anew, "status").as_deref(), Some("operational"), "{anew}");
+    assert_eq!(number(&anew, "storms-detected"), detected, "{anew}");
+    assert!(number(&anew, "frames-dropped") >= dropped, "{anew}");
 }
