@@ -5,11 +5,11 @@
 //! millisecond), which the figures include.
 //!
 //! LLDP's transmit credit (802.1AB txCreditMax, one credit back a second) holds back an LLDPDU
-//! that follows others closely, and pfcd answers a local change with a fast burst (txFastInit
-//! LLDPDUs). So that the figure is pfcd's latency and not that limit, the program first sets
-//! lab0's `tx-fast-init` to 1 and `tx-credit-max` to 10, and starts commits GAP_MS apart
-//! (default 1100): each change then finds a credit. Back to back (GAP_MS 0) it measures the
-//! credit limit instead, about a second per commit.
+//! that follows others closely (each local change sends one at once). So that the figure is
+//! pfcd's latency and not that limit, the program first sets lab0's `tx-credit-max` to 10 (and
+//! `tx-fast-init` to 1, so that a new neighbour's burst spends little), and starts commits
+//! GAP_MS apart (default 1100): each change then finds a credit. Back to back (GAP_MS 0) it
+//! measures the credit limit instead: once the credit is spent, about a second per commit.
 //!
 //! ```text
 //! cargo run --profile test --example commit_to_peer -- [PORT] [STATE_DIR] [N] [GAP_MS]
