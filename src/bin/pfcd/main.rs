@@ -23,7 +23,9 @@ it runs the embedded lab: four simulated Bridge Ports (lab0 3 m at 100G, lab1 10
 in-process peer that congests lossless priority 3 and runs LLDP/DCBX with it (lab0-lab2's peers are \
 willing, lab3's is not), and the bridge's transmit pipeline, paused as the peers pause the ports. \
 Modules served: ieee802-dot1q-pfc-bridge, ieee802-dot1ab-lldp with the DCBX and PFC TLV modules, \
-ietf-interfaces, ieee802-dot1q-bridge, pfcd-pipeline, pfcd-lab.
+ietf-interfaces, ieee802-dot1q-bridge, and pfcd's own pfcd-pipeline, pfcd-headroom, \
+pfcd-watchdog (the PFC watchdog), pfcd-lab (the lab's state and its peers' storms) and \
+pfcd-deviations (what pfcd does not implement of the IEEE modules).
 
 On first start pfcd creates the administrator with a random password (Argon2id hash in the users \
 file, the password in <state-dir>/admin.password, both mode 0600) and stores the lab's \
@@ -46,6 +48,7 @@ first start configures every interface as a Bridge Port with PFC off and LLDP on
   speed = \"10G\"                 # when the interfaces report no common speed (veth)
   max-frame = 9216              # the largest frame forwarded, octets without FCS
   receive-buffer = 1048576      # octets per port for the PFC-enabled priorities
+  max-transit-ms = 1000         # frames held longer are discarded (802.1Q 6.5.6; 1-4000)
   [lab]
   time-ratio = 0.001            # simulated seconds per wall-clock second (0 < r <= 1)
   tick-ms = 50                  # how often each port catches up with the clock
