@@ -61,7 +61,14 @@ fn next_in(session: &mut Session, words: &[Word], top: bool, done: &[String]) ->
         return word_candidates(words);
     };
     let _ = top;
-    match words.iter().find(|w| w.word == first) {
+    // The word as typed may be a unique prefix of one (`sh int pfc`).
+    let starting: Vec<&Word> =
+        words.iter().filter(|w| w.word.starts_with(first.as_str())).collect();
+    let found = words.iter().find(|w| w.word == first).or(match starting.as_slice() {
+        [one] => Some(*one),
+        _ => None,
+    });
+    match found {
         Some(w) => next_after(session, w.then, rest, &format!("{} {}", first, "")),
         None => Vec::new(),
     }
@@ -116,7 +123,10 @@ fn next_after(session: &mut Session, then: Then, done: &[String], _cmd: &str) ->
         }
         Then::Seconds => {
             if done.is_empty() {
-                vec![Candidate::new("", "<seconds> before running is rolled back")]
+                vec![
+                    Candidate::new("", "<minutes> (or `30s`) before running is rolled back"),
+                    Candidate::new("", format!("{ENTER}: 10 minutes")),
+                ]
             } else {
                 Vec::new()
             }

@@ -142,9 +142,10 @@ pub const CONFIGURATION: &[Word] = &[
                 w("check", "validate the candidate without committing", Then::End),
                 w(
                     "confirmed",
-                    "commit, rolled back unless confirmed within N seconds",
+                    "commit, rolled back unless confirmed in N minutes (10; or `30s`)",
                     Then::Seconds,
                 ),
+                w("and-quit", "commit, then leave configuration mode", Then::End),
             ],
             complete: true,
         },
@@ -156,3 +157,95 @@ pub const CONFIGURATION: &[Word] = &[
     w("help", "the commands and the path syntax", Then::End),
     w("exit", "leave configuration mode", Then::End),
 ];
+
+/// `typed` with every command word written as a unique prefix of one (`sh int pfc`) spelt out,
+/// as far as the words are command words (ports, paths and values are left as typed).
+pub fn expand(mode: crate::session::Mode, typed: &[String]) -> Result<Vec<String>, String> {
+    let mut level: &'static [Word] = match mode {
+        crate::session::Mode::Operational => OPERATIONAL,
+        crate::session::Mode::Configuration => CONFIGURATION,
+    };
+    let mut out = Vec::with_capacity(typed.len());
+    let mut words = typed.iter();
+    for word in words.by_ref() {
+        let found: &Word = match level.iter().find(|w| w.word == word) {
+            Some(exact) => exact,
+            None => {
+                let starting: Vec<&'static Word> =
+                    level.iter().filter(|w| w.word.starts_with(word.as_str())).collect();
+                match starting.as_slice() {
+                    [one] => *one,
+                    [] => {
+                        out.push(word.clone());
+                        break;
+                    }
+                    many => {
+                        return Err(format!(
+                            "`{word}` is ambiguous here: {}",
+                            many.iter().map(|w| w.word).collect::<Vec<_>>().join(", ")
+                        ))
+                    }
+                }
+            }
+        };
+        out.push(found.word.to_string());
+        match found.then {
+            Then::Words { words, .. } => level = words,
+            Then::Port { optional: true, after } if !after.is_empty() => {
+                // A port, or one of the words that may follow it.
+                let rest: Vec<String> = words.cloned().collect();
+                out.extend(expand_after_port(after, &rest));
+                return Ok(out);
+            }
+            _ => break,
+        }
+    }
+    out.extend(words.cloned());
+    Ok(out)
+}
+
+/// The words after an optional port: a word of `after` in its first or second place may be
+/// abbreviated (`show lldp neighbors lab0 det`).
+fn expand_after_port(after: &[Word], rest: &[String]) -> Vec<String> {
+    rest.iter()
+        .enumerate()
+        .map(|(i, word)| {
+            let starting: Vec<&Word> =
+                after.iter().filter(|w| w.word.starts_with(word.as_str())).collect();
+            match starting.as_slice() {
+                [one] if i + 1 == rest.len() && i <= 1 => one.word.to_string(),
+                _ => word.clone(),
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::session::Mode;
+
+    fn expanded(mode: Mode, line: &str) -> Result<String, String> {
+        let typed: Vec<String> = line.split_whitespace().map(str::to_string).collect();
+        expand(mode, &typed).map(|w| w.join(" "))
+    }
+
+    #[test]
+    fn unique_prefixes_are_spelt_out() {
+        assert_eq!(expanded(Mode::Operational, "sh int pfc").as_deref(), Ok("show interfaces pfc"));
+        assert_eq!(
+            expanded(Mode::Operational, "sh lldp n lab0 det").as_deref(),
+            Ok("show lldp neighbors lab0 detail")
+        );
+        assert_eq!(
+            expanded(Mode::Configuration, "com conf 5").as_deref(),
+            Ok("commit confirmed 5")
+        );
+        assert_eq!(
+            expanded(Mode::Operational, "sh headroom la").as_deref(),
+            Ok("show headroom la")
+        );
+        assert!(expanded(Mode::Configuration, "s x").is_err(), "set or show: ambiguous");
+        assert_eq!(expanded(Mode::Operational, "bogus x").as_deref(), Ok("bogus x"));
+    }
+}

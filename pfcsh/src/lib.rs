@@ -23,6 +23,8 @@
 //! | `data.rs` | reply XML → libyang tree → RFC 7951 JSON |
 //! | `rpc_error.rs` | an rpc-error as one sentence |
 //! | `monitor.rs` | notifications until Ctrl-C |
+//! | `confirm.rs` | `commit confirmed`'s time-out and the announcement of its rollback |
+//! | `terminal.rs` | the terminal's size |
 //! | `repl.rs` | the interactive loop (rustyline, history, `?`) |
 //! | `visible.rs` | every character printed that would act on the terminal, escaped |
 //! | `run.rs` | start-up: flags, connect, interactive or script |
@@ -30,6 +32,7 @@
 pub mod cli;
 pub mod complete;
 pub mod config_path;
+pub mod confirm;
 pub mod connect;
 pub mod data;
 pub mod diff;
@@ -46,6 +49,7 @@ pub mod set_form;
 pub mod settings;
 pub mod shell;
 pub mod show;
+pub mod terminal;
 pub mod visible;
 pub mod words;
 

@@ -16,11 +16,21 @@ use crate::session::{Format, Session};
 const POLL: Duration = Duration::from_millis(200);
 
 pub fn run(session: &mut Session) -> Result<(), String> {
-    session.client.create_subscription(None).map_err(|e| sentence("monitor", &e))?;
+    // The session's one subscription serves every `monitor`; notifications that came while
+    // none ran are not shown as new.
+    if !session.subscribed {
+        session.client.create_subscription(None).map_err(|e| sentence("monitor", &e))?;
+        session.subscribed = true;
+    }
+    for _ in 0..10_000 {
+        if !matches!(session.client.next_notification(Duration::ZERO), Ok(Some(_))) {
+            break;
+        }
+    }
     let stop = Arc::new(AtomicBool::new(false));
     let id = signal_hook::flag::register(signal_hook::consts::SIGINT, Arc::clone(&stop))
         .map_err(|e| format!("monitor cannot catch Ctrl-C: {e}"))?;
-    println!("monitoring notifications; Ctrl-C stops");
+    session.say("monitoring notifications; Ctrl-C stops");
     let result = loop {
         if stop.load(Ordering::Relaxed) {
             break Ok(());

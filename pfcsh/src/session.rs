@@ -40,11 +40,33 @@ pub struct Session {
     ports: Option<Vec<String>>,
     /// The configuration completion offers keys from, fetched once per command line.
     pub(crate) config_cache: Option<Value>,
+    /// Whether a person is at the keyboard (who can answer a warning by repeating a command).
+    pub interactive: bool,
+    /// This session edited the candidate since its last commit or discard.
+    pub(crate) dirty: bool,
+    /// The last command was an `exit` that warned of uncommitted changes.
+    pub(crate) warned_exit: bool,
+    /// The confirmed commit awaiting confirmation.
+    pub confirm: crate::confirm::Pending,
+    /// `monitor` subscribed already (a session has one subscription).
+    pub(crate) subscribed: bool,
 }
 
 impl Session {
     pub fn new(client: Client, ctx: Context, format: Format) -> Session {
-        Session { client, ctx, mode: Mode::Operational, format, ports: None, config_cache: None }
+        Session {
+            client,
+            ctx,
+            mode: Mode::Operational,
+            format,
+            ports: None,
+            config_cache: None,
+            interactive: false,
+            dirty: false,
+            warned_exit: false,
+            confirm: crate::confirm::Pending::default(),
+            subscribed: false,
+        }
     }
 
     /// Ends the NETCONF session politely (errors do not matter any more).

@@ -20,65 +20,103 @@ impl Session {
     /// Runs one command line.
     pub fn execute(&mut self, line: &str) -> Result<Flow, String> {
         self.config_cache = None;
-        let words: Vec<String> = split(line).into_iter().map(|w| w.text).collect();
+        let typed: Vec<String> = split(line).into_iter().map(|w| w.text).collect();
+        let words = crate::grammar::expand(self.mode, &typed)?;
         let w: Vec<&str> = words.iter().map(String::as_str).collect();
         let config = self.mode == Mode::Configuration;
+        if !matches!(w.as_slice(), ["exit" | "quit"]) {
+            self.warned_exit = false;
+        }
         match w.as_slice() {
             [] => {}
-            ["exit" | "quit"] if config => self.mode = Mode::Operational,
-            ["exit" | "quit"] => return Ok(Flow::Quit),
-            ["help"] => println!("{}", crate::cli::SYNTAX),
+            ["exit" | "quit"] if config => {
+                if self.leave_configuration()? {
+                    self.say("left configuration mode");
+                }
+            }
+            ["exit" | "quit"] => {
+                if self.quit_allowed()? {
+                    return Ok(Flow::Quit);
+                }
+            }
+            ["help"] => self.say(crate::cli::SYNTAX),
             ["configure"] if !config => {
                 self.mode = Mode::Configuration;
-                println!("Entering configuration mode (the candidate); `exit` leaves it.");
+                self.say("Entering configuration mode (the candidate); `exit` leaves it.");
             }
             ["configure"] => {}
             ["show", "|", "compare"] | ["compare"] if config => self.compare()?,
             ["show", "configuration", path @ ..] => self.show_configuration(path)?,
             ["show", "interfaces", "pfc", port @ ..] => {
-                let port = one_port(port)?;
-                self.show(&filters::interfaces_pfc(port), |v| show::pfc::render(v, port))?
+                let port = self.one_port(port)?;
+                self.show(&filters::interfaces_pfc(port.as_deref()), |v| {
+                    show::pfc::render(v, port.as_deref())
+                })?
             }
             ["show", "headroom", port @ ..] => {
-                let port = one_port(port)?;
-                self.show(&filters::headroom(port), |v| show::headroom::render(v, port))?
+                let port = self.one_port(port)?;
+                self.show(&filters::headroom(port.as_deref()), |v| {
+                    show::headroom::render(v, port.as_deref())
+                })?
             }
             ["show", "dcbx", port @ ..] => {
-                let port = one_port(port)?;
-                self.show(&filters::dcbx(port), |v| show::dcbx::render(v, port))?
+                let port = self.one_port(port)?;
+                self.show(&filters::dcbx(port.as_deref()), |v| {
+                    show::dcbx::render(v, port.as_deref())
+                })?
             }
             ["show", "lldp", "neighbors" | "neighbours", rest @ ..] => {
                 let detail = rest.last() == Some(&"detail");
-                let port = one_port(if detail { &rest[..rest.len() - 1] } else { rest })?;
-                self.show(&filters::lldp_neighbors(port), |v| show::lldp::render(v, detail))?
+                let port = self.one_port(if detail { &rest[..rest.len() - 1] } else { rest })?;
+                self.show(&filters::lldp_neighbors(port.as_deref()), |v| {
+                    show::lldp::render(v, detail)
+                })?
             }
             ["show", "pipeline"] => self.show(&filters::pipeline(), show::pipeline::render)?,
             ["show", "counters", port @ ..] => {
-                let port = one_port(port)?;
-                self.show(&filters::counters(port), show::counters::render)?
+                let port = self.one_port(port)?;
+                self.show(&filters::counters(port.as_deref()), show::counters::render)?
             }
-            ["clear", "counters", port @ ..] => self.clear_counters(one_port(port)?)?,
-            ["request", "headroom", "measure", port] => self.measure(port)?,
+            ["clear", "counters", port @ ..] => {
+                let port = self.one_port(port)?;
+                self.clear_counters(port.as_deref())?
+            }
+            ["request", "headroom", "measure", port] => {
+                let port = self.one_port(&[port])?.unwrap_or_default();
+                self.measure(&port)?
+            }
             ["monitor"] => crate::monitor::run(self)?,
             ["set", path @ ..] if config => self.set(path)?,
             ["delete", path @ ..] if config => self.delete(path)?,
-            ["commit"] if config => {
-                self.client.commit().map_err(|e| refused("commit", &e))?;
-                println!("commit complete");
+            ["commit"] if config => self.commit()?,
+            ["commit", "and-quit"] if config => {
+                self.commit()?;
+                self.mode = Mode::Operational;
+                self.say("left configuration mode");
             }
             ["commit", "check"] if config => {
                 self.client
                     .rpc("<validate><source><candidate/></source></validate>")
                     .and_then(|r| r.into_result())
                     .map_err(|e| refused("commit check", &e))?;
-                println!("configuration check succeeds");
+                self.say("configuration check succeeds");
             }
-            ["commit", "confirmed", secs] if config => self.commit_confirmed(secs)?,
-            ["rollback" | "discard"] if config => {
+            ["commit", "confirmed"] if config => self.commit_confirmed(crate::confirm::DEFAULT)?,
+            ["commit", "confirmed", time] if config => {
+                self.commit_confirmed(crate::confirm::parse(time)?)?
+            }
+            ["rollback" | "discard"] | ["rollback", "0"] if config => {
                 self.client.discard_changes().map_err(err("discard"))?;
-                println!("candidate reverted to running");
+                self.dirty = false;
+                self.say("candidate reverted to running");
             }
-            ["set" | "delete" | "commit" | "rollback" | "discard", ..] => {
+            ["rollback", n] if config => {
+                return Err(format!(
+                    "pfcd keeps no earlier configurations to roll back to (`rollback {n}`): \
+                     `rollback` (or `rollback 0`) throws the candidate's changes away"
+                ))
+            }
+            ["set" | "delete" | "commit" | "rollback" | "discard", ..] if !config => {
                 return Err(format!(
                     "`{}` works in configuration mode: type `configure` first",
                     w[0]
@@ -89,9 +127,97 @@ impl Session {
         Ok(Flow::Continue)
     }
 
+    /// A message: a line of text, or `{"message": …}` with `--json` (one JSON value a line).
+    pub fn say(&self, text: &str) {
+        match self.format {
+            Format::Json => println!("{}", serde_json::json!({ "message": text })),
+            _ => crate::visible::println(text),
+        }
+    }
+
+    /// `port` checked against the ports the server has: a show of a port that does not exist
+    /// would print an empty table and succeed.
+    fn one_port(&mut self, words: &[&str]) -> Result<Option<String>, String> {
+        let port = one_port(words)?;
+        if let Some(p) = port {
+            let ports = self.ports();
+            if !ports.iter().any(|known| known == p) {
+                return Err(no_such_port(p, &ports));
+            }
+        }
+        Ok(port.map(str::to_string))
+    }
+
+    fn commit(&mut self) -> Result<(), String> {
+        self.client.commit().map_err(|e| refused("commit", &e))?;
+        self.dirty = false;
+        if self.confirm.confirmed() {
+            self.say("commit complete; the confirmed commit is confirmed (no rollback)");
+        } else {
+            self.say("commit complete");
+        }
+        Ok(())
+    }
+
+    /// `exit` in configuration mode: true when it left. With uncommitted changes of this
+    /// session the first `exit` warns and stays (a script, which cannot answer, is warned on
+    /// stderr and leaves).
+    fn leave_configuration(&mut self) -> Result<bool, String> {
+        if self.has_uncommitted_changes()? && !self.warned_exit {
+            if self.interactive {
+                self.warned_exit = true;
+                crate::visible::eprintln(UNCOMMITTED_WARNING);
+                return Ok(false);
+            }
+            crate::visible::eprintln(&format!("warning: {UNCOMMITTED_LEFT}"));
+        }
+        self.warned_exit = false;
+        self.mode = Mode::Operational;
+        Ok(true)
+    }
+
+    /// `exit` in operational mode: the same warning when this session left changes in the
+    /// candidate.
+    fn quit_allowed(&mut self) -> Result<bool, String> {
+        if self.interactive && !self.warned_exit && self.has_uncommitted_changes()? {
+            self.warned_exit = true;
+            crate::visible::eprintln(
+                "the candidate keeps uncommitted changes you made: another operator's \
+                 `commit` would apply them. `configure` then `commit` or `discard`; \
+                 `exit` again leaves them there",
+            );
+            return Ok(false);
+        }
+        Ok(true)
+    }
+
+    /// Whether edits this session made are still in the candidate and not in running.
+    fn has_uncommitted_changes(&mut self) -> Result<bool, String> {
+        if !self.dirty {
+            return Ok(false);
+        }
+        let running = self.config_lines(Datastore::Running)?;
+        let candidate = self.config_lines(Datastore::Candidate)?;
+        self.dirty = running != candidate;
+        Ok(self.dirty)
+    }
+
     /// Fetches `filter` with `<get>` and prints it as the format asks.
+    /// Tables ask for the values the server leaves as defaults too (with-defaults report-all:
+    /// a pause mode never set is still a mode in force); `--json` and `--xml` print the data as
+    /// the server keeps it.
     fn show(&mut self, filter: &str, render: impl Fn(&Value) -> String) -> Result<(), String> {
-        let reply = self.client.get(Some(filter)).map_err(err("show"))?;
+        let reply = match self.format {
+            Format::Table => self
+                .client
+                .rpc(&format!(
+                    "<get><filter type=\"subtree\">{filter}</filter><with-defaults \
+                     xmlns=\"{WITH_DEFAULTS_NS}\">report-all</with-defaults></get>"
+                ))
+                .and_then(|r| r.into_result()),
+            _ => self.client.get(Some(filter)),
+        }
+        .map_err(err("show"))?;
         let xml = data::reply_data(&reply, &self.ctx);
         self.print_data(&xml, render)
     }
@@ -99,7 +225,7 @@ impl Session {
     fn print_data(&self, xml: &str, render: impl Fn(&Value) -> String) -> Result<(), String> {
         let text = match self.format {
             Format::Xml => format!("{}\n", xml.trim()),
-            Format::Json => data::xml_to_json(&self.ctx, xml)?,
+            Format::Json => data::json_line(&self.ctx, xml)?,
             Format::Table => render(&data::xml_to_value(&self.ctx, xml)?),
         };
         crate::visible::print(&text);
@@ -138,8 +264,12 @@ impl Session {
         let running = self.config_lines(Datastore::Running)?;
         let candidate = self.config_lines(Datastore::Candidate)?;
         let diff = crate::diff::compare(&running, &candidate);
+        if self.format == Format::Json {
+            println!("{}", serde_json::json!({ "compare": diff }));
+            return Ok(());
+        }
         if diff.is_empty() {
-            println!("no changes: the candidate equals running");
+            self.say("no changes: the candidate equals running");
         }
         for l in diff {
             crate::visible::println(&l);
@@ -157,7 +287,7 @@ impl Session {
             let walk = self.walk_words(path)?;
             config_path::set_xml(&self.ctx, &walk)?
         };
-        self.client.edit_config(Datastore::Candidate, &xml, None).map_err(err("set"))
+        self.edit("set", path, &xml)
     }
 
     fn delete(&mut self, path: &[&str]) -> Result<(), String> {
@@ -165,18 +295,46 @@ impl Session {
             let walk = self.walk_words(path)?;
             config_path::delete_xml(&walk)?
         };
-        self.client.edit_config(Datastore::Candidate, &xml, None).map_err(err("delete"))
+        self.edit("delete", path, &xml)
     }
 
-    fn commit_confirmed(&mut self, secs: &str) -> Result<(), String> {
-        let n: u32 = secs.parse().ok().filter(|n| *n > 0).ok_or_else(|| {
-            format!("commit confirmed takes whole seconds (at least 1), not `{secs}`")
-        })?;
+    /// Sends an edit to the candidate. A refusal below an interface pfcd does not have is
+    /// said as such (the server's reason is a `when` condition on an entry it cannot have).
+    fn edit(&mut self, verb: &str, path: &[&str], xml: &str) -> Result<(), String> {
+        match self.client.edit_config(Datastore::Candidate, xml, None) {
+            Ok(()) => {
+                self.dirty = true;
+                // Silent at the prompt, as Junos is; `--json` prints one value per command.
+                if self.format == Format::Json {
+                    self.say(&format!("{verb}: the candidate is changed"));
+                }
+                Ok(())
+            }
+            Err(e) => {
+                if let ["interfaces", "interface", port, _, ..] = path {
+                    let ports = self.ports();
+                    if !ports.iter().any(|p| p == port) {
+                        return Err(format!("{verb} refused: {}", no_such_port(port, &ports)));
+                    }
+                }
+                Err(sentence(verb, &e))
+            }
+        }
+    }
+
+    fn commit_confirmed(&mut self, timeout: std::time::Duration) -> Result<(), String> {
+        let secs = timeout.as_secs();
         self.client
-            .rpc(&format!("<commit><confirmed/><confirm-timeout>{n}</confirm-timeout></commit>"))
+            .rpc(&format!("<commit><confirmed/><confirm-timeout>{secs}</confirm-timeout></commit>"))
             .and_then(|r| r.into_result())
             .map_err(|e| refused("commit confirmed", &e))?;
-        println!("commit complete; rolled back in {n} s unless confirmed by `commit`");
+        self.dirty = false;
+        self.confirm.confirmed();
+        self.confirm.start(timeout);
+        self.say(&format!(
+            "commit complete; rolled back in {} unless confirmed by `commit`",
+            crate::confirm::label(timeout)
+        ));
         Ok(())
     }
 
@@ -191,7 +349,7 @@ impl Session {
             ))
             .and_then(|r| r.into_result())
             .map_err(err("clear counters"))?;
-        println!("counters cleared on {}", port.unwrap_or("every port"));
+        self.say(&format!("counters cleared on {}", port.unwrap_or("every port")));
         Ok(())
     }
 
@@ -204,7 +362,7 @@ impl Session {
             ))
             .and_then(|r| r.into_result())
             .map_err(err("request headroom measure"))?;
-        println!("headroom measurement started on {port}: see `show headroom {port}`");
+        self.say(&format!("headroom measurement started on {port}: see `show headroom {port}`"));
         Ok(())
     }
 }
@@ -215,6 +373,27 @@ fn refused(what: &str, e: &netconf_client::Error) -> String {
         "{}; the candidate keeps your changes (fix them with set/delete, or discard)",
         sentence(what, e)
     )
+}
+
+const WITH_DEFAULTS_NS: &str = "urn:ietf:params:xml:ns:yang:ietf-netconf-with-defaults";
+
+/// What the first `exit` with uncommitted changes says.
+const UNCOMMITTED_WARNING: &str = "the candidate has uncommitted changes: `commit` applies \
+     them, `discard` throws them away, `exit` again leaves configuration mode and them in the \
+     shared candidate (where another operator's `commit` would apply them)";
+
+/// What a script is told when it leaves configuration mode with uncommitted changes.
+const UNCOMMITTED_LEFT: &str = "left configuration mode with uncommitted changes in the \
+     shared candidate (another operator's `commit` would apply them)";
+
+/// `pfcd has no port 'lab9' (its ports: lab0 lab1 …)`.
+pub fn no_such_port(port: &str, ports: &[String]) -> String {
+    const SHOWN: usize = 8;
+    let mut list = ports.iter().take(SHOWN).cloned().collect::<Vec<_>>().join(" ");
+    if ports.len() > SHOWN {
+        list += &format!(" … ({} ports; Tab completes them)", ports.len());
+    }
+    format!("pfcd has no port '{port}' (its ports: {list})")
 }
 
 fn one_port<'a>(words: &[&'a str]) -> Result<Option<&'a str>, String> {

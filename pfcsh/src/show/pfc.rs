@@ -1,10 +1,11 @@
-//! `show interfaces pfc [PORT]`: enabled and paused priorities, requests and indications, the
-//! allowance in force and where it comes from; one port adds its priorities.
+//! `show interfaces pfc [PORT]`: enabled and paused priorities, PFC frames sent (requests) and
+//! received (indications), frames dropped, the allowance in force and where it comes from; one
+//! port adds its priorities.
 
 use serde_json::Value;
 
 use super::table::{pairs, Align, Table};
-use super::units::{bits, grouped, kib_of_bits, octets, priorities, quanta};
+use super::units::{bits, grouped, iec, kib_of_bits, octets, priorities, quanta};
 use super::{interfaces, name_of, or_dash};
 use crate::data::{flag, list, number, text};
 
@@ -23,6 +24,17 @@ fn paused(pfc: &Value) -> String {
     }
 }
 
+/// Frames the port dropped, all priorities together: a lossless priority should show none.
+fn dropped(pfc: &Value) -> String {
+    let counts: Vec<f64> =
+        list(pfc, "priority").iter().filter_map(|p| number(p, "frames-dropped")).collect();
+    if counts.is_empty() {
+        "-".into()
+    } else {
+        grouped(counts.iter().sum())
+    }
+}
+
 fn count(v: &Value, path: &str) -> String {
     number(v, path).map(grouped).unwrap_or_else(|| "-".into())
 }
@@ -37,8 +49,9 @@ pub fn render(v: &Value, port: Option<&str>) -> String {
         ("PFC ON", Align::Left),
         ("OPER", Align::Left),
         ("PAUSED", Align::Left),
-        ("REQUESTS", Align::Right),
-        ("INDICATIONS", Align::Right),
+        ("PFC TX", Align::Right),
+        ("PFC RX", Align::Right),
+        ("DROPPED", Align::Right),
         ("ALLOWANCE", Align::Right),
         ("SOURCE", Align::Left),
     ]);
@@ -51,6 +64,7 @@ pub fn render(v: &Value, port: Option<&str>) -> String {
             paused(pfc),
             count(pfc, "pfc-requests"),
             count(pfc, "pfc-indications"),
+            dropped(pfc),
             number(pfc, "allowance-in-force").map(kib_of_bits).unwrap_or_else(|| "-".into()),
             or_dash(text(pfc, "allowance-source")),
         ]);
@@ -97,9 +111,7 @@ fn detail(i: &Value) -> String {
             yes("priority-paused"),
             number(p, "pause-time-remaining").map(quanta).unwrap_or_else(|| "-".into()),
             yes("xoff"),
-            number(p, "occupancy")
-                .map(|b| format!("{} bits", grouped(b)))
-                .unwrap_or_else(|| "-".into()),
+            number(p, "occupancy").map(iec).unwrap_or_else(|| "-".into()),
             count(p, "frames-dropped"),
             count(p, "pfc-requests"),
             count(p, "pfc-indications"),

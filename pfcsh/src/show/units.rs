@@ -1,4 +1,5 @@
-//! Numbers as people read them: bits with a KiB figure, pause quanta, microseconds.
+//! Numbers as people read them: grouped digits, octets with a binary prefix, bits with the
+//! octets they make, pause quanta, microseconds.
 
 /// `126224` → `126 224` (groups of three for long numbers).
 pub fn grouped(n: f64) -> String {
@@ -14,14 +15,27 @@ pub fn grouped(n: f64) -> String {
     format!("{sign}{out}")
 }
 
-/// Bits as KiB (or MiB above 10 MiB) of buffer: `126224` → `15.4 KiB`.
-pub fn kib_of_bits(bits: f64) -> String {
-    let kib = bits / 8.0 / 1024.0;
-    if kib >= 10240.0 {
-        format!("{:.1} MiB", kib / 1024.0)
-    } else {
-        format!("{kib:.1} KiB")
+/// Octets with the binary prefix that keeps the figure under 1024: `27944` → `27.3 KiB`,
+/// `8388608` → `8 MiB` (a whole figure without `.0`), `512` → `512 B`.
+pub fn iec(octets: f64) -> String {
+    const UNITS: [&str; 5] = ["KiB", "MiB", "GiB", "TiB", "PiB"];
+    if octets.abs() < 1024.0 {
+        return format!("{} B", grouped(octets));
     }
+    let mut value = octets / 1024.0;
+    let mut unit = 0;
+    while value.abs() >= 1024.0 && unit + 1 < UNITS.len() {
+        value /= 1024.0;
+        unit += 1;
+    }
+    let figure = format!("{value:.1}");
+    let figure = figure.strip_suffix(".0").unwrap_or(&figure);
+    format!("{figure} {}", UNITS[unit])
+}
+
+/// Bits of buffer as octets with a binary prefix: `126224` → `15.4 KiB`.
+pub fn kib_of_bits(bits: f64) -> String {
+    iec(bits / 8.0)
 }
 
 /// Bits in full and as KiB: `126 224 bits (15.4 KiB)`.
@@ -29,7 +43,7 @@ pub fn bits(bits: f64) -> String {
     format!("{} bits ({})", grouped(bits), kib_of_bits(bits))
 }
 
-/// Octets in full and as KiB: `1 048 576 octets (1024.0 KiB)`.
+/// Octets in full and with a binary prefix: `1 048 576 octets (1 MiB)`.
 pub fn octets(octets: f64) -> String {
     format!("{} octets ({})", grouped(octets), kib_of_bits(octets * 8.0))
 }
@@ -71,6 +85,9 @@ mod tests {
 
     #[test]
     fn octets_read_as_octets_not_bits() {
-        assert_eq!(octets(1_048_576.0), "1 048 576 octets (1024.0 KiB)");
+        assert_eq!(octets(1_048_576.0), "1 048 576 octets (1 MiB)");
+        assert_eq!(iec(27_944.0), "27.3 KiB");
+        assert_eq!(iec(8.0 * 1024.0 * 1024.0), "8 MiB");
+        assert_eq!(iec(512.0), "512 B");
     }
 }

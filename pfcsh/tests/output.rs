@@ -1,0 +1,112 @@
+//! What the show commands print against a live lab: the unit each leaf has in the model,
+//! timestamps whole, values the server leaves as defaults, an unknown port refused, and the
+//! drops a lossless priority suffered in the overview.
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use common::{run, stderr, stdout, Home, Lab};
+
+/// The priority rows of `show interfaces pfc PORT` (the table after the header `PRIO`).
+fn priority_rows(text: &str) -> Vec<String> {
+    text.lines()
+        .skip_while(|l| !l.trim_start().starts_with("PRIO"))
+        .skip(1)
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn occupancy_is_shown_in_octets_as_the_model_counts_it() {
+    let lab = Lab::start("");
+    let home = Home::new();
+    let o = run(&mut home.pfcsh(lab.port, &lab.password_file), &["show interfaces pfc lab2"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let rows = priority_rows(&stdout(&o));
+    assert_eq!(rows.len(), 8, "eight priorities:\n{}", stdout(&o));
+    for r in &rows {
+        assert!(!r.contains("bits"), "occupancy is octets, not bits: {r}");
+    }
+    assert!(stdout(&o).contains("OCCUPANCY"), "{}", stdout(&o));
+}
+
+#[test]
+fn pipeline_shows_the_values_the_server_leaves_as_defaults_in_their_unit() {
+    let lab = Lab::start("[lab]\ntraffic = false\n");
+    let home = Home::new();
+    let o = run(&mut home.pfcsh(lab.port, &lab.password_file), &["show pipeline"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    let mode = out.lines().find(|l| l.trim_start().starts_with("pause mode")).unwrap_or_default();
+    assert!(!mode.ends_with(" -"), "the default pause mode is shown: {out}");
+    assert!(out.contains("external"), "the default pause mode: {out}");
+    assert!(out.contains("1 048 576 FDs"), "the default capacity, in frame descriptors: {out}");
+    assert!(!out.contains("octets used"), "the memory holds FDs, not octets: {out}");
+    assert!(!out.contains("peak -"), "no placeholder for a peak the server does not keep: {out}");
+}
+
+#[test]
+fn an_unknown_port_is_an_error_in_every_show_command() {
+    let lab = Lab::start("[lab]\ntraffic = false\n");
+    let home = Home::new();
+    for command in [
+        "show interfaces pfc lab9",
+        "show headroom lab9",
+        "show dcbx lab9",
+        "show counters lab9",
+        "show lldp neighbors lab9",
+        "show lldp neighbors lab9 detail",
+    ] {
+        let o = run(&mut home.pfcsh(lab.port, &lab.password_file), &[command]);
+        assert!(!o.status.success(), "{command}: exit status non-zero");
+        assert!(stderr(&o).contains("pfcd has no port 'lab9'"), "{command}: {}", stderr(&o));
+        assert!(stderr(&o).contains("lab0"), "{command} names the ports: {}", stderr(&o));
+        assert!(stdout(&o).is_empty(), "{command}: no header-only table: {}", stdout(&o));
+    }
+}
+
+#[test]
+fn the_overview_shows_each_ports_dropped_frames() {
+    let lab = Lab::start("");
+    let home = Home::new();
+    let o = run(&mut home.pfcsh(lab.port, &lab.password_file), &["show interfaces pfc"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    let header = out.lines().next().unwrap_or_default();
+    assert!(header.contains("DROPPED"), "a drop column: {out}");
+    assert!(out.lines().all(|l| l.chars().count() <= 80), "fits 80 columns:\n{out}");
+}
+
+#[test]
+fn headroom_history_times_are_whole_timestamps() {
+    let lab = Lab::start("");
+    let home = Home::new();
+    let o = run(
+        &mut home.pfcsh(lab.port, &lab.password_file),
+        &[
+            "configure",
+            "set interfaces interface lab2 bridge-port pfc headroom method measured",
+            "commit",
+            "exit",
+            "request headroom measure lab2",
+        ],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let history = loop {
+        let o = run(&mut home.pfcsh(lab.port, &lab.password_file), &["show headroom lab2"]);
+        let out = stdout(&o);
+        if let Some((_, h)) = out.split_once("history:\n") {
+            break h.to_string();
+        }
+        assert!(Instant::now() < deadline, "a measurement within 30 s:\n{out}");
+        std::thread::sleep(Duration::from_millis(500));
+    };
+    let rows: Vec<&str> = history.lines().skip(1).collect();
+    assert!(!rows.is_empty(), "{history}");
+    for r in rows {
+        let time = r.split_whitespace().nth(1).unwrap_or_default();
+        assert!(time.len() >= 19 && time.contains('T'), "a date and time, not {time:?}: {r}");
+    }
+}

@@ -1,0 +1,113 @@
+//! pfcsh at a terminal against a live lab, where an operator meets it: `monitor` twice in one
+//! session, a warning before leaving uncommitted changes, a confirmed commit's rollback
+//! announced, `?` help cut with "…" and the terminal's full width used.
+
+mod common;
+
+use std::process::Command;
+
+use common::{Home, Lab};
+use rexpect::session::{spawn_command, PtySession};
+
+const IDLE: &str = "[lab]\ntraffic = false\n";
+
+/// pfcsh in a pseudo-terminal of `cols` × `rows`, at its first prompt.
+fn shell_sized(home: &Home, lab: &Lab, cols: u16, rows: u16) -> PtySession {
+    let inner = home.pfcsh(lab.port, &lab.password_file);
+    let mut c = Command::new("sh");
+    c.arg("-c").arg(format!("stty cols {cols} rows {rows}; exec \"$0\" \"$@\""));
+    c.arg(inner.get_program()).args(inner.get_args());
+    for (k, v) in inner.get_envs() {
+        match v {
+            Some(v) => c.env(k, v),
+            None => c.env_remove(k),
+        };
+    }
+    let mut p = spawn_command(c, Some(30_000)).expect("pty");
+    p.exp_string("pfcsh> ").expect("the first prompt");
+    p
+}
+
+fn keys(p: &mut PtySession, text: &str) {
+    p.send(text).expect("send");
+    p.flush().expect("flush");
+}
+
+#[test]
+fn monitor_runs_again_after_ctrl_c() {
+    let lab = Lab::start(IDLE);
+    let home = Home::new();
+    let mut p = shell_sized(&home, &lab, 80, 24);
+    for _ in 0..2 {
+        p.send_line("monitor").expect("send");
+        p.exp_string("monitoring notifications").expect("monitoring");
+        keys(&mut p, "\x03");
+        p.exp_string("pfcsh> ").expect("back at the prompt");
+    }
+    p.send_line("exit").expect("send");
+    p.exp_eof().expect("ends");
+}
+
+#[test]
+fn leaving_with_uncommitted_changes_warns_first() {
+    let lab = Lab::start(IDLE);
+    let home = Home::new();
+    let mut p = shell_sized(&home, &lab, 80, 24);
+    p.send_line("configure").expect("send");
+    p.exp_string("pfcsh# ").expect("configuration mode");
+    p.send_line("set interfaces interface lab0 description pending").expect("send");
+    p.exp_string("pfcsh# ").expect("prompt");
+    p.send_line("exit").expect("send");
+    p.exp_string("uncommitted changes").expect("warned");
+    p.exp_string("pfcsh# ").expect("still in configuration mode");
+    // Ctrl-D warns the same way.
+    keys(&mut p, "\x04");
+    p.exp_string("uncommitted changes").expect("warned on Ctrl-D");
+    p.exp_string("pfcsh# ").expect("still in configuration mode");
+    p.send_line("exit").expect("send");
+    p.exp_string("pfcsh> ").expect("a second exit leaves");
+    p.send_line("exit").expect("send");
+    p.exp_eof().expect("ends");
+}
+
+#[test]
+fn a_confirmed_commit_not_confirmed_is_announced_when_rolled_back() {
+    let lab = Lab::start(IDLE);
+    let home = Home::new();
+    let mut p = shell_sized(&home, &lab, 80, 24);
+    p.send_line("configure").expect("send");
+    p.exp_string("pfcsh# ").expect("configuration mode");
+    p.send_line("set interfaces interface lab0 description trial").expect("send");
+    p.exp_string("pfcsh# ").expect("prompt");
+    p.send_line("commit confirmed 3s").expect("send");
+    p.exp_string("rolled back in 3 s").expect("committed");
+    p.exp_string("pfcsh# ").expect("prompt");
+    // Nothing typed: the announcement comes by itself.
+    p.exp_string("rolled back").expect("the rollback announced");
+    p.send_line("exit").expect("send");
+    p.exp_string("pfcsh> ").expect("prompt");
+    p.send_line("exit").expect("send");
+    p.exp_eof().expect("ends");
+}
+
+#[test]
+fn help_uses_the_terminal_width_and_marks_what_it_cuts() {
+    let lab = Lab::start(IDLE);
+    let home = Home::new();
+    let mut p = shell_sized(&home, &lab, 200, 24);
+    p.send_line("configure").expect("send");
+    p.exp_string("pfcsh# ").expect("configuration mode");
+    keys(&mut p, "set interfaces interface lab0 bridge-port pfc ?");
+    let help = p.exp_string("pfcsh# ").expect("help, then the prompt");
+    let longest = help.lines().map(|l| l.trim_end().chars().count()).max().unwrap_or(0);
+    assert!(longest > 100, "help fills a 200-column terminal, longest line {longest}:\n{help}");
+    assert!(help.lines().all(|l| l.trim_end().chars().count() <= 200), "{help}");
+    keys(&mut p, "\x15exit\r");
+    p.exp_string("pfcsh> ").expect("prompt");
+
+    let mut p = shell_sized(&home, &lab, 60, 24);
+    keys(&mut p, "show ?");
+    let help = p.exp_string("pfcsh> ").expect("help");
+    assert!(help.lines().all(|l| l.trim_end().chars().count() <= 60), "{help}");
+    assert!(help.contains('…'), "a cut description ends in …:\n{help}");
+}
