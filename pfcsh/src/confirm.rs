@@ -78,8 +78,8 @@ impl Pending {
             if current.load(Ordering::SeqCst) == generation {
                 if let Ok(mut a) = announcer.lock() {
                     a(format!(
-                        "commit confirmed {} ago was not confirmed: pfcd rolled running back to \
-                         the configuration before it",
+                        "commit confirmed {} ago was not confirmed: pfcd rolled back running \
+                         to the configuration before it",
                         label(timeout)
                     ));
                 }

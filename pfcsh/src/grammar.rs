@@ -174,7 +174,7 @@ pub fn expand(mode: crate::session::Mode, typed: &[String]) -> Result<Vec<String
                 let starting: Vec<&'static Word> =
                     level.iter().filter(|w| w.word.starts_with(word.as_str())).collect();
                 match starting.as_slice() {
-                    [one] => *one,
+                    [one] => one,
                     [] => {
                         out.push(word.clone());
                         break;

@@ -21,7 +21,7 @@ use rustyline::history::{DefaultHistory, History as _};
 use rustyline::validate::Validator;
 use rustyline::{
     Cmd, CompletionType, ConditionalEventHandler, Config, Editor, Event, EventContext,
-    EventHandler, ExternalPrinter as _, Helper, KeyEvent, RepeatCount,
+    EventHandler, Helper, KeyEvent, RepeatCount,
 };
 
 use crate::complete::{at_cursor, matching};
@@ -129,12 +129,13 @@ pub fn run(session: Session) -> Result<bool, String> {
             pos: Arc::clone(&pos),
         })),
     );
-    if let Ok(mut printer) = editor.create_external_printer() {
-        // A confirmed commit's rollback is announced above the prompt being edited.
-        session.borrow_mut().confirm.announce_with(Box::new(move |m| {
-            let _ = printer.print(format!("{}\n", crate::visible::visible(&m)));
-        }));
-    }
+    // A confirmed commit's rollback is announced on a line of its own while the prompt waits
+    // (rustyline's external printer stops the editor reading keys in a pseudo-terminal); the
+    // line being typed stays in the editor.
+    session.borrow_mut().confirm.announce_with(Box::new(|m| {
+        eprint!("\r\n");
+        crate::visible::eprintln(&m);
+    }));
     session.borrow_mut().interactive = true;
     let history = crate::paths::history_file();
     let _ = editor.load_history(&history);

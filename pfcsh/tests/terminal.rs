@@ -28,6 +28,12 @@ fn shell_sized(home: &Home, lab: &Lab, cols: u16, rows: u16) -> PtySession {
     p
 }
 
+/// What rexpect read (each octet as one char) as the UTF-8 text pfcsh wrote.
+fn utf8(read: &str) -> String {
+    let octets: Vec<u8> = read.chars().map(|c| c as u32 as u8).collect();
+    String::from_utf8_lossy(&octets).into_owned()
+}
+
 fn keys(p: &mut PtySession, text: &str) {
     p.send(text).expect("send");
     p.flush().expect("flush");
@@ -60,14 +66,21 @@ fn leaving_with_uncommitted_changes_warns_first() {
     p.send_line("exit").expect("send");
     p.exp_string("uncommitted changes").expect("warned");
     p.exp_string("pfcsh# ").expect("still in configuration mode");
-    // Ctrl-D warns the same way.
+    // After another command, Ctrl-D warns the same way.
+    p.send_line("show | compare").expect("send");
+    p.exp_string("+ set interfaces interface lab0 description pending").expect("the change");
+    p.exp_string("pfcsh# ").expect("prompt");
     keys(&mut p, "\x04");
     p.exp_string("uncommitted changes").expect("warned on Ctrl-D");
     p.exp_string("pfcsh# ").expect("still in configuration mode");
     p.send_line("exit").expect("send");
     p.exp_string("pfcsh> ").expect("a second exit leaves");
+    // Leaving pfcsh warns too: the changes are still in the shared candidate.
     p.send_line("exit").expect("send");
-    p.exp_eof().expect("ends");
+    p.exp_string("uncommitted changes you made").expect("warned before leaving pfcsh");
+    p.exp_string("pfcsh> ").expect("still in pfcsh");
+    p.send_line("exit").expect("send");
+    p.exp_eof().expect("a second exit ends pfcsh");
 }
 
 #[test]
@@ -98,7 +111,8 @@ fn help_uses_the_terminal_width_and_marks_what_it_cuts() {
     p.send_line("configure").expect("send");
     p.exp_string("pfcsh# ").expect("configuration mode");
     keys(&mut p, "set interfaces interface lab0 bridge-port pfc ?");
-    let help = p.exp_string("pfcsh# ").expect("help, then the prompt");
+    p.exp_string("Possible completions:").expect("help");
+    let help = utf8(&p.exp_string("pfcsh# ").expect("help, then the prompt"));
     let longest = help.lines().map(|l| l.trim_end().chars().count()).max().unwrap_or(0);
     assert!(longest > 100, "help fills a 200-column terminal, longest line {longest}:\n{help}");
     assert!(help.lines().all(|l| l.trim_end().chars().count() <= 200), "{help}");
@@ -107,7 +121,8 @@ fn help_uses_the_terminal_width_and_marks_what_it_cuts() {
 
     let mut p = shell_sized(&home, &lab, 60, 24);
     keys(&mut p, "show ?");
-    let help = p.exp_string("pfcsh> ").expect("help");
+    p.exp_string("Possible completions:").expect("help");
+    let help = utf8(&p.exp_string("pfcsh> ").expect("help, then the prompt"));
     assert!(help.lines().all(|l| l.trim_end().chars().count() <= 60), "{help}");
     assert!(help.contains('…'), "a cut description ends in …:\n{help}");
 }
