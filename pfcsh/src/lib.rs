@@ -22,6 +22,7 @@
 //! | `show/` | the operational tables |
 //! | `data.rs` | reply XML → libyang tree → RFC 7951 JSON |
 //! | `rpc_error.rs` | an rpc-error as one sentence |
+//! | `pipe.rs` | `| match`, `| except`, `| count`, `| no-more`, and the pager |
 //! | `monitor.rs` | notifications until Ctrl-C |
 //! | `confirm.rs` | `commit confirmed`'s time-out and the announcement of its rollback |
 //! | `terminal.rs` | the terminal's size |
@@ -40,6 +41,7 @@ pub mod grammar;
 pub mod known_hosts;
 pub mod monitor;
 pub mod paths;
+pub mod pipe;
 pub mod repl;
 pub mod rpc_error;
 mod run;

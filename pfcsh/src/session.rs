@@ -50,6 +50,9 @@ pub struct Session {
     pub confirm: crate::confirm::Pending,
     /// `monitor` subscribed already (a session has one subscription).
     pub(crate) subscribed: bool,
+    /// What the running command printed, kept for its pipes and the pager; `None` prints at
+    /// once (`monitor`).
+    pub(crate) captured: std::cell::RefCell<Option<String>>,
 }
 
 impl Session {
@@ -66,6 +69,7 @@ impl Session {
             warned_exit: false,
             confirm: crate::confirm::Pending::default(),
             subscribed: false,
+            captured: std::cell::RefCell::new(None),
         }
     }
 
@@ -76,6 +80,14 @@ impl Session {
 
     pub fn context(&self) -> &Context {
         &self.ctx
+    }
+
+    /// Prints `text` (visible escapes for control characters), or keeps it for the pipes.
+    pub fn emit(&self, text: &str) {
+        match self.captured.borrow_mut().as_mut() {
+            Some(kept) => kept.push_str(text),
+            None => crate::visible::print(text),
+        }
     }
 
     /// The prompt for the current mode.

@@ -17,11 +17,30 @@ fn err(what: &str) -> impl Fn(netconf_client::Error) -> String + '_ {
 }
 
 impl Session {
-    /// Runs one command line.
+    /// Runs one command line and its pipes; output taller than the terminal is paged when a
+    /// person is at it.
     pub fn execute(&mut self, line: &str) -> Result<Flow, String> {
         self.config_cache = None;
         let typed: Vec<String> = split(line).into_iter().map(|w| w.text).collect();
-        let words = crate::grammar::expand(self.mode, &typed)?;
+        let (typed, pipes) = crate::pipe::split(&typed)?;
+        if typed.first().is_some_and(|w| "monitor".starts_with(w.as_str()) && !w.is_empty()) {
+            return self.run_command(line, &typed);
+        }
+        *self.captured.borrow_mut() = Some(String::new());
+        let outcome = self.run_command(line, &typed);
+        let text = self.captured.borrow_mut().take().unwrap_or_default();
+        let text = crate::pipe::apply(&pipes, &text);
+        let rows = if self.interactive && !pipes.no_more {
+            crate::terminal::size().map(|(_, rows)| rows)
+        } else {
+            None
+        };
+        crate::pipe::page(&text, rows);
+        outcome
+    }
+
+    fn run_command(&mut self, line: &str, typed: &[String]) -> Result<Flow, String> {
+        let words = crate::grammar::expand(self.mode, typed)?;
         let w: Vec<&str> = words.iter().map(String::as_str).collect();
         let config = self.mode == Mode::Configuration;
         if !matches!(w.as_slice(), ["exit" | "quit"]) {
@@ -130,8 +149,8 @@ impl Session {
     /// A message: a line of text, or `{"message": …}` with `--json` (one JSON value a line).
     pub fn say(&self, text: &str) {
         match self.format {
-            Format::Json => println!("{}", serde_json::json!({ "message": text })),
-            _ => crate::visible::println(text),
+            Format::Json => self.emit(&format!("{}\n", serde_json::json!({ "message": text }))),
+            _ => self.emit(&format!("{text}\n")),
         }
     }
 
@@ -228,7 +247,7 @@ impl Session {
             Format::Json => data::json_line(&self.ctx, xml)?,
             Format::Table => render(&data::xml_to_value(&self.ctx, xml)?),
         };
-        crate::visible::print(&text);
+        self.emit(&text);
         Ok(())
     }
 
@@ -265,14 +284,14 @@ impl Session {
         let candidate = self.config_lines(Datastore::Candidate)?;
         let diff = crate::diff::compare(&running, &candidate);
         if self.format == Format::Json {
-            println!("{}", serde_json::json!({ "compare": diff }));
+            self.emit(&format!("{}\n", serde_json::json!({ "compare": diff })));
             return Ok(());
         }
         if diff.is_empty() {
             self.say("no changes: the candidate equals running");
         }
         for l in diff {
-            crate::visible::println(&l);
+            self.emit(&format!("{l}\n"));
         }
         Ok(())
     }

@@ -126,3 +126,38 @@ fn help_uses_the_terminal_width_and_marks_what_it_cuts() {
     assert!(help.lines().all(|l| l.trim_end().chars().count() <= 60), "{help}");
     assert!(help.contains('…'), "a cut description ends in …:\n{help}");
 }
+
+/// The operator's way round long output on a 64-port lab in a 24-row terminal: abbreviations,
+/// a pager, `| match`, `| count` and `| no-more`.
+#[test]
+fn abbreviations_pipes_and_the_pager() {
+    let lab = Lab::start("[lab]\nports = 64\ntraffic = false\n");
+    let home = Home::new();
+    let mut p = shell_sized(&home, &lab, 100, 24);
+    p.send_line("sh int pfc").expect("send");
+    let first_page = utf8(&p.exp_string("--More--").expect("a pager on 65 lines"));
+    assert!(first_page.contains("lab0 "), "{first_page}");
+    assert!(!first_page.contains("lab40 "), "one page only:\n{first_page}");
+    keys(&mut p, " ");
+    p.exp_string("lab40 ").expect("the next page");
+    keys(&mut p, "q");
+    p.exp_string("pfcsh> ").expect("q stops the output");
+
+    p.send_line("show interfaces pfc | match lab2").expect("send");
+    let matched = utf8(&p.exp_string("pfcsh> ").expect("prompt"));
+    let ports: Vec<&str> = matched
+        .lines()
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|w| w.starts_with("lab"))
+        .collect();
+    assert_eq!(ports.len(), 11, "lab2 and lab20-lab29:\n{matched}");
+    p.send_line("show interfaces pfc | count").expect("send");
+    p.exp_string("Count: 65 lines").expect("the header and 64 ports");
+    p.exp_string("pfcsh> ").expect("prompt");
+    p.send_line("show interfaces pfc | no-more").expect("send");
+    let all = utf8(&p.exp_string("lab63 ").expect("the last port without a pause"));
+    assert!(!all.contains("--More--"), "no pager:\n{all}");
+    p.exp_string("pfcsh> ").expect("prompt");
+    p.send_line("exit").expect("send");
+    p.exp_eof().expect("ends");
+}
