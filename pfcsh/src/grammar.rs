@@ -124,7 +124,17 @@ pub const OPERATIONAL: &[Word] = &[
     CLEAR,
     REQUEST,
     w("monitor", "print notifications as they come, until Ctrl-C", Then::End),
-    w("configure", "enter configuration mode (edits the candidate)", Then::End),
+    w(
+        "configure",
+        "enter configuration mode (edits the shared candidate)",
+        Then::Words {
+            words: &[
+                w("private", "edits of your own, applied at commit under a lock", Then::End),
+                w("exclusive", "lock the candidate while you configure", Then::End),
+            ],
+            complete: true,
+        },
+    ),
     w("help", "the commands and the path syntax", Then::End),
     w("exit", "leave pfcsh", Then::End),
 ];

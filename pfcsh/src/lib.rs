@@ -23,6 +23,7 @@
 //! | `data.rs` | reply XML → libyang tree → RFC 7951 JSON |
 //! | `rpc_error.rs` | an rpc-error as one sentence |
 //! | `pipe.rs` | `| match`, `| except`, `| count`, `| no-more`, and the pager |
+//! | `private.rs` | `configure private` (edits kept in pfcsh) and `configure exclusive` |
 //! | `monitor.rs` | notifications until Ctrl-C |
 //! | `confirm.rs` | `commit confirmed`'s time-out and the announcement of its rollback |
 //! | `terminal.rs` | the terminal's size |
@@ -42,6 +43,7 @@ pub mod known_hosts;
 pub mod monitor;
 pub mod paths;
 pub mod pipe;
+pub mod private;
 pub mod repl;
 pub mod rpc_error;
 mod run;

@@ -48,6 +48,8 @@ pub struct Session {
     pub(crate) warned_exit: bool,
     /// The confirmed commit awaiting confirmation.
     pub confirm: crate::confirm::Pending,
+    /// How configuration mode was entered (shared, private, exclusive).
+    pub(crate) kind: crate::private::Kind,
     /// `monitor` subscribed already (a session has one subscription).
     pub(crate) subscribed: bool,
     /// What the running command printed, kept for its pipes and the pager; `None` prints at
@@ -68,6 +70,7 @@ impl Session {
             dirty: false,
             warned_exit: false,
             confirm: crate::confirm::Pending::default(),
+            kind: crate::private::Kind::Shared,
             subscribed: false,
             captured: std::cell::RefCell::new(None),
         }
@@ -94,7 +97,11 @@ impl Session {
     pub fn prompt(&self) -> &'static str {
         match self.mode {
             Mode::Operational => "pfcsh> ",
-            Mode::Configuration => "pfcsh# ",
+            Mode::Configuration => match self.kind {
+                crate::private::Kind::Shared => "pfcsh# ",
+                crate::private::Kind::Private(_) => "pfcsh (private)# ",
+                crate::private::Kind::Exclusive => "pfcsh (exclusive)# ",
+            },
         }
     }
 

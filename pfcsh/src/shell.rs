@@ -7,6 +7,7 @@ use serde_json::Value;
 
 use crate::config_path::{self, Step};
 use crate::data;
+use crate::private::Kind;
 use crate::rpc_error::sentence;
 use crate::session::{Flow, Format, Mode, Session};
 use crate::show::{self, filters};
@@ -63,7 +64,15 @@ impl Session {
                 self.mode = Mode::Configuration;
                 self.say("Entering configuration mode (the candidate); `exit` leaves it.");
             }
-            ["configure"] => {}
+            ["configure", "private"] if !config => {
+                self.mode = Mode::Configuration;
+                self.enter_private();
+            }
+            ["configure", "exclusive"] if !config => {
+                self.enter_exclusive()?;
+                self.mode = Mode::Configuration;
+            }
+            ["configure", ..] => {}
             ["show", "|", "compare"] | ["compare"] if config => self.compare()?,
             ["show", "configuration", path @ ..] => self.show_configuration(path)?,
             ["show", "interfaces", "pfc", port @ ..] => {
@@ -114,10 +123,12 @@ impl Session {
                 self.say("left configuration mode");
             }
             ["commit", "check"] if config => {
-                self.client
-                    .rpc("<validate><source><candidate/></source></validate>")
-                    .and_then(|r| r.into_result())
-                    .map_err(|e| refused("commit check", &e))?;
+                self.private_or_shared("commit check", |s| {
+                    s.client
+                        .rpc("<validate><source><candidate/></source></validate>")
+                        .and_then(|r| r.into_result())
+                        .map_err(|e| refused("commit check", &e))
+                })?;
                 self.say("configuration check succeeds");
             }
             ["commit", "confirmed"] if config => self.commit_confirmed(crate::confirm::DEFAULT)?,
@@ -125,7 +136,10 @@ impl Session {
                 self.commit_confirmed(crate::confirm::parse(time)?)?
             }
             ["rollback" | "discard"] | ["rollback", "0"] if config => {
-                self.client.discard_changes().map_err(err("discard"))?;
+                match self.private_edits() {
+                    Some(edits) => edits.clear(),
+                    None => self.client.discard_changes().map_err(err("discard"))?,
+                }
                 self.dirty = false;
                 self.say("candidate reverted to running");
             }
@@ -167,8 +181,24 @@ impl Session {
         Ok(port.map(str::to_string))
     }
 
+    /// Runs `f` on the candidate: the private one (under a lock) in private mode.
+    fn private_or_shared<T>(
+        &mut self,
+        what: &str,
+        f: impl FnOnce(&mut Session) -> Result<T, String>,
+    ) -> Result<T, String> {
+        if self.private_edits().is_some() {
+            self.with_private(what, f)
+        } else {
+            f(self)
+        }
+    }
+
     fn commit(&mut self) -> Result<(), String> {
-        self.client.commit().map_err(|e| refused("commit", &e))?;
+        self.private_or_shared("commit", |s| s.client.commit().map_err(|e| refused("commit", &e)))?;
+        if let Some(edits) = self.private_edits() {
+            edits.clear();
+        }
         self.dirty = false;
         if self.confirm.confirmed() {
             self.say("commit complete; the confirmed commit is confirmed (no rollback)");
@@ -183,14 +213,19 @@ impl Session {
     /// stderr and leaves).
     fn leave_configuration(&mut self) -> Result<bool, String> {
         if self.has_uncommitted_changes()? && !self.warned_exit {
+            let (warning, left) = match self.kind {
+                Kind::Shared => (UNCOMMITTED_WARNING, UNCOMMITTED_LEFT),
+                Kind::Private(_) | Kind::Exclusive => (DROPPED_WARNING, DROPPED),
+            };
             if self.interactive {
                 self.warned_exit = true;
-                crate::visible::eprintln(UNCOMMITTED_WARNING);
+                crate::visible::eprintln(warning);
                 return Ok(false);
             }
-            crate::visible::eprintln(&format!("warning: {UNCOMMITTED_LEFT}"));
+            crate::visible::eprintln(&format!("warning: {left}"));
         }
         self.warned_exit = false;
+        self.leave_kind();
         self.mode = Mode::Operational;
         Ok(true)
     }
@@ -212,6 +247,9 @@ impl Session {
 
     /// Whether edits this session made are still in the candidate and not in running.
     fn has_uncommitted_changes(&mut self) -> Result<bool, String> {
+        if let Some(edits) = self.private_edits() {
+            return Ok(!edits.is_empty());
+        }
         if !self.dirty {
             return Ok(false);
         }
@@ -253,7 +291,9 @@ impl Session {
 
     fn show_configuration(&mut self, path: &[&str]) -> Result<(), String> {
         let store = self.config_store();
-        let reply = self.client.get_config(store, None).map_err(err("show configuration"))?;
+        let reply = self.private_or_shared("show configuration", |s| {
+            s.client.get_config(store, None).map_err(err("show configuration"))
+        })?;
         let xml = data::reply_data(&reply, &self.ctx);
         let tree = data::parse_xml(&self.ctx, &xml)?;
         let prefix = if path.is_empty() {
@@ -273,7 +313,7 @@ impl Session {
         })
     }
 
-    fn config_lines(&mut self, store: Datastore) -> Result<Vec<String>, String> {
+    pub(crate) fn config_lines(&mut self, store: Datastore) -> Result<Vec<String>, String> {
         let reply = self.client.get_config(store, None).map_err(err("get-config"))?;
         let tree = data::parse_xml(&self.ctx, &data::reply_data(&reply, &self.ctx))?;
         Ok(crate::set_form::lines(&tree))
@@ -281,7 +321,8 @@ impl Session {
 
     fn compare(&mut self) -> Result<(), String> {
         let running = self.config_lines(Datastore::Running)?;
-        let candidate = self.config_lines(Datastore::Candidate)?;
+        let candidate =
+            self.private_or_shared("show | compare", |s| s.config_lines(Datastore::Candidate))?;
         let diff = crate::diff::compare(&running, &candidate);
         if self.format == Format::Json {
             self.emit(&format!("{}\n", serde_json::json!({ "compare": diff })));
@@ -320,6 +361,13 @@ impl Session {
     /// Sends an edit to the candidate. A refusal below an interface pfcd does not have is
     /// said as such (the server's reason is a `when` condition on an entry it cannot have).
     fn edit(&mut self, verb: &str, path: &[&str], xml: &str) -> Result<(), String> {
+        if let Some(edits) = self.private_edits() {
+            edits.push(xml.to_string());
+            if self.format == Format::Json {
+                self.say(&format!("{verb}: the private candidate is changed"));
+            }
+            return Ok(());
+        }
         match self.client.edit_config(Datastore::Candidate, xml, None) {
             Ok(()) => {
                 self.dirty = true;
@@ -343,10 +391,17 @@ impl Session {
 
     fn commit_confirmed(&mut self, timeout: std::time::Duration) -> Result<(), String> {
         let secs = timeout.as_secs();
-        self.client
-            .rpc(&format!("<commit><confirmed/><confirm-timeout>{secs}</confirm-timeout></commit>"))
-            .and_then(|r| r.into_result())
-            .map_err(|e| refused("commit confirmed", &e))?;
+        self.private_or_shared("commit confirmed", |s| {
+            s.client
+                .rpc(&format!(
+                    "<commit><confirmed/><confirm-timeout>{secs}</confirm-timeout></commit>"
+                ))
+                .and_then(|r| r.into_result())
+                .map_err(|e| refused("commit confirmed", &e))
+        })?;
+        if let Some(edits) = self.private_edits() {
+            edits.clear();
+        }
         self.dirty = false;
         self.confirm.confirmed();
         self.confirm.start(timeout);
@@ -400,6 +455,13 @@ const WITH_DEFAULTS_NS: &str = "urn:ietf:params:xml:ns:yang:ietf-netconf-with-de
 const UNCOMMITTED_WARNING: &str = "the candidate has uncommitted changes: `commit` applies \
      them, `discard` throws them away, `exit` again leaves configuration mode and them in the \
      shared candidate (where another operator's `commit` would apply them)";
+
+/// What the first `exit` with private or exclusive uncommitted changes says.
+const DROPPED_WARNING: &str = "your changes are not committed: `commit` applies them, \
+     `exit` again throws them away";
+
+/// What a script is told when it leaves private or exclusive mode with uncommitted changes.
+const DROPPED: &str = "left configuration mode: its uncommitted changes were thrown away";
 
 /// What a script is told when it leaves configuration mode with uncommitted changes.
 const UNCOMMITTED_LEFT: &str = "left configuration mode with uncommitted changes in the \

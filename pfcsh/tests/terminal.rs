@@ -161,3 +161,55 @@ fn abbreviations_pipes_and_the_pager() {
     p.send_line("exit").expect("send");
     p.exp_eof().expect("ends");
 }
+
+/// Two operators in `configure private` at once: neither sees the other's edit, each commits
+/// only their own; `configure exclusive` keeps a third from committing meanwhile.
+#[test]
+fn private_candidates_do_not_see_each_other_and_exclusive_locks() {
+    let lab = Lab::start(IDLE);
+    let home = Home::new();
+    let mut a = shell_sized(&home, &lab, 120, 24);
+    let mut b = shell_sized(&home, &lab, 120, 24);
+    for (p, text) in [(&mut a, "from-a"), (&mut b, "from-b")] {
+        p.send_line("configure private").expect("send");
+        p.exp_string("(private)# ").expect("private configuration mode");
+        let port = if text == "from-a" { "lab0" } else { "lab1" };
+        p.send_line(&format!("set interfaces interface {port} description {text}")).expect("send");
+        p.exp_string("(private)# ").expect("prompt");
+    }
+    b.send_line("show | compare").expect("send");
+    let seen = b.exp_string("(private)# ").expect("B's comparison");
+    assert!(seen.contains("+ set interfaces interface lab1 description from-b"), "{seen}");
+    assert!(!seen.contains("from-a"), "B does not see A's edit:\n{seen}");
+    a.send_line("commit").expect("send");
+    a.exp_string("commit complete").expect("A commits");
+    a.exp_string("(private)# ").expect("prompt");
+    b.send_line("show | compare").expect("send");
+    let seen = b.exp_string("(private)# ").expect("B's comparison");
+    assert!(seen.contains("from-b") && !seen.contains("from-a"), "{seen}");
+    b.send_line("commit").expect("send");
+    b.exp_string("commit complete").expect("B commits");
+    b.exp_string("(private)# ").expect("prompt");
+    a.send_line("show configuration interfaces interface lab0 description").expect("send");
+    a.exp_string("description from-a").expect("A's edit in running");
+    a.send_line("show configuration interfaces interface lab1 description").expect("send");
+    a.exp_string("description from-b").expect("B's edit in running");
+    a.send_line("exit").expect("send");
+    a.exp_string("pfcsh> ").expect("A leaves");
+
+    // A holds the lock; B's private commit is refused meanwhile, and goes through after.
+    a.send_line("configure exclusive").expect("send");
+    a.exp_string("(exclusive)# ").expect("exclusive configuration mode");
+    b.send_line("set interfaces interface lab1 description again").expect("send");
+    b.exp_string("(private)# ").expect("prompt");
+    b.send_line("commit").expect("send");
+    b.exp_string("locked").expect("refused while A holds the lock");
+    b.exp_string("(private)# ").expect("prompt");
+    a.send_line("exit").expect("send");
+    a.exp_string("pfcsh> ").expect("A leaves and unlocks");
+    b.send_line("commit").expect("send");
+    b.exp_string("commit complete").expect("B commits after");
+    for p in [&mut a, &mut b] {
+        p.send_line("exit").expect("send");
+    }
+}
