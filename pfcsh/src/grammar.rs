@@ -43,8 +43,25 @@ const SHOW_INTERFACES: Word = w(
     words(&[w(
         "pfc",
         "PFC per port: enabled and paused priorities, requests, allowance in force",
-        OPT_PORT,
+        Then::Port { optional: true, after: PFC_AFTER },
     )]),
+);
+
+/// What may follow `show interfaces pfc`: `counters [PORT]`, or `PORT detail`.
+const PFC_AFTER: &[Word] = &[
+    w(
+        "counters",
+        "PFC frames sent and received with rates, XOFF/XON, drops per priority",
+        OPT_PORT,
+    ),
+    w("detail", "every buffer threshold and counter of the port, in units", Then::End),
+];
+
+/// `show pfc watchdog [PORT]`.
+const SHOW_PFC: Word = w(
+    "pfc",
+    "PFC",
+    words(&[w("watchdog", "the PFC watchdog: storms detected, restorations, drops", OPT_PORT)]),
 );
 const SHOW_HEADROOM: Word =
     w("headroom", "headroom: method, itemised calculation, measurements and history", OPT_PORT);
@@ -65,6 +82,7 @@ const SHOW_COUNTERS: Word = w("counters", "pause, PFC, drop and LLDP counters pe
 
 const SHOW: &[Word] = &[
     SHOW_INTERFACES,
+    SHOW_PFC,
     SHOW_HEADROOM,
     SHOW_DCBX,
     SHOW_LLDP,
@@ -79,6 +97,7 @@ const SHOW: &[Word] = &[
 
 const SHOW_CONFIG: &[Word] = &[
     SHOW_INTERFACES,
+    SHOW_PFC,
     SHOW_HEADROOM,
     SHOW_DCBX,
     SHOW_LLDP,

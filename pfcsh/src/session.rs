@@ -48,6 +48,8 @@ pub struct Session {
     pub(crate) warned_exit: bool,
     /// The confirmed commit awaiting confirmation.
     pub confirm: crate::confirm::Pending,
+    /// The PFC counters as last shown, for the rates of `show interfaces pfc counters`.
+    pub(crate) pfc_counters: crate::show::pfc_counters::Previous,
     /// How configuration mode was entered (shared, private, exclusive).
     pub(crate) kind: crate::private::Kind,
     /// `monitor` subscribed already (a session has one subscription).
@@ -71,6 +73,7 @@ impl Session {
             warned_exit: false,
             confirm: crate::confirm::Pending::default(),
             kind: crate::private::Kind::Shared,
+            pfc_counters: Default::default(),
             subscribed: false,
             captured: std::cell::RefCell::new(None),
         }

@@ -75,6 +75,20 @@ impl Session {
             ["configure", ..] => {}
             ["show", "|", "compare"] | ["compare"] if config => self.compare()?,
             ["show", "configuration", path @ ..] => self.show_configuration(path)?,
+            ["show", "interfaces", "pfc", "counters", port @ ..] => {
+                let port = self.one_port(port)?;
+                let reply = self.get(&filters::pfc_counters(port.as_deref()))?;
+                let mut previous = std::mem::take(&mut self.pfc_counters);
+                let printed =
+                    self.print_reply(&reply, |v| show::pfc_counters::render(v, &mut previous));
+                self.pfc_counters = previous;
+                printed?
+            }
+            ["show", "interfaces", "pfc", port, "detail"] => {
+                let port = self.one_port(&[port])?.unwrap_or_default();
+                self.show(&filters::pfc_detail(&port), show::pfc::render_detail)?
+            }
+            ["show", "pfc", "watchdog", port @ ..] => self.show_watchdog(port)?,
             ["show", "interfaces", "pfc", port @ ..] => {
                 let port = self.one_port(port)?;
                 self.show(&filters::interfaces_pfc(port.as_deref()), |v| {
@@ -263,8 +277,42 @@ impl Session {
     /// Tables ask for the values the server leaves as defaults too (with-defaults report-all:
     /// a pause mode never set is still a mode in force); `--json` and `--xml` print the data as
     /// the server keeps it.
-    fn show(&mut self, filter: &str, render: impl Fn(&Value) -> String) -> Result<(), String> {
-        let reply = match self.format {
+    fn show(&mut self, filter: &str, render: impl FnMut(&Value) -> String) -> Result<(), String> {
+        let reply = self.get(filter)?;
+        self.print_reply(&reply, render)
+    }
+
+    fn print_reply(
+        &self,
+        reply: &netconf_client::Reply,
+        render: impl FnMut(&Value) -> String,
+    ) -> Result<(), String> {
+        let xml = data::reply_data(reply, &self.ctx);
+        self.print_data(&xml, render)
+    }
+
+    /// `show pfc watchdog [PORT]`: every port named, those without watchdog state said so.
+    fn show_watchdog(&mut self, port: &[&str]) -> Result<(), String> {
+        let port = self.one_port(port)?;
+        let ports = match &port {
+            Some(p) => vec![p.clone()],
+            None => self.ports(),
+        };
+        if self.ctx.get_module_latest("pfcd-watchdog").is_none() {
+            self.say(
+                "no watchdog on this port: pfcd reports no PFC watchdog (module pfcd-watchdog)",
+            );
+            return Ok(());
+        }
+        match self.get(&filters::watchdog(port.as_deref())) {
+            Ok(reply) => self.print_reply(&reply, |v| show::watchdog::render(v, &ports)),
+            Err(e) => Err(format!("{e}; no watchdog state to show")),
+        }
+    }
+
+    /// `<get>` of `filter`: with the defaults for tables (see `show`).
+    fn get(&mut self, filter: &str) -> Result<netconf_client::Reply, String> {
+        match self.format {
             Format::Table => self
                 .client
                 .rpc(&format!(
@@ -274,12 +322,14 @@ impl Session {
                 .and_then(|r| r.into_result()),
             _ => self.client.get(Some(filter)),
         }
-        .map_err(err("show"))?;
-        let xml = data::reply_data(&reply, &self.ctx);
-        self.print_data(&xml, render)
+        .map_err(err("show"))
     }
 
-    fn print_data(&self, xml: &str, render: impl Fn(&Value) -> String) -> Result<(), String> {
+    fn print_data(
+        &self,
+        xml: &str,
+        mut render: impl FnMut(&Value) -> String,
+    ) -> Result<(), String> {
         let text = match self.format {
             Format::Xml => format!("{}\n", xml.trim()),
             Format::Json => data::json_line(&self.ctx, xml)?,

@@ -152,6 +152,9 @@ fn json_of_every_show_command_equals_the_netconf_data() {
         ("show lldp neighbors lab0 detail", filters::lldp_neighbors(Some("lab0"))),
         ("show pipeline", filters::pipeline()),
         ("show counters", filters::counters(None)),
+        ("show interfaces pfc counters", filters::pfc_counters(None)),
+        ("show interfaces pfc lab2 detail", filters::pfc_detail("lab2")),
+        ("show pfc watchdog", filters::watchdog(None)),
     ];
     let mut client = lab.client();
     for (command, filter) in cases {

@@ -118,3 +118,54 @@ fn headroom_history_times_are_whole_timestamps() {
         assert!(time.len() >= 19 && time.contains('T'), "a date and time, not {time:?}: {r}");
     }
 }
+
+#[test]
+fn pfc_counters_per_priority_with_rates_and_since_when() {
+    let lab = Lab::start("");
+    let home = Home::new();
+    let o = run(
+        &mut home.pfcsh(lab.port, &lab.password_file),
+        &["show interfaces pfc counters", "show interfaces pfc counters lab2 | match lab2"],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    let (first, second) = out.split_once("counting since").expect("since when");
+    for header in ["PFC TX", "TX/s", "PFC RX", "RX/s", "XOFF", "XON TX", "DROPPED"] {
+        assert!(first.contains(header), "{header}: {out}");
+    }
+    assert!(first.contains("run again for the rates"), "no rate on the first look: {out}");
+    let rows: Vec<&str> = second.lines().filter(|l| l.starts_with("lab2")).collect();
+    assert_eq!(rows.len(), 2, "lab2's two PFC priorities (0 and 3):\n{out}");
+    for r in rows {
+        let rate = r.split_whitespace().nth(3).unwrap_or_default();
+        assert!(rate.chars().all(|c| c.is_ascii_digit()), "a rate the second time: {r}");
+    }
+}
+
+#[test]
+fn pfc_detail_shows_buffers_and_counters_in_units() {
+    let lab = Lab::start("");
+    let home = Home::new();
+    let o = run(&mut home.pfcsh(lab.port, &lab.password_file), &["sh int pfc lab2 det"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    for what in ["ALLOCATION", "XOFF AT", "XON AT", "PEAK", "XON SENT", "counting since", "KiB"] {
+        assert!(out.contains(what), "{what}:\n{out}");
+    }
+}
+
+#[test]
+fn the_watchdog_per_port_and_class() {
+    let lab = Lab::start(IDLE);
+    let home = Home::new();
+    let o = run(&mut home.pfcsh(lab.port, &lab.password_file), &["show pfc watchdog lab1"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    // The lab reports the watchdog, or the view says plainly there is none.
+    assert!(out.contains("lab1: on") || out.contains("no watchdog on this port"), "{out}");
+    if out.contains("lab1: on") {
+        assert!(out.contains("link-pause"), "the link pause's class too:\n{out}");
+    }
+}
+
+const IDLE: &str = "[lab]\ntraffic = false\n";

@@ -151,6 +151,10 @@ fn abbreviations_pipes_and_the_pager() {
         .filter(|w| w.starts_with("lab"))
         .collect();
     assert_eq!(ports.len(), 11, "lab2 and lab20-lab29:\n{matched}");
+    p.send_line("show interfaces pfc counters | match lab2").expect("send");
+    let matched = utf8(&p.exp_string("pfcsh> ").expect("prompt"));
+    assert!(matched.lines().any(|l| l.starts_with("lab2 ")), "{matched}");
+    assert!(!matched.lines().any(|l| l.starts_with("lab1 ")), "{matched}");
     p.send_line("show interfaces pfc | count").expect("send");
     p.exp_string("Count: 65 lines").expect("the header and 64 ports");
     p.exp_string("pfcsh> ").expect("prompt");

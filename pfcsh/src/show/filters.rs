@@ -6,6 +6,7 @@ pub const DOT1Q_NS: &str = "urn:ieee:std:802.1Q:yang:ieee802-dot1q-bridge";
 pub const PFCB_NS: &str = "urn:ieee:std:802.1Q:yang:ieee802-dot1q-pfc-bridge";
 pub const LLDP_NS: &str = "urn:ieee:std:802.1AB:yang:ieee802-dot1ab-lldp";
 pub const PIPELINE_NS: &str = "urn:pfcd:yang:pfcd-pipeline";
+pub const WATCHDOG_NS: &str = "urn:pfcd:yang:pfcd-watchdog";
 
 fn name(port: Option<&str>) -> String {
     match port {
@@ -84,4 +85,27 @@ pub fn counters(port: Option<&str>) -> String {
          <pause-frames-ignored/><pfc-frames-ignored/><mac-control-discarded/><discontinuity-time/>\
          <priority><priority/><frames-accepted/><frames-dropped/></priority>",
     ) + &lldp(port, "<dest-mac-address/><tx-statistics/><rx-statistics/>")
+}
+
+/// `show interfaces pfc counters`.
+pub fn pfc_counters(port: Option<&str>) -> String {
+    pfc(
+        port,
+        "<pfc-enable/><discontinuity-time/><priority><priority/><pfc-requests/>\
+         <pfc-indications/><xoff-events/><xon-sent/><frames-dropped/><octets-dropped/></priority>",
+    )
+}
+
+/// `show interfaces pfc PORT detail`: everything of the port's pfc container.
+pub fn pfc_detail(port: &str) -> String {
+    pfc(Some(port), "")
+}
+
+/// `show pfc watchdog`.
+pub fn watchdog(port: Option<&str>) -> String {
+    format!(
+        "<interfaces xmlns=\"{IF_NS}\"><interface>{}<bridge-port xmlns=\"{DOT1Q_NS}\">\
+         <pfc-watchdog xmlns=\"{WATCHDOG_NS}\"/></bridge-port></interface></interfaces>",
+        name(port)
+    )
 }

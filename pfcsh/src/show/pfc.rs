@@ -119,3 +119,52 @@ fn detail(i: &Value) -> String {
     }
     out + "\n" + &t.render()
 }
+
+/// `show interfaces pfc PORT detail`: the port's view, then each priority's buffer and counters
+/// in their units, and when the counters last restarted.
+pub fn render_detail(v: &Value) -> String {
+    let Some(one) = interfaces(v).first() else { return String::new() };
+    let empty = Value::Null;
+    let pfc = crate::data::at(one, PFC).unwrap_or(&empty);
+    let mut out = detail(one);
+    let octets_of = |p: &Value, leaf| number(p, leaf).map(iec).unwrap_or_else(|| "-".into());
+    let mut t = Table::new(&[
+        ("PRIO", Align::Right),
+        ("ALLOCATION", Align::Right),
+        ("XOFF AT", Align::Right),
+        ("XON AT", Align::Right),
+        ("PEAK", Align::Right),
+        ("XOFF EVENTS", Align::Right),
+        ("XON SENT", Align::Right),
+        ("ACCEPTED", Align::Right),
+        ("DROPPED", Align::Right),
+    ]);
+    for p in list(pfc, "priority") {
+        t.row(vec![
+            or_dash(text(p, "priority")),
+            octets_of(p, "allocation"),
+            octets_of(p, "xoff-threshold"),
+            octets_of(p, "xon-threshold"),
+            octets_of(p, "peak-occupancy"),
+            count(p, "xoff-events"),
+            count(p, "xon-sent"),
+            count(p, "frames-accepted"),
+            octets_of(p, "octets-dropped"),
+        ]);
+    }
+    out += "\nbuffers and counters per priority (octets with binary prefixes):\n";
+    out += &t.render();
+    out += &pairs(&[
+        (
+            "pause frames sent / received",
+            format!(
+                "{} / {}",
+                count(pfc, "pause-frames-sent"),
+                count(pfc, "pause-frames-received")
+            ),
+        ),
+        ("PFC frames ignored", count(pfc, "pfc-frames-ignored")),
+        ("counting since", or_dash(text(pfc, "discontinuity-time"))),
+    ]);
+    out
+}
