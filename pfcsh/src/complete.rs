@@ -143,6 +143,7 @@ fn path_candidates(session: &mut Session, done: &[String], with_value: bool) -> 
         Err(e) => return vec![Candidate::new("", e)],
     };
     let mut out = Vec::new();
+    let mut ports_wanted = false;
     match &walk.next {
         Next::Child(nodes) => {
             for n in nodes {
@@ -179,6 +180,18 @@ fn path_candidates(session: &mut Session, done: &[String], with_value: bool) -> 
                 out.push(Candidate::new("true", ""));
                 out.push(Candidate::new("false", ""));
             }
+            if t == Some(DataValueType::Bits) {
+                let path = config_path::xpath(&walk.steps);
+                let given = walk.value.clone().unwrap_or_default();
+                for bit in config_path::priority_bits(ctx, &path) {
+                    if !given.split_whitespace().any(|g| g == bit) {
+                        out.push(Candidate::new(bit, "a bit of the set (several: p3 p4)"));
+                    }
+                }
+            }
+            let interface_ref =
+                leaf.leaf_type().and_then(|t| t.typedef_name()).as_deref() == Some("interface-ref");
+            ports_wanted = interface_ref && walk.value.is_none();
             let mut help = config_path::type_help(leaf).unwrap_or_default();
             let summary = config_path::summary(leaf);
             if !summary.is_empty() {
@@ -192,6 +205,9 @@ fn path_candidates(session: &mut Session, done: &[String], with_value: bool) -> 
                 out.push(Candidate::new("", format!("{ENTER} runs the command")));
             }
         }
+    }
+    if ports_wanted {
+        out.extend(session.ports().into_iter().map(|p| Candidate::new(p, "port")));
     }
     out
 }

@@ -283,7 +283,7 @@ pub fn set_xml(ctx: &Context, walk: &Walk<'_>) -> Result<String, String> {
 /// operator wrote the numbers alone (`3 4` → `p3 p4`). Empty when the bits are named otherwise.
 fn bits_hint(ctx: &Context, path: &str, value: &str) -> String {
     let accepts = |v: &str| DataTree::new(ctx).new_path(path, Some(v), false).is_ok();
-    let named: Vec<String> = (0..64).map(|n| format!("p{n}")).filter(|b| accepts(b)).collect();
+    let named = priority_bits(ctx, path);
     if named.is_empty() {
         return String::new();
     }
@@ -295,6 +295,13 @@ fn bits_hint(ctx: &Context, path: &str, value: &str) -> String {
         hint = format!("; priorities are named, write `{}`{hint}", typed.join(" "));
     }
     hint
+}
+
+/// The bits named `p0` … `p63` that the bits leaf at `path` accepts (priority sets: libyang
+/// does not list a bits type's names, so each is tried).
+pub fn priority_bits(ctx: &Context, path: &str) -> Vec<String> {
+    let accepts = |v: &str| DataTree::new(ctx).new_path(path, Some(v), false).is_ok();
+    (0..64).map(|n| format!("p{n}")).filter(|b| accepts(b)).collect()
 }
 
 const NC: &str = "urn:ietf:params:xml:ns:netconf:base:1.0";

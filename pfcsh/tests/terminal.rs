@@ -217,3 +217,29 @@ fn private_candidates_do_not_see_each_other_and_exclusive_locks() {
         p.send_line("exit").expect("send");
     }
 }
+
+/// A priority set's values are offered by `?` and completed by Tab.
+#[test]
+fn bits_values_are_listed_and_completed() {
+    let lab = Lab::start(IDLE);
+    let home = Home::new();
+    let mut p = shell_sized(&home, &lab, 100, 24);
+    p.send_line("configure").expect("send");
+    p.exp_string("pfcsh# ").expect("configuration mode");
+    keys(&mut p, "set interfaces interface lab0 bridge-port pfc pfc-enable ?");
+    p.exp_string("Possible completions:").expect("help");
+    let help = utf8(&p.exp_string("pfcsh# ").expect("prompt"));
+    for bit in ["p0", "p3", "p7"] {
+        assert!(help.lines().any(|l| l.trim_start().starts_with(bit)), "{bit} listed:\n{help}");
+    }
+    // A first Tab on an ambiguous word rings; the second lists.
+    keys(&mut p, "p\t\t");
+    p.exp_string("p5").expect("Tab lists the bits");
+    keys(&mut p, "3 p4\r");
+    // Accepted (rustyline turns bracketed paste off), then the prompt: a prompt alone could
+    // be the redraw after the listing.
+    p.exp_string("\x1b[?2004l").expect("accepted");
+    p.exp_string("pfcsh# ").expect("prompt");
+    p.send_line("show | compare").expect("send");
+    p.exp_string("pfc-enable \"p3 p4\"").expect("the completed value set");
+}
