@@ -169,3 +169,21 @@ fn the_watchdog_per_port_and_class() {
 }
 
 const IDLE: &str = "[lab]\ntraffic = false\n";
+
+#[test]
+fn lldp_neighbours_show_capabilities_and_times_in_units() {
+    let lab = Lab::start(IDLE);
+    let home = Home::new();
+    let o = run(
+        &mut home.pfcsh(lab.port, &lab.password_file),
+        &["show lldp neighbors", "show lldp neighbors lab0 detail"],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.lines().next().unwrap_or_default().contains("CAPABILITIES"), "{out}");
+    assert!(out.contains("station-only"), "{out}");
+    let delay = out.lines().find(|l| l.contains(" delay: ")).unwrap_or_default();
+    assert!(delay.contains("µs") || delay.contains("ns"), "the delay in time: {out}");
+    let mark = out.lines().find(|l| l.contains("time-mark: ")).unwrap_or_default();
+    assert!(mark.contains(" s of up time"), "the time-mark in seconds: {out}");
+}
