@@ -116,6 +116,10 @@ fn headroom_history_times_are_whole_timestamps() {
     for r in rows {
         let time = r.split_whitespace().nth(1).unwrap_or_default();
         assert!(time.len() >= 19 && time.contains('T'), "a date and time, not {time:?}: {r}");
+        assert!(
+            r.contains("quanta (") && (r.contains("µs)") || r.contains("ms)")),
+            "the round trip in time as well as quanta: {r}"
+        );
     }
 }
 

@@ -17,8 +17,13 @@ fn name(port: Option<&str>) -> String {
 
 /// `/interfaces/interface/bridge-port/pfc` with `inner` selected inside `pfc`.
 pub fn pfc(port: Option<&str>, inner: &str) -> String {
+    pfc_and(port, "", inner)
+}
+
+/// The same, with `beside` selected in the interface entry too (its `<speed/>`).
+fn pfc_and(port: Option<&str>, beside: &str, inner: &str) -> String {
     format!(
-        "<interfaces xmlns=\"{IF_NS}\"><interface>{}<bridge-port xmlns=\"{DOT1Q_NS}\">\
+        "<interfaces xmlns=\"{IF_NS}\"><interface>{}{beside}<bridge-port xmlns=\"{DOT1Q_NS}\">\
          <pfc xmlns=\"{PFCB_NS}\">{inner}</pfc></bridge-port></interface></interfaces>",
         name(port)
     )
@@ -31,8 +36,9 @@ pub fn lldp(port: Option<&str>, inner: &str) -> String {
 
 /// `show interfaces pfc`.
 pub fn interfaces_pfc(port: Option<&str>) -> String {
-    pfc(
+    pfc_and(
         port,
+        "<speed/>",
         "<pfc-enable/><oper-pfc-enable/><link-pause/><pfc-requests/><pfc-indications/>\
          <allowance-in-force/><allowance-source/><allowance-clamp/><receive-buffer-size/>\
          <priority><priority/><priority-paused/><pause-time-remaining/><xoff/><occupancy/>\
@@ -42,8 +48,9 @@ pub fn interfaces_pfc(port: Option<&str>) -> String {
 
 /// `show headroom`.
 pub fn headroom(port: Option<&str>) -> String {
-    pfc(
+    pfc_and(
         port,
+        "<speed/>",
         "<pfc-link-delay-allowance/><pfc-headroom-allowance/><allowance-in-force/>\
          <allowance-source/><allowance-clamp/><calculated-allowance/>\
          <calculated-allowance-method/><receive-buffer-size/><headroom/>",
@@ -98,7 +105,7 @@ pub fn pfc_counters(port: Option<&str>) -> String {
 
 /// `show interfaces pfc PORT detail`: everything of the port's pfc container.
 pub fn pfc_detail(port: &str) -> String {
-    pfc(Some(port), "")
+    pfc_and(Some(port), "<speed/>", "")
 }
 
 /// `show pfc watchdog`.

@@ -5,7 +5,7 @@
 use serde_json::Value;
 
 use super::table::{pairs, Align, Table};
-use super::units::{bits, grouped, iec, kib_of_bits, octets, priorities, quanta};
+use super::units::{bits, duration, grouped, iec, kib_of_bits, octets, priorities};
 use super::{interfaces, name_of, or_dash};
 use crate::data::{flag, list, number, text};
 
@@ -97,7 +97,7 @@ fn detail(i: &Value) -> String {
     let mut t = Table::new(&[
         ("PRIO", Align::Right),
         ("PAUSED", Align::Left),
-        ("REMAINING", Align::Right),
+        ("QUANTA LEFT", Align::Right),
         ("XOFF", Align::Left),
         ("OCCUPANCY", Align::Right),
         ("DROPPED", Align::Right),
@@ -109,7 +109,12 @@ fn detail(i: &Value) -> String {
         t.row(vec![
             or_dash(text(p, "priority")),
             yes("priority-paused"),
-            number(p, "pause-time-remaining").map(quanta).unwrap_or_else(|| "-".into()),
+            number(p, "pause-time-remaining")
+                .map(|q| match number(i, "speed").filter(|b| *b > 0.0 && q > 0.0) {
+                    Some(bps) => format!("{} ({})", grouped(q), duration(q * 512.0 / bps)),
+                    None => grouped(q),
+                })
+                .unwrap_or_else(|| "-".into()),
             yes("xoff"),
             number(p, "occupancy").map(iec).unwrap_or_else(|| "-".into()),
             count(p, "frames-dropped"),

@@ -53,6 +53,38 @@ pub fn quanta(q: f64) -> String {
     format!("{} quanta", grouped(q))
 }
 
+/// Pause quanta (512 bit times each) with the time they make at `bits_per_second`:
+/// `47 051 quanta (2.41 ms)`; quanta alone when the speed is unknown.
+pub fn quanta_at(q: f64, bits_per_second: Option<f64>) -> String {
+    match bits_per_second.filter(|b| *b > 0.0) {
+        Some(bps) => format!("{} ({})", quanta(q), duration(q * 512.0 / bps)),
+        None => quanta(q),
+    }
+}
+
+/// Seconds with the unit that keeps the figure readable: `2.41 ms`, `130 ns`.
+pub fn duration(seconds: f64) -> String {
+    let (value, unit) = if seconds == 0.0 {
+        (0.0, "s")
+    } else if seconds.abs() >= 1.0 {
+        (seconds, "s")
+    } else if seconds.abs() >= 1e-3 {
+        (seconds * 1e3, "ms")
+    } else if seconds.abs() >= 1e-6 {
+        (seconds * 1e6, "µs")
+    } else {
+        (seconds * 1e9, "ns")
+    };
+    let figure = if value.abs() >= 100.0 || value == 0.0 {
+        format!("{value:.0}")
+    } else if value.abs() >= 10.0 {
+        format!("{value:.1}")
+    } else {
+        format!("{value:.2}")
+    };
+    format!("{figure} {unit}")
+}
+
 /// Picoseconds as µs.
 pub fn micros_of_ps(ps: f64) -> String {
     format!("{:.3} µs", ps / 1e6)
@@ -86,6 +118,9 @@ mod tests {
     #[test]
     fn octets_read_as_octets_not_bits() {
         assert_eq!(octets(1_048_576.0), "1 048 576 octets (1 MiB)");
+        assert_eq!(quanta_at(47_051.0, Some(10e9)), "47 051 quanta (2.41 ms)");
+        assert_eq!(quanta_at(3.0, None), "3 quanta");
+        assert_eq!(duration(0.0), "0 s");
         assert_eq!(iec(27_944.0), "27.3 KiB");
         assert_eq!(iec(8.0 * 1024.0 * 1024.0), "8 MiB");
         assert_eq!(iec(512.0), "512 B");
