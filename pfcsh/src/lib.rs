@@ -19,6 +19,7 @@
 //! | `complete.rs` | what may come next at a cursor (Tab and `?`) |
 //! | `session.rs` | the session: client, libyang context, mode, format, what completion fetched |
 //! | `shell.rs` | runs one command line in operational or configuration mode |
+//! | `configure.rs` | configuration mode's commands: set, delete, compare, commits, leaving |
 //! | `show/` | the operational tables |
 //! | `data.rs` | reply XML → libyang tree → RFC 7951 JSON |
 //! | `rpc_error.rs` | an rpc-error as one sentence |
@@ -34,6 +35,7 @@
 pub mod cli;
 pub mod complete;
 pub mod config_path;
+pub mod configure;
 pub mod confirm;
 pub mod connect;
 pub mod data;
