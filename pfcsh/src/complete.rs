@@ -137,6 +137,10 @@ fn next_after(session: &mut Session, then: Then, done: &[String], _cmd: &str) ->
 
 fn path_candidates(session: &mut Session, done: &[String], with_value: bool) -> Vec<Candidate> {
     let existing = session.key_values_source();
+    if session.vocabulary.is_none() && with_value {
+        session.vocabulary = Some(crate::values::Vocabulary::of(session.context()));
+    }
+    let vocabulary = session.vocabulary.clone().unwrap_or_default();
     let ctx = session.context();
     let walk = match config_path::walk(ctx, done, true) {
         Ok(w) => w,
@@ -180,6 +184,12 @@ fn path_candidates(session: &mut Session, done: &[String], with_value: bool) -> 
                 out.push(Candidate::new("true", ""));
                 out.push(Candidate::new("false", ""));
             }
+            if let (Some(base), None) = (t, &walk.value) {
+                let path = config_path::xpath(&walk.steps);
+                for v in vocabulary.offered(ctx, &path, base) {
+                    out.push(Candidate::new(v, "a value"));
+                }
+            }
             if t == Some(DataValueType::Bits) {
                 let path = config_path::xpath(&walk.steps);
                 let given = walk.value.clone().unwrap_or_default();
@@ -197,7 +207,10 @@ fn path_candidates(session: &mut Session, done: &[String], with_value: bool) -> 
             if !summary.is_empty() {
                 help = format!("{help} {summary}");
             }
-            if let Some(d) = leaf.default_value_canonical() {
+            // default_value_canonical() of the vendored binding reads a leaf's default without
+            // checking there is one (a null pointer without); default_value() checks.
+            let default = leaf.default_value().and_then(|_| leaf.default_value_canonical());
+            if let Some(d) = default {
                 help = format!("{help} (default {d})");
             }
             out.push(Candidate::new("", help));

@@ -16,6 +16,7 @@
 //! | `config_path.rs` | `set`/`delete` words ↔ schema nodes, edit-config XML |
 //! | `set_form.rs`, `diff.rs` | configuration as `set` lines, and their diff |
 //! | `grammar.rs` | the commands, their words and help |
+//! | `values.rs` | the enum and identity values a leaf takes, for Tab and `?` |
 //! | `complete.rs` | what may come next at a cursor (Tab and `?`) |
 //! | `session.rs` | the session: client, libyang context, mode, format, what completion fetched |
 //! | `shell.rs` | runs one command line in operational or configuration mode |
@@ -56,6 +57,7 @@ pub mod settings;
 pub mod shell;
 pub mod show;
 pub mod terminal;
+pub mod values;
 pub mod visible;
 pub mod words;
 

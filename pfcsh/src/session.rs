@@ -50,6 +50,8 @@ pub struct Session {
     pub confirm: crate::confirm::Pending,
     /// The PFC counters as last shown, for the rates of `show interfaces pfc counters`.
     pub(crate) pfc_counters: crate::show::pfc_counters::Previous,
+    /// The schema's enum and identity names, read once when completion first needs them.
+    pub(crate) vocabulary: Option<crate::values::Vocabulary>,
     /// How configuration mode was entered (shared, private, exclusive).
     pub(crate) kind: crate::private::Kind,
     /// `monitor` subscribed already (a session has one subscription).
@@ -73,6 +75,7 @@ impl Session {
             warned_exit: false,
             confirm: crate::confirm::Pending::default(),
             kind: crate::private::Kind::Shared,
+            vocabulary: None,
             pfc_counters: Default::default(),
             subscribed: false,
             captured: std::cell::RefCell::new(None),

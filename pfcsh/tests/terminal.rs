@@ -243,3 +243,31 @@ fn bits_values_are_listed_and_completed() {
     p.send_line("show | compare").expect("send");
     p.exp_string("pfc-enable \"p3 p4\"").expect("the completed value set");
 }
+
+/// Enumerations and identities: `?` lists their values, Tab completes them.
+#[test]
+fn enum_and_identity_values_are_listed_and_completed() {
+    let lab = Lab::start(IDLE);
+    let home = Home::new();
+    let mut p = shell_sized(&home, &lab, 100, 24);
+    p.send_line("configure").expect("send");
+    p.exp_string("pfcsh# ").expect("configuration mode");
+    keys(&mut p, "set interfaces interface lab2 bridge-port pfc headroom method ?");
+    p.exp_string("Possible completions:").expect("help");
+    let help = utf8(&p.exp_string("pfcsh# ").expect("prompt"));
+    for value in ["manual", "calculated", "measured", "calculated-and-measured"] {
+        assert!(
+            help.lines().any(|l| l.split_whitespace().next() == Some(value)),
+            "identity {value} listed:\n{help}"
+        );
+    }
+    keys(&mut p, "\x15set pipeline mode ?");
+    p.exp_string("Possible completions:").expect("help");
+    let help = utf8(&p.exp_string("pfcsh# ").expect("prompt"));
+    assert!(help.lines().any(|l| l.trim_start().starts_with("external")), "enum listed:\n{help}");
+    keys(&mut p, "ext\t\r");
+    p.exp_string("\x1b[?2004l").expect("accepted");
+    p.exp_string("pfcsh# ").expect("prompt");
+    p.send_line("show | compare").expect("send");
+    p.exp_string("+ set pipeline mode external").expect("Tab completed the enum");
+}
