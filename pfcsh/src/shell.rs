@@ -71,7 +71,7 @@ impl Session {
                 self.enter_exclusive()?;
                 self.mode = Mode::Configuration;
             }
-            ["configure", ..] => {}
+            ["configure", ..] => self.say("already in configuration mode; `exit` leaves it"),
             ["show", "|", "compare"] | ["compare"] if config => self.compare()?,
             ["show", "configuration", path @ ..] => self.show_configuration(path)?,
             ["show", "interfaces", "pfc", "counters", port @ ..] => {

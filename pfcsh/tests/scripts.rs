@@ -126,6 +126,7 @@ fn json_is_one_value_a_line_for_every_command_in_both_modes() {
         "show interfaces pfc",
         "show counters lab1",
         "configure",
+        "configure",
         "set interfaces interface lab0 description j",
         "show | compare",
         "show interfaces pfc lab0",
@@ -144,7 +145,7 @@ fn json_is_one_value_a_line_for_every_command_in_both_modes() {
             serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: not JSON: {l}"));
         assert!(v.is_object(), "{l}");
     }
-    assert!(lines[5].contains("ietf-interfaces:interfaces"), "data in config mode: {}", lines[5]);
+    assert!(lines[6].contains("ietf-interfaces:interfaces"), "data in config mode: {}", lines[6]);
 }
 
 #[test]
