@@ -93,7 +93,7 @@ pub struct Args {
     /// Run the commands in FILE, one a line, and exit
     #[arg(short = 'f', long = "file", value_name = "FILE")]
     pub file: Option<PathBuf>,
-    /// One JSON value per command, a line each: data as RFC 7951 JSON, messages as {"message"}
+    /// One JSON value per command, a line each (JSON Lines; data as RFC 7951 JSON)
     #[arg(long, conflicts_with = "xml")]
     pub json: bool,
     /// Show commands print the NETCONF XML data
