@@ -54,6 +54,8 @@ SCRIPTING
   --json                              one JSON value per command, a line each (JSON Lines): show
                                       commands' data as RFC 7951 JSON, others {\"message\": ...}
   --xml                               every show command's data as NETCONF XML
+  --plain                             tables with bare numbers in the model's units (octets,
+                                      bits, quanta), ungrouped: a field a cell for awk
 
 FILES
   ~/.config/pfcsh/config.toml   host, port, user, password-file, key (the flags override them)
@@ -99,6 +101,10 @@ pub struct Args {
     /// Show commands print the NETCONF XML data
     #[arg(long)]
     pub xml: bool,
+    /// Tables with bare, ungrouped numbers in the model's units (octets, bits, quanta): one
+    /// field a cell, for awk
+    #[arg(long, conflicts_with_all = ["json", "xml"])]
+    pub plain: bool,
     /// Seconds to wait for the server before giving up
     #[arg(long, default_value_t = 30)]
     pub timeout: u64,

@@ -45,6 +45,7 @@ pub fn open(args: &Args) -> Result<Session, String> {
     } else {
         Format::Table
     };
+    crate::show::units::set_plain(args.plain);
     Ok(Session::new(client, ctx, format))
 }
 

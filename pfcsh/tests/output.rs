@@ -191,3 +191,32 @@ fn lldp_neighbours_show_capabilities_and_times_in_units() {
     let mark = out.lines().find(|l| l.contains("time-mark: ")).unwrap_or_default();
     assert!(mark.contains(" s of up time"), "the time-mark in seconds: {out}");
 }
+
+#[test]
+fn plain_tables_have_one_bare_number_a_field() {
+    let lab = Lab::start(IDLE);
+    let home = Home::new();
+    let plain = |command| {
+        let mut cmd = home.pfcsh(lab.port, &lab.password_file);
+        cmd.arg("--plain");
+        let o = run(&mut cmd, &[command]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        stdout(&o)
+    };
+    let out = plain("show interfaces pfc");
+    let overview: Vec<&str> = out.lines().skip(1).collect();
+    assert_eq!(overview.len(), 4, "{out}");
+    for row in overview {
+        let fields: Vec<&str> = row.split_whitespace().collect();
+        assert_eq!(fields.len(), 9, "one field a cell: {row}");
+        for f in &fields[4..8] {
+            assert!(f.parse::<u64>().is_ok(), "a bare number, not {f:?}: {row}");
+        }
+    }
+    let out = plain("show interfaces pfc lab2");
+    for row in priority_rows(&out) {
+        let fields: Vec<&str> = row.split_whitespace().collect();
+        assert_eq!(fields.len(), 8, "one field a cell: {row}");
+        assert!(fields[4].parse::<u64>().is_ok(), "occupancy in octets: {row}");
+    }
+}

@@ -4,7 +4,7 @@
 use serde_json::Value;
 
 use super::table::{pairs, Align, Table};
-use super::units::{bits, duration, grouped, kib_of_bits, octets, quanta, quanta_at};
+use super::units::{bits, grouped, kib_of_bits, octets, quanta_at, quanta_time};
 use super::{interfaces, name_of, or_dash};
 use crate::data::{at, list, number, text};
 
@@ -35,10 +35,7 @@ pub fn render(v: &Value, port: Option<&str>) -> String {
             number(pfc, "allowance-in-force").map(kib_of_bits).unwrap_or_else(|| "-".into()),
             number(pfc, "calculated-allowance").map(kib_of_bits).unwrap_or_else(|| "-".into()),
             number(pfc, "headroom/measurement/round-trip")
-                .map(|q| match number(i, "speed").filter(|b| *b > 0.0) {
-                    Some(bps) => duration(q * 512.0 / bps),
-                    None => quanta(q),
-                })
+                .map(|q| quanta_time(q, number(i, "speed")))
                 .unwrap_or_else(|| "-".into()),
             or_dash(text(pfc, "allowance-source")),
         ]);

@@ -5,7 +5,7 @@
 use serde_json::Value;
 
 use super::table::{pairs, Align, Table};
-use super::units::{bits, duration, grouped, iec, kib_of_bits, octets, priorities};
+use super::units::{bits, grouped, iec, kib_of_bits, octets, priorities, quanta_cell};
 use super::{interfaces, name_of, or_dash};
 use crate::data::{flag, list, number, text};
 
@@ -110,10 +110,7 @@ fn detail(i: &Value) -> String {
             or_dash(text(p, "priority")),
             yes("priority-paused"),
             number(p, "pause-time-remaining")
-                .map(|q| match number(i, "speed").filter(|b| *b > 0.0 && q > 0.0) {
-                    Some(bps) => format!("{} ({})", grouped(q), duration(q * 512.0 / bps)),
-                    None => grouped(q),
-                })
+                .map(|q| quanta_cell(q, number(i, "speed")))
                 .unwrap_or_else(|| "-".into()),
             yes("xoff"),
             number(p, "occupancy").map(iec).unwrap_or_else(|| "-".into()),

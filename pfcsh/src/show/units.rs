@@ -1,8 +1,30 @@
 //! Numbers as people read them: grouped digits, octets with a binary prefix, bits with the
-//! octets they make, pause quanta, microseconds.
+//! octets they make, pause quanta with the time they last, microseconds. With `--plain` every
+//! figure is one bare number in the model's unit instead (octets, bits, quanta), ungrouped, so
+//! that each table cell is one field for awk.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+
+static PLAIN: AtomicBool = AtomicBool::new(false);
+
+/// Figures as bare numbers in the model's units (`--plain`).
+pub fn set_plain(plain: bool) {
+    PLAIN.store(plain, Ordering::Relaxed);
+}
+
+fn plain() -> bool {
+    PLAIN.load(Ordering::Relaxed)
+}
+
+fn bare(n: f64) -> String {
+    format!("{}", n.round() as i128)
+}
 
 /// `126224` → `126 224` (groups of three for long numbers).
 pub fn grouped(n: f64) -> String {
+    if plain() {
+        return bare(n);
+    }
     let digits = format!("{}", n.round() as i128);
     let (sign, digits) = digits.strip_prefix('-').map_or(("", digits.as_str()), |d| ("-", d));
     let mut out = String::new();
@@ -18,6 +40,9 @@ pub fn grouped(n: f64) -> String {
 /// Octets with the binary prefix that keeps the figure under 1024: `27944` → `27.3 KiB`,
 /// `8388608` → `8 MiB` (a whole figure without `.0`), `512` → `512 B`.
 pub fn iec(octets: f64) -> String {
+    if plain() {
+        return bare(octets);
+    }
     const UNITS: [&str; 5] = ["KiB", "MiB", "GiB", "TiB", "PiB"];
     if octets.abs() < 1024.0 {
         return format!("{} B", grouped(octets));
@@ -35,30 +60,62 @@ pub fn iec(octets: f64) -> String {
 
 /// Bits of buffer as octets with a binary prefix: `126224` → `15.4 KiB`.
 pub fn kib_of_bits(bits: f64) -> String {
+    if plain() {
+        return bare(bits);
+    }
     iec(bits / 8.0)
 }
 
 /// Bits in full and as KiB: `126 224 bits (15.4 KiB)`.
 pub fn bits(bits: f64) -> String {
+    if plain() {
+        return bare(bits);
+    }
     format!("{} bits ({})", grouped(bits), kib_of_bits(bits))
 }
 
 /// Octets in full and with a binary prefix: `1 048 576 octets (1 MiB)`.
 pub fn octets(octets: f64) -> String {
+    if plain() {
+        return bare(octets);
+    }
     format!("{} octets ({})", grouped(octets), kib_of_bits(octets * 8.0))
 }
 
 /// Pause quanta (512 bit times each).
 pub fn quanta(q: f64) -> String {
+    if plain() {
+        return bare(q);
+    }
     format!("{} quanta", grouped(q))
 }
 
 /// Pause quanta (512 bit times each) with the time they make at `bits_per_second`:
 /// `47 051 quanta (2.41 ms)`; quanta alone when the speed is unknown.
 pub fn quanta_at(q: f64, bits_per_second: Option<f64>) -> String {
+    if plain() {
+        return bare(q);
+    }
     match bits_per_second.filter(|b| *b > 0.0) {
         Some(bps) => format!("{} ({})", quanta(q), duration(q * 512.0 / bps)),
         None => quanta(q),
+    }
+}
+
+/// A round trip or pause in a table cell: its time at `bits_per_second` (quanta without a
+/// speed); the bare quanta with `--plain`.
+pub fn quanta_time(q: f64, bits_per_second: Option<f64>) -> String {
+    match bits_per_second.filter(|b| *b > 0.0 && !plain()) {
+        Some(bps) => duration(q * 512.0 / bps),
+        None => quanta(q),
+    }
+}
+
+/// Pause quanta in a table cell with their time: `43 964 (225 µs)`; `0` when none is left.
+pub fn quanta_cell(q: f64, bits_per_second: Option<f64>) -> String {
+    match bits_per_second.filter(|b| *b > 0.0 && q > 0.0 && !plain()) {
+        Some(bps) => format!("{} ({})", grouped(q), duration(q * 512.0 / bps)),
+        None => grouped(q),
     }
 }
 
