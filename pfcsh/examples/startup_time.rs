@@ -1,5 +1,6 @@
-//! Start-up to prompt and `show interfaces pfc`, p50 over repeated runs, against a running
-//! pfcd (a 64-port lab for BENCHMARKS.md: `[lab] ports = 64`):
+//! Start-up to prompt, `show interfaces pfc`, `show interfaces pfc counters` and Tab completion
+//! of a port in configuration mode, p50 over repeated runs, against a running pfcd (64- and
+//! 256-port labs for BENCHMARKS.md: `[lab] ports = 64`):
 //!
 //! ```text
 //! cargo run --release -p pfcsh --example startup_time -- --port 18830 \
@@ -32,7 +33,8 @@ fn main() {
         Ok(a) => a,
         Err(e) => e.exit(),
     };
-    let (mut startup, mut show) = (Vec::new(), Vec::new());
+    let (mut startup, mut show, mut counters, mut tab) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for _ in 0..runs {
         let t = Instant::now();
         let mut session = match pfcsh::open(&args) {
@@ -43,17 +45,35 @@ fn main() {
             }
         };
         startup.push(t.elapsed());
+        for (command, into) in
+            [("show interfaces pfc", &mut show), ("show interfaces pfc counters", &mut counters)]
+        {
+            let t = Instant::now();
+            if let Err(e) = session.execute(command) {
+                eprintln!("startup_time: {e}");
+                std::process::exit(1);
+            }
+            into.push(t.elapsed());
+        }
+        // Tab after a command in configuration mode: the candidate's keys are fetched again.
+        let _ = session.execute("configure");
         let t = Instant::now();
-        if let Err(e) = session.execute("show interfaces pfc") {
-            eprintln!("startup_time: {e}");
+        let (_, _, candidates) =
+            pfcsh::complete::at_cursor(&mut session, "set interfaces interface ");
+        tab.push(t.elapsed());
+        if candidates.len() < 2 {
+            eprintln!("startup_time: Tab offered {} candidates", candidates.len());
             std::process::exit(1);
         }
-        show.push(t.elapsed());
         session.close();
     }
+    let ms = |v: Vec<Duration>| p50(v).as_secs_f64() * 1e3;
     eprintln!(
-        "{runs} runs: start-up to prompt p50 {:.1} ms, show interfaces pfc p50 {:.1} ms",
-        p50(startup).as_secs_f64() * 1e3,
-        p50(show).as_secs_f64() * 1e3
+        "{runs} runs, p50: start-up to prompt {:.1} ms, show interfaces pfc {:.1} ms, \
+         show interfaces pfc counters {:.1} ms, Tab after `set interfaces interface ` {:.1} ms",
+        ms(startup),
+        ms(show),
+        ms(counters),
+        ms(tab)
     );
 }

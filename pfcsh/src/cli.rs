@@ -6,20 +6,27 @@ use clap::Parser;
 
 /// The text after the options in `--help`: how commands are written.
 pub const SYNTAX: &str = "\
-OPERATIONAL COMMANDS
-  show interfaces pfc [PORT]          PFC per port: enabled and paused priorities, requests,
-                                      indications, allowance in force and its source
+OPERATIONAL COMMANDS (every command word may be cut to a unique prefix: sh int pfc)
+  show interfaces pfc [PORT]          PFC per port: enabled and paused priorities, PFC frames
+                                      sent and received, drops, allowance in force and source
+  show interfaces pfc counters [PORT] per priority: PFC TX/RX and their rates since the last
+                                      look, XOFF, XON, drops; since when the counters count
+  show interfaces pfc PORT detail     buffer thresholds, peak occupancy, counters, in units
+  show pfc watchdog [PORT]            the PFC watchdog per port and class: storms, restorations
   show headroom [PORT]                headroom: method, itemised calculation, measurements
   show dcbx [PORT]                    DCBX: admin, peer and operational PFC, misconfiguration
   show lldp neighbors [PORT] [detail] LLDP neighbours (detail: every TLV field)
-  show pipeline                       Pause FSM state and FIFOs per port and priority; traffic
-                                      classes and pause reaction of real ports
+  show pipeline                       pause mode, external memory (FDs), Pause FSM and FIFOs
   show counters [PORT]                pause, PFC, drop and LLDP counters
   show configuration [PATH]           running (the candidate in configuration mode), as set lines
   clear counters [PORT]               clear-pfc-counters (every port without PORT)
   request headroom measure PORT       measure-headroom
   monitor                             print notifications until Ctrl-C
-  configure                           enter configuration mode (the candidate datastore)
+  configure [private|exclusive]       enter configuration mode: the shared candidate; private:
+                                      edits of your own applied at commit; exclusive: locked
+  COMMAND | match REGEX | except REGEX | count | no-more
+                                      filter the output; output taller than the terminal is
+                                      paged (Space, Enter, q) unless | no-more
 
 CONFIGURATION MODE
   set PATH VALUE        PATH is node names from the top, list keys right after the list's
@@ -29,17 +36,26 @@ CONFIGURATION MODE
   show | compare        the candidate against running, as +/- set lines
   commit                commit (also confirms a pending `commit confirmed`)
   commit check          validate the candidate without committing
-  commit confirmed N    commit, rolled back after N seconds unless confirmed by `commit`
+  commit confirmed [N]  commit, rolled back after N minutes (10 without N; `30s` for seconds)
+                        unless confirmed by `commit`; pfcsh says when it is rolled back
+  commit and-quit       commit, then leave configuration mode
   rollback, discard     throw the candidate's changes away (discard-changes)
-  exit                  leave configuration mode (the candidate keeps its changes)
+  exit                  leave configuration mode; with uncommitted changes the first exit
+                        warns, the second leaves (Ctrl-D is exit)
 
 Names and types come from the YANG modules the server reports: Tab completes, ? lists what may
 come next with its description. A name two modules share at one place is written module:name.
 
 SCRIPTING
-  pfcsh -c 'show interfaces pfc'      run commands (repeat -c, or separate them with ;)
-  pfcsh -f FILE, or commands on stdin one a line; the exit status is 1 after any error
-  --json / --xml                      every show command's data as RFC 7951 JSON / NETCONF XML
+  pfcsh -c 'show interfaces pfc'      run commands (repeat -c, or separate them with ; outside
+                                      quotes)
+  pfcsh -f FILE, or commands on stdin one a line; the first command that fails stops the
+                                      script (its place is named) and the exit status is 1
+  --json                              one JSON value per command, a line each (JSON Lines): show
+                                      commands' data as RFC 7951 JSON, others {\"message\": ...}
+  --xml                               every show command's data as NETCONF XML
+  --plain                             tables with bare numbers in the model's units (octets,
+                                      bits, quanta), ungrouped: a field a cell for awk
 
 FILES
   ~/.config/pfcsh/config.toml   host, port, user, password-file, key (the flags override them)
@@ -79,12 +95,16 @@ pub struct Args {
     /// Run the commands in FILE, one a line, and exit
     #[arg(short = 'f', long = "file", value_name = "FILE")]
     pub file: Option<PathBuf>,
-    /// Show commands print RFC 7951 JSON
+    /// One JSON value per command, a line each (JSON Lines; data as RFC 7951 JSON)
     #[arg(long, conflicts_with = "xml")]
     pub json: bool,
     /// Show commands print the NETCONF XML data
     #[arg(long)]
     pub xml: bool,
+    /// Tables with bare, ungrouped numbers in the model's units (octets, bits, quanta): one
+    /// field a cell, for awk
+    #[arg(long, conflicts_with_all = ["json", "xml"])]
+    pub plain: bool,
     /// Seconds to wait for the server before giving up
     #[arg(long, default_value_t = 30)]
     pub timeout: u64,

@@ -61,7 +61,14 @@ fn next_in(session: &mut Session, words: &[Word], top: bool, done: &[String]) ->
         return word_candidates(words);
     };
     let _ = top;
-    match words.iter().find(|w| w.word == first) {
+    // The word as typed may be a unique prefix of one (`sh int pfc`).
+    let starting: Vec<&Word> =
+        words.iter().filter(|w| w.word.starts_with(first.as_str())).collect();
+    let found = words.iter().find(|w| w.word == first).or(match starting.as_slice() {
+        [one] => Some(*one),
+        _ => None,
+    });
+    match found {
         Some(w) => next_after(session, w.then, rest, &format!("{} {}", first, "")),
         None => Vec::new(),
     }
@@ -116,7 +123,10 @@ fn next_after(session: &mut Session, then: Then, done: &[String], _cmd: &str) ->
         }
         Then::Seconds => {
             if done.is_empty() {
-                vec![Candidate::new("", "<seconds> before running is rolled back")]
+                vec![
+                    Candidate::new("", "<minutes> (or `30s`) before running is rolled back"),
+                    Candidate::new("", format!("{ENTER}: 10 minutes")),
+                ]
             } else {
                 Vec::new()
             }
@@ -127,12 +137,17 @@ fn next_after(session: &mut Session, then: Then, done: &[String], _cmd: &str) ->
 
 fn path_candidates(session: &mut Session, done: &[String], with_value: bool) -> Vec<Candidate> {
     let existing = session.key_values_source();
+    if session.vocabulary.is_none() && with_value {
+        session.vocabulary = Some(crate::values::Vocabulary::of(session.context()));
+    }
+    let vocabulary = session.vocabulary.clone().unwrap_or_default();
     let ctx = session.context();
     let walk = match config_path::walk(ctx, done, true) {
         Ok(w) => w,
         Err(e) => return vec![Candidate::new("", e)],
     };
     let mut out = Vec::new();
+    let mut ports_wanted = false;
     match &walk.next {
         Next::Child(nodes) => {
             for n in nodes {
@@ -169,12 +184,33 @@ fn path_candidates(session: &mut Session, done: &[String], with_value: bool) -> 
                 out.push(Candidate::new("true", ""));
                 out.push(Candidate::new("false", ""));
             }
+            if let (Some(base), None) = (t, &walk.value) {
+                let path = config_path::xpath(&walk.steps);
+                for v in vocabulary.offered(ctx, &path, base) {
+                    out.push(Candidate::new(v, "a value"));
+                }
+            }
+            if t == Some(DataValueType::Bits) {
+                let path = config_path::xpath(&walk.steps);
+                let given = walk.value.clone().unwrap_or_default();
+                for bit in config_path::priority_bits(ctx, &path) {
+                    if !given.split_whitespace().any(|g| g == bit) {
+                        out.push(Candidate::new(bit, "a bit of the set (several: p3 p4)"));
+                    }
+                }
+            }
+            let interface_ref =
+                leaf.leaf_type().and_then(|t| t.typedef_name()).as_deref() == Some("interface-ref");
+            ports_wanted = interface_ref && walk.value.is_none();
             let mut help = config_path::type_help(leaf).unwrap_or_default();
             let summary = config_path::summary(leaf);
             if !summary.is_empty() {
                 help = format!("{help} {summary}");
             }
-            if let Some(d) = leaf.default_value_canonical() {
+            // default_value_canonical() of the vendored binding reads a leaf's default without
+            // checking there is one (a null pointer without); default_value() checks.
+            let default = leaf.default_value().and_then(|_| leaf.default_value_canonical());
+            if let Some(d) = default {
                 help = format!("{help} (default {d})");
             }
             out.push(Candidate::new("", help));
@@ -182,6 +218,9 @@ fn path_candidates(session: &mut Session, done: &[String], with_value: bool) -> 
                 out.push(Candidate::new("", format!("{ENTER} runs the command")));
             }
         }
+    }
+    if ports_wanted {
+        out.extend(session.ports().into_iter().map(|p| Candidate::new(p, "port")));
     }
     out
 }

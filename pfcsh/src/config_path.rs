@@ -259,18 +259,49 @@ pub fn set_xml(ctx: &Context, walk: &Walk<'_>) -> Result<String, String> {
         match retried {
             Some(t) => tree = t,
             None => {
+                let hint = if leaf_base_type(last) == Some(DataValueType::Bits) {
+                    value.as_deref().map(|v| bits_hint(ctx, &path, v)).unwrap_or_default()
+                } else {
+                    String::new()
+                };
                 return Err(format!(
-                    "{} {}: {}",
+                    "{} {}: {}{hint}",
                     words_of(steps),
                     value.as_deref().map(crate::words::quote).unwrap_or_default(),
                     first.msg.as_deref().unwrap_or("refused by the schema")
-                ))
+                ));
             }
         }
     }
     tree.print_string(DataFormat::XML, DataPrinterFlags::WITH_SIBLINGS | DataPrinterFlags::SHRINK)
         .map_err(|e| format!("libyang cannot print the edit: {e}"))
         .map(Option::unwrap_or_default)
+}
+
+/// For a bits value the schema refused: the bits named `p0`, `p1`, … that this leaf takes (a
+/// priority set, which the tables print as `3,4`), and the value as it must be typed when the
+/// operator wrote the numbers alone (`3 4` → `p3 p4`). Empty when the bits are named otherwise.
+fn bits_hint(ctx: &Context, path: &str, value: &str) -> String {
+    let accepts = |v: &str| DataTree::new(ctx).new_path(path, Some(v), false).is_ok();
+    let named = priority_bits(ctx, path);
+    if named.is_empty() {
+        return String::new();
+    }
+    let numbers: Vec<&str> = value.split(|c: char| c == ',' || c.is_whitespace()).collect();
+    let typed: Vec<String> =
+        numbers.iter().filter(|n| !n.is_empty()).map(|n| format!("p{n}")).collect();
+    let mut hint = format!(" (the bits are {})", named.join(" "));
+    if !typed.is_empty() && accepts(&typed.join(" ")) {
+        hint = format!("; priorities are named, write `{}`{hint}", typed.join(" "));
+    }
+    hint
+}
+
+/// The bits named `p0` … `p63` that the bits leaf at `path` accepts (priority sets: libyang
+/// does not list a bits type's names, so each is tried).
+pub fn priority_bits(ctx: &Context, path: &str) -> Vec<String> {
+    let accepts = |v: &str| DataTree::new(ctx).new_path(path, Some(v), false).is_ok();
+    (0..64).map(|n| format!("p{n}")).filter(|b| accepts(b)).collect()
 }
 
 const NC: &str = "urn:ietf:params:xml:ns:netconf:base:1.0";

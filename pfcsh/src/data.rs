@@ -124,6 +124,12 @@ pub fn xml_to_json(ctx: &Context, xml: &str) -> Result<String, String> {
     to_json(&parse_xml(ctx, xml)?)
 }
 
+/// `xml` as RFC 7951 JSON on one line (`--json` prints one JSON value a line).
+pub fn json_line(ctx: &Context, xml: &str) -> Result<String, String> {
+    let value = xml_to_value(ctx, xml)?;
+    Ok(format!("{value}\n"))
+}
+
 /// `xml` as a JSON value, for the tables.
 pub fn xml_to_value(ctx: &Context, xml: &str) -> Result<serde_json::Value, String> {
     let text = xml_to_json(ctx, xml)?;
@@ -154,8 +160,8 @@ pub fn list<'v>(v: &'v serde_json::Value, path: &str) -> &'v [serde_json::Value]
 pub fn text(v: &serde_json::Value, path: &str) -> Option<String> {
     match at(v, path)? {
         serde_json::Value::String(s) => Some(
-            s.rsplit_once(':')
-                .filter(|(m, _)| m.contains('-') && !m.contains(' '))
+            s.split_once(':')
+                .filter(|(m, n)| is_identifier(m) && m.contains('-') && is_identifier(n))
                 .map_or_else(|| s.clone(), |(_, n)| n.to_string()),
         ),
         serde_json::Value::Number(n) => Some(n.to_string()),
@@ -163,6 +169,13 @@ pub fn text(v: &serde_json::Value, path: &str) -> Option<String> {
         serde_json::Value::Array(a) if a.len() == 1 && a[0].is_null() => Some(String::new()),
         other => Some(other.to_string()),
     }
+}
+
+/// A YANG identifier (RFC 7950 §6.2): what a module name or an identity's name is, and what a
+/// timestamp or an address with colons never is.
+fn is_identifier(s: &str) -> bool {
+    s.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+        && s.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
 }
 
 /// A numeric leaf (RFC 7951 writes 64-bit integers as strings).
@@ -213,6 +226,8 @@ mod tests {
         assert_eq!(number(&ifs[0], "bridge-port/pfc/pfc-requests"), Some(12.0));
         assert_eq!(text(&ifs[0], "bridge-port/pfc/allowance-source").as_deref(), Some("measured"));
         assert_eq!(flag(&ifs[0], "bridge-port/pfc/link-pause"), Some(false));
+        let t = serde_json::json!({"time": "2026-11-29T10:04:05.5+00:00"});
+        assert_eq!(text(&t, "time").as_deref(), Some("2026-11-29T10:04:05.5+00:00"));
         assert!(list(&v, "interfaces/nothing").is_empty());
     }
 }

@@ -1,6 +1,6 @@
 //! `monitor`: subscribes to the NETCONF stream and prints each notification on one line
-//! (`time  event  leaf=value …`; `--xml` prints it whole) until Ctrl-C, which returns to the
-//! prompt instead of ending pfcsh.
+//! (`time  event  leaf=value …`; `--json` one JSON object a line, `--xml` the notification
+//! whole) until Ctrl-C, which returns to the prompt instead of ending pfcsh.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -16,11 +16,21 @@ use crate::session::{Format, Session};
 const POLL: Duration = Duration::from_millis(200);
 
 pub fn run(session: &mut Session) -> Result<(), String> {
-    session.client.create_subscription(None).map_err(|e| sentence("monitor", &e))?;
+    // The session's one subscription serves every `monitor`; notifications that came while
+    // none ran are not shown as new.
+    if !session.subscribed {
+        session.client.create_subscription(None).map_err(|e| sentence("monitor", &e))?;
+        session.subscribed = true;
+    }
+    for _ in 0..10_000 {
+        if !matches!(session.client.next_notification(Duration::ZERO), Ok(Some(_))) {
+            break;
+        }
+    }
     let stop = Arc::new(AtomicBool::new(false));
     let id = signal_hook::flag::register(signal_hook::consts::SIGINT, Arc::clone(&stop))
         .map_err(|e| format!("monitor cannot catch Ctrl-C: {e}"))?;
-    println!("monitoring notifications; Ctrl-C stops");
+    session.say("monitoring notifications; Ctrl-C stops");
     let result = loop {
         if stop.load(Ordering::Relaxed) {
             break Ok(());
@@ -29,7 +39,8 @@ pub fn run(session: &mut Session) -> Result<(), String> {
             Ok(Some(n)) => {
                 let line = match session.format {
                     Format::Xml => n.trim().to_string(),
-                    _ => one_line(&n),
+                    Format::Json => json_line(&n),
+                    Format::Table => one_line(&n),
                 };
                 crate::visible::println(&line);
             }
@@ -43,6 +54,21 @@ pub fn run(session: &mut Session) -> Result<(), String> {
 
 /// `2024-01-01T00:00:00Z  receive-buffer-drop  interface=lab2 priority=3 …`.
 pub fn one_line(xml: &str) -> String {
+    let (time, event, leaves) = fields(xml);
+    let leaves: Vec<String> = leaves.iter().map(|(k, v)| format!("{k}={v}")).collect();
+    format!("{time}  {event}  {}", leaves.join(" ")).trim_end().to_string()
+}
+
+/// `--json`: `{"time": …, "event": …, "leaves": {"interface": "lab2", …}}` on one line.
+pub fn json_line(xml: &str) -> String {
+    let (time, event, leaves) = fields(xml);
+    let leaves: serde_json::Map<String, serde_json::Value> =
+        leaves.into_iter().map(|(k, v)| (k, serde_json::Value::String(v))).collect();
+    serde_json::json!({ "time": time, "event": event, "leaves": leaves }).to_string()
+}
+
+/// A notification's time, event name and leaves (name, text) in document order.
+fn fields(xml: &str) -> (String, String, Vec<(String, String)>) {
     let mut reader = Reader::from_str(xml);
     let mut depth = 0usize;
     let mut time = String::new();
@@ -67,14 +93,14 @@ pub fn one_line(xml: &str) -> String {
                 if current == "eventTime" {
                     time = text;
                 } else if depth >= 3 {
-                    leaves.push(format!("{current}={text}"));
+                    leaves.push((current.clone(), text));
                 }
             }
             Ok(Event::Eof) | Err(_) => break,
             _ => {}
         }
     }
-    format!("{time}  {event}  {}", leaves.join(" ")).trim_end().to_string()
+    (time, event, leaves)
 }
 
 #[cfg(test)]
@@ -88,5 +114,8 @@ mod tests {
             one_line(n),
             "2026-01-01T00:00:00Z  receive-buffer-drop  interface=lab2 priority=3"
         );
+        let v: serde_json::Value = serde_json::from_str(&json_line(n)).expect("JSON");
+        assert_eq!(v["event"], "receive-buffer-drop");
+        assert_eq!(v["leaves"]["priority"], "3");
     }
 }

@@ -1,6 +1,7 @@
 //! The interactive loop on rustyline: Tab completes from `complete.rs`, `?` lists what may
 //! come next with descriptions (without inserting a `?`), history persists in
-//! `~/.local/share/pfcsh/history`.
+//! `~/.local/share/pfcsh/history`. Ctrl-D is `exit`; a confirmed commit's rollback is announced
+//! while the prompt waits.
 //!
 //! `?` is bound to accept the line with a flag set: the loop prints the help and hands the
 //! same line back to the editor with the cursor where it was. rustyline's key handlers must
@@ -83,9 +84,10 @@ pub fn help_text(session: &mut Session, line: &str) -> String {
         return "  (nothing may come here)\n".into();
     }
     let width = shown.iter().map(|c| c.word.chars().count()).max().unwrap_or(0).max(8);
+    let room = crate::show::table::width().saturating_sub(width + 4).max(20);
     let mut out = String::from("Possible completions:\n");
     for c in shown {
-        let help: String = c.help.chars().take(78usize.saturating_sub(width + 4)).collect();
+        let help = cut(&c.help, room);
         if c.word.is_empty() {
             out += &format!("  {help}\n");
         } else {
@@ -93,6 +95,16 @@ pub fn help_text(session: &mut Session, line: &str) -> String {
         }
     }
     out
+}
+
+/// `text` in at most `room` characters, ending in "…" when cut (at a word's end if one is near).
+fn cut(text: &str, room: usize) -> String {
+    if text.chars().count() <= room {
+        return text.to_string();
+    }
+    let kept: String = text.chars().take(room.saturating_sub(1)).collect();
+    let at_word = kept.rfind(' ').filter(|i| *i + 15 >= kept.len()).unwrap_or(kept.len());
+    format!("{}…", kept[..at_word].trim_end())
 }
 
 /// Runs the interactive shell until `exit` or Ctrl-D. Errors of commands are printed and the
@@ -117,11 +129,20 @@ pub fn run(session: Session) -> Result<bool, String> {
             pos: Arc::clone(&pos),
         })),
     );
+    // A confirmed commit's rollback is announced on a line of its own while the prompt waits
+    // (rustyline's external printer stops the editor reading keys in a pseudo-terminal); the
+    // line being typed stays in the editor.
+    session.borrow_mut().confirm.announce_with(Box::new(|m| {
+        eprint!("\r\n");
+        crate::visible::eprintln(&m);
+    }));
+    session.borrow_mut().interactive = true;
     let history = crate::paths::history_file();
     let _ = editor.load_history(&history);
     let mut failed = false;
     let mut initial: Option<(String, String)> = None;
     loop {
+        crate::terminal::adopt_width();
         let prompt = session.borrow().prompt();
         let read = match initial.take() {
             Some((left, right)) => editor.readline_with_initial(prompt, (&left, &right)),
@@ -130,7 +151,8 @@ pub fn run(session: Session) -> Result<bool, String> {
         let line = match read {
             Ok(line) => line,
             Err(ReadlineError::Interrupted) => continue,
-            Err(ReadlineError::Eof) => break,
+            // Ctrl-D is `exit`: it leaves configuration mode, and warns the same way.
+            Err(ReadlineError::Eof) => "exit".to_string(),
             Err(e) => return Err(format!("line editing failed: {e}")),
         };
         if asked.swap(false, Ordering::SeqCst) {
@@ -163,4 +185,17 @@ fn save_history(editor: &mut Editor<ShellHelper, DefaultHistory>, path: &std::pa
         let _ = std::fs::create_dir_all(dir);
     }
     let _ = editor.save_history(path);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::cut;
+
+    #[test]
+    fn a_cut_description_ends_in_an_ellipsis() {
+        assert_eq!(cut("short", 20), "short");
+        let c = cut("The PFC Enable of the port, as it is advertised", 20);
+        assert!(c.ends_with('…') && c.chars().count() <= 20, "{c}");
+        assert_eq!(c, "The PFC Enable of…");
+    }
 }

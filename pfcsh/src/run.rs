@@ -1,6 +1,7 @@
 //! Start-up: flags, connection, the server's schema, then the interactive shell or the
-//! commands of `-c`, `-f` or stdin. Exit status 0 when everything succeeded, 1 otherwise;
-//! failures before the session is up write nothing (no history, no pinned key).
+//! commands of `-c`, `-f` or stdin, which stop at the first that fails. Exit status 0 when
+//! everything succeeded, 1 otherwise; failures before the session is up write nothing (no
+//! history, no pinned key).
 
 use std::ffi::OsString;
 use std::io::{BufRead as _, IsTerminal as _};
@@ -44,6 +45,7 @@ pub fn open(args: &Args) -> Result<Session, String> {
     } else {
         Format::Table
     };
+    crate::show::units::set_plain(args.plain);
     Ok(Session::new(client, ctx, format))
 }
 
@@ -70,22 +72,38 @@ fn start(args: &Args) -> Result<bool, String> {
     if interactive {
         return crate::repl::run(session).map(|failed| !failed);
     }
-    let lines: Vec<String> = if !args.commands.is_empty() {
+    let commands: Vec<(String, String)> = if !args.commands.is_empty() {
         args.commands
             .iter()
-            .flat_map(|c| c.split(';').map(str::to_string).collect::<Vec<_>>())
+            .flat_map(|c| crate::words::split_commands(c))
+            .enumerate()
+            .map(|(i, c)| (format!("command {}", i + 1), c))
             .collect()
     } else if let Some(file) = &args.file {
         std::fs::read_to_string(file)
             .map_err(|e| format!("cannot read {}: {e}", file.display()))?
             .lines()
-            .map(str::to_string)
+            .enumerate()
+            .map(|(i, l)| (format!("{}:{}", file.display(), i + 1), l.to_string()))
             .collect()
     } else {
-        std::io::stdin().lock().lines().map_while(Result::ok).collect()
+        std::io::stdin()
+            .lock()
+            .lines()
+            .map_while(Result::ok)
+            .enumerate()
+            .map(|(i, l)| (format!("line {}", i + 1), l))
+            .collect()
     };
-    let mut ok = true;
-    for line in lines {
+    let ok = run_script(&mut session, &commands);
+    session.close();
+    Ok(ok)
+}
+
+/// Runs `commands` (where each comes from, the command) until the first that fails: what
+/// follows a failed `set` must not be committed. True when all succeeded.
+fn run_script(session: &mut Session, commands: &[(String, String)]) -> bool {
+    for (at, (place, line)) in commands.iter().enumerate() {
         let line = line.trim();
         if line.is_empty() || line.starts_with('#') {
             continue;
@@ -94,11 +112,19 @@ fn start(args: &Args) -> Result<bool, String> {
             Ok(Flow::Continue) => {}
             Ok(Flow::Quit) => break,
             Err(e) => {
-                crate::visible::eprintln(&format!("pfcsh: {line}: {e}"));
-                ok = false;
+                let left = commands[at + 1..]
+                    .iter()
+                    .filter(|(_, l)| !l.trim().is_empty() && !l.trim().starts_with('#'))
+                    .count();
+                let rest = match left {
+                    0 => String::new(),
+                    1 => "; the command after it was not run".into(),
+                    n => format!("; the {n} commands after it were not run"),
+                };
+                crate::visible::eprintln(&format!("pfcsh: {place}: {line}: {e}{rest}"));
+                return false;
             }
         }
     }
-    session.close();
-    Ok(ok)
+    true
 }

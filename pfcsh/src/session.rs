@@ -40,11 +40,46 @@ pub struct Session {
     ports: Option<Vec<String>>,
     /// The configuration completion offers keys from, fetched once per command line.
     pub(crate) config_cache: Option<Value>,
+    /// Whether a person is at the keyboard (who can answer a warning by repeating a command).
+    pub interactive: bool,
+    /// This session edited the candidate since its last commit or discard.
+    pub(crate) dirty: bool,
+    /// The last command was an `exit` that warned of uncommitted changes.
+    pub(crate) warned_exit: bool,
+    /// The confirmed commit awaiting confirmation.
+    pub confirm: crate::confirm::Pending,
+    /// The PFC counters as last shown, for the rates of `show interfaces pfc counters`.
+    pub(crate) pfc_counters: crate::show::pfc_counters::Previous,
+    /// The schema's enum and identity names, read once when completion first needs them.
+    pub(crate) vocabulary: Option<crate::values::Vocabulary>,
+    /// How configuration mode was entered (shared, private, exclusive).
+    pub(crate) kind: crate::private::Kind,
+    /// `monitor` subscribed already (a session has one subscription).
+    pub(crate) subscribed: bool,
+    /// What the running command printed, kept for its pipes and the pager; `None` prints at
+    /// once (`monitor`).
+    pub(crate) captured: std::cell::RefCell<Option<String>>,
 }
 
 impl Session {
     pub fn new(client: Client, ctx: Context, format: Format) -> Session {
-        Session { client, ctx, mode: Mode::Operational, format, ports: None, config_cache: None }
+        Session {
+            client,
+            ctx,
+            mode: Mode::Operational,
+            format,
+            ports: None,
+            config_cache: None,
+            interactive: false,
+            dirty: false,
+            warned_exit: false,
+            confirm: crate::confirm::Pending::default(),
+            kind: crate::private::Kind::Shared,
+            vocabulary: None,
+            pfc_counters: Default::default(),
+            subscribed: false,
+            captured: std::cell::RefCell::new(None),
+        }
     }
 
     /// Ends the NETCONF session politely (errors do not matter any more).
@@ -56,11 +91,23 @@ impl Session {
         &self.ctx
     }
 
+    /// Prints `text` (visible escapes for control characters), or keeps it for the pipes.
+    pub fn emit(&self, text: &str) {
+        match self.captured.borrow_mut().as_mut() {
+            Some(kept) => kept.push_str(text),
+            None => crate::visible::print(text),
+        }
+    }
+
     /// The prompt for the current mode.
     pub fn prompt(&self) -> &'static str {
         match self.mode {
             Mode::Operational => "pfcsh> ",
-            Mode::Configuration => "pfcsh# ",
+            Mode::Configuration => match self.kind {
+                crate::private::Kind::Shared => "pfcsh# ",
+                crate::private::Kind::Private(_) => "pfcsh (private)# ",
+                crate::private::Kind::Exclusive => "pfcsh (exclusive)# ",
+            },
         }
     }
 

@@ -2,83 +2,169 @@
 //! session ([`Session::execute`]). Every failure is returned as the one line to print; the
 //! candidate is never touched by a failed command (the server keeps it as it was).
 
-use netconf_client::Datastore;
 use serde_json::Value;
 
 use crate::config_path::{self, Step};
+use crate::configure::refused;
 use crate::data;
 use crate::rpc_error::sentence;
 use crate::session::{Flow, Format, Mode, Session};
 use crate::show::{self, filters};
 use crate::words::split;
 
-fn err(what: &str) -> impl Fn(netconf_client::Error) -> String + '_ {
+pub(crate) fn err(what: &str) -> impl Fn(netconf_client::Error) -> String + '_ {
     move |e| sentence(what, &e)
 }
 
 impl Session {
-    /// Runs one command line.
+    /// Runs one command line and its pipes; output taller than the terminal is paged when a
+    /// person is at it.
     pub fn execute(&mut self, line: &str) -> Result<Flow, String> {
         self.config_cache = None;
-        let words: Vec<String> = split(line).into_iter().map(|w| w.text).collect();
+        let typed: Vec<String> = split(line).into_iter().map(|w| w.text).collect();
+        let (typed, pipes) = crate::pipe::split(&typed)?;
+        if typed.first().is_some_and(|w| "monitor".starts_with(w.as_str()) && !w.is_empty()) {
+            return self.run_command(line, &typed);
+        }
+        *self.captured.borrow_mut() = Some(String::new());
+        let outcome = self.run_command(line, &typed);
+        let text = self.captured.borrow_mut().take().unwrap_or_default();
+        let text = crate::pipe::apply(&pipes, &text);
+        let rows = if self.interactive && !pipes.no_more {
+            crate::terminal::size().map(|(_, rows)| rows)
+        } else {
+            None
+        };
+        crate::pipe::page(&text, rows);
+        outcome
+    }
+
+    fn run_command(&mut self, line: &str, typed: &[String]) -> Result<Flow, String> {
+        let words = crate::grammar::expand(self.mode, typed)?;
         let w: Vec<&str> = words.iter().map(String::as_str).collect();
         let config = self.mode == Mode::Configuration;
+        if !matches!(w.as_slice(), ["exit" | "quit"]) {
+            self.warned_exit = false;
+        }
         match w.as_slice() {
             [] => {}
-            ["exit" | "quit"] if config => self.mode = Mode::Operational,
-            ["exit" | "quit"] => return Ok(Flow::Quit),
-            ["help"] => println!("{}", crate::cli::SYNTAX),
+            ["exit" | "quit"] if config => {
+                if self.leave_configuration()? {
+                    self.say("left configuration mode");
+                }
+            }
+            ["exit" | "quit"] => {
+                if self.quit_allowed()? {
+                    return Ok(Flow::Quit);
+                }
+            }
+            ["help"] => self.say(crate::cli::SYNTAX),
             ["configure"] if !config => {
                 self.mode = Mode::Configuration;
-                println!("Entering configuration mode (the candidate); `exit` leaves it.");
+                self.say("Entering configuration mode (the candidate); `exit` leaves it.");
             }
-            ["configure"] => {}
+            ["configure", "private"] if !config => {
+                self.mode = Mode::Configuration;
+                self.enter_private();
+            }
+            ["configure", "exclusive"] if !config => {
+                self.enter_exclusive()?;
+                self.mode = Mode::Configuration;
+            }
+            ["configure", ..] => self.say("already in configuration mode; `exit` leaves it"),
             ["show", "|", "compare"] | ["compare"] if config => self.compare()?,
             ["show", "configuration", path @ ..] => self.show_configuration(path)?,
+            ["show", "interfaces", "pfc", "counters", port @ ..] => {
+                let port = self.one_port(port)?;
+                let reply = self.get(&filters::pfc_counters(port.as_deref()), false)?;
+                let mut previous = std::mem::take(&mut self.pfc_counters);
+                let printed =
+                    self.print_reply(&reply, |v| show::pfc_counters::render(v, &mut previous));
+                self.pfc_counters = previous;
+                printed?
+            }
+            ["show", "interfaces", "pfc", port, "detail"] => {
+                let port = self.one_port(&[port])?.unwrap_or_default();
+                self.show(&filters::pfc_detail(&port), show::pfc::render_detail)?
+            }
+            ["show", "pfc", "watchdog", port @ ..] => self.show_watchdog(port)?,
             ["show", "interfaces", "pfc", port @ ..] => {
-                let port = one_port(port)?;
-                self.show(&filters::interfaces_pfc(port), |v| show::pfc::render(v, port))?
+                let port = self.one_port(port)?;
+                self.show(&filters::interfaces_pfc(port.as_deref()), |v| {
+                    show::pfc::render(v, port.as_deref())
+                })?
             }
             ["show", "headroom", port @ ..] => {
-                let port = one_port(port)?;
-                self.show(&filters::headroom(port), |v| show::headroom::render(v, port))?
+                let port = self.one_port(port)?;
+                self.show(&filters::headroom(port.as_deref()), |v| {
+                    show::headroom::render(v, port.as_deref())
+                })?
             }
             ["show", "dcbx", port @ ..] => {
-                let port = one_port(port)?;
-                self.show(&filters::dcbx(port), |v| show::dcbx::render(v, port))?
+                let port = self.one_port(port)?;
+                self.show(&filters::dcbx(port.as_deref()), |v| {
+                    show::dcbx::render(v, port.as_deref())
+                })?
             }
             ["show", "lldp", "neighbors" | "neighbours", rest @ ..] => {
                 let detail = rest.last() == Some(&"detail");
-                let port = one_port(if detail { &rest[..rest.len() - 1] } else { rest })?;
-                self.show(&filters::lldp_neighbors(port), |v| show::lldp::render(v, detail))?
+                let port = self.one_port(if detail { &rest[..rest.len() - 1] } else { rest })?;
+                self.show(&filters::lldp_neighbors(port.as_deref()), |v| {
+                    show::lldp::render(v, detail)
+                })?
             }
-            ["show", "pipeline"] => self.show(&filters::pipeline(), show::pipeline::render)?,
+            ["show", "pipeline"] => {
+                self.show_with_defaults(&filters::pipeline(), show::pipeline::render)?
+            }
             ["show", "counters", port @ ..] => {
-                let port = one_port(port)?;
-                self.show(&filters::counters(port), show::counters::render)?
+                let port = self.one_port(port)?;
+                self.show(&filters::counters(port.as_deref()), show::counters::render)?
             }
-            ["clear", "counters", port @ ..] => self.clear_counters(one_port(port)?)?,
-            ["request", "headroom", "measure", port] => self.measure(port)?,
+            ["clear", "counters", port @ ..] => {
+                let port = self.one_port(port)?;
+                self.clear_counters(port.as_deref())?
+            }
+            ["request", "headroom", "measure", port] => {
+                let port = self.one_port(&[port])?.unwrap_or_default();
+                self.measure(&port)?
+            }
             ["monitor"] => crate::monitor::run(self)?,
             ["set", path @ ..] if config => self.set(path)?,
             ["delete", path @ ..] if config => self.delete(path)?,
-            ["commit"] if config => {
-                self.client.commit().map_err(|e| refused("commit", &e))?;
-                println!("commit complete");
+            ["commit"] if config => self.commit()?,
+            ["commit", "and-quit"] if config => {
+                self.commit()?;
+                self.mode = Mode::Operational;
+                self.say("left configuration mode");
             }
             ["commit", "check"] if config => {
-                self.client
-                    .rpc("<validate><source><candidate/></source></validate>")
-                    .and_then(|r| r.into_result())
-                    .map_err(|e| refused("commit check", &e))?;
-                println!("configuration check succeeds");
+                self.private_or_shared("commit check", |s| {
+                    s.client
+                        .rpc("<validate><source><candidate/></source></validate>")
+                        .and_then(|r| r.into_result())
+                        .map_err(|e| refused("commit check", &e))
+                })?;
+                self.say("configuration check succeeds");
             }
-            ["commit", "confirmed", secs] if config => self.commit_confirmed(secs)?,
-            ["rollback" | "discard"] if config => {
-                self.client.discard_changes().map_err(err("discard"))?;
-                println!("candidate reverted to running");
+            ["commit", "confirmed"] if config => self.commit_confirmed(crate::confirm::DEFAULT)?,
+            ["commit", "confirmed", time] if config => {
+                self.commit_confirmed(crate::confirm::parse(time)?)?
             }
-            ["set" | "delete" | "commit" | "rollback" | "discard", ..] => {
+            ["rollback" | "discard"] | ["rollback", "0"] if config => {
+                match self.private_edits() {
+                    Some(edits) => edits.clear(),
+                    None => self.client.discard_changes().map_err(err("discard"))?,
+                }
+                self.dirty = false;
+                self.say("candidate reverted to running");
+            }
+            ["rollback", n] if config => {
+                return Err(format!(
+                    "pfcd keeps no earlier configurations to roll back to (`rollback {n}`): \
+                     `rollback` (or `rollback 0`) throws the candidate's changes away"
+                ))
+            }
+            ["set" | "delete" | "commit" | "rollback" | "discard", ..] if !config => {
                 return Err(format!(
                     "`{}` works in configuration mode: type `configure` first",
                     w[0]
@@ -89,26 +175,109 @@ impl Session {
         Ok(Flow::Continue)
     }
 
+    /// A message: a line of text, or `{"message": …}` with `--json` (one JSON value a line).
+    pub fn say(&self, text: &str) {
+        match self.format {
+            Format::Json => self.emit(&format!("{}\n", serde_json::json!({ "message": text }))),
+            _ => self.emit(&format!("{text}\n")),
+        }
+    }
+
+    /// `port` checked against the ports the server has: a show of a port that does not exist
+    /// would print an empty table and succeed.
+    fn one_port(&mut self, words: &[&str]) -> Result<Option<String>, String> {
+        let port = one_port(words)?;
+        if let Some(p) = port {
+            let ports = self.ports();
+            // No list (running unreadable): the server answers for the port itself.
+            if !ports.is_empty() && !ports.iter().any(|known| known == p) {
+                return Err(no_such_port(p, &ports));
+            }
+        }
+        Ok(port.map(str::to_string))
+    }
+
     /// Fetches `filter` with `<get>` and prints it as the format asks.
-    fn show(&mut self, filter: &str, render: impl Fn(&Value) -> String) -> Result<(), String> {
-        let reply = self.client.get(Some(filter)).map_err(err("show"))?;
-        let xml = data::reply_data(&reply, &self.ctx);
+    fn show(&mut self, filter: &str, render: impl FnMut(&Value) -> String) -> Result<(), String> {
+        let reply = self.get(filter, false)?;
+        self.print_reply(&reply, render)
+    }
+
+    /// The same for a table that shows configuration the server may leave as defaults (with-
+    /// defaults report-all: a pause mode never set is still the mode in force). Only where
+    /// needed: report-all made `show interfaces pfc` on 64 ports four times slower.
+    fn show_with_defaults(
+        &mut self,
+        filter: &str,
+        render: impl FnMut(&Value) -> String,
+    ) -> Result<(), String> {
+        let reply = self.get(filter, true)?;
+        self.print_reply(&reply, render)
+    }
+
+    fn print_reply(
+        &self,
+        reply: &netconf_client::Reply,
+        render: impl FnMut(&Value) -> String,
+    ) -> Result<(), String> {
+        let xml = data::reply_data(reply, &self.ctx);
         self.print_data(&xml, render)
     }
 
-    fn print_data(&self, xml: &str, render: impl Fn(&Value) -> String) -> Result<(), String> {
+    /// `show pfc watchdog [PORT]`: every port named, those without watchdog state said so.
+    fn show_watchdog(&mut self, port: &[&str]) -> Result<(), String> {
+        let port = self.one_port(port)?;
+        let ports = match &port {
+            Some(p) => vec![p.clone()],
+            None => self.ports(),
+        };
+        if self.ctx.get_module_latest("pfcd-watchdog").is_none() {
+            self.say(
+                "no watchdog on this port: pfcd reports no PFC watchdog (module pfcd-watchdog)",
+            );
+            return Ok(());
+        }
+        match self.get(&filters::watchdog(port.as_deref()), true) {
+            Ok(reply) => self.print_reply(&reply, |v| show::watchdog::render(v, &ports)),
+            Err(e) => Err(format!("{e}; no watchdog state to show")),
+        }
+    }
+
+    /// `<get>` of `filter`; a table that asks for them gets the defaults too (`--json` and
+    /// `--xml` print the data as the server keeps it).
+    fn get(&mut self, filter: &str, defaults: bool) -> Result<netconf_client::Reply, String> {
+        match self.format {
+            Format::Table if defaults => self
+                .client
+                .rpc(&format!(
+                    "<get><filter type=\"subtree\">{filter}</filter><with-defaults \
+                     xmlns=\"{WITH_DEFAULTS_NS}\">report-all</with-defaults></get>"
+                ))
+                .and_then(|r| r.into_result()),
+            _ => self.client.get(Some(filter)),
+        }
+        .map_err(err("show"))
+    }
+
+    fn print_data(
+        &self,
+        xml: &str,
+        mut render: impl FnMut(&Value) -> String,
+    ) -> Result<(), String> {
         let text = match self.format {
             Format::Xml => format!("{}\n", xml.trim()),
-            Format::Json => data::xml_to_json(&self.ctx, xml)?,
+            Format::Json => data::json_line(&self.ctx, xml)?,
             Format::Table => render(&data::xml_to_value(&self.ctx, xml)?),
         };
-        crate::visible::print(&text);
+        self.emit(&text);
         Ok(())
     }
 
     fn show_configuration(&mut self, path: &[&str]) -> Result<(), String> {
         let store = self.config_store();
-        let reply = self.client.get_config(store, None).map_err(err("show configuration"))?;
+        let reply = self.private_or_shared("show configuration", |s| {
+            s.client.get_config(store, None).map_err(err("show configuration"))
+        })?;
         let xml = data::reply_data(&reply, &self.ctx);
         let tree = data::parse_xml(&self.ctx, &xml)?;
         let prefix = if path.is_empty() {
@@ -128,58 +297,6 @@ impl Session {
         })
     }
 
-    fn config_lines(&mut self, store: Datastore) -> Result<Vec<String>, String> {
-        let reply = self.client.get_config(store, None).map_err(err("get-config"))?;
-        let tree = data::parse_xml(&self.ctx, &data::reply_data(&reply, &self.ctx))?;
-        Ok(crate::set_form::lines(&tree))
-    }
-
-    fn compare(&mut self) -> Result<(), String> {
-        let running = self.config_lines(Datastore::Running)?;
-        let candidate = self.config_lines(Datastore::Candidate)?;
-        let diff = crate::diff::compare(&running, &candidate);
-        if diff.is_empty() {
-            println!("no changes: the candidate equals running");
-        }
-        for l in diff {
-            crate::visible::println(&l);
-        }
-        Ok(())
-    }
-
-    fn walk_words<'a>(&'a self, path: &[&str]) -> Result<config_path::Walk<'a>, String> {
-        let words: Vec<String> = path.iter().map(|s| s.to_string()).collect();
-        config_path::walk(&self.ctx, &words, true)
-    }
-
-    fn set(&mut self, path: &[&str]) -> Result<(), String> {
-        let xml = {
-            let walk = self.walk_words(path)?;
-            config_path::set_xml(&self.ctx, &walk)?
-        };
-        self.client.edit_config(Datastore::Candidate, &xml, None).map_err(err("set"))
-    }
-
-    fn delete(&mut self, path: &[&str]) -> Result<(), String> {
-        let xml = {
-            let walk = self.walk_words(path)?;
-            config_path::delete_xml(&walk)?
-        };
-        self.client.edit_config(Datastore::Candidate, &xml, None).map_err(err("delete"))
-    }
-
-    fn commit_confirmed(&mut self, secs: &str) -> Result<(), String> {
-        let n: u32 = secs.parse().ok().filter(|n| *n > 0).ok_or_else(|| {
-            format!("commit confirmed takes whole seconds (at least 1), not `{secs}`")
-        })?;
-        self.client
-            .rpc(&format!("<commit><confirmed/><confirm-timeout>{n}</confirm-timeout></commit>"))
-            .and_then(|r| r.into_result())
-            .map_err(|e| refused("commit confirmed", &e))?;
-        println!("commit complete; rolled back in {n} s unless confirmed by `commit`");
-        Ok(())
-    }
-
     fn clear_counters(&mut self, port: Option<&str>) -> Result<(), String> {
         let inner = port
             .map(|p| format!("<interface>{}</interface>", quick_xml::escape::escape(p)))
@@ -191,7 +308,7 @@ impl Session {
             ))
             .and_then(|r| r.into_result())
             .map_err(err("clear counters"))?;
-        println!("counters cleared on {}", port.unwrap_or("every port"));
+        self.say(&format!("counters cleared on {}", port.unwrap_or("every port")));
         Ok(())
     }
 
@@ -204,17 +321,21 @@ impl Session {
             ))
             .and_then(|r| r.into_result())
             .map_err(err("request headroom measure"))?;
-        println!("headroom measurement started on {port}: see `show headroom {port}`");
+        self.say(&format!("headroom measurement started on {port}: see `show headroom {port}`"));
         Ok(())
     }
 }
 
-/// A refused commit as one line, saying the candidate is kept.
-fn refused(what: &str, e: &netconf_client::Error) -> String {
-    format!(
-        "{}; the candidate keeps your changes (fix them with set/delete, or discard)",
-        sentence(what, e)
-    )
+const WITH_DEFAULTS_NS: &str = "urn:ietf:params:xml:ns:yang:ietf-netconf-with-defaults";
+
+/// `pfcd has no port 'lab9' (its ports: lab0 lab1 …)`.
+pub fn no_such_port(port: &str, ports: &[String]) -> String {
+    const SHOWN: usize = 8;
+    let mut list = ports.iter().take(SHOWN).cloned().collect::<Vec<_>>().join(" ");
+    if ports.len() > SHOWN {
+        list += &format!(" … ({} ports; Tab completes them)", ports.len());
+    }
+    format!("pfcd has no port '{port}' (its ports: {list})")
 }
 
 fn one_port<'a>(words: &[&'a str]) -> Result<Option<&'a str>, String> {

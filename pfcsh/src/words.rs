@@ -35,6 +35,28 @@ pub fn split(line: &str) -> Vec<Word> {
     words
 }
 
+/// The commands of a `-c` argument: `;` separates them except inside quotes
+/// (`set … description "uplink; to sw2"` is one command).
+pub fn split_commands(line: &str) -> Vec<String> {
+    let mut commands = Vec::new();
+    let mut current = String::new();
+    let mut quote: Option<char> = None;
+    for c in line.chars() {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (None, '"' | '\'') => quote = Some(c),
+            (None, ';') => {
+                commands.push(std::mem::take(&mut current));
+                continue;
+            }
+            _ => {}
+        }
+        current.push(c);
+    }
+    commands.push(current);
+    commands
+}
+
 /// `value` quoted when it has whitespace or is empty, so that `split` gives it back whole.
 pub fn quote(value: &str) -> String {
     if value.is_empty() || value.chars().any(|c| c.is_whitespace() || c == '"' || c == '\'') {
@@ -63,5 +85,6 @@ mod tests {
         assert_eq!(split("ab  cd")[1].start, 4);
         assert_eq!(texts(&format!("v {}", quote("p3 p4"))), ["v", "p3 p4"]);
         assert_eq!(texts(&format!("v {}", quote(""))), ["v", ""]);
+        assert_eq!(split_commands("a; b \"c; d\"; 'e;'"), ["a", " b \"c; d\"", " 'e;'"]);
     }
 }

@@ -113,10 +113,10 @@ fn completion_help_configure_commit_and_refusal() {
     p.exp_string("candidate reverted").expect("discarded");
     p.exp_string("pfcsh# ").expect("prompt");
 
-    // commit confirmed 5, not confirmed: running goes back by itself.
+    // commit confirmed 5s, not confirmed: running goes back by itself.
     p.send_line("set interfaces interface lab0 bridge-port pfc pfc-enable p3 p5").expect("send");
     p.exp_string("pfcsh# ").expect("prompt");
-    p.send_line("commit confirmed 5").expect("send");
+    p.send_line("commit confirmed 5s").expect("send");
     p.exp_string("rolled back in 5 s").expect("confirmed commit");
     assert_eq!(running_pfc_enable(&lab), "p3 p5", "in running until the time-out");
     let deadline = std::time::Instant::now() + Duration::from_secs(20);

@@ -6,6 +6,7 @@ pub const DOT1Q_NS: &str = "urn:ieee:std:802.1Q:yang:ieee802-dot1q-bridge";
 pub const PFCB_NS: &str = "urn:ieee:std:802.1Q:yang:ieee802-dot1q-pfc-bridge";
 pub const LLDP_NS: &str = "urn:ieee:std:802.1AB:yang:ieee802-dot1ab-lldp";
 pub const PIPELINE_NS: &str = "urn:pfcd:yang:pfcd-pipeline";
+pub const WATCHDOG_NS: &str = "urn:pfcd:yang:pfcd-watchdog";
 
 fn name(port: Option<&str>) -> String {
     match port {
@@ -16,8 +17,13 @@ fn name(port: Option<&str>) -> String {
 
 /// `/interfaces/interface/bridge-port/pfc` with `inner` selected inside `pfc`.
 pub fn pfc(port: Option<&str>, inner: &str) -> String {
+    pfc_and(port, "", inner)
+}
+
+/// The same, with `beside` selected in the interface entry too (its `<speed/>`).
+fn pfc_and(port: Option<&str>, beside: &str, inner: &str) -> String {
     format!(
-        "<interfaces xmlns=\"{IF_NS}\"><interface>{}<bridge-port xmlns=\"{DOT1Q_NS}\">\
+        "<interfaces xmlns=\"{IF_NS}\"><interface>{}{beside}<bridge-port xmlns=\"{DOT1Q_NS}\">\
          <pfc xmlns=\"{PFCB_NS}\">{inner}</pfc></bridge-port></interface></interfaces>",
         name(port)
     )
@@ -30,8 +36,9 @@ pub fn lldp(port: Option<&str>, inner: &str) -> String {
 
 /// `show interfaces pfc`.
 pub fn interfaces_pfc(port: Option<&str>) -> String {
-    pfc(
+    pfc_and(
         port,
+        "<speed/>",
         "<pfc-enable/><oper-pfc-enable/><link-pause/><pfc-requests/><pfc-indications/>\
          <allowance-in-force/><allowance-source/><allowance-clamp/><receive-buffer-size/>\
          <priority><priority/><priority-paused/><pause-time-remaining/><xoff/><occupancy/>\
@@ -41,8 +48,9 @@ pub fn interfaces_pfc(port: Option<&str>) -> String {
 
 /// `show headroom`.
 pub fn headroom(port: Option<&str>) -> String {
-    pfc(
+    pfc_and(
         port,
+        "<speed/>",
         "<pfc-link-delay-allowance/><pfc-headroom-allowance/><allowance-in-force/>\
          <allowance-source/><allowance-clamp/><calculated-allowance/>\
          <calculated-allowance-method/><receive-buffer-size/><headroom/>",
@@ -84,4 +92,27 @@ pub fn counters(port: Option<&str>) -> String {
          <pause-frames-ignored/><pfc-frames-ignored/><mac-control-discarded/><discontinuity-time/>\
          <priority><priority/><frames-accepted/><frames-dropped/></priority>",
     ) + &lldp(port, "<dest-mac-address/><tx-statistics/><rx-statistics/>")
+}
+
+/// `show interfaces pfc counters`.
+pub fn pfc_counters(port: Option<&str>) -> String {
+    pfc(
+        port,
+        "<pfc-enable/><discontinuity-time/><priority><priority/><pfc-requests/>\
+         <pfc-indications/><xoff-events/><xon-sent/><frames-dropped/><octets-dropped/></priority>",
+    )
+}
+
+/// `show interfaces pfc PORT detail`: everything of the port's pfc container.
+pub fn pfc_detail(port: &str) -> String {
+    pfc_and(Some(port), "<speed/>", "")
+}
+
+/// `show pfc watchdog`.
+pub fn watchdog(port: Option<&str>) -> String {
+    format!(
+        "<interfaces xmlns=\"{IF_NS}\"><interface>{}<bridge-port xmlns=\"{DOT1Q_NS}\">\
+         <pfc-watchdog xmlns=\"{WATCHDOG_NS}\"/></bridge-port></interface></interfaces>",
+        name(port)
+    )
 }

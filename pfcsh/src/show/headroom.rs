@@ -4,7 +4,7 @@
 use serde_json::Value;
 
 use super::table::{pairs, Align, Table};
-use super::units::{bits, grouped, kib_of_bits, octets, quanta};
+use super::units::{bits, grouped, kib_of_bits, octets, quanta_at, quanta_time};
 use super::{interfaces, name_of, or_dash};
 use crate::data::{at, list, number, text};
 
@@ -35,7 +35,7 @@ pub fn render(v: &Value, port: Option<&str>) -> String {
             number(pfc, "allowance-in-force").map(kib_of_bits).unwrap_or_else(|| "-".into()),
             number(pfc, "calculated-allowance").map(kib_of_bits).unwrap_or_else(|| "-".into()),
             number(pfc, "headroom/measurement/round-trip")
-                .map(quanta)
+                .map(|q| quanta_time(q, number(i, "speed")))
                 .unwrap_or_else(|| "-".into()),
             or_dash(text(pfc, "allowance-source")),
         ]);
@@ -91,7 +91,8 @@ fn detail(i: &Value) -> String {
     }
     if let Some(m) = at(h, "measurement") {
         out += "\nmeasurement:\n";
-        let q = |p| number(m, p).map(quanta).unwrap_or_else(|| "-".into());
+        let speed = number(i, "speed");
+        let q = |p| number(m, p).map(|x| quanta_at(x, speed)).unwrap_or_else(|| "-".into());
         out += &pairs(&[
             ("operational", or_dash(text(m, "hm-oper-up"))),
             ("path", or_dash(text(m, "path"))),
@@ -120,7 +121,9 @@ fn detail(i: &Value) -> String {
                 t.row(vec![
                     or_dash(text(e, "sequence")),
                     or_dash(text(e, "time")),
-                    number(e, "round-trip").map(quanta).unwrap_or_else(|| "-".into()),
+                    number(e, "round-trip")
+                        .map(|x| quanta_at(x, speed))
+                        .unwrap_or_else(|| "-".into()),
                     or_dash(text(e, "clamp")),
                 ]);
             }

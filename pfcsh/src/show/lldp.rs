@@ -1,4 +1,5 @@
-//! `show lldp neighbors [PORT] [detail]`: one line per neighbour, or every field it sent.
+//! `show lldp neighbors [PORT] [detail]`: one line per neighbour with its enabled capabilities,
+//! or every field it sent, a time with its unit.
 
 use serde_json::Value;
 
@@ -13,6 +14,7 @@ pub fn render(v: &Value, detail: bool) -> String {
         ("PORT ID", Align::Left),
         ("SYSTEM NAME", Align::Left),
         ("PFC", Align::Left),
+        ("CAPABILITIES", Align::Left),
     ]);
     let mut details = String::new();
     for p in list(v, "lldp/port") {
@@ -25,6 +27,7 @@ pub fn render(v: &Value, detail: bool) -> String {
                 or_dash(text(n, "system-name")),
                 text(n, "pfc-tlv-extension/enable")
                     .map_or("-".into(), |e| super::units::priorities(&e)),
+                or_dash(text(n, "system-capabilities-enabled")),
             ]);
             if detail {
                 details += &format!("\n{port}: neighbour {}\n", or_dash(text(n, "chassis-id")));
@@ -55,7 +58,45 @@ fn flatten(v: &Value, prefix: &str, out: &mut String) {
                 flatten(item, prefix, out);
             }
         }
-        Value::String(s) => out.push_str(&format!("  {prefix}: {s}\n")),
-        other => out.push_str(&format!("  {prefix}: {other}\n")),
+        Value::String(s) => out.push_str(&format!("  {prefix}: {}\n", with_unit(prefix, s))),
+        other => out.push_str(&format!("  {prefix}: {}\n", with_unit(prefix, &other.to_string()))),
+    }
+}
+
+/// A value with the unit the model gives it, where a bare number would mislead: the PFC Local
+/// Delay TLV's delay (an IEEE 1588 TimeInterval, 2^-16 ns) and the entry's time-mark
+/// (timeticks: hundredths of a second of the system's up time).
+fn with_unit(path: &str, value: &str) -> String {
+    let last = path.rsplit(' ').next().unwrap_or(path);
+    let Ok(n) = value.parse::<f64>() else { return value.to_string() };
+    match last {
+        "delay" => {
+            let ns = n / 65536.0;
+            let time = if ns.abs() >= 1e6 {
+                format!("{:.3} ms", ns / 1e6)
+            } else if ns.abs() >= 1e3 {
+                format!("{:.3} µs", ns / 1e3)
+            } else {
+                format!("{ns:.1} ns")
+            };
+            format!("{time} ({value} × 2^-16 ns)")
+        }
+        "time-mark" => format!("{:.2} s of up time ({value} timeticks)", n / 100.0),
+        _ => value.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::with_unit;
+
+    #[test]
+    fn delay_and_time_mark_carry_their_units() {
+        assert_eq!(
+            with_unit("pfc-local-delay-tlv-extension delay", "103012107"),
+            "1.572 µs (103012107 × 2^-16 ns)"
+        );
+        assert_eq!(with_unit("time-mark", "19"), "0.19 s of up time (19 timeticks)");
+        assert_eq!(with_unit("system-name", "peer0"), "peer0");
     }
 }

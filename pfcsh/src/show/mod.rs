@@ -9,9 +9,11 @@ pub mod filters;
 pub mod headroom;
 pub mod lldp;
 pub mod pfc;
+pub mod pfc_counters;
 pub mod pipeline;
 pub mod table;
 pub mod units;
+pub mod watchdog;
 
 use serde_json::Value;
 

@@ -1,10 +1,11 @@
-//! `show interfaces pfc [PORT]`: enabled and paused priorities, requests and indications, the
-//! allowance in force and where it comes from; one port adds its priorities.
+//! `show interfaces pfc [PORT]`: enabled and paused priorities, PFC frames sent (requests) and
+//! received (indications), frames dropped, the allowance in force and where it comes from; one
+//! port adds its priorities.
 
 use serde_json::Value;
 
 use super::table::{pairs, Align, Table};
-use super::units::{bits, grouped, kib_of_bits, octets, priorities, quanta};
+use super::units::{bits, grouped, iec, kib_of_bits, octets, priorities, quanta_cell};
 use super::{interfaces, name_of, or_dash};
 use crate::data::{flag, list, number, text};
 
@@ -23,6 +24,17 @@ fn paused(pfc: &Value) -> String {
     }
 }
 
+/// Frames the port dropped, all priorities together: a lossless priority should show none.
+fn dropped(pfc: &Value) -> String {
+    let counts: Vec<f64> =
+        list(pfc, "priority").iter().filter_map(|p| number(p, "frames-dropped")).collect();
+    if counts.is_empty() {
+        "-".into()
+    } else {
+        grouped(counts.iter().sum())
+    }
+}
+
 fn count(v: &Value, path: &str) -> String {
     number(v, path).map(grouped).unwrap_or_else(|| "-".into())
 }
@@ -37,8 +49,9 @@ pub fn render(v: &Value, port: Option<&str>) -> String {
         ("PFC ON", Align::Left),
         ("OPER", Align::Left),
         ("PAUSED", Align::Left),
-        ("REQUESTS", Align::Right),
-        ("INDICATIONS", Align::Right),
+        ("PFC TX", Align::Right),
+        ("PFC RX", Align::Right),
+        ("DROPPED", Align::Right),
         ("ALLOWANCE", Align::Right),
         ("SOURCE", Align::Left),
     ]);
@@ -51,6 +64,7 @@ pub fn render(v: &Value, port: Option<&str>) -> String {
             paused(pfc),
             count(pfc, "pfc-requests"),
             count(pfc, "pfc-indications"),
+            dropped(pfc),
             number(pfc, "allowance-in-force").map(kib_of_bits).unwrap_or_else(|| "-".into()),
             or_dash(text(pfc, "allowance-source")),
         ]);
@@ -83,7 +97,7 @@ fn detail(i: &Value) -> String {
     let mut t = Table::new(&[
         ("PRIO", Align::Right),
         ("PAUSED", Align::Left),
-        ("REMAINING", Align::Right),
+        ("QUANTA LEFT", Align::Right),
         ("XOFF", Align::Left),
         ("OCCUPANCY", Align::Right),
         ("DROPPED", Align::Right),
@@ -95,15 +109,64 @@ fn detail(i: &Value) -> String {
         t.row(vec![
             or_dash(text(p, "priority")),
             yes("priority-paused"),
-            number(p, "pause-time-remaining").map(quanta).unwrap_or_else(|| "-".into()),
-            yes("xoff"),
-            number(p, "occupancy")
-                .map(|b| format!("{} bits", grouped(b)))
+            number(p, "pause-time-remaining")
+                .map(|q| quanta_cell(q, number(i, "speed")))
                 .unwrap_or_else(|| "-".into()),
+            yes("xoff"),
+            number(p, "occupancy").map(iec).unwrap_or_else(|| "-".into()),
             count(p, "frames-dropped"),
             count(p, "pfc-requests"),
             count(p, "pfc-indications"),
         ]);
     }
     out + "\n" + &t.render()
+}
+
+/// `show interfaces pfc PORT detail`: the port's view, then each priority's buffer and counters
+/// in their units, and when the counters last restarted.
+pub fn render_detail(v: &Value) -> String {
+    let Some(one) = interfaces(v).first() else { return String::new() };
+    let empty = Value::Null;
+    let pfc = crate::data::at(one, PFC).unwrap_or(&empty);
+    let mut out = detail(one);
+    let octets_of = |p: &Value, leaf| number(p, leaf).map(iec).unwrap_or_else(|| "-".into());
+    let mut t = Table::new(&[
+        ("PRIO", Align::Right),
+        ("ALLOCATION", Align::Right),
+        ("XOFF AT", Align::Right),
+        ("XON AT", Align::Right),
+        ("PEAK", Align::Right),
+        ("XOFF EVENTS", Align::Right),
+        ("XON SENT", Align::Right),
+        ("ACCEPTED", Align::Right),
+        ("DROPPED", Align::Right),
+    ]);
+    for p in list(pfc, "priority") {
+        t.row(vec![
+            or_dash(text(p, "priority")),
+            octets_of(p, "allocation"),
+            octets_of(p, "xoff-threshold"),
+            octets_of(p, "xon-threshold"),
+            octets_of(p, "peak-occupancy"),
+            count(p, "xoff-events"),
+            count(p, "xon-sent"),
+            count(p, "frames-accepted"),
+            octets_of(p, "octets-dropped"),
+        ]);
+    }
+    out += "\nbuffers and counters per priority (octets with binary prefixes):\n";
+    out += &t.render();
+    out += &pairs(&[
+        (
+            "pause frames sent / received",
+            format!(
+                "{} / {}",
+                count(pfc, "pause-frames-sent"),
+                count(pfc, "pause-frames-received")
+            ),
+        ),
+        ("PFC frames ignored", count(pfc, "pfc-frames-ignored")),
+        ("counting since", or_dash(text(pfc, "discontinuity-time"))),
+    ]);
+    out
 }

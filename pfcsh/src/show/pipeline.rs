@@ -20,10 +20,13 @@ pub fn render(v: &Value) -> String {
         (
             "external memory",
             format!(
-                "{} of {} octets used (peak {})",
+                "{} of {} FDs used{}",
                 n(p, "external-memory/used"),
                 n(p, "external-memory/capacity"),
-                n(p, "external-memory/peak-used")
+                // Shown when the server keeps it (the model makes it optional).
+                number(p, "external-memory/peak-used")
+                    .map(|x| format!(", peak {}", grouped(x)))
+                    .unwrap_or_default()
             ),
         ),
         ("departed frames", n(p, "statistics/departed")),

@@ -1,5 +1,8 @@
-//! Plain text tables that fit an 80-column terminal: columns as wide as their widest cell,
-//! numbers right-aligned, and the last column cut short when the row would pass 80.
+//! Plain text tables that fit the terminal (80 columns when there is none): columns as wide as
+//! their widest cell, numbers right-aligned, and the last column cut short, ending in "…", when
+//! the row would pass the width.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Column alignment.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -14,8 +17,20 @@ pub struct Table {
     rows: Vec<Vec<String>>,
 }
 
-/// The widest line a table prints.
-pub const WIDTH: usize = 80;
+/// The width without a terminal to measure.
+pub const DEFAULT_WIDTH: usize = 80;
+
+static WIDTH: AtomicUsize = AtomicUsize::new(DEFAULT_WIDTH);
+
+/// The widest line a table (or `?` help) prints.
+pub fn width() -> usize {
+    WIDTH.load(Ordering::Relaxed)
+}
+
+/// Sets the width to the terminal's (at least 40 columns, so that tables stay tables).
+pub fn set_width(columns: usize) {
+    WIDTH.store(columns.max(40), Ordering::Relaxed);
+}
 
 impl Table {
     pub fn new(headers: &[(&'static str, Align)]) -> Table {
@@ -34,9 +49,9 @@ impl Table {
                 widths[i] = widths[i].max(c.chars().count());
             }
         }
-        // Give the last column what is left of 80 (at least 8).
+        // Give the last column what is left of the width (at least 8).
         let used: usize = widths[..n - 1].iter().sum::<usize>() + 2 * (n - 1);
-        widths[n - 1] = widths[n - 1].min(WIDTH.saturating_sub(used).max(8));
+        widths[n - 1] = widths[n - 1].min(width().saturating_sub(used).max(8));
         let mut out = String::new();
         let header: Vec<String> = self.headers.iter().map(|(h, _)| h.to_string()).collect();
         for cells in std::iter::once(&header).chain(&self.rows) {
@@ -90,7 +105,7 @@ mod tests {
         t.row(vec!["lab0".into(), "5".into(), "x".repeat(200)]);
         t.row(vec!["lab10".into(), "12345".into(), "short".into()]);
         let s = t.render();
-        assert!(s.lines().all(|l| l.chars().count() <= WIDTH), "{s}");
+        assert!(s.lines().all(|l| l.chars().count() <= DEFAULT_WIDTH), "{s}");
         assert!(s.contains("lab0       5  x"), "{s}");
         assert!(s.contains("lab10  12345  short"), "{s}");
     }
