@@ -229,6 +229,8 @@ pub struct TwoStation {
     /// each is scheduled once.
     b_unpause_wake: Option<Picos>,
     b_refresh_wake: Option<Picos>,
+    /// A's pending wake-up while paused, scheduled once per time.
+    a_wake: Option<Picos>,
     /// The bridge's egress toward A, B's watchdog and A's pause storm.
     watch: watch::Watch,
 }
@@ -269,6 +271,7 @@ impl TwoStation {
             lossless: true,
             b_unpause_wake: None,
             b_refresh_wake: None,
+            a_wake: None,
             watch: watch::Watch::new(cfg.speed),
             cfg,
         }
@@ -481,7 +484,12 @@ impl TwoStation {
             if let Some(refresh) = [own, self.storm_refresh(now)].into_iter().flatten().min() {
                 wake = wake.min(refresh.max(now));
             }
-            self.events.schedule(wake, Event::ATxFree);
+            // One wake-up per time, as for B: each pause applied at A wakes it once more, and
+            // while A stays paused every such wake-up would otherwise live on as a duplicate.
+            if self.a_wake != Some(wake) {
+                self.a_wake = Some(wake);
+                self.events.schedule(wake, Event::ATxFree);
+            }
             return;
         }
         let len = self.next_frame_len();
@@ -691,6 +699,21 @@ mod tests {
             assert!(pending < 100, "{pending} events pending after {ms} ms");
         }
         assert!(s.b_receiver().counters.pfc_indications > 100);
+    }
+
+    #[test]
+    fn a_long_run_with_a_held_paused_keeps_a_bounded_event_queue() {
+        // B never drains: its XOFF holds A for good, refreshed every half pause.
+        let mut cfg = TwoStationConfig::annex_n(126_224, 3);
+        cfg.drain_percent = 0;
+        let mut s = TwoStation::new(cfg);
+        s.start();
+        for ms in 1..=200 {
+            s.advance_to(Picos::from_ms(ms));
+            let pending = s.events.len();
+            assert!(pending < 20, "{pending} events pending after {ms} ms");
+        }
+        assert!(s.a_receiver().counters.pfc_indications > 100);
     }
 
     #[test]

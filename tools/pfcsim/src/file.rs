@@ -23,8 +23,14 @@
 //! seeds = [1, 2, 3]
 //! plot_interval_ns = 1000 # optional, for --plot
 //! ```
+//!
+//! A PFC watchdog on B, the bridge's frames toward A and the peer's storms are optional
+//! sections: see [`watch`].
+
+mod watch;
 
 use serde::{Deserialize, Serialize};
+pub use watch::{ActionSpec, ClassSpec, EgressSpec, StormSpec, WatchdogSpec, WATCHDOG_MS};
 
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
@@ -39,6 +45,12 @@ pub struct ScenarioFile {
     pub flow_control: FlowControlSpec,
     #[serde(default)]
     pub run: RunSpec,
+    #[serde(default)]
+    pub watchdog: Option<WatchdogSpec>,
+    #[serde(default)]
+    pub egress: Option<EgressSpec>,
+    #[serde(default, rename = "storm")]
+    pub storms: Vec<StormSpec>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]

@@ -10,12 +10,14 @@ mod headroom;
 mod plot;
 mod report;
 mod run;
+mod storms;
 
 use std::path::Path;
 
 pub use file::{
-    FlowControlMode, FlowControlSpec, HeadroomMethod, HeadroomSpec, LinkSpec, MediumSpec, RunSpec,
-    ScenarioFile, TrafficSpec,
+    ActionSpec, ClassSpec, EgressSpec, FlowControlMode, FlowControlSpec, HeadroomMethod,
+    HeadroomSpec, LinkSpec, MediumSpec, RunSpec, ScenarioFile, StormSpec, TrafficSpec,
+    WatchdogSpec, WATCHDOG_MS,
 };
 pub use headroom::{
     headroom_for, inputs_for, max_frame_octets, measure, measure_outcome, HeadroomChoice,
@@ -23,6 +25,7 @@ pub use headroom::{
 pub use plot::svg;
 pub use report::{group, method_name, table};
 pub use run::{run, stations, ScenarioResults, SeedRun, CREDIT_DEFAULT_BLOCKS};
+pub use storms::{class_name, plan, run as run_storms, Storm, StormResult, WatchPlan};
 
 /// Why a scenario could not be run; each message says what to change.
 #[derive(Debug, thiserror::Error)]
@@ -51,6 +54,26 @@ pub enum ScenarioError {
     Buffer(u64),
     #[error("the measurement protocol gave no result on this link: station B got no response")]
     NoMeasurement,
+    #[error("{0} names one class: `priority = N` (0 to 7) or `link_pause = true`, not both")]
+    ClassChoice(&'static str),
+    #[error("[watchdog] {what} is {value}: give 1 to 600000 (milliseconds, as pfcd's)")]
+    WatchdogTime { what: &'static str, value: u64 },
+    #[error(
+        "a [[storm]] from {start} us to {end} us: it must end after it starts and by the run's \
+         duration_us ({duration_us})"
+    )]
+    StormTimes { start: u64, end: u64, duration_us: u64 },
+    #[error("two storms of {0} overlap: end one before the next starts")]
+    StormOverlap(String),
+    #[error(
+        "a link-pause storm needs PFC off (a PFC port ignores 802.3x PAUSE), so it cannot run \
+         with storms of priorities: put them in separate scenarios"
+    )]
+    LinkPauseWithPfcStorms,
+    #[error("[egress] every_frames and queue_frames must be at least 1")]
+    Egress,
+    #[error("storms, [watchdog] and [egress] need flow_control mode = \"pfc\"")]
+    StormsNeedPfc,
     #[error(transparent)]
     Headroom(#[from] dataplane::headroom::HeadroomError),
     #[error(transparent)]

@@ -97,5 +97,62 @@ pub fn table(r: &ScenarioResults) -> String {
             s.goodput_percent
         );
     }
+    storms(&mut out, r);
     out
+}
+
+/// `12 345.678` microseconds from nanoseconds, or `-`.
+fn us(ns: Option<u64>) -> String {
+    ns.map_or("-".to_string(), |ns| format!("{}.{:03}", group(ns / 1000), ns % 1000))
+}
+
+/// Each seed's storms: when the peer's pauses first held B, when the watchdog's hold began,
+/// when it found the storm and its error against the configured time, what it dropped, what
+/// was still queued as the storm ended, and when it restored the class.
+fn storms(out: &mut String, r: &ScenarioResults) {
+    if r.runs.iter().all(|s| s.storms.is_empty()) {
+        return;
+    }
+    let _ = writeln!(out);
+    let _ = writeln!(
+        out,
+        "storms (times in us of simulated time; error = detected - hold began - detection time)"
+    );
+    let _ = writeln!(
+        out,
+        "{:>6} {:>10} {:>7} {:>17} {:>9} {:>13} {:>13} {:>13} {:>9} {:>8} {:>7} {:>13}",
+        "seed",
+        "class",
+        "action",
+        "storm us",
+        "detect ms",
+        "peer held B",
+        "hold began",
+        "detected",
+        "error ps",
+        "dropped",
+        "queued",
+        "restored"
+    );
+    for run in &r.runs {
+        for s in &run.storms {
+            let error = s.detection_error_ps.map_or("-".to_string(), |e| e.to_string());
+            let _ = writeln!(
+                out,
+                "{:>6} {:>10} {:>7} {:>17} {:>9} {:>13} {:>13} {:>13} {:>9} {:>8} {:>7} {:>13}",
+                run.seed,
+                s.class,
+                s.action,
+                format!("{}-{}", group(s.start_us), group(s.end_us)),
+                s.detection_ms,
+                us(s.storm_began_ns),
+                us(s.hold_began_ns),
+                us(s.detected_ns),
+                error,
+                s.frames_dropped,
+                s.queued_at_end,
+                us(s.restored_ns)
+            );
+        }
+    }
 }

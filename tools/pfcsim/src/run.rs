@@ -11,6 +11,7 @@ use serde::Serialize;
 
 use super::file::{FlowControlMode, HeadroomMethod, MediumSpec, ScenarioFile};
 use super::headroom::{headroom_for, HeadroomChoice};
+use super::storms::{self, StormResult};
 use super::ScenarioError;
 
 /// Credit flow control's default buffer: the 2048-block credit window.
@@ -30,6 +31,9 @@ pub struct SeedRun {
     pub peak_occupancy_octets: u64,
     /// Octets drained over what the drain could have taken, after start-up, percent.
     pub goodput_percent: f64,
+    /// Each of the peer's storms, with B's watchdog's detection and restoration.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub storms: Vec<StormResult>,
     #[serde(skip)]
     pub series: Vec<Sample>,
 }
@@ -136,7 +140,13 @@ pub fn run(file: &ScenarioFile) -> Result<ScenarioResults, ScenarioError> {
                 let mut cfg = stations(file, seed)?;
                 cfg.headroom_bits = results.headroom.bits;
                 cfg.allocation_octets = Some(plan.allocation_octets);
-                let r = TwoStation::new(cfg).run();
+                let (r, storms) = match storms::plan(file, &cfg)? {
+                    Some(watch) => {
+                        let (r, storms, _) = storms::run(cfg, &watch);
+                        (r, storms)
+                    }
+                    None => (TwoStation::new(cfg).run(), Vec::new()),
+                };
                 results.runs.push(SeedRun {
                     seed,
                     frames_sent: r.frames_sent,
@@ -146,11 +156,15 @@ pub fn run(file: &ScenarioFile) -> Result<ScenarioResults, ScenarioError> {
                     stops: r.xoff_events,
                     peak_occupancy_octets: r.peak_occupancy_octets,
                     goodput_percent: percent(r.octets_drained, r.drain_capacity_octets),
+                    storms,
                     series: r.series,
                 });
             }
         }
         FlowControlMode::Credit => {
+            if !file.storms.is_empty() || file.watchdog.is_some() || file.egress.is_some() {
+                return Err(ScenarioError::StormsNeedPfc);
+            }
             let octets = file
                 .flow_control
                 .buffer_octets
@@ -170,6 +184,7 @@ pub fn run(file: &ScenarioFile) -> Result<ScenarioResults, ScenarioError> {
                     stops: r.credit_waits,
                     peak_occupancy_octets: r.peak_occupancy_octets,
                     goodput_percent: percent(r.octets_drained, r.drain_capacity_octets),
+                    storms: Vec::new(),
                     series: r.series,
                 });
             }

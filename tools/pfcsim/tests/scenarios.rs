@@ -48,7 +48,8 @@ fn every_shipped_scenario_is_tested() {
             "calculated-10g-1m-drain-1pct.toml",
             "credit-100g-100m.toml",
             "fixed-10km-default-on-60km.toml",
-            "measured-100g-10km.toml"
+            "measured-100g-10km.toml",
+            "watchdog-storm-10g.toml"
         ]
     );
 }
@@ -144,4 +145,93 @@ fn mistakes_in_a_scenario_file_are_explained() {
     assert!(err.to_string().contains("colour"), "{err}");
     let missing = run_file(Path::new("/nonexistent/scenario.toml")).expect_err("no file");
     assert!(missing.to_string().contains("cannot read scenario file"));
+}
+
+/// A storm's figure in picoseconds of simulated time, from nanoseconds.
+fn ps(ns: Option<u64>) -> u64 {
+    ns.expect("happened") * 1_000
+}
+
+#[test]
+fn watchdog_storms_are_found_at_detection_time_acted_on_and_restored() {
+    let r = run("watchdog-storm-10g.toml");
+    let ms = 1_000_000_000u64;
+    for seed in &r.runs {
+        assert_eq!(seed.frames_dropped, 0, "A's lossless traffic is untouched: {seed:?}");
+        let [drop, forward, alert] = &seed.storms[..] else {
+            panic!("three storms: {:?}", seed.storms)
+        };
+        for (s, class, action) in [
+            (drop, "priority 3", "drop"),
+            (forward, "priority 4", "forward"),
+            (alert, "priority 5", "alert"),
+        ] {
+            assert_eq!((s.class.as_str(), s.action.as_str()), (class, action));
+            let began = ps(s.storm_began_ns);
+            let start = s.start_us * 1_000_000;
+            assert!(began >= start && began < start + ms, "{s:?}");
+            // Detection within 1 ms of the configured time, counted from the peer's first pause;
+            // exact from the hold (the first frame that waited under it).
+            let detected = ps(s.detected_ns);
+            assert!(detected >= began + 200 * ms && detected <= began + 201 * ms, "{s:?}");
+            assert_eq!(s.detection_error_ps, Some(0), "{s:?}");
+            // Restored once the peer has been quiet for the restoration time, not before it ended.
+            let end = s.end_us * 1_000_000;
+            let restored = ps(s.restored_ns);
+            assert!(restored > end && restored <= end + 200 * ms, "{s:?}");
+        }
+        // drop: the class's frames are discarded from detection on (one every 16 frame times
+        // for 190 ms, about 9 750) and nothing waits; forward: they leave; alert: they wait.
+        assert!(drop.frames_dropped > 9_000, "{drop:?}");
+        assert_eq!(drop.queued_at_end, 0, "{drop:?}");
+        assert_eq!((forward.frames_dropped, alert.frames_dropped), (0, 0));
+        assert!(forward.queued_at_end < 4, "{forward:?}");
+        assert_eq!(alert.queued_at_end, 64, "held, queue full: {alert:?}");
+    }
+    let printed = table(&r);
+    assert!(printed.contains("hold began") && printed.contains("forward"), "{printed}");
+    let json = serde_json::to_value(&r).expect("serialises");
+    assert_eq!(json["runs"][0]["storms"][0]["detection_error_ps"], 0);
+}
+
+#[test]
+fn without_a_watchdog_section_a_storm_meets_pfcd_s_defaults_and_off_holds_for_good() {
+    let text = std::fs::read_to_string(scenario("watchdog-storm-10g.toml")).expect("read");
+    let mut file = parse("defaults", &text).expect("parses");
+    file.watchdog = None;
+    let r = pfcsim::run(&file).expect("runs");
+    let actions: Vec<&str> = r.runs[0].storms.iter().map(|s| s.action.as_str()).collect();
+    assert_eq!(actions, ["drop"; 3], "200 ms / 200 ms / drop on every class");
+    assert!(r.runs[0].storms.iter().all(|s| s.detection_error_ps == Some(0)));
+
+    file.watchdog = Some(pfcsim::WatchdogSpec { enabled: false, ..Default::default() });
+    let r = pfcsim::run(&file).expect("runs");
+    for s in &r.runs[0].storms {
+        assert_eq!((s.detected_ns, s.restored_ns, s.frames_dropped), (None, None, 0), "{s:?}");
+        assert_eq!(s.queued_at_end, 64, "the storm holds the class's frames: {s:?}");
+    }
+}
+
+#[test]
+fn mistakes_in_the_watchdog_sections_are_explained() {
+    let base = std::fs::read_to_string(scenario("watchdog-storm-10g.toml")).expect("read");
+    let fails = |from: &str, to: &str| {
+        let file = parse("x", &base.replacen(from, to, 1)).expect("parses");
+        pfcsim::run(&file).expect_err("refused").to_string()
+    };
+    let e = fails("detection_ms = 200", "detection_ms = 0");
+    assert!(e.contains("detection_ms is 0: give 1 to 600000"), "{e}");
+    let e = fails("priority = 4\naction", "action");
+    assert!(e.contains("[[watchdog.class]] names one class"), "{e}");
+    let e = fails("end_us = 400000", "end_us = 900000");
+    assert!(e.contains("by the run's duration_us (700000)"), "{e}");
+    let e = fails("priority = 4\nstart_us", "priority = 3\nstart_us");
+    assert!(e.contains("two storms of priority 3 overlap"), "{e}");
+    let e = fails("priority = 5\nstart_us", "link_pause = true\nstart_us");
+    assert!(e.contains("needs PFC off"), "{e}");
+    let e = fails("[egress]", "[flow_control]\nmode = \"credit\"\n[egress]");
+    assert!(e.contains("need flow_control mode = \"pfc\""), "{e}");
+    let err = parse("x", &base.replace("action = \"alert\"", "action = \"shout\""))
+        .expect_err("unknown action");
+    assert!(err.to_string().contains("unknown variant `shout`"), "{err}");
 }
