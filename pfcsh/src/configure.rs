@@ -6,10 +6,9 @@ use netconf_client::Datastore;
 
 use crate::config_path;
 use crate::data;
-use crate::private::Kind;
 use crate::rpc_error::sentence;
-use crate::session::{Format, Mode, Session};
-use crate::shell::{err, no_such_port};
+use crate::rpc_error::{err, no_such_port, refused};
+use crate::session::{Format, Kind, Mode, Session};
 
 impl Session {
     /// Runs `f` on the candidate: the private one (under a lock) in private mode.
@@ -188,14 +187,6 @@ impl Session {
         ));
         Ok(())
     }
-}
-
-/// A refused commit as one line, saying the candidate is kept.
-pub(crate) fn refused(what: &str, e: &netconf_client::Error) -> String {
-    format!(
-        "{}; the candidate keeps your changes (fix them with set/delete, or discard)",
-        sentence(what, e)
-    )
 }
 
 /// What the first `exit` with uncommitted changes says.

@@ -8,19 +8,7 @@
 use netconf_client::Datastore;
 
 use crate::rpc_error::sentence;
-use crate::session::Session;
-
-/// How configuration mode was entered.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub enum Kind {
-    /// The shared candidate, edited in place.
-    #[default]
-    Shared,
-    /// Edits kept by pfcsh (each an edit-config `<config>` content), applied at commit.
-    Private(Vec<String>),
-    /// The shared candidate, locked by this session.
-    Exclusive,
-}
+use crate::session::{Kind, Session};
 
 impl Session {
     /// `configure private`.

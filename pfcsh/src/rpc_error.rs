@@ -1,4 +1,5 @@
-//! A failed request as one sentence for the user: the rpc-error's path in `set` words and its
+//! A failed request as one sentence for the user (and the few sentences every command shares:
+//! a refused commit, a port pfcd does not have): the rpc-error's path in `set` words and its
 //! message, or what the client says went wrong (connection, credentials, host key).
 
 use netconf_client::Error;
@@ -65,6 +66,29 @@ pub fn sentence(what: &str, error: &Error) -> String {
         }
         other => format!("{what} failed: {other}"),
     }
+}
+
+/// The error of a request about `what`, as [`sentence`] says it.
+pub(crate) fn err(what: &str) -> impl Fn(netconf_client::Error) -> String + '_ {
+    move |e| sentence(what, &e)
+}
+
+/// A refused commit as one line, saying the candidate is kept.
+pub(crate) fn refused(what: &str, e: &netconf_client::Error) -> String {
+    format!(
+        "{}; the candidate keeps your changes (fix them with set/delete, or discard)",
+        sentence(what, e)
+    )
+}
+
+/// `pfcd has no port 'lab9' (its ports: lab0 lab1 …)`.
+pub fn no_such_port(port: &str, ports: &[String]) -> String {
+    const SHOWN: usize = 8;
+    let mut list = ports.iter().take(SHOWN).cloned().collect::<Vec<_>>().join(" ");
+    if ports.len() > SHOWN {
+        list += &format!(" … ({} ports; Tab completes them)", ports.len());
+    }
+    format!("pfcd has no port '{port}' (its ports: {list})")
 }
 
 #[cfg(test)]

@@ -53,7 +53,7 @@ pub struct Session {
     /// The schema's enum and identity names, read once when completion first needs them.
     pub(crate) vocabulary: Option<crate::values::Vocabulary>,
     /// How configuration mode was entered (shared, private, exclusive).
-    pub(crate) kind: crate::private::Kind,
+    pub(crate) kind: Kind,
     /// `monitor` subscribed already (a session has one subscription).
     pub(crate) subscribed: bool,
     /// What the running command printed, kept for its pipes and the pager; `None` prints at
@@ -74,7 +74,7 @@ impl Session {
             dirty: false,
             warned_exit: false,
             confirm: crate::confirm::Pending::default(),
-            kind: crate::private::Kind::Shared,
+            kind: Kind::Shared,
             vocabulary: None,
             pfc_counters: Default::default(),
             subscribed: false,
@@ -104,9 +104,9 @@ impl Session {
         match self.mode {
             Mode::Operational => "pfcsh> ",
             Mode::Configuration => match self.kind {
-                crate::private::Kind::Shared => "pfcsh# ",
-                crate::private::Kind::Private(_) => "pfcsh (private)# ",
-                crate::private::Kind::Exclusive => "pfcsh (exclusive)# ",
+                Kind::Shared => "pfcsh# ",
+                Kind::Private(_) => "pfcsh (private)# ",
+                Kind::Exclusive => "pfcsh (exclusive)# ",
             },
         }
     }
@@ -153,4 +153,16 @@ impl Session {
             Mode::Configuration => Datastore::Candidate,
         }
     }
+}
+
+/// How configuration mode was entered.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum Kind {
+    /// The shared candidate, edited in place.
+    #[default]
+    Shared,
+    /// Edits kept by pfcsh (each an edit-config `<config>` content), applied at commit.
+    Private(Vec<String>),
+    /// The shared candidate, locked by this session.
+    Exclusive,
 }

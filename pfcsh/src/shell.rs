@@ -5,16 +5,11 @@
 use serde_json::Value;
 
 use crate::config_path::{self, Step};
-use crate::configure::refused;
 use crate::data;
-use crate::rpc_error::sentence;
+use crate::rpc_error::{err, no_such_port, refused};
 use crate::session::{Flow, Format, Mode, Session};
 use crate::show::{self, filters};
 use crate::words::split;
-
-pub(crate) fn err(what: &str) -> impl Fn(netconf_client::Error) -> String + '_ {
-    move |e| sentence(what, &e)
-}
 
 impl Session {
     /// Runs one command line and its pipes; output taller than the terminal is paged when a
@@ -327,16 +322,6 @@ impl Session {
 }
 
 const WITH_DEFAULTS_NS: &str = "urn:ietf:params:xml:ns:yang:ietf-netconf-with-defaults";
-
-/// `pfcd has no port 'lab9' (its ports: lab0 lab1 …)`.
-pub fn no_such_port(port: &str, ports: &[String]) -> String {
-    const SHOWN: usize = 8;
-    let mut list = ports.iter().take(SHOWN).cloned().collect::<Vec<_>>().join(" ");
-    if ports.len() > SHOWN {
-        list += &format!(" … ({} ports; Tab completes them)", ports.len());
-    }
-    format!("pfcd has no port '{port}' (its ports: {list})")
-}
 
 fn one_port<'a>(words: &[&'a str]) -> Result<Option<&'a str>, String> {
     match words {
