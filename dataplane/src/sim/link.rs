@@ -109,6 +109,17 @@ impl SimLink {
         end
     }
 
+    /// Puts a frame of `len` octets on the wire at `start` (not before the previous frame
+    /// ended) that the far end does not read: it takes the wire's time but is never delivered.
+    /// Returns when the transmitter is free again. (A simulated station that ignores the other
+    /// side's data saves an arrival event per frame.)
+    pub fn transmit_unread(&mut self, start: Picos, len: u64) -> Picos {
+        let start = start.max(self.busy_until);
+        let end = start + self.speed.frame_time(len);
+        self.busy_until = end;
+        end
+    }
+
     /// When the frame most recently transmitted finishes arriving (None if it was lost).
     pub fn last_arrival(&self) -> Option<Picos> {
         self.in_flight.back().map(|(t, _)| *t)
@@ -153,6 +164,16 @@ mod tests {
         assert_eq!(link.receive(Picos(500_000)), None);
         assert_eq!(link.receive(Picos(567_200)).map(|(_, f)| f), Some(f(1)));
         assert_eq!(link.receive(Picos::MAX).map(|(_, f)| f), Some(f(2)));
+    }
+
+    #[test]
+    fn a_frame_nobody_reads_takes_the_wire_and_is_never_delivered() {
+        let mut link = SimLink::new(LinkSpeed::G10, Medium::Fibre.delay(100));
+        assert_eq!(link.transmit_unread(Picos::ZERO, 60), Picos(67_200));
+        let f = LinkFrame::Data(DataFrame { priority: 3, len: 60, seq: 1 });
+        assert_eq!(link.transmit(Picos::ZERO, f.clone()), Picos(134_400), "it waits its turn");
+        assert_eq!(link.receive(Picos::MAX).map(|(_, f)| f), Some(f), "only the read frame");
+        assert_eq!(link.receive(Picos::MAX), None);
     }
 
     #[test]

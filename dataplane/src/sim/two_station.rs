@@ -549,8 +549,12 @@ impl TwoStation {
                     return;
                 }
                 Some(len) => {
+                    // A reads only B's MAC Control frames: B's data takes the wire's time and
+                    // is never delivered (no arrival event per frame).
                     self.report.reverse_frames_sent += 1;
-                    LinkFrame::Data(DataFrame { priority: 0, len, seq: 0 })
+                    let end = self.b_to_a.transmit_unread(now, u64::from(len));
+                    self.b_sent(end);
+                    return;
                 }
                 None => {
                     self.wake_for_refresh(now);
@@ -559,14 +563,19 @@ impl TwoStation {
             },
         };
         let end = self.b_to_a.transmit(now, frame);
-        // After each frame the MAC re-evaluates its PFC cases (refresh included).
+        self.b_sent(end);
+        if let Some(at) = self.b_to_a.last_arrival() {
+            self.events.schedule(at, Event::ArrivesAtA);
+        }
+    }
+
+    /// B's frame on the wire until `end`: the MAC re-evaluates its PFC cases (refresh included)
+    /// after it, and the transmitter is free again then.
+    fn b_sent(&mut self, end: Picos) {
         if self.b_pfc_ready_at.is_none() && self.b_tx.xoff() != 0 {
             self.b_pfc_ready_at = Some(end);
         }
         self.events.schedule(end, Event::BTxFree);
-        if let Some(at) = self.b_to_a.last_arrival() {
-            self.events.schedule(at, Event::ArrivesAtA);
-        }
     }
 
     /// B has nothing to send: wake for the next refresh, if a pause is being held.

@@ -9,7 +9,7 @@
 use super::{Event, TwoStation, A_ADDR};
 use crate::mac::{PfcInitiator, RxOutcome};
 use crate::sim::egress::{Egress, EgressConfig};
-use crate::sim::{DataFrame, LinkFrame};
+
 use crate::time::Picos;
 use crate::watchdog::{self, Watchdog, WatchdogSetup, CLASSES, LINK_PAUSE};
 use crate::wire::{MacControl, PRIORITIES};
@@ -209,15 +209,9 @@ impl TwoStation {
             }
             w.told_waiting = waiting;
             self.report.reverse_frames_sent += 1;
-            let frame = DataFrame { priority: n as u8, len, seq: 0 };
-            let end = self.b_to_a.transmit(now, LinkFrame::Data(frame));
-            if self.b_pfc_ready_at.is_none() && self.b_tx.xoff() != 0 {
-                self.b_pfc_ready_at = Some(end);
-            }
-            self.events.schedule(end, Event::BTxFree);
-            if let Some(at) = self.b_to_a.last_arrival() {
-                self.events.schedule(at, Event::ArrivesAtA);
-            }
+            // A reads only B's MAC Control frames: the data takes the wire's time, no arrival.
+            let end = self.b_to_a.transmit_unread(now, u64::from(len));
+            self.b_sent(end);
         } else {
             // Wake for the next frame that may leave: one arriving, or a pause ending.
             let arrival = egress.next_arrival(may);
