@@ -32,7 +32,7 @@ pub struct DcbMessage {
 /// One netlink message read.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Incoming {
-    Dcb(DcbMessage),
+    Dcb(Box<DcbMessage>),
     /// `NLMSG_ERROR` with error 0: the request `seq` was done.
     Ack {
         seq: u32,
@@ -101,7 +101,7 @@ pub fn decode_message(msg: &[u8]) -> Result<Incoming, DecodeError> {
                 e => Incoming::Error { seq, errno: e.saturating_neg() },
             })
         }
-        RTM_GETDCB | RTM_SETDCB => Ok(Incoming::Dcb(decode_dcb(msg)?)),
+        RTM_GETDCB | RTM_SETDCB => Ok(Incoming::Dcb(Box::new(decode_dcb(msg)?))),
         _ => Ok(Incoming::Other { nl_type, seq }),
     }
 }
@@ -189,14 +189,14 @@ mod tests {
     #[test]
     fn a_request_reads_back_as_what_was_asked() {
         let apps = vec![DcbApp::roce_v2(3), DcbApp { selector: 1, priority: 5, protocol: 0x8906 }];
-        let set = Request::IeeeSet(IeeeObjects { apps: apps.clone(), ..Default::default() });
-        let [Ok(Incoming::Dcb(m))] = &decode(&set.encode("eth0", 9, 0).unwrap())[..] else {
+        let set = Request::ieee_set(IeeeObjects { apps: apps.clone(), ..Default::default() });
+        let [Ok(Incoming::Dcb(m))] = &decode(&set.encode("eth0", 9, 0).expect("encode"))[..] else {
             panic!("not one DCB message")
         };
         assert_eq!((m.nl_type, m.cmd, m.seq), (RTM_SETDCB, DCB_CMD_IEEE_SET, 9));
         assert_eq!(m.interface.as_deref(), Some("eth0"));
         assert_eq!(m.ieee.as_ref().map(|i| &i.apps), Some(&apps));
-        let dcbx = Request::SetDcbx(DcbxMode::HOST_IEEE).encode("eth0", 1, 0).unwrap();
+        let dcbx = Request::SetDcbx(DcbxMode::HOST_IEEE).encode("eth0", 1, 0).expect("encode");
         let [Ok(Incoming::Dcb(m))] = &decode(&dcbx)[..] else { panic!("not one DCB message") };
         assert_eq!(m.dcbx, Some(0x09));
     }
@@ -204,7 +204,8 @@ mod tests {
     #[test]
     fn garbage_is_an_error_never_a_panic() {
         for len in 0..64 {
-            let mut msg = Request::SetDcbx(DcbxMode::HOST_IEEE).encode("eth0", 1, 0).unwrap();
+            let mut msg =
+                Request::SetDcbx(DcbxMode::HOST_IEEE).encode("eth0", 1, 0).expect("encode");
             msg.resize(len, 0xff);
             let _ = decode(&msg);
         }

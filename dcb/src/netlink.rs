@@ -171,10 +171,11 @@ mod tests {
         w.close(nest);
         let msg = w.finish();
         assert_eq!(msg.len(), 20 + 8 + 4 + 12);
-        let top: Vec<_> = attrs(&msg[field::DCB_ATTRS..]).collect::<Result<_, _>>().unwrap();
+        let top: Vec<_> =
+            attrs(&msg[field::DCB_ATTRS..]).collect::<Result<_, _>>().expect("attributes");
         assert_eq!(top[0], Attr { nla_type: 14, value: &[9] });
         assert_eq!(top[1].nla_type, 13, "the nested flag is not part of the type");
-        let inner: Vec<_> = attrs(top[1].value).collect::<Result<_, _>>().unwrap();
+        let inner: Vec<_> = attrs(top[1].value).collect::<Result<_, _>>().expect("attributes");
         assert_eq!(inner, [Attr { nla_type: 2, value: &[1, 2, 3, 4, 5, 6] }]);
     }
 

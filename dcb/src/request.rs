@@ -62,7 +62,7 @@ pub enum Request {
     /// `DCB_CMD_IEEE_GET`: every IEEE object and the DCBX mode (what every `dcb … show` sends).
     IeeeGet,
     /// `DCB_CMD_IEEE_SET`: the objects given, APP entries added.
-    IeeeSet(IeeeObjects),
+    IeeeSet(Box<IeeeObjects>),
     /// `DCB_CMD_IEEE_DEL`: APP entries removed.
     AppDelete(Vec<DcbApp>),
     /// `DCB_CMD_GDCBX`: the DCBX mode.
@@ -72,6 +72,11 @@ pub enum Request {
 }
 
 impl Request {
+    /// `DCB_CMD_IEEE_SET` of `objects`.
+    pub fn ieee_set(objects: IeeeObjects) -> Self {
+        Request::IeeeSet(Box::new(objects))
+    }
+
     /// What it asks, for messages.
     pub fn describe(&self) -> String {
         match self {
@@ -141,7 +146,7 @@ mod tests {
     #[test]
     fn a_name_the_kernel_cannot_hold_is_refused_before_sending() {
         for bad in ["", "sixteen-letters!", "a\0b"] {
-            let err = Request::IeeeGet.encode(bad, 1, 0).unwrap_err();
+            let err = Request::IeeeGet.encode(bad, 1, 0).expect_err("refused");
             assert!(matches!(err, DcbError::BadInterfaceName { .. }), "{bad:?}: {err}");
         }
         assert!(Request::IeeeGet.encode("fifteen-letters", 1, 0).is_ok());

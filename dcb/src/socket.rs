@@ -84,7 +84,7 @@ impl DcbSocket {
                     source,
                 })?;
                 match incoming {
-                    Incoming::Dcb(m) if m.seq == seq => answer = Some(m),
+                    Incoming::Dcb(m) if m.seq == seq => answer = Some(*m),
                     Incoming::Ack { seq: s } if s == seq => {
                         return refused_in_answer(interface, request, answer)
                     }
@@ -113,7 +113,7 @@ impl DcbSocket {
 
     /// Sets the objects given; APP entries are added.
     pub fn ieee_set(&mut self, interface: &str, objects: &IeeeObjects) -> Result<(), DcbError> {
-        self.request(interface, &Request::IeeeSet(objects.clone())).map(drop)
+        self.request(interface, &Request::ieee_set(objects.clone())).map(drop)
     }
 
     pub fn dcbx_get(&mut self, interface: &str) -> Result<Option<DcbxMode>, DcbError> {
