@@ -149,3 +149,32 @@ fn refused_in_answer(
         None => Ok(answer),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pfc::IeeePfc;
+
+    fn answer(ieee_status: Option<u8>, dcbx: Option<u8>) -> Option<DcbMessage> {
+        Some(DcbMessage { ieee_status, dcbx, ..Default::default() })
+    }
+
+    #[test]
+    fn a_set_the_driver_refused_inside_its_answer_is_an_error_not_a_success() {
+        let set =
+            Request::ieee_set(IeeeObjects { pfc: Some(IeeePfc::default()), ..Default::default() });
+        // -EOPNOTSUPP (-95) cut to eight bits.
+        let err = refused_in_answer("eth1", &set, answer(Some(161), None)).expect_err("refused");
+        assert_eq!(err.errno(), Some(Errno::EOPNOTSUPP));
+        assert!(
+            err.to_string().starts_with("eth1: the kernel refused DCB IEEE set of PFC"),
+            "{err}"
+        );
+        assert!(refused_in_answer("eth1", &set, answer(Some(0), None)).is_ok());
+        let dcbx = Request::SetDcbx(DcbxMode::HOST_IEEE);
+        let err = refused_in_answer("eth1", &dcbx, answer(None, Some(1))).expect_err("refused");
+        assert_eq!(err.errno(), Some(Errno::EINVAL));
+        // A GET's DCBX attribute is the mode, not an outcome.
+        assert!(refused_in_answer("eth1", &Request::IeeeGet, answer(None, Some(9))).is_ok());
+    }
+}
