@@ -17,16 +17,16 @@ pub enum DecodeError {
 #[derive(Debug, thiserror::Error)]
 pub enum DcbError {
     /// The kernel refused it: an `NLMSG_ERROR`, or the status attribute of a SET's reply.
-    #[error("{interface}: the kernel refused DCB {request}: {errno:?} ({})", errno.desc())]
+    #[error("{interface}: the kernel refused DCB {request}: {errno:?} ({})", describe(*errno))]
     Refused { interface: String, request: String, errno: Errno },
     /// The socket failed (opening it, sending, receiving, or no answer in time).
-    #[error("{interface}: DCB {request} over netlink: {op} failed: {errno:?} ({})", errno.desc())]
+    #[error("{interface}: DCB {request} over netlink: {op} failed: {errno:?} ({})", describe(*errno))]
     Socket { interface: String, request: String, op: &'static str, errno: Errno },
     /// The kernel's answer could not be read.
     #[error("{interface}: DCB {request}: unreadable reply: {source}")]
     Reply { interface: String, request: String, source: DecodeError },
     /// No netlink socket could be opened.
-    #[error("opening a NETLINK_ROUTE socket for DCB failed: {errno:?} ({})", errno.desc())]
+    #[error("opening a NETLINK_ROUTE socket for DCB failed: {errno:?} ({})", describe(*errno))]
     Open { errno: Errno },
     /// An interface name the kernel cannot hold (empty, or longer than IFNAMSIZ - 1).
     #[error("{interface:?} is not an interface name (1 to 15 octets)")]
@@ -45,5 +45,15 @@ impl DcbError {
     /// True when the interface has no DCB operations at all (veth, most virtual devices).
     pub fn not_supported(&self) -> bool {
         self.errno() == Some(Errno::EOPNOTSUPP)
+    }
+}
+
+/// The C library's words for `errno` ("Operation not supported" for EOPNOTSUPP, as `dcb` and
+/// `ip` print it), without Rust's "(os error N)".
+fn describe(errno: Errno) -> String {
+    let text = std::io::Error::from_raw_os_error(errno as i32).to_string();
+    match text.rfind(" (os error ") {
+        Some(end) => text[..end].to_string(),
+        None => text,
     }
 }
