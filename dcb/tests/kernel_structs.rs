@@ -8,8 +8,11 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::Command;
 
+use pfc_dcb::app::APP_SEL_ETHERTYPE;
 use pfc_dcb::ets::{TSA_CB_SHAPER, TSA_ETS, TSA_STRICT};
-use pfc_dcb::kernel::{DCB_CMD_IEEE_DEL, DCB_CMD_IEEE_SET, RTM_SETDCB};
+use pfc_dcb::kernel::{
+    DCB_CMD_IEEE_DEL, DCB_CMD_IEEE_GET, DCB_CMD_IEEE_SET, RTM_GETDCB, RTM_SETDCB,
+};
 use pfc_dcb::{
     decode, DcbApp, DcbBuffer, DcbxMode, IeeeEts, IeeeObjects, IeeePfc, Incoming, Request,
 };
@@ -99,9 +102,7 @@ fn ours() -> Vec<(&'static str, Request)> {
 #[test]
 fn our_messages_are_the_octets_the_kernels_structs_make() {
     let Some(theirs) = c_messages() else { return };
-    let ours = ours();
-    assert_eq!(theirs.len(), ours.len(), "the C program printed {:?}", theirs.keys());
-    for (name, request) in ours {
+    for (name, request) in ours() {
         let mine = request.encode(INTERFACE, 0, 0).expect("encode");
         assert_eq!(hex::encode(&mine), hex::encode(&theirs[name]), "{name}");
     }
@@ -132,4 +133,26 @@ fn our_decoder_reads_the_kernels_structs_back_to_their_values() {
     assert_eq!(dcb_message(&theirs["app-add"]).cmd, DCB_CMD_IEEE_SET);
     assert_eq!(dcb_message(&theirs["app-del"]).cmd, DCB_CMD_IEEE_DEL);
     assert_eq!(dcb_message(&theirs["dcbx-set"]).dcbx, Some(DcbxMode::HOST_IEEE.0));
+}
+
+#[test]
+fn our_decoder_reads_the_kernels_answers_ours_apart_from_the_peers() {
+    let Some(theirs) = c_messages() else { return };
+    let get = dcb_message(&theirs["ieee-get-answer"]);
+    assert_eq!((get.nl_type, get.cmd), (RTM_GETDCB, DCB_CMD_IEEE_GET));
+    assert_eq!(get.interface.as_deref(), Some(INTERFACE));
+    let fcoe = DcbApp { selector: APP_SEL_ETHERTYPE, priority: 3, protocol: 0x8906 };
+    // The rate limits and the peer's ETS and PFC (enabled on every priority) are not ours.
+    let expected = IeeeObjects {
+        ets: Some(ets()),
+        pfc: Some(pfc()),
+        buffer: Some(buffer()),
+        apps: vec![DcbApp::roce_v2(3), fcoe],
+    };
+    assert_eq!(get.ieee, Some(expected));
+    assert_eq!(get.dcbx, Some(DcbxMode::HOST_IEEE.0));
+    // A SET the driver refused: its answer carries -EOPNOTSUPP cut to one octet.
+    let set = dcb_message(&theirs["ieee-set-answer"]);
+    assert_eq!((set.nl_type, set.cmd, set.ieee_status), (RTM_SETDCB, DCB_CMD_IEEE_SET, Some(161)));
+    assert_eq!(set.ieee, None);
 }

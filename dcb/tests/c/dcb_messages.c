@@ -3,12 +3,16 @@
  * fills struct ieee_pfc, struct ieee_ets, struct dcbnl_buffer, struct dcb_app, struct dcbmsg
  * and struct nlmsghdr, lays attributes out with NLA_HDRLEN/NLA_ALIGN and nests them with
  * NLA_F_NESTED as libmnl does, and prints each message as "<name> <hex>", sequence number and
- * port id 0. The values are the ones tests/kernel_structs.rs expects.
+ * port id 0. The values are the ones tests/kernel_structs.rs expects. It also lays out the
+ * kernel's answers as net/dcb/dcbnl.c builds them (dcbnl_ieee_fill: nests without the flag,
+ * rate limits and the peer's objects beside ours, the DCBX mode after the nest; a SET's
+ * outcome as one octet), for the decoder.
  *
  * Usage: dcb_messages IFNAME
  */
 #include <stdio.h>
 #include <string.h>
+#include <errno.h>
 #include <sys/socket.h>
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
@@ -46,6 +50,11 @@ static struct nlattr *put(struct nlmsghdr *nlh, __u16 type, const void *data, si
 static struct nlattr *nest_start(struct nlmsghdr *nlh, __u16 type)
 {
 	return put(nlh, type | NLA_F_NESTED, NULL, 0);
+}
+
+static struct nlattr *nest_start_noflag(struct nlmsghdr *nlh, __u16 type)
+{
+	return put(nlh, type, NULL, 0);
 }
 
 static void nest_end(struct nlmsghdr *nlh, struct nlattr *nest)
@@ -138,6 +147,41 @@ int main(int argc, char **argv)
 	nlh = begin(RTM_GETDCB, DCB_CMD_IEEE_GET);
 	put(nlh, DCB_ATTR_IFNAME, ifname, strlen(ifname) + 1);
 	print("ieee-get", nlh);
+
+	{
+		struct ieee_maxrate maxrate;
+		struct ieee_pfc peer_pfc;
+		struct dcb_app fcoe = { .selector = IEEE_8021QAZ_APP_SEL_ETHERTYPE, .priority = 3, .protocol = 0x8906 };
+		struct nlattr *ieee, *table;
+		__u8 err = (__u8)-EOPNOTSUPP;
+
+		memset(&maxrate, 0xee, sizeof(maxrate));
+		memset(&peer_pfc, 0, sizeof(peer_pfc));
+		peer_pfc.pfc_en = 0xff;
+		peer_pfc.delay = 7;
+		nlh = begin(RTM_GETDCB, DCB_CMD_IEEE_GET);
+		nlh->nlmsg_flags = 0;
+		put(nlh, DCB_ATTR_IFNAME, ifname, strlen(ifname) + 1);
+		ieee = nest_start_noflag(nlh, DCB_ATTR_IEEE);
+		put(nlh, DCB_ATTR_IEEE_ETS, &ets, sizeof(ets));
+		put(nlh, DCB_ATTR_IEEE_MAXRATE, &maxrate, sizeof(maxrate));
+		put(nlh, DCB_ATTR_IEEE_PFC, &pfc, sizeof(pfc));
+		put(nlh, DCB_ATTR_DCB_BUFFER, &buffer, sizeof(buffer));
+		table = nest_start_noflag(nlh, DCB_ATTR_IEEE_APP_TABLE);
+		put(nlh, DCB_ATTR_IEEE_APP, &roce, sizeof(roce));
+		put(nlh, DCB_ATTR_IEEE_APP, &fcoe, sizeof(fcoe));
+		nest_end(nlh, table);
+		put(nlh, DCB_ATTR_IEEE_PEER_ETS, &ets, sizeof(ets));
+		put(nlh, DCB_ATTR_IEEE_PEER_PFC, &peer_pfc, sizeof(peer_pfc));
+		nest_end(nlh, ieee);
+		put(nlh, DCB_ATTR_DCBX, &mode, sizeof(mode));
+		print("ieee-get-answer", nlh);
+
+		nlh = begin(RTM_SETDCB, DCB_CMD_IEEE_SET);
+		nlh->nlmsg_flags = 0;
+		put(nlh, DCB_ATTR_IEEE, &err, sizeof(err));
+		print("ieee-set-answer", nlh);
+	}
 
 	nlh = begin(RTM_GETDCB, DCB_CMD_GDCBX);
 	put(nlh, DCB_ATTR_IFNAME, ifname, strlen(ifname) + 1);
