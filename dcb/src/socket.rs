@@ -72,7 +72,7 @@ impl DcbSocket {
                 match recv(self.fd.as_raw_fd(), &mut buf, MsgFlags::empty()) {
                     Err(Errno::EINTR) => continue,
                     Err(Errno::EAGAIN) => {
-                        return Err(failed("an answer in time")(Errno::ETIMEDOUT))
+                        return Err(failed("waiting 5 s for the answer")(Errno::ETIMEDOUT))
                     }
                     other => break other.map_err(failed("receive"))?,
                 }
