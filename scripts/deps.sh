@@ -16,12 +16,14 @@
 #   python3-venv                     a virtual environment for pyang (PyPI only), which checks
 #                                    our YANG modules (scripts/yang-check.sh)
 #   iproute2, ethtool                veth pairs and network namespaces in tests
-#   strace                           shows that a commit is synced to disk before its reply
+#   strace                           shows that a commit is synced to disk before its reply, and
+#                                    what iproute2's dcb sends (DCB netlink interop test)
+#   gcc, libc6-dev, linux-libc-dev   compile a C encoder against the kernel's <linux/dcbnl.h>
 set -euo pipefail
 
 packages=(cmake libpcre2-dev pkg-config tshark python3-scapy python3-ncclient python3-lxml
           lldpd lldpad libyang2-tools iproute2 ethtool libpcap-dev yangcli
-          libssl-dev strace python3-venv)
+          libssl-dev strace python3-venv gcc libc6-dev linux-libc-dev)
 
 missing=()
 for p in "${packages[@]}"; do

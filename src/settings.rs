@@ -14,6 +14,7 @@
 //! max-frame = 9216                # the largest frame forwarded, octets without FCS
 //! receive-buffer = 1048576        # octets per port for the lossless priorities together
 //! max-transit-ms = 1000           # frames held longer are discarded (802.1Q 6.5.6), 1..4000
+//! data-plane = "bridge"           # pfcd's software bridge; "nic": the NICs' own PFC (DCB netlink)
 //!
 //! [lab]
 //! time-ratio = 0.001              # simulated seconds per wall-clock second
@@ -75,6 +76,19 @@ pub struct InterfaceSettings {
     pub max_transit_ms: u64,
     /// `[interfaces.cables]`, no longer read: present, it is refused ([`CABLES_MOVED`]).
     pub cables: Option<Removed>,
+    /// What carries the frames and PFC of these interfaces. Default the software bridge.
+    pub data_plane: DataPlane,
+}
+
+/// What carries the frames and PFC of the interfaces.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum DataPlane {
+    /// pfcd's software bridge forwards between them (`pfc-bridge`, `src/real/`).
+    #[default]
+    Bridge,
+    /// Each interface's NIC runs PFC itself, programmed through DCB netlink (`src/nic/`).
+    Nic,
 }
 
 /// A table pfcd no longer reads, whatever it holds: kept only so that its presence can be
@@ -106,6 +120,7 @@ impl Default for InterfaceSettings {
             receive_buffer: 1 << 20,
             max_transit_ms: 1_000,
             cables: None,
+            data_plane: DataPlane::Bridge,
         }
     }
 }
@@ -334,6 +349,19 @@ mod tests {
             let e = s.check().expect_err("refused");
             assert!(e.contains("max-transit-ms") && e.contains("1 to 4000"), "{e}");
         }
+    }
+
+    #[test]
+    fn the_data_plane_is_the_bridge_unless_the_nic_is_asked_for() {
+        let text = "ports = \"interfaces\"\n[interfaces]\nnames = [\"p1\"]\n";
+        let s: Settings = toml::from_str(text).expect("parses");
+        assert_eq!(s.interfaces.data_plane, DataPlane::Bridge);
+        let s: Settings = toml::from_str(&format!("{text}data-plane = \"nic\"\n")).expect("parses");
+        assert_eq!(s.interfaces.data_plane, DataPlane::Nic);
+        let e = toml::from_str::<Settings>(&format!("{text}data-plane = \"switch\"\n"))
+            .expect_err("refused")
+            .to_string();
+        assert!(e.contains("data-plane") && e.contains("`bridge` or `nic`"), "{e}");
     }
 
     #[test]

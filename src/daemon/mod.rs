@@ -17,7 +17,7 @@ use crate::lab::Lab;
 use crate::northbound;
 use crate::ports::set::PortSet;
 use crate::real::RealPorts;
-use crate::settings::{Ports, Settings, SettingsSource};
+use crate::settings::{DataPlane, Ports, Settings, SettingsSource};
 
 /// Why pfcd stopped with an error.
 #[derive(Debug, thiserror::Error)]
@@ -32,6 +32,8 @@ pub enum DaemonError {
     Lab(std::io::Error),
     #[error("cannot start the bridge on the interfaces: {0}")]
     Interfaces(String),
+    #[error("cannot start on the interfaces' NICs: {0}")]
+    Nic(String),
     #[error("cannot start the async runtime: {0}")]
     Runtime(std::io::Error),
     #[error(transparent)]
@@ -50,6 +52,9 @@ const BLOCKING: usize = 8;
 /// Runs pfcd until SIGTERM or SIGINT; `source` is where `settings` came from (SIGHUP reads it
 /// again).
 pub fn run(settings: Settings, source: SettingsSource) -> Result<(), DaemonError> {
+    if settings.ports == Ports::Interfaces && settings.interfaces.data_plane == DataPlane::Nic {
+        crate::nic::check_before_start(&settings.interfaces.names).map_err(DaemonError::Nic)?;
+    }
     startup_signals::hold_hangups().map_err(|e| DaemonError::Signals(e.into()))?;
     let state_dir = &settings.state_dir;
     mgmt::state_dir::prepare(state_dir)?;

@@ -49,6 +49,8 @@ first start configures every interface as a Bridge Port with PFC off and LLDP on
   max-frame = 9216              # the largest frame forwarded, octets without FCS
   receive-buffer = 1048576      # octets per port for the PFC-enabled priorities
   max-transit-ms = 1000         # frames held longer are discarded (802.1Q 6.5.6; 1-4000)
+  data-plane = \"bridge\"         # \"nic\": the NICs run PFC, through DCB netlink (refused,
+                                # naming each interface, where a driver has no DCB)
   [lab]
   time-ratio = 0.001            # simulated seconds per wall-clock second (0 < r <= 1)
   tick-ms = 50                  # how often each port catches up with the clock
