@@ -153,6 +153,18 @@ impl Forwarder {
         }
     }
 
+    /// Whether port `i`'s buffer has room for `frame` now: false only for a frame of a lossless
+    /// priority whose allocation it would overflow. Such a frame is left where it waits (the
+    /// receive ring, part of the priority's buffer) rather than dropped.
+    pub fn has_room<P>(&self, port: &BridgePort<P>, frame: &[u8]) -> bool {
+        let Ok((header, _)) = EthernetHeader::parse(frame) else { return true };
+        if header.ethertype == EtherType::MAC_CONTROL && header.vlan.is_none() {
+            return true;
+        }
+        let priority = usize::from(header.priority(port.setup.default_priority)) % PRIORITIES;
+        port.ingress.has_room(priority, frame.len())
+    }
+
     /// A MAC Control frame on port `i`: PFC (or, with PFC off, PAUSE) pauses the port's
     /// transmit side in the pipeline.
     fn mac_control<P>(

@@ -68,6 +68,7 @@ pub fn run<P: BridgeIo>(
     let mut batches = Batches {
         data: ports.iter().map(|_| RxBatch::new(RX_BURST, fwd.max_len + 4)).collect(),
         control: RxBatch::new(CONTROL_BURST, fwd.max_len + 4),
+        tagged: Vec::with_capacity(fwd.max_len + 4),
     };
     let mut departures: Vec<Departure> = Vec::new();
     let mut last_publish = epoch.start;
@@ -220,9 +221,12 @@ fn wait<P: BridgeIo>(
             timeout = timeout.min(Duration::from_nanos(ps / 1_000).max(Duration::from_micros(1)));
         }
     }
+    // A ring whose front frame waits for buffer room is readable until frames leave: not
+    // waited for (what frees the room is a send, due at one of the times above).
     let mut fds: Vec<PollFd> = ports
         .iter()
-        .flat_map(|p| [p.io.as_fd(), p.io.control_fd()])
+        .flat_map(|p| [(!p.rx_held).then(|| p.io.as_fd()), Some(p.io.control_fd())])
+        .flatten()
         .map(|fd| PollFd::new(fd, PollFlags::POLLIN))
         .collect();
     fds.extend(wakers.into_iter().flatten().map(|fd| PollFd::new(fd, PollFlags::POLLIN)));

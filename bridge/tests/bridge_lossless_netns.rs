@@ -1,0 +1,123 @@
+//! A sender faster than pfc-bridge loses nothing of a lossless priority: h1 — [p1 pfc-bridge
+//! p2] — h2, h1 offers 4 Gb/s and then 10 Gb/s of PFC priority 3 (pfc-traffic) while another
+//! process keeps one of the machine's cores busy. The bridge's receive ring says how many frames
+//! wait for it, and from an eighth full it pauses h1, so:
+//!
+//! - every frame h1 sent arrives at h2, once and in order;
+//! - the kernel dropped none on the bridge's side (its ring's and sockets' own counters) and
+//!   the bridge's lossless buffer none;
+//! - h1 was paused (it was faster than the bridge).
+//!
+//! Needs root (namespaces); skipped loudly without it, failed in CI.
+
+use std::process::{Child, Command, Stdio};
+use std::sync::Mutex;
+use std::time::Duration;
+
+use serde_json::Value;
+use test_support::bridge::{port, start_bridge, state_when};
+use test_support::hosts::{hosts, Hosts};
+use test_support::netns::{can_run, Netns};
+use test_support::Scratch;
+
+/// A process that keeps one core busy until dropped.
+struct BusyCore(Child);
+
+impl BusyCore {
+    fn start() -> BusyCore {
+        let child = Command::new("/bin/sh")
+            .args(["-c", "while :; do :; done"])
+            .spawn()
+            .expect("a busy loop starts");
+        BusyCore(child)
+    }
+}
+
+impl Drop for BusyCore {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn traffic(ns: &Netns, args: &[&str]) -> Child {
+    ns.command(test_support::program("pfc-traffic"))
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("pfc-traffic starts")
+}
+
+fn report(child: Child, what: &str) -> Value {
+    let out = child.wait_with_output().expect("wait");
+    assert!(out.status.success(), "{what}: {}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{what} JSON: {e}"))
+}
+
+fn n(v: &Value) -> u64 {
+    v.as_u64().unwrap_or_else(|| panic!("not a count: {v}"))
+}
+
+/// h1 offers `rate` of priority 3 in 1000-octet frames for 2 s through the bridge, one core
+/// kept busy meanwhile; what h1 sent, what h2 received, and the bridge's final state.
+fn offer(tag: &str, rate: &str) -> (Value, Value, Value) {
+    let scratch = Scratch::new(&format!("bridge-{tag}"));
+    let Hosts { h1_ns, sw, h2_ns, .. } = hosts(tag);
+    // The watchdog off: h1 is meant to be paused for as long as the bridge is behind.
+    let args = [
+        "--port",
+        "p1,pfc=3,watchdog=off",
+        "--port",
+        "p2,pfc=3,watchdog=off",
+        "--max-frame",
+        "1522",
+        "--max-transit-ms",
+        "4000",
+    ];
+    let (state, _bridge) = start_bridge(&sw, &scratch, &args);
+    let _busy = BusyCore::start();
+    let receiver = traffic(&h2_ns, &["recv", "-i", "eth0", "--json", "--idle", "1500ms"]);
+    std::thread::sleep(Duration::from_millis(300));
+    let flow = format!("3:{rate}:1000");
+    let sender =
+        traffic(&h1_ns, &["send", "-i", "eth0", "--json", "--flow", &flow, "--duration", "2s"]);
+    let sent = report(sender, "pfc-traffic send");
+    let received = report(receiver, "pfc-traffic recv");
+    // h2 stopped 1.5 s after the last frame: the bridge holds none now.
+    let state = state_when(&state, "the bridge empty", |s| s["frames_in_bridge"] == 0);
+    (sent, received, state)
+}
+
+/// The runs load both cores: one at a time.
+static SERIAL: Mutex<()> = Mutex::new(());
+
+fn lossless_at(tag: &str, rate: &str) {
+    let _one_at_a_time = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let (sent, received, state) = offer(tag, rate);
+    let (s3, r3) = (&sent["priorities"]["3"], &received["priorities"]["3"]);
+    let p1 = port(&state, "p1");
+    assert_eq!(p1["receive_path"], "ring", "p1 receives through its ring: {p1}");
+    assert_eq!(n(&p1["rx_kernel_drops"]), 0, "the kernel dropped none: {p1}");
+    assert_eq!(n(&p1["lossless_drops"]), 0, "the bridge's buffer dropped none: {p1}");
+    assert_eq!(n(&r3["frames"]), n(&s3["frames"]), "h2 got every frame h1 sent: {r3} {s3}");
+    assert_eq!((n(&r3["lost"]), n(&r3["reordered"])), (0, 0), "none lost, in order: {r3}");
+    assert!(n(&s3["pause_ns"]) > 0, "h1, faster than the bridge, was paused: {s3} {p1}");
+    assert!(n(&p1["pfc_requests"]) > 0, "the bridge sent PFC to h1: {p1}");
+}
+
+#[test]
+fn four_gbps_of_a_lossless_priority_with_a_core_busy_loses_nothing() {
+    if !can_run("four_gbps_of_a_lossless_priority_with_a_core_busy_loses_nothing") {
+        return;
+    }
+    lossless_at("ll4", "4Gbps");
+}
+
+#[test]
+fn ten_gbps_of_a_lossless_priority_with_a_core_busy_loses_nothing() {
+    if !can_run("ten_gbps_of_a_lossless_priority_with_a_core_busy_loses_nothing") {
+        return;
+    }
+    lossless_at("ll10", "10Gbps");
+}
