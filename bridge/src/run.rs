@@ -106,13 +106,15 @@ pub fn run<P: BridgeIo>(
             }
         }
         watch.step(&mut ports, &mut fwd, wall);
-        for p in 0..ports.len() {
-            flush_backlog(&mut ports, p, &mut fwd, &mut batches.control, &clock);
-        }
-        // A port whose link is down sends nothing (its frames are dropped by the watch).
+        // PFC before data: an XOFF this turn's receive asked for leaves before the turn's
+        // frames. A port whose link is down sends nothing (its frames are dropped by the watch).
         for port in ports.iter_mut().filter(|p| p.link_up) {
             pfc_initiator(port, now);
             headroom_measurement(port, epoch.start);
+        }
+        let mut more_due = false;
+        for p in 0..ports.len() {
+            more_due |= flush_backlog(&mut ports, p, &mut fwd, &mut batches.control, &clock);
         }
         fwd.fdb.age(wall, AGE_PER_TURN);
         if wall - last_publish >= PUBLISH_EVERY {
@@ -120,7 +122,9 @@ pub fn run<P: BridgeIo>(
             publish(&published, &ports, &fwd);
             last_publish = wall;
         }
-        wait(&ports, &fwd, now, moved, [Some(woken.as_fd()), watch.notifications()]);
+        if !more_due {
+            wait(&ports, &fwd, now, moved, [Some(woken.as_fd()), watch.notifications()]);
+        }
     }
     publish(&published, &ports, &fwd);
 }
@@ -207,7 +211,7 @@ fn wait<P: BridgeIo>(
         let stopped = p.stopped(now);
         p.tx_backlog.iter().any(|h| stopped & (1 << frame_priority(fwd, *h)) == 0)
     });
-    let busy = backlog || (moved && fwd.store.in_use() > 0);
+    let busy = backlog || (moved && fwd.store.in_use() > 0) || ports.iter().any(|p| p.rx_held);
     let mut timeout = if busy { BUSY_WAIT } else { IDLE_WAIT };
     for port in ports {
         let due = [

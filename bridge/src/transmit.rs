@@ -14,8 +14,13 @@ use super::BridgeIo;
 
 /// Frames handed to one port's socket per system call.
 const TX_BURST: usize = 64;
+/// Frames sent to one port per turn of the loop: a turn that sent a whole backlog one lossless
+/// frame at a time could last milliseconds, while no receive ring is read and no PFC refresh
+/// goes out. The rest waits for the next turn, a few microseconds later.
+pub const TX_PER_TURN: usize = 256;
 
-/// Sends port `p`'s waiting frames in order until the socket refuses one for now.
+/// Sends port `p`'s waiting frames in order until the socket refuses one for now, or
+/// [`TX_PER_TURN`] have gone (then returns true: more are due at once).
 ///
 /// Frames of a priority the peer holds paused stay, in their order, until it releases them:
 /// the pipeline sent them before it knew of the pause, but they have not left. A frame of a
@@ -29,10 +34,14 @@ pub fn flush_backlog<P: BridgeIo>(
     fwd: &mut Forwarder,
     control: &mut RxBatch,
     clock: &Clock,
-) {
+) -> bool {
     let mut held: Vec<u32> = Vec::new();
     let mut held_priorities = 0u8;
+    let mut budget = TX_PER_TURN;
     while let Some(&head) = ports[p].tx_backlog.front() {
+        if budget == 0 {
+            break;
+        }
         let priority = frame_priority(fwd, head);
         let expired = fwd
             .store
@@ -78,6 +87,7 @@ pub fn flush_backlog<P: BridgeIo>(
                 .take_while(|h| not_now & (1 << frame_priority(fwd, *h)) == 0)
                 .collect()
         };
+        budget = budget.saturating_sub(handles.len());
         if !send_frames(ports, p, fwd, &handles, clock) {
             break;
         }
@@ -87,6 +97,7 @@ pub fn flush_backlog<P: BridgeIo>(
     }
     let waiting = super::watchdog::waiting(&ports[p], p, fwd, held_priorities);
     ports[p].watchdog.waiting(clock.wall(), waiting);
+    budget == 0
 }
 
 /// Sends `handles` (the head of port `p`'s backlog) in one system call and takes what was
