@@ -82,6 +82,11 @@ pub trait BridgeIo: FramePort + AsFd + Send {
         None
     }
     fn put_ring(&mut self, _ring: ring::RxRing) {}
+    /// The MAC Control socket's ring, taken and put back likewise; `None`: `recv_control`.
+    fn take_control_ring(&mut self) -> Option<ring::RxRing> {
+        None
+    }
+    fn put_control_ring(&mut self, _ring: ring::RxRing) {}
     /// The receive ring's slots; 0 without a ring.
     fn ring_slots(&self) -> usize {
         0

@@ -160,6 +160,11 @@ pub fn take_mac_control<P: BridgeIo>(
     fwd: &mut Forwarder,
     clock: &Clock,
 ) -> usize {
+    if let Some(mut ring) = ports[i].io.take_control_ring() {
+        let taken = drain_control_ring(ports, i, &mut ring, fwd, clock);
+        ports[i].io.put_control_ring(ring);
+        return taken;
+    }
     let mut taken = 0;
     for _ in 0..CONTROL_CALLS_PER_LOOK {
         match ports[i].io.recv_control(batch) {
@@ -184,6 +189,32 @@ pub fn take_mac_control<P: BridgeIo>(
         if batch.len() < batch.capacity() {
             break;
         }
+    }
+    taken
+}
+
+/// The MAC Control frames waiting in port `i`'s control ring, up to what
+/// [`CONTROL_CALLS_PER_LOOK`] calls would take: a look costs a read of one status word when
+/// none waits, so it can precede every lossless frame sent.
+fn drain_control_ring<P: BridgeIo>(
+    ports: &mut [BridgePort<P>],
+    i: usize,
+    ring: &mut super::ring::RxRing,
+    fwd: &mut Forwarder,
+    clock: &Clock,
+) -> usize {
+    let mut taken = 0;
+    let at = Instant::now();
+    for _ in 0..CONTROL_CALLS_PER_LOOK * CONTROL_BURST {
+        let Some(frame) = ring.front() else { break };
+        // A tagged one is no MAC Control frame, and a truncated one none either (PFC frames
+        // are 64 octets); both are counted from the ring of every frame.
+        if frame.tag.is_none() && !frame.truncated && is_mac_control(frame.data) {
+            let arrived = clock.arrival(Some(frame.received_ns), fwd.engine.now());
+            fwd.receive(ports, i, frame.data, at, arrived);
+            taken += 1;
+        }
+        ring.advance();
     }
     taken
 }

@@ -15,6 +15,10 @@ use tracing::warn;
 use super::ring::{RingOptions, RxRing};
 use super::BridgeIo;
 
+/// The MAC Control socket's ring: 1 MiB, 640 slots of a tagged 1522-octet frame (PFC frames
+/// are 64 octets; a longer 88-08 frame is no MAC Control frame and only its start is kept).
+const CONTROL_RING: RingOptions = RingOptions { octets: 1 << 20, max_frame: 1522 };
+
 #[derive(Debug)]
 pub struct PortSockets {
     data: RawPort,
@@ -24,6 +28,8 @@ pub struct PortSockets {
     truncated_taken: u64,
     /// The data socket's receive ring (`None` while the loop reads it, or without one).
     ring: Option<RxRing>,
+    /// The MAC Control socket's, when the data socket has one: looking costs no system call.
+    control_ring: Option<RxRing>,
     /// Its slots (0: no ring).
     ring_slots: usize,
     /// Frames lost before the ring was attached (queued on the socket then), not yet taken.
@@ -51,7 +57,7 @@ impl PortSockets {
             timestamps: options.timestamps,
             ..RawOptions::default()
         };
-        let control = RawPort::open(interface, &control_options)?;
+        let mut control = RawPort::open(interface, &control_options)?;
         // Bound to no protocol: it receives nothing.
         let stamped_options =
             RawOptions { ethertype: Some(0), tx_timestamps: true, ..RawOptions::default() };
@@ -74,8 +80,23 @@ impl PortSockets {
                 lost_at_open += batch.len() as u64;
             }
         }
+        let control_ring = ring.as_ref().and_then(|_| {
+            let r = RxRing::attach(control.as_fd(), CONTROL_RING);
+            let mut batch = RxBatch::new(dataplane::io::MAX_BATCH, 64);
+            while control.recv_batch(&mut batch).is_ok_and(|n| n > 0) {}
+            r.ok()
+        });
         let ring_slots = ring.as_ref().map_or(0, RxRing::slots);
-        Ok(PortSockets { data, control, stamped, truncated_taken: 0, ring, ring_slots, lost_at_open })
+        Ok(PortSockets {
+            data,
+            control,
+            stamped,
+            truncated_taken: 0,
+            ring,
+            control_ring,
+            ring_slots,
+            lost_at_open,
+        })
     }
 }
 
@@ -149,6 +170,14 @@ impl BridgeIo for PortSockets {
 
     fn put_ring(&mut self, ring: RxRing) {
         self.ring = Some(ring);
+    }
+
+    fn take_control_ring(&mut self) -> Option<RxRing> {
+        self.control_ring.take()
+    }
+
+    fn put_control_ring(&mut self, ring: RxRing) {
+        self.control_ring = Some(ring);
     }
 
     fn ring_slots(&self) -> usize {

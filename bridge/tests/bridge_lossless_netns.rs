@@ -65,6 +65,8 @@ fn offer(tag: &str, rate: &str) -> (Value, Value, Value) {
     let scratch = Scratch::new(&format!("bridge-{tag}"));
     let Hosts { h1_ns, sw, h2_ns, .. } = hosts(tag);
     // The watchdog off: h1 is meant to be paused for as long as the bridge is behind.
+    // A ring of 256 MiB, 163 840 slots: while the busy core keeps the bridge's thread from
+    // running (longer than one pause lasts, so h1 resumes), the ring holds what h1 sends.
     let args = [
         "--port",
         "p1,pfc=3,watchdog=off",
@@ -72,12 +74,19 @@ fn offer(tag: &str, rate: &str) -> (Value, Value, Value) {
         "p2,pfc=3,watchdog=off",
         "--max-frame",
         "1522",
+        "--rx-ring-mib",
+        "256",
         "--max-transit-ms",
         "4000",
     ];
     let (state, _bridge) = start_bridge(&sw, &scratch, &args);
     let _busy = BusyCore::start();
-    let receiver = traffic(&h2_ns, &["recv", "-i", "eth0", "--json", "--idle", "1500ms"]);
+    // h2 is a software receiver that sends no PFC: its socket holds what arrives while it is
+    // not running.
+    let receiver = traffic(
+        &h2_ns,
+        &["recv", "-i", "eth0", "--json", "--idle", "1500ms", "--socket-buffer", "256MiB"],
+    );
     std::thread::sleep(Duration::from_millis(300));
     let flow = format!("3:{rate}:1000");
     let sender =
@@ -100,6 +109,7 @@ fn lossless_at(tag: &str, rate: &str) {
     assert_eq!(p1["receive_path"], "ring", "p1 receives through its ring: {p1}");
     assert_eq!(n(&p1["rx_kernel_drops"]), 0, "the kernel dropped none: {p1}");
     assert_eq!(n(&p1["lossless_drops"]), 0, "the bridge's buffer dropped none: {p1}");
+    assert_eq!(n(&received["kernel_drops"]), 0, "h2's own socket dropped none: {received}");
     assert_eq!(n(&r3["frames"]), n(&s3["frames"]), "h2 got every frame h1 sent: {r3} {s3}");
     assert_eq!((n(&r3["lost"]), n(&r3["reordered"])), (0, 0), "none lost, in order: {r3}");
     assert!(n(&s3["pause_ns"]) > 0, "h1, faster than the bridge, was paused: {s3} {p1}");

@@ -64,7 +64,7 @@ struct Cli {
     /// exactly how many frames wait there and pauses the peer's PFC priorities from an eighth
     /// full, so the kernel drops none. 0, or an interface that refuses a ring (said in the
     /// log), receives through the socket's queue instead; the state's `receive_path` says which.
-    #[arg(long, default_value_t = 32, value_parser = clap::value_parser!(u64).range(0..=1024))]
+    #[arg(long, default_value_t = 64, value_parser = clap::value_parser!(u64).range(0..=1024))]
     rx_ring_mib: u64,
     /// Rewrite this file with the state as JSON every half second.
     #[arg(long)]
