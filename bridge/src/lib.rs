@@ -214,6 +214,7 @@ impl Bridge {
             max_len: usize::from(setup.max_frame),
             pending_mode: None,
             max_transit: Picos::from_duration(setup.max_transit),
+            out: Vec::new(),
         };
         let stop = Arc::new(AtomicBool::new(false));
         let published = Arc::new(Mutex::new(BridgeSnapshot::take(&ports, &fwd)));

@@ -75,20 +75,27 @@ pub fn flush_backlog<P: BridgeIo>(
             held.extend(ports[p].tx_backlog.pop_front());
             continue;
         }
-        let handles: Vec<u32> = if lossless {
-            vec![head]
+        // The head alone, or the lossy frames after it up to the first a pause may stop.
+        let mut handles = [0u32; TX_BURST];
+        let count = if lossless {
+            handles[0] = head;
+            1
         } else {
             let not_now = stopped | pausable;
-            ports[p]
+            let burst = ports[p]
                 .tx_backlog
                 .iter()
                 .take(TX_BURST)
-                .copied()
-                .take_while(|h| not_now & (1 << frame_priority(fwd, *h)) == 0)
-                .collect()
+                .take_while(|h| not_now & (1 << frame_priority(fwd, **h)) == 0);
+            let mut n = 0;
+            for (slot, h) in handles.iter_mut().zip(burst) {
+                *slot = *h;
+                n += 1;
+            }
+            n
         };
-        budget = budget.saturating_sub(handles.len());
-        if !send_frames(ports, p, fwd, &handles, clock) {
+        budget = budget.saturating_sub(count);
+        if !send_frames(ports, p, fwd, &handles[..count], clock) {
             break;
         }
     }
@@ -109,11 +116,15 @@ fn send_frames<P: BridgeIo>(
     handles: &[u32],
     clock: &Clock,
 ) -> bool {
-    let frames: Vec<&[u8]> = handles.iter().map(|h| fwd.store.get(*h)).collect();
+    let mut frames: [&[u8]; TX_BURST] = [&[]; TX_BURST];
+    for (f, h) in frames.iter_mut().zip(handles) {
+        *f = fwd.store.get(*h);
+    }
+    let frames = &frames[..handles.len()];
     let port = &mut ports[p];
     let started = now_ns();
     let sent_at = clock.wall();
-    let (sent, failed) = match port.io.send_many(&frames) {
+    let (sent, failed) = match port.io.send_many(frames) {
         Ok(n) => (n, false),
         Err(e) if would_block(&e) => (0, false),
         Err(e) => {
@@ -125,7 +136,7 @@ fn send_frames<P: BridgeIo>(
             (0, true)
         }
     };
-    for (handle, frame) in handles.iter().zip(&frames).take(sent) {
+    for (handle, frame) in handles.iter().zip(frames).take(sent) {
         let priority = frame_priority(fwd, *handle);
         port.counters.tx_frames += 1;
         port.counters.tx_octets += frame.len() as u64;
@@ -138,8 +149,9 @@ fn send_frames<P: BridgeIo>(
         port.watchdog.frame_sent(sent_at, priority);
     }
     let done = if failed { 1 } else { sent };
-    drop(frames);
-    for handle in ports[p].tx_backlog.drain(..done).collect::<Vec<_>>() {
+    // The sent ones are the backlog's first `done`, `handles`' too.
+    ports[p].tx_backlog.drain(..done);
+    for &handle in &handles[..done] {
         fwd.release(ports, handle, p);
     }
     done == handles.len() || failed
