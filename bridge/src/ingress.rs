@@ -164,8 +164,9 @@ impl IngressBuffer {
     /// lossless priority whose allocation is full (the lossy pool's drops are the pool's).
     pub fn has_room(&self, n: usize, len: usize) -> bool {
         let n = n % PRIORITIES;
-        self.plans[n]
-            .is_none_or(|plan| self.occupancy[n] + len as u64 + FCS_OCTETS <= plan.allocation_octets)
+        self.plans[n].is_none_or(|plan| {
+            self.occupancy[n] + len as u64 + FCS_OCTETS <= plan.allocation_octets
+        })
     }
 
     /// Whether priority `n` is one of the lossy pool's.

@@ -125,8 +125,7 @@ fn drain_ring<P: BridgeIo>(
 /// The ring's frames are in no buffer of ours until read: while an eighth of it waits, the
 /// port's PFC initiator pauses every PFC priority of the peer (`BridgePort::follow_ring`).
 fn follow_ring<P: BridgeIo>(port: &mut BridgePort<P>, ring: &super::ring::RxRing) {
-    if port.follow_ring(|n| ring.holds_at_least(n), ring.slots())
-        && port.counters.behind_xoffs == 1
+    if port.follow_ring(|n| ring.holds_at_least(n), ring.slots()) && port.counters.behind_xoffs == 1
     {
         warn!(
             port = %port.setup.name,

@@ -211,7 +211,7 @@ fn wait<P: BridgeIo>(
         let stopped = p.stopped(now);
         p.tx_backlog.iter().any(|h| stopped & (1 << frame_priority(fwd, *h)) == 0)
     });
-    let busy = backlog || (moved && fwd.store.in_use() > 0) || ports.iter().any(|p| p.rx_held);
+    let busy = backlog || (moved && fwd.store.in_use() > 0);
     let mut timeout = if busy { BUSY_WAIT } else { IDLE_WAIT };
     for port in ports {
         let due = [

@@ -109,7 +109,8 @@ impl RxRing {
     /// The oldest frame the kernel has handed over, if any.
     pub fn front(&self) -> Option<RingFrame<'_>> {
         let slot = self.map.owned_slot(self.head)?;
-        let u32_at = |o: usize| u32::from_ne_bytes([slot[o], slot[o + 1], slot[o + 2], slot[o + 3]]);
+        let u32_at =
+            |o: usize| u32::from_ne_bytes([slot[o], slot[o + 1], slot[o + 2], slot[o + 3]]);
         let u16_at = |o: usize| u16::from_ne_bytes([slot[o], slot[o + 1]]);
         let status = u32_at(0);
         let (len, snaplen, mac) = (u32_at(4) as usize, u32_at(8) as usize, usize::from(u16_at(12)));
@@ -139,8 +140,7 @@ impl RxRing {
     /// ours being filled means every one before it is): one read, whatever `n`.
     pub fn holds_at_least(&self, n: usize) -> bool {
         n == 0
-            || (n <= self.slots()
-                && self.map.status(self.head + n - 1) & sys::TP_STATUS_USER != 0)
+            || (n <= self.slots() && self.map.status(self.head + n - 1) & sys::TP_STATUS_USER != 0)
     }
 
     /// Frames waiting, counted slot by slot (for the state; the loop uses `holds_at_least`).

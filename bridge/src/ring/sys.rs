@@ -104,9 +104,7 @@ impl Mapping {
         #[allow(unsafe_code)] // the ring is memory the kernel maps; no safe view of it exists
         // SAFETY: offset + slot_size lies within the mapping (Geometry::offset of k < slots),
         // and the slice lives no longer than `&self`.
-        Some(unsafe {
-            std::slice::from_raw_parts(self.base.add(offset), self.geometry.slot_size)
-        })
+        Some(unsafe { std::slice::from_raw_parts(self.base.add(offset), self.geometry.slot_size) })
     }
 
     fn status_word(&self, k: usize) -> &AtomicU32 {

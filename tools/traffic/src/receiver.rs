@@ -53,8 +53,11 @@ struct Priority {
 
 pub fn run(config: &RecvConfig) -> Result<RecvReport, String> {
     // Latency from the kernel's receive time, not from when this loop got round to the frame.
-    let options =
-        RawOptions { recv_buffer: Some(config.socket_buffer), timestamps: true, ..RawOptions::default() };
+    let options = RawOptions {
+        recv_buffer: Some(config.socket_buffer),
+        timestamps: true,
+        ..RawOptions::default()
+    };
     let mut port = RawPort::open(&config.interface, &options).map_err(|e| e.to_string())?;
     let mut events = EventLoop::new(config.spin).map_err(|e| format!("signals: {e}"))?;
     let mut prios: Vec<Priority> = (0..PRIORITIES).map(|_| Priority::default()).collect();
