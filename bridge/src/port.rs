@@ -540,6 +540,22 @@ mod tests {
     }
 
     #[test]
+    fn a_ring_an_eighth_full_pauses_every_pfc_priority_until_under_a_thirty_second() {
+        let mut p = port(IDENTITY_CLASSES);
+        let slots = 8192;
+        let waiting = |n: usize| move |k: usize| k <= n;
+        assert!(!p.follow_ring(waiting(1023), slots), "one frame short of an eighth");
+        assert_eq!(p.xoff(), 0);
+        assert!(p.follow_ring(waiting(1024), slots), "an eighth: behind");
+        assert_eq!(p.xoff(), 1 << 3, "PFC priority 3 paused");
+        assert!(!p.follow_ring(waiting(257), slots), "above a thirty-second: still behind");
+        assert_eq!(p.xoff(), 1 << 3);
+        p.follow_ring(waiting(256), slots);
+        assert_eq!(p.xoff(), 0, "a thirty-second: caught up");
+        assert_eq!(p.counters.behind_xoffs, 1);
+    }
+
+    #[test]
     fn with_its_own_class_a_priority_stops_alone() {
         let mut p = port(IDENTITY_CLASSES);
         let now = Picos::from_ns(1_000);

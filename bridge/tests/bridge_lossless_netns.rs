@@ -131,3 +131,38 @@ fn ten_gbps_of_a_lossless_priority_with_a_core_busy_loses_nothing() {
     }
     lossless_at("ll10", "10Gbps");
 }
+
+/// Where a port cannot have its receive ring (here one too large to ask the kernel for), it is
+/// opened all the same, says so, and its frames come through the socket's queue.
+#[test]
+fn a_port_refused_its_ring_receives_through_its_socket() {
+    use dataplane::io::{FramePort, RawOptions, RxBatch};
+    use pfc_bridge::ring::RingOptions;
+    use pfc_bridge::{BridgeIo, PortSockets};
+    use test_support::netns::{in_netns, veth, wait_up};
+
+    if !can_run("a_port_refused_its_ring_receives_through_its_socket") {
+        return;
+    }
+    let (a, b) = (Netns::new("llfa"), Netns::new("llfb"));
+    veth(&a, "p1", "02:00:00:00:0e:01", &b, "eth0", "02:00:00:00:0e:02");
+    a.link(&["set", "p1", "up"]);
+    b.link(&["set", "eth0", "up"]);
+    wait_up(&a, "p1");
+    let options = RawOptions { promiscuous: true, ..RawOptions::default() };
+    let too_large = RingOptions { octets: usize::MAX, max_frame: 1522 };
+    let mut port = in_netns(&a, || PortSockets::open_with_ring("p1", &options, too_large))
+        .expect("the port opens without its ring");
+    assert_eq!(port.ring_slots(), 0, "no ring");
+    assert!(port.take_ring().is_none());
+    let mut peer = in_netns(&b, || dataplane::io::RawPort::open("eth0", &RawOptions::default()))
+        .expect("peer socket");
+    let frame = test_support::hosts::data(3, 7);
+    peer.send(&frame).expect("send");
+    let mut batch = RxBatch::new(8, 2048);
+    let got = test_support::netns::wait_for(Duration::from_secs(2), "the frame", || {
+        port.recv_many(&mut batch).ok().filter(|n| *n > 0)
+    });
+    assert_eq!(got, 1);
+    assert_eq!(batch.get(0), Some(&frame[..]), "the frame, its tag back, from the socket");
+}
