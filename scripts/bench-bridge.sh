@@ -45,7 +45,7 @@ start() {
     # The watchdog off: h2's software receiver may hold a pause past its 200 ms, and what is
     # measured is the pause reaction, not the watchdog (bridge/examples/watchdog_bench.rs).
     ip netns exec "${tag}sw" "$bin/pfc-bridge" --port p1,pfc=3,headroom=4000000,watchdog=off \
-        --port p2,pfc=3,headroom=4000000,watchdog=off --state "$out/bridge.json" 2>/dev/null &
+        --port p2,pfc=3,headroom=4000000,watchdog=off --state "$out/bridge.json" "$@" 2>/dev/null &
     bridge=$!
     sleep 0.5
 }
@@ -95,9 +95,11 @@ print(f"  h2: {r['pfc_frames_sent']} PFC frames sent; priority 3 lost {r3['lost'
 print(f"  bridge: PFC to h1 {p1['pfc_requests']}, lossless drops {p1['lossless_drops']}, order violations {b['pipeline_order_violations']}")
 PY
 
+# Each port's ring: the default 8 MiB (5 120 slots of 1522 octets) holds a stall of the bridge's
+# thread of about 10 ms at 4 Gb/s; RING_MIB=256 holds half a second.
 for rate in 4 10; do
-echo "== a sender faster than the bridge: h1 offers ${rate} Gb/s of priority 3 (${secs} s)"
-start
+echo "== a sender faster than the bridge: h1 offers ${rate} Gb/s of priority 3 (${secs} s), ${RING_MIB:-8} MiB rings"
+start --max-frame 1522 --rx-ring-mib "${RING_MIB:-8}"
 traffic --socket-buffer 256MiB -- --flow "3:${rate}Gbps:1000"
 stop
 python3 - "$out" "$secs" <<'PY'
