@@ -94,12 +94,32 @@ fn drain_ring<P: BridgeIo>(
     ports[i].rx_held = false;
     while got < RING_BURST {
         let Some(frame) = ring.front() else { break };
-        if frame.truncated {
-            ports[i].counters.oversize += 1;
+        let bytes = if frame.copied {
+            // Longer than a slot: whole on the socket, the next frame there.
+            let big = &mut batches_big(tagged, fwd.max_len);
+            match ports[i].io.recv(big) {
+                Ok(Some(len)) => {
+                    big.truncate(len);
+                    std::mem::swap(tagged, big);
+                    &tagged[..]
+                }
+                _ => {
+                    ports[i].counters.rx_kernel_drops += 1;
+                    ring.advance();
+                    continue;
+                }
+            }
+        } else if frame.truncated {
+            // Longer than a slot, and the socket had no room for a copy: lost in the kernel
+            // (or longer than any frame forwarded).
+            if frame.wire_len > fwd.max_len {
+                ports[i].counters.oversize += 1;
+            } else {
+                ports[i].counters.rx_kernel_drops += 1;
+            }
             ring.advance();
             continue;
-        }
-        let bytes = if frame.tag.is_some() {
+        } else if frame.tag.is_some() {
             frame.restore_into(tagged);
             &tagged[..]
         } else {
@@ -110,7 +130,8 @@ fn drain_ring<P: BridgeIo>(
             ring.advance();
             continue;
         }
-        if !fwd.has_room(&ports[i], bytes) {
+        // (A frame read from the socket cannot be left in its slot: it is admitted or dropped.)
+        if !frame.copied && !fwd.has_room(&ports[i], bytes) {
             ports[i].rx_held = true;
             break;
         }
@@ -120,6 +141,14 @@ fn drain_ring<P: BridgeIo>(
         got += 1;
     }
     got
+}
+
+/// A buffer for one whole frame (`max_len` and a tag), its allocation taken from `spare`.
+fn batches_big(spare: &mut Vec<u8>, max_len: usize) -> Vec<u8> {
+    let mut big = std::mem::take(spare);
+    big.clear();
+    big.resize(max_len + 4 + 64, 0);
+    big
 }
 
 /// The ring's frames are in no buffer of ours until read: while an eighth of it waits, the

@@ -166,3 +166,42 @@ fn a_port_refused_its_ring_receives_through_its_socket() {
     assert_eq!(got, 1);
     assert_eq!(batch.get(0), Some(&frame[..]), "the frame, its tag back, from the socket");
 }
+
+/// Frames longer than a ring slot (jumbo frames up to `--max-frame`) come whole and in order
+/// with the others: each is copied to the socket's queue, its slot marking its place.
+#[test]
+fn jumbo_frames_longer_than_a_slot_are_forwarded_whole_and_in_order() {
+    use test_support::hosts::{data, drain, send, sequences};
+
+    if !can_run("jumbo_frames_longer_than_a_slot_are_forwarded_whole_and_in_order") {
+        return;
+    }
+    let scratch = Scratch::new("bridge-lljumbo");
+    let Hosts { mut h1, mut h2, h1_ns, sw, h2_ns } = hosts("lljb");
+    for (ns, interface) in [(&h1_ns, "eth0"), (&sw, "p1"), (&sw, "p2"), (&h2_ns, "eth0")] {
+        ns.link(&["set", interface, "mtu", "9200"]);
+    }
+    let args = ["--port", "p1", "--port", "p2", "--max-frame", "9216"];
+    let (state, _bridge) = start_bridge(&sw, &scratch, &args);
+    // Sizes alternate: 1000 octets (a slot), 4000 and 9000 (copied), in one sequence.
+    let mut sent = Vec::new();
+    for seq in 0..60u32 {
+        let mut frame = data(0, seq);
+        frame.resize([1000, 4000, 9000][seq as usize % 3], 0xa5);
+        send(&mut h1, &frame);
+        sent.push(frame);
+        std::thread::sleep(Duration::from_micros(200));
+    }
+    let got = drain(&mut h2, Duration::from_millis(500));
+    assert_eq!(sequences(&got, 0), (0..60).collect::<Vec<u32>>(), "all, once, in order");
+    let test_frames: Vec<&Vec<u8>> = got.iter().filter(|f| f.len() >= 1000).collect();
+    assert!(
+        test_frames.iter().zip(&sent).all(|(g, s)| *g == s),
+        "every frame whole, its tag and its last octet"
+    );
+    let state = state_when(&state, "the counters", |s| port(s, "p2")["tx_frames"] == 60);
+    let p1 = port(&state, "p1");
+    assert_eq!((n(&p1["oversize"]), n(&p1["rx_kernel_drops"])), (0, 0), "{p1}");
+    assert_eq!(p1["receive_path"], "ring");
+    drop((h1_ns, h2_ns));
+}

@@ -18,6 +18,7 @@ use sys::Mapping;
 const MAC_OFFSET: usize = 66;
 const TPACKET_ALIGNMENT: usize = 16;
 /// Status bits (linux/if_packet.h).
+const TP_STATUS_COPY: u32 = 1 << 1;
 const TP_STATUS_VLAN_VALID: u32 = 1 << 4;
 const TP_STATUS_VLAN_TPID_VALID: u32 = 1 << 6;
 /// The ring's memory by default, per port: 8 MiB, 5 120 slots for 1522-octet frames, 896 for
@@ -27,12 +28,17 @@ pub const DEFAULT_RING_OCTETS: usize = 8 << 20;
 /// The smallest block: the kernel allocates a block in one piece, a few pages at a time.
 const MIN_BLOCK: usize = 64 << 10;
 
+/// The largest frame a slot holds: a VLAN-tagged 1518-octet frame without FCS. Longer ones (up
+/// to `max_frame`) are copied whole to the socket's queue, their slot marking their place
+/// ([`RingFrame::copied`]), so that jumbo frames do not make every slot six times larger.
+pub const SLOT_FRAME: usize = 1522;
+
 /// How a port's ring is made.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RingOptions {
     /// Memory of the ring, octets (0: no ring, a socket's receive queue instead).
     pub octets: usize,
-    /// The largest frame it must hold whole, octets without FCS, VLAN tag excluded.
+    /// The largest frame forwarded, octets without FCS: slots hold up to [`SLOT_FRAME`] of it.
     pub max_frame: usize,
 }
 
@@ -43,10 +49,11 @@ impl Default for RingOptions {
 }
 
 impl RingOptions {
-    /// Slots of one frame of `max_frame` (a tagged one too), in blocks of at least
-    /// [`MIN_BLOCK`]; `None` when `octets` holds no block.
+    /// Slots of one frame of `max_frame` or [`SLOT_FRAME`], the smaller (a tagged one too),
+    /// in blocks of at least [`MIN_BLOCK`]; `None` when `octets` holds no block.
     pub fn geometry(&self) -> Option<Geometry> {
-        let slot_size = (MAC_OFFSET + self.max_frame + 4).next_multiple_of(TPACKET_ALIGNMENT);
+        let frame = self.max_frame.min(SLOT_FRAME);
+        let slot_size = (MAC_OFFSET + frame + 4).next_multiple_of(TPACKET_ALIGNMENT);
         let block_size = slot_size.next_power_of_two().max(MIN_BLOCK);
         let blocks = self.octets / block_size;
         (blocks > 0).then_some(Geometry {
@@ -69,6 +76,10 @@ pub struct RingFrame<'a> {
     pub received_ns: u64,
     /// Longer than the slot: only its beginning is there.
     pub truncated: bool,
+    /// Longer than the slot and queued whole on the socket: the next frame `recv` reads.
+    pub copied: bool,
+    /// Its length on the wire (without the tag the kernel took out).
+    pub wire_len: usize,
 }
 
 impl RingFrame<'_> {
@@ -128,6 +139,8 @@ impl RxRing {
             tag,
             received_ns,
             truncated: snaplen < len,
+            copied: status & TP_STATUS_COPY != 0,
+            wire_len: len,
         })
     }
 
@@ -165,8 +178,9 @@ mod tests {
         assert_eq!(g.slots(), 512 * 40);
         assert!(g.offset(g.slots() - 1) + g.slot_size <= g.block_size * g.blocks);
         let jumbo = RingOptions { octets: 32 << 20, max_frame: 9216 }.geometry().expect("a ring");
-        assert_eq!(jumbo.slot_size, 9296);
-        assert!(jumbo.per_block * jumbo.slot_size <= jumbo.block_size);
+        assert_eq!(jumbo, g, "jumbo frames are copied to the socket, not given larger slots");
+        let small = RingOptions { octets: 32 << 20, max_frame: 1000 }.geometry().expect("a ring");
+        assert_eq!(small.slot_size, 1072, "66 + 1000 + 4, 16-aligned");
         assert_eq!(RingOptions { octets: 1000, max_frame: 1522 }.geometry(), None);
     }
 
@@ -178,6 +192,8 @@ mod tests {
             tag: Some([0x81, 0x00, 0x60, 0x05]),
             received_ns: 0,
             truncated: false,
+            copied: false,
+            wire_len: 20,
         };
         let mut out = Vec::new();
         frame.restore_into(&mut out);

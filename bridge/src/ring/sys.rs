@@ -12,6 +12,8 @@ use nix::libc;
 /// `PACKET_VERSION`, `PACKET_RX_RING` (linux/if_packet.h).
 const PACKET_VERSION: libc::c_int = 10;
 const PACKET_RX_RING: libc::c_int = 5;
+/// `PACKET_COPY_THRESH`: a frame longer than a slot is queued whole on the socket as well.
+const PACKET_COPY_THRESH: libc::c_int = 7;
 /// A slot's status: handed to us.
 pub const TP_STATUS_USER: u32 = 1;
 /// `TPACKET_V2`: fixed slots, one frame each, handed over one at a time.
@@ -65,6 +67,7 @@ impl Mapping {
     pub fn attach(socket: BorrowedFd<'_>, geometry: Geometry) -> io::Result<Mapping> {
         let fd = socket.as_raw_fd();
         set_int(fd, PACKET_VERSION, TPACKET_V2)?;
+        set_int(fd, PACKET_COPY_THRESH, 1)?;
         let req = TpacketReq {
             block_size: u32::try_from(geometry.block_size).map_err(too_big)?,
             block_nr: u32::try_from(geometry.blocks).map_err(too_big)?,
