@@ -7,8 +7,9 @@
 #     figures per pause (from the PFC receiver's indication, 36.3.3's measure, and from the PFC
 #     frame's kernel arrival, to the start of the last send of the priority after it), and the
 #     traffic tool's view from h2;
-#  3. a sender faster than the bridge: h1 offers 4 Gb/s of PFC priority 3, more than one core
-#     forwards; what arrives, what is lost, how long h1 was paused.
+#  3. a sender faster than the bridge: h1 offers 4 and 10 Gb/s of PFC priority 3, more than
+#     one core forwards; what arrives, what is lost (at the bridge: its ring's and sockets'
+#     counters; at h2: its own socket's), how long h1 was paused.
 # Creates its namespaces and removes them.
 # Usage: sudo scripts/bench-bridge.sh [seconds per run, default 3] [runs, default 3]
 set -euo pipefail
@@ -44,7 +45,7 @@ start() {
     # The watchdog off: h2's software receiver may hold a pause past its 200 ms, and what is
     # measured is the pause reaction, not the watchdog (bridge/examples/watchdog_bench.rs).
     ip netns exec "${tag}sw" "$bin/pfc-bridge" --port p1,pfc=3,headroom=4000000,watchdog=off \
-        --port p2,pfc=3,headroom=4000000,watchdog=off --state "$out/bridge.json" 2>/dev/null &
+        --port p2,pfc=3,headroom=4000000,watchdog=off --state "$out/bridge.json" "$@" 2>/dev/null &
     bridge=$!
     sleep 0.5
 }
@@ -94,9 +95,12 @@ print(f"  h2: {r['pfc_frames_sent']} PFC frames sent; priority 3 lost {r3['lost'
 print(f"  bridge: PFC to h1 {p1['pfc_requests']}, lossless drops {p1['lossless_drops']}, order violations {b['pipeline_order_violations']}")
 PY
 
-echo "== a sender faster than the bridge: h1 offers 4 Gb/s of priority 3 (${secs} s)"
-start
-traffic -- --flow 3:4Gbps:1000
+# Each port's ring: the default 8 MiB (5 120 slots of 1522 octets) holds a stall of the bridge's
+# thread of about 10 ms at 4 Gb/s; RING_MIB=256 holds half a second.
+for rate in 4 10; do
+echo "== a sender faster than the bridge: h1 offers ${rate} Gb/s of priority 3 (${secs} s), ${RING_MIB:-8} MiB rings"
+start --max-frame 1522 --rx-ring-mib "${RING_MIB:-8}"
+traffic --socket-buffer 256MiB -- --flow "3:${rate}Gbps:1000"
 stop
 python3 - "$out" "$secs" <<'PY'
 import json, sys
@@ -107,7 +111,9 @@ s = json.load(open(f"{out}/s.json"))
 p1 = next(p for p in b["ports"] if p["name"] == "p1")
 r3, s3 = r["priorities"]["3"], s["priorities"]["3"]
 print(f"  h1 sent {s3['frames']} frames, paused {s3['pause_ns']/1e9/secs*100:.0f} % of the time; "
-      f"h2 received {r3['frames']} at {r3['rate_bps']/1e9:.2f} Gb/s, lost {r3['lost']}, reordered {r3['reordered']}")
-print(f"  bridge p1: fell behind {p1['behind_xoffs']} times, PFC to h1 {p1['pfc_requests']}, "
-      f"kernel drops {p1['rx_kernel_drops']}, lossless drops {p1['lossless_drops']}")
+      f"h2 received {r3['frames']} at {r3['rate_bps']/1e9:.2f} Gb/s, lost {r3['lost']}, reordered {r3['reordered']} "
+      f"(dropped by h2's own socket: {r['kernel_drops']})")
+print(f"  bridge p1 ({p1['receive_path']}, {p1['rx_ring_slots']} slots): fell behind {p1['behind_xoffs']} times, "
+      f"PFC to h1 {p1['pfc_requests']}, kernel drops {p1['rx_kernel_drops']}, lossless drops {p1['lossless_drops']}")
 PY
+done

@@ -127,6 +127,7 @@ mod tests {
             max_len: 1522,
             pending_mode: None,
             max_transit: Picos::from_ms(1_000),
+            out: Vec::new(),
         };
         (fwd, ports)
     }

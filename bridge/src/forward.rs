@@ -40,6 +40,8 @@ pub struct Forwarder {
     /// The longest a frame may stay in the bridge (802.1Q 6.5.6, maximum bridge transit
     /// delay): older ones are discarded when they come to leave, and counted.
     pub max_transit: Picos,
+    /// A received frame's egress ports, kept from frame to frame.
+    pub out: Vec<usize>,
 }
 
 impl Forwarder {
@@ -94,33 +96,48 @@ impl Forwarder {
         let vid = header.vlan.map(|t| t.vid).filter(|v| *v != 0).unwrap_or(port.setup.pvid);
         port.counters.rx_per_priority[priority] += 1;
         self.fdb.learn(vid, header.src, i, at);
-        let out: Vec<usize> = match self.fdb.lookup(vid, header.dst, at) {
-            Destination::Port(p) if p != i => vec![p],
-            Destination::Port(_) => Vec::new(),
+        // The egress ports, in a list kept from frame to frame (no allocation per frame).
+        let mut out = std::mem::take(&mut self.out);
+        out.clear();
+        match self.fdb.lookup(vid, header.dst, at) {
+            Destination::Port(p) if p != i => out.push(p),
+            Destination::Port(_) => {}
             // Not to a port whose link is down (its learned addresses were forgotten then).
-            Destination::Flood => (0..nports).filter(|p| *p != i && ports[*p].link_up).collect(),
-        };
+            Destination::Flood => {
+                out.extend((0..nports).filter(|p| *p != i && ports[*p].link_up));
+            }
+        }
         // A port in a storm the watchdog drops takes no more frames of the priority.
-        let out: Vec<usize> = out
-            .into_iter()
-            .filter(|p| {
-                let dropped = ports[*p].watchdog.drops(priority);
-                if dropped {
-                    ports[*p].counters.watchdog_drops += 1;
-                    ports[*p].watchdog.count_dropped(priority, 1);
-                }
-                !dropped
-            })
-            .collect();
+        out.retain(|p| {
+            let dropped = ports[*p].watchdog.drops(priority);
+            if dropped {
+                ports[*p].counters.watchdog_drops += 1;
+                ports[*p].watchdog.count_dropped(priority, 1);
+            }
+            !dropped
+        });
+        self.store_and_offer(ports, i, frame, (priority, now), &mut out);
+        self.out = out;
+    }
+
+    /// Admits a classified frame of port `i` to its buffer, stores it and offers it to the
+    /// pipeline for each port of `out` (the lossy pool's share may take some out).
+    fn store_and_offer<P>(
+        &mut self,
+        ports: &mut [BridgePort<P>],
+        i: usize,
+        frame: &[u8],
+        (priority, now): (usize, Picos),
+        out: &mut Vec<usize>,
+    ) {
         let port = &mut ports[i];
         if out.is_empty() {
             port.counters.filtered += 1;
             return;
         }
         let lossy = port.ingress.lossy(priority);
-        let mut out = out;
         if lossy {
-            port.ingress.share(&mut out, frame.len());
+            port.ingress.share(out, frame.len());
             if out.is_empty() {
                 port.counters.lossy_drops += 1;
                 return;
@@ -138,11 +155,11 @@ impl Forwarder {
             }
         }
         if lossy {
-            port.ingress.charge(&out, frame.len());
+            port.ingress.charge(out, frame.len());
         }
         let handle = self.store.put(frame, (i, priority as u8, now), out.len() as u32);
         let len = u16::try_from(frame.len()).unwrap_or(u16::MAX);
-        for p in out {
+        for &p in out.iter() {
             // The pipeline queues by traffic class (8.6.6).
             let class = ports[p].class_of(priority);
             if let Err(e) = self.engine.offer(p, class, len, handle) {
@@ -151,6 +168,18 @@ impl Forwarder {
                 self.release(ports, handle, p);
             }
         }
+    }
+
+    /// Whether port `i`'s buffer has room for `frame` now: false only for a frame of a lossless
+    /// priority whose allocation it would overflow. Such a frame is left where it waits (the
+    /// receive ring, part of the priority's buffer) rather than dropped.
+    pub fn has_room<P>(&self, port: &BridgePort<P>, frame: &[u8]) -> bool {
+        let Ok((header, _)) = EthernetHeader::parse(frame) else { return true };
+        if header.ethertype == EtherType::MAC_CONTROL && header.vlan.is_none() {
+            return true;
+        }
+        let priority = usize::from(header.priority(port.setup.default_priority)) % PRIORITIES;
+        port.ingress.has_room(priority, frame.len())
     }
 
     /// A MAC Control frame on port `i`: PFC (or, with PFC off, PAUSE) pauses the port's
@@ -285,6 +314,7 @@ mod tests {
             max_len: usize::from(MAX_LEN),
             pending_mode: None,
             max_transit: Picos::from_ms(1_000),
+            out: Vec::new(),
         };
         (fwd, ports)
     }

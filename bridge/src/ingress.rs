@@ -160,6 +160,15 @@ impl IngressBuffer {
         Admission::Stored
     }
 
+    /// Whether a frame of `len` octets of priority `n` would be stored now; false only for a
+    /// lossless priority whose allocation is full (the lossy pool's drops are the pool's).
+    pub fn has_room(&self, n: usize, len: usize) -> bool {
+        let n = n % PRIORITIES;
+        self.plans[n].is_none_or(|plan| {
+            self.occupancy[n] + len as u64 + FCS_OCTETS <= plan.allocation_octets
+        })
+    }
+
     /// Whether priority `n` is one of the lossy pool's.
     pub fn lossy(&self, n: usize) -> bool {
         self.plans.get(n).is_some_and(Option::is_none)

@@ -14,7 +14,8 @@
 //! - `port.rs`: a port's setup, MAC halves, buffer and counters; `reaction.rs`: how fast a
 //!   pause stops a priority; `snapshot.rs`: the state published; `socket.rs`: a port's
 //!   sockets (every frame, MAC Control apart, HMPDUs with transmit timestamps);
-//!   `handover.rs`: how long an HMPDU takes from its timestamp to the driver.
+//!   `handover.rs`: how long an HMPDU takes from its timestamp to the driver; `ring/`: the
+//!   receive ring each port's frames come into (the crate's only `unsafe`, in `ring/sys.rs`).
 
 pub mod control;
 pub mod epoch;
@@ -26,6 +27,7 @@ pub mod links;
 pub mod port;
 pub mod reaction;
 pub mod receive;
+pub mod ring;
 pub mod run;
 pub mod snapshot;
 pub mod socket;
@@ -71,6 +73,22 @@ pub trait BridgeIo: FramePort + AsFd + Send {
     /// Frames too long for the receive slots (the largest frame and its tag) since the last
     /// call: dropped before the bridge saw them, so counted as oversize.
     fn take_truncated(&mut self) -> u64 {
+        0
+    }
+    /// The receive ring of every frame, taken out while the loop reads it (so that the ports
+    /// can be handed each frame) and put back with [`BridgeIo::put_ring`]; `None` when frames
+    /// come through `recv_many`.
+    fn take_ring(&mut self) -> Option<ring::RxRing> {
+        None
+    }
+    fn put_ring(&mut self, _ring: ring::RxRing) {}
+    /// The MAC Control socket's ring, taken and put back likewise; `None`: `recv_control`.
+    fn take_control_ring(&mut self) -> Option<ring::RxRing> {
+        None
+    }
+    fn put_control_ring(&mut self, _ring: ring::RxRing) {}
+    /// The receive ring's slots; 0 without a ring.
+    fn ring_slots(&self) -> usize {
         0
     }
 }
@@ -174,13 +192,15 @@ impl Bridge {
             let io = open(&p.name)
                 .map_err(|source| BridgeError::Open { port: p.name.clone(), source })?;
             let mac = io.mac();
-            let port = port::BridgePort::new(
+            let ring_slots = io.ring_slots();
+            let mut port = port::BridgePort::new(
                 p.clone().with_max_frame(setup.max_frame),
                 io,
                 mac,
                 setup.speed,
             )
             .map_err(|source| BridgeError::Port { port: p.name.clone(), source })?;
+            port.rx_ring_slots = ring_slots;
             ports.push(port);
         }
         let watch = links::LinkWatch::new(&mut ports, &seen, Box::new(open));
@@ -194,6 +214,7 @@ impl Bridge {
             max_len: usize::from(setup.max_frame),
             pending_mode: None,
             max_transit: Picos::from_duration(setup.max_transit),
+            out: Vec::new(),
         };
         let stop = Arc::new(AtomicBool::new(false));
         let published = Arc::new(Mutex::new(BridgeSnapshot::take(&ports, &fwd)));

@@ -315,6 +315,7 @@ mod tests {
             max_len: 1522,
             pending_mode: None,
             max_transit: Picos::from_ms(1_000),
+            out: Vec::new(),
         };
         let seen = vec![
             Seen { identity: Some((10, ports[0].mac)), up: true },

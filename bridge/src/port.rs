@@ -187,6 +187,12 @@ pub struct BridgePort<P> {
     /// The bridge has fallen behind the port: frames wait in the kernel's receive queue, where
     /// no buffer of ours counts them, and would be dropped there when it is full.
     pub behind: bool,
+    /// The frame at the front of the receive ring waits for room in its lossless priority's
+    /// allocation: the ring is not read (nor waited for) until frames leave.
+    pub rx_held: bool,
+    /// The port's receive ring's slots, as last looked at (0: frames come through the
+    /// socket's queue).
+    pub rx_ring_slots: usize,
     /// The PFC watchdog of the port's transmit side.
     pub watchdog: Watchdog,
     /// Watchdog settings to take at the loop's next turn (they need its clock).
@@ -232,6 +238,8 @@ impl<P> BridgePort<P> {
             speed,
             pending_traffic_class: None,
             behind: false,
+            rx_held: false,
+            rx_ring_slots: 0,
             handover: Default::default(),
             link_up: true,
             watchdog: Watchdog::new(setup.watchdog.classes),
@@ -276,6 +284,23 @@ impl<P> BridgePort<P> {
     pub fn follow_receive_queue(&mut self, held: u64, limit: u64) -> bool {
         let was = self.behind;
         self.behind = if was { held * 32 > limit } else { held * 8 >= limit };
+        if self.behind && !was {
+            self.counters.behind_xoffs += 1;
+        }
+        self.behind && !was
+    }
+
+    /// Follows how full the port's receive ring of `slots` is (`holds_at_least(n)`: at least
+    /// `n` frames wait in it), with the same thresholds as the socket's queue: behind from an
+    /// eighth full, caught up below a thirty-second. The seven eighths left hold what the peer
+    /// sends until our XOFF takes hold. Returns whether the port just fell behind.
+    pub fn follow_ring(&mut self, holds_at_least: impl Fn(usize) -> bool, slots: usize) -> bool {
+        let was = self.behind;
+        self.behind = if was {
+            holds_at_least(slots / 32 + 1)
+        } else {
+            holds_at_least(slots.div_ceil(8).max(1))
+        };
         if self.behind && !was {
             self.counters.behind_xoffs += 1;
         }
@@ -511,6 +536,22 @@ mod tests {
         assert_eq!(p.xoff(), 1 << 3);
         p.follow_receive_queue(limit / 32, limit);
         assert_eq!(p.xoff(), 0, "caught up");
+        assert_eq!(p.counters.behind_xoffs, 1);
+    }
+
+    #[test]
+    fn a_ring_an_eighth_full_pauses_every_pfc_priority_until_under_a_thirty_second() {
+        let mut p = port(IDENTITY_CLASSES);
+        let slots = 8192;
+        let waiting = |n: usize| move |k: usize| k <= n;
+        assert!(!p.follow_ring(waiting(1023), slots), "one frame short of an eighth");
+        assert_eq!(p.xoff(), 0);
+        assert!(p.follow_ring(waiting(1024), slots), "an eighth: behind");
+        assert_eq!(p.xoff(), 1 << 3, "PFC priority 3 paused");
+        assert!(!p.follow_ring(waiting(257), slots), "above a thirty-second: still behind");
+        assert_eq!(p.xoff(), 1 << 3);
+        p.follow_ring(waiting(256), slots);
+        assert_eq!(p.xoff(), 0, "a thirty-second: caught up");
         assert_eq!(p.counters.behind_xoffs, 1);
     }
 

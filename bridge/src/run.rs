@@ -68,6 +68,7 @@ pub fn run<P: BridgeIo>(
     let mut batches = Batches {
         data: ports.iter().map(|_| RxBatch::new(RX_BURST, fwd.max_len + 4)).collect(),
         control: RxBatch::new(CONTROL_BURST, fwd.max_len + 4),
+        tagged: Vec::with_capacity(fwd.max_len + 4),
     };
     let mut departures: Vec<Departure> = Vec::new();
     let mut last_publish = epoch.start;
@@ -105,13 +106,15 @@ pub fn run<P: BridgeIo>(
             }
         }
         watch.step(&mut ports, &mut fwd, wall);
-        for p in 0..ports.len() {
-            flush_backlog(&mut ports, p, &mut fwd, &mut batches.control, &clock);
-        }
-        // A port whose link is down sends nothing (its frames are dropped by the watch).
+        // PFC before data: an XOFF this turn's receive asked for leaves before the turn's
+        // frames. A port whose link is down sends nothing (its frames are dropped by the watch).
         for port in ports.iter_mut().filter(|p| p.link_up) {
             pfc_initiator(port, now);
             headroom_measurement(port, epoch.start);
+        }
+        let mut more_due = false;
+        for p in 0..ports.len() {
+            more_due |= flush_backlog(&mut ports, p, &mut fwd, &mut batches.control, &clock);
         }
         fwd.fdb.age(wall, AGE_PER_TURN);
         if wall - last_publish >= PUBLISH_EVERY {
@@ -119,7 +122,9 @@ pub fn run<P: BridgeIo>(
             publish(&published, &ports, &fwd);
             last_publish = wall;
         }
-        wait(&ports, &fwd, now, moved, [Some(woken.as_fd()), watch.notifications()]);
+        if !more_due {
+            wait(&ports, &fwd, now, moved, [Some(woken.as_fd()), watch.notifications()]);
+        }
     }
     publish(&published, &ports, &fwd);
 }
@@ -220,9 +225,12 @@ fn wait<P: BridgeIo>(
             timeout = timeout.min(Duration::from_nanos(ps / 1_000).max(Duration::from_micros(1)));
         }
     }
+    // A ring whose front frame waits for buffer room is readable until frames leave: not
+    // waited for (what frees the room is a send, due at one of the times above).
     let mut fds: Vec<PollFd> = ports
         .iter()
-        .flat_map(|p| [p.io.as_fd(), p.io.control_fd()])
+        .flat_map(|p| [(!p.rx_held).then(|| p.io.as_fd()), Some(p.io.control_fd())])
+        .flatten()
         .map(|fd| PollFd::new(fd, PollFlags::POLLIN))
         .collect();
     fds.extend(wakers.into_iter().flatten().map(|fd| PollFd::new(fd, PollFlags::POLLIN)));

@@ -45,6 +45,11 @@ pub struct PortSnapshot {
     pub traffic_class: [u8; PRIORITIES],
     #[serde(flatten)]
     pub counters: PortCounters,
+    /// Where received frames wait for the bridge: "ring" (a receive ring of `rx_ring_slots`
+    /// frames, counted exactly) or "socket" (the socket's queue: no ring on the interface, or
+    /// none asked for).
+    pub receive_path: &'static str,
+    pub rx_ring_slots: usize,
     /// Receive buffer occupancy and its peak per priority, octets.
     pub occupancy: [u64; PRIORITIES],
     pub occupancy_peak: [u64; PRIORITIES],
@@ -134,6 +139,8 @@ impl BridgeSnapshot {
                     name: p.setup.name.clone(),
                     link_up: p.link_up,
                     mac: p.mac.to_string(),
+                    receive_path: if p.rx_ring_slots > 0 { "ring" } else { "socket" },
+                    rx_ring_slots: p.rx_ring_slots,
                     headroom_bits: p.headroom_bits,
                     headroom_source: if p.headroom_measured { "measured" } else { "configured" },
                     measured_round_trip_quanta: p

@@ -3,13 +3,21 @@
 //! lossless priority to the interface (one system call that brings no data frame with it;
 //! frames of 88-08 also reach the first socket, and the loop takes them from the second only);
 //! and one that receives nothing and sends HMPDUs with the kernel's transmit timestamp.
+//! The first has a receive ring (`ring.rs`) where the kernel allows one; frames come in
+//! through the socket's receive queue otherwise (said once in the log, and in the state).
 
 use std::os::fd::{AsFd, BorrowedFd};
 
 use dataplane::io::{FramePort, IoError, RawOptions, RawPort, RxBatch};
 use dataplane::wire::{EtherType, MacAddr};
+use tracing::warn;
 
+use super::ring::{RingOptions, RxRing};
 use super::BridgeIo;
+
+/// The MAC Control socket's ring: 1 MiB, 640 slots of a tagged 1522-octet frame (PFC frames
+/// are 64 octets; a longer 88-08 frame is no MAC Control frame and only its start is kept).
+const CONTROL_RING: RingOptions = RingOptions { octets: 1 << 20, max_frame: 1522 };
 
 #[derive(Debug)]
 pub struct PortSockets {
@@ -18,24 +26,77 @@ pub struct PortSockets {
     stamped: RawPort,
     /// The data socket's truncated frames already taken.
     truncated_taken: u64,
+    /// The data socket's receive ring (`None` while the loop reads it, or without one).
+    ring: Option<RxRing>,
+    /// The MAC Control socket's, when the data socket has one: looking costs no system call.
+    control_ring: Option<RxRing>,
+    /// Its slots (0: no ring).
+    ring_slots: usize,
+    /// Frames lost before the ring was attached (queued on the socket then), not yet taken.
+    lost_at_open: u64,
 }
 
 impl PortSockets {
-    /// Opens both sockets on `interface`; the MAC Control one with the same timestamps, and the
-    /// default buffers (PFC frames are small and few).
+    /// Opens the sockets on `interface` with a receive ring of the default size for frames up
+    /// to 9216 octets ([`RingOptions::default`]).
     pub fn open(interface: &str, options: &RawOptions) -> Result<Self, IoError> {
+        Self::open_with_ring(interface, options, RingOptions::default())
+    }
+
+    /// Opens the sockets on `interface`, the one of every frame with a receive ring of `ring`
+    /// (none when `ring.octets` is 0; when the kernel refuses one, a warning says why and the
+    /// socket's receive queue serves instead). The MAC Control socket has the same timestamps
+    /// and the default buffers (PFC frames are small and few).
+    pub fn open_with_ring(
+        interface: &str,
+        options: &RawOptions,
+        ring: RingOptions,
+    ) -> Result<Self, IoError> {
         let control_options = RawOptions {
             ethertype: Some(EtherType::MAC_CONTROL.0),
             timestamps: options.timestamps,
             ..RawOptions::default()
         };
-        let control = RawPort::open(interface, &control_options)?;
+        let mut control = RawPort::open(interface, &control_options)?;
         // Bound to no protocol: it receives nothing.
         let stamped_options =
             RawOptions { ethertype: Some(0), tx_timestamps: true, ..RawOptions::default() };
         let stamped = RawPort::open(interface, &stamped_options)?;
-        let data = RawPort::open(interface, options)?;
-        Ok(PortSockets { data, control, stamped, truncated_taken: 0 })
+        let mut data = RawPort::open(interface, options)?;
+        let ring = (ring.octets > 0).then(|| RxRing::attach(data.as_fd(), ring)).and_then(|r| {
+            r.map_err(|e| {
+                warn!(
+                    port = interface, error = %e,
+                    "no receive ring on this interface: frames come through the socket's receive queue, which the bridge cannot count exactly (a sender faster than the bridge may lose frames there)"
+                );
+            })
+            .ok()
+        });
+        // Frames queued before the ring existed would keep the socket readable for ever.
+        let mut lost_at_open = 0;
+        if ring.is_some() {
+            let mut batch = RxBatch::new(dataplane::io::MAX_BATCH, 64);
+            while data.recv_batch(&mut batch).is_ok_and(|n| n > 0) {
+                lost_at_open += batch.len() as u64;
+            }
+        }
+        let control_ring = ring.as_ref().and_then(|_| {
+            let r = RxRing::attach(control.as_fd(), CONTROL_RING);
+            let mut batch = RxBatch::new(dataplane::io::MAX_BATCH, 64);
+            while control.recv_batch(&mut batch).is_ok_and(|n| n > 0) {}
+            r.ok()
+        });
+        let ring_slots = ring.as_ref().map_or(0, RxRing::slots);
+        Ok(PortSockets {
+            data,
+            control,
+            stamped,
+            truncated_taken: 0,
+            ring,
+            control_ring,
+            ring_slots,
+            lost_at_open,
+        })
     }
 }
 
@@ -96,9 +157,30 @@ impl BridgeIo for PortSockets {
     }
 
     fn take_kernel_drops(&mut self) -> u64 {
-        [&mut self.data, &mut self.control]
-            .into_iter()
-            .map(|s| s.take_kernel_drops().unwrap_or(0))
-            .sum()
+        std::mem::take(&mut self.lost_at_open)
+            + [&mut self.data, &mut self.control]
+                .into_iter()
+                .map(|s| s.take_kernel_drops().unwrap_or(0))
+                .sum::<u64>()
+    }
+
+    fn take_ring(&mut self) -> Option<RxRing> {
+        self.ring.take()
+    }
+
+    fn put_ring(&mut self, ring: RxRing) {
+        self.ring = Some(ring);
+    }
+
+    fn take_control_ring(&mut self) -> Option<RxRing> {
+        self.control_ring.take()
+    }
+
+    fn put_control_ring(&mut self, ring: RxRing) {
+        self.control_ring = Some(ring);
+    }
+
+    fn ring_slots(&self) -> usize {
+        self.ring_slots
     }
 }

@@ -14,8 +14,13 @@ use super::BridgeIo;
 
 /// Frames handed to one port's socket per system call.
 const TX_BURST: usize = 64;
+/// Frames sent to one port per turn of the loop: a turn that sent a whole backlog one lossless
+/// frame at a time could last milliseconds, while no receive ring is read and no PFC refresh
+/// goes out. The rest waits for the next turn, a few microseconds later.
+pub const TX_PER_TURN: usize = 256;
 
-/// Sends port `p`'s waiting frames in order until the socket refuses one for now.
+/// Sends port `p`'s waiting frames in order until the socket refuses one for now, or
+/// [`TX_PER_TURN`] have gone (then returns true: more are due at once).
 ///
 /// Frames of a priority the peer holds paused stay, in their order, until it releases them:
 /// the pipeline sent them before it knew of the pause, but they have not left. A frame of a
@@ -29,10 +34,14 @@ pub fn flush_backlog<P: BridgeIo>(
     fwd: &mut Forwarder,
     control: &mut RxBatch,
     clock: &Clock,
-) {
+) -> bool {
     let mut held: Vec<u32> = Vec::new();
     let mut held_priorities = 0u8;
+    let mut budget = TX_PER_TURN;
     while let Some(&head) = ports[p].tx_backlog.front() {
+        if budget == 0 {
+            break;
+        }
         let priority = frame_priority(fwd, head);
         let expired = fwd
             .store
@@ -66,19 +75,27 @@ pub fn flush_backlog<P: BridgeIo>(
             held.extend(ports[p].tx_backlog.pop_front());
             continue;
         }
-        let handles: Vec<u32> = if lossless {
-            vec![head]
+        // The head alone, or the lossy frames after it up to the first a pause may stop.
+        let mut handles = [0u32; TX_BURST];
+        let count = if lossless {
+            handles[0] = head;
+            1
         } else {
             let not_now = stopped | pausable;
-            ports[p]
+            let burst = ports[p]
                 .tx_backlog
                 .iter()
                 .take(TX_BURST)
-                .copied()
-                .take_while(|h| not_now & (1 << frame_priority(fwd, *h)) == 0)
-                .collect()
+                .take_while(|h| not_now & (1 << frame_priority(fwd, **h)) == 0);
+            let mut n = 0;
+            for (slot, h) in handles.iter_mut().zip(burst) {
+                *slot = *h;
+                n += 1;
+            }
+            n
         };
-        if !send_frames(ports, p, fwd, &handles, clock) {
+        budget = budget.saturating_sub(count);
+        if !send_frames(ports, p, fwd, &handles[..count], clock) {
             break;
         }
     }
@@ -87,6 +104,7 @@ pub fn flush_backlog<P: BridgeIo>(
     }
     let waiting = super::watchdog::waiting(&ports[p], p, fwd, held_priorities);
     ports[p].watchdog.waiting(clock.wall(), waiting);
+    budget == 0
 }
 
 /// Sends `handles` (the head of port `p`'s backlog) in one system call and takes what was
@@ -98,11 +116,15 @@ fn send_frames<P: BridgeIo>(
     handles: &[u32],
     clock: &Clock,
 ) -> bool {
-    let frames: Vec<&[u8]> = handles.iter().map(|h| fwd.store.get(*h)).collect();
+    let mut frames: [&[u8]; TX_BURST] = [&[]; TX_BURST];
+    for (f, h) in frames.iter_mut().zip(handles) {
+        *f = fwd.store.get(*h);
+    }
+    let frames = &frames[..handles.len()];
     let port = &mut ports[p];
     let started = now_ns();
     let sent_at = clock.wall();
-    let (sent, failed) = match port.io.send_many(&frames) {
+    let (sent, failed) = match port.io.send_many(frames) {
         Ok(n) => (n, false),
         Err(e) if would_block(&e) => (0, false),
         Err(e) => {
@@ -114,7 +136,7 @@ fn send_frames<P: BridgeIo>(
             (0, true)
         }
     };
-    for (handle, frame) in handles.iter().zip(&frames).take(sent) {
+    for (handle, frame) in handles.iter().zip(frames).take(sent) {
         let priority = frame_priority(fwd, *handle);
         port.counters.tx_frames += 1;
         port.counters.tx_octets += frame.len() as u64;
@@ -127,8 +149,9 @@ fn send_frames<P: BridgeIo>(
         port.watchdog.frame_sent(sent_at, priority);
     }
     let done = if failed { 1 } else { sent };
-    drop(frames);
-    for handle in ports[p].tx_backlog.drain(..done).collect::<Vec<_>>() {
+    // The sent ones are the backlog's first `done`, `handles`' too.
+    ports[p].tx_backlog.drain(..done);
+    for &handle in &handles[..done] {
         fwd.release(ports, handle, p);
     }
     done == handles.len() || failed

@@ -35,6 +35,8 @@ pub struct RecvConfig {
     pub storm: Option<u8>,
     pub speed: LinkSpeed,
     pub spin: Picos,
+    /// The socket's receive buffer, octets: what a burst may queue before the kernel drops.
+    pub socket_buffer: usize,
 }
 
 #[derive(Default)]
@@ -51,8 +53,11 @@ struct Priority {
 
 pub fn run(config: &RecvConfig) -> Result<RecvReport, String> {
     // Latency from the kernel's receive time, not from when this loop got round to the frame.
-    let options =
-        RawOptions { recv_buffer: Some(8 << 20), timestamps: true, ..RawOptions::default() };
+    let options = RawOptions {
+        recv_buffer: Some(config.socket_buffer),
+        timestamps: true,
+        ..RawOptions::default()
+    };
     let mut port = RawPort::open(&config.interface, &options).map_err(|e| e.to_string())?;
     let mut events = EventLoop::new(config.spin).map_err(|e| format!("signals: {e}"))?;
     let mut prios: Vec<Priority> = (0..PRIORITIES).map(|_| Priority::default()).collect();
@@ -140,7 +145,9 @@ pub fn run(config: &RecvConfig) -> Result<RecvReport, String> {
         events.wait(&[port.as_fd()], now, deadline);
         now = clock.now();
     }
-    Ok(report(config, &prios, &initiator, &reaction, clock.now(), other, mac_control))
+    let mut r = report(config, &prios, &initiator, &reaction, clock.now(), other, mac_control);
+    r.kernel_drops = port.take_kernel_drops().map_err(|e| e.to_string())?;
+    Ok(r)
 }
 
 fn report(
@@ -207,5 +214,6 @@ fn report(
         pfc_frames_sent: c.pfc_requests,
         pfc_frames_received: mac_control,
         other_frames: other,
+        kernel_drops: 0,
     }
 }

@@ -61,6 +61,9 @@ pub struct RecvReport {
     pub pfc_frames_received: u64,
     /// Frames that were not test frames (nor MAC Control).
     pub other_frames: u64,
+    /// Frames the kernel dropped because this receiver's socket buffer was full: lost here,
+    /// not on the way.
+    pub kernel_drops: u64,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -208,7 +211,11 @@ impl fmt::Display for RecvReport {
                 )?;
             }
         }
-        write!(f, "  PFC frames sent {}, other frames {}", self.pfc_frames_sent, self.other_frames)
+        write!(
+            f,
+            "  PFC frames sent {}, other frames {}, dropped by the kernel here {}",
+            self.pfc_frames_sent, self.other_frames, self.kernel_drops
+        )
     }
 }
 

@@ -121,6 +121,10 @@ struct RecvArgs {
     /// Pause time of the PFC frames sent, in quanta (refreshed at half).
     #[arg(long, default_value_t = 0xffff)]
     quanta: u16,
+    /// The socket's receive buffer (octets: 8MB, 256MiB): what may queue while this receiver
+    /// is not running; frames past it are dropped by the kernel (reported as kernel_drops).
+    #[arg(long, default_value = "8MiB", value_parser = parse_octets)]
+    socket_buffer: u64,
     /// Pause this priority for ever (a PFC storm), refreshing before each pause runs out.
     #[arg(long, value_parser = clap::value_parser!(u8).range(0..8))]
     storm: Option<u8>,
@@ -154,6 +158,7 @@ fn main() -> ExitCode {
             storm: a.storm,
             speed: a.common.speed,
             spin: a.common.spin,
+            socket_buffer: usize::try_from(a.socket_buffer).unwrap_or(usize::MAX),
         })
         .and_then(|r| print(a.common.json, &r, &r)),
     };

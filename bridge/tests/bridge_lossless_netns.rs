@@ -1,0 +1,207 @@
+//! A sender faster than pfc-bridge loses nothing of a lossless priority: h1 — [p1 pfc-bridge
+//! p2] — h2, h1 offers 4 Gb/s and then 10 Gb/s of PFC priority 3 (pfc-traffic) while another
+//! process keeps one of the machine's cores busy. The bridge's receive ring says how many frames
+//! wait for it, and from an eighth full it pauses h1, so:
+//!
+//! - every frame h1 sent arrives at h2, once and in order;
+//! - the kernel dropped none on the bridge's side (its ring's and sockets' own counters) and
+//!   the bridge's lossless buffer none;
+//! - h1 was paused (it was faster than the bridge).
+//!
+//! Needs root (namespaces); skipped loudly without it, failed in CI.
+
+use std::process::{Child, Command, Stdio};
+use std::sync::Mutex;
+use std::time::Duration;
+
+use serde_json::Value;
+use test_support::bridge::{port, start_bridge, state_when};
+use test_support::hosts::{hosts, Hosts};
+use test_support::netns::{can_run, Netns};
+use test_support::Scratch;
+
+/// A process that keeps one core busy until dropped.
+struct BusyCore(Child);
+
+impl BusyCore {
+    fn start() -> BusyCore {
+        let child = Command::new("/bin/sh")
+            .args(["-c", "while :; do :; done"])
+            .spawn()
+            .expect("a busy loop starts");
+        BusyCore(child)
+    }
+}
+
+impl Drop for BusyCore {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn traffic(ns: &Netns, args: &[&str]) -> Child {
+    ns.command(test_support::program("pfc-traffic"))
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("pfc-traffic starts")
+}
+
+fn report(child: Child, what: &str) -> Value {
+    let out = child.wait_with_output().expect("wait");
+    assert!(out.status.success(), "{what}: {}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{what} JSON: {e}"))
+}
+
+fn n(v: &Value) -> u64 {
+    v.as_u64().unwrap_or_else(|| panic!("not a count: {v}"))
+}
+
+/// h1 offers `rate` of priority 3 in 1000-octet frames for 2 s through the bridge, one core
+/// kept busy meanwhile; what h1 sent, what h2 received, and the bridge's final state.
+fn offer(tag: &str, rate: &str) -> (Value, Value, Value) {
+    let scratch = Scratch::new(&format!("bridge-{tag}"));
+    let Hosts { h1_ns, sw, h2_ns, .. } = hosts(tag);
+    // The watchdog off: h1 is meant to be paused for as long as the bridge is behind.
+    // A ring of 256 MiB, 163 840 slots: while the busy core keeps the bridge's thread from
+    // running (longer than one pause lasts, so h1 resumes), the ring holds what h1 sends.
+    let args = [
+        "--port",
+        "p1,pfc=3,watchdog=off",
+        "--port",
+        "p2,pfc=3,watchdog=off",
+        "--max-frame",
+        "1522",
+        "--rx-ring-mib",
+        "256",
+        "--max-transit-ms",
+        "4000",
+    ];
+    let (state, _bridge) = start_bridge(&sw, &scratch, &args);
+    let _busy = BusyCore::start();
+    // h2 is a software receiver that sends no PFC: its socket holds what arrives while it is
+    // not running.
+    let receiver = traffic(
+        &h2_ns,
+        &["recv", "-i", "eth0", "--json", "--idle", "1500ms", "--socket-buffer", "256MiB"],
+    );
+    std::thread::sleep(Duration::from_millis(300));
+    let flow = format!("3:{rate}:1000");
+    let sender =
+        traffic(&h1_ns, &["send", "-i", "eth0", "--json", "--flow", &flow, "--duration", "2s"]);
+    let sent = report(sender, "pfc-traffic send");
+    let received = report(receiver, "pfc-traffic recv");
+    // h2 stopped 1.5 s after the last frame: the bridge holds none now.
+    let state = state_when(&state, "the bridge empty", |s| s["frames_in_bridge"] == 0);
+    (sent, received, state)
+}
+
+/// The runs load both cores: one at a time.
+static SERIAL: Mutex<()> = Mutex::new(());
+
+fn lossless_at(tag: &str, rate: &str) {
+    let _one_at_a_time = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let (sent, received, state) = offer(tag, rate);
+    let (s3, r3) = (&sent["priorities"]["3"], &received["priorities"]["3"]);
+    let p1 = port(&state, "p1");
+    assert_eq!(p1["receive_path"], "ring", "p1 receives through its ring: {p1}");
+    assert_eq!(n(&p1["rx_kernel_drops"]), 0, "the kernel dropped none: {p1}");
+    assert_eq!(n(&p1["lossless_drops"]), 0, "the bridge's buffer dropped none: {p1}");
+    assert_eq!(n(&received["kernel_drops"]), 0, "h2's own socket dropped none: {received}");
+    assert_eq!(n(&r3["frames"]), n(&s3["frames"]), "h2 got every frame h1 sent: {r3} {s3}");
+    assert_eq!((n(&r3["lost"]), n(&r3["reordered"])), (0, 0), "none lost, in order: {r3}");
+    assert!(n(&s3["pause_ns"]) > 0, "h1, faster than the bridge, was paused: {s3} {p1}");
+    assert!(n(&p1["pfc_requests"]) > 0, "the bridge sent PFC to h1: {p1}");
+}
+
+#[test]
+fn four_gbps_of_a_lossless_priority_with_a_core_busy_loses_nothing() {
+    if !can_run("four_gbps_of_a_lossless_priority_with_a_core_busy_loses_nothing") {
+        return;
+    }
+    lossless_at("ll4", "4Gbps");
+}
+
+#[test]
+fn ten_gbps_of_a_lossless_priority_with_a_core_busy_loses_nothing() {
+    if !can_run("ten_gbps_of_a_lossless_priority_with_a_core_busy_loses_nothing") {
+        return;
+    }
+    lossless_at("ll10", "10Gbps");
+}
+
+/// Where a port cannot have its receive ring (here one too large to ask the kernel for), it is
+/// opened all the same, says so, and its frames come through the socket's queue.
+#[test]
+fn a_port_refused_its_ring_receives_through_its_socket() {
+    use dataplane::io::{FramePort, RawOptions, RxBatch};
+    use pfc_bridge::ring::RingOptions;
+    use pfc_bridge::{BridgeIo, PortSockets};
+    use test_support::netns::{in_netns, veth, wait_up};
+
+    if !can_run("a_port_refused_its_ring_receives_through_its_socket") {
+        return;
+    }
+    let (a, b) = (Netns::new("llfa"), Netns::new("llfb"));
+    veth(&a, "p1", "02:00:00:00:0e:01", &b, "eth0", "02:00:00:00:0e:02");
+    a.link(&["set", "p1", "up"]);
+    b.link(&["set", "eth0", "up"]);
+    wait_up(&a, "p1");
+    let options = RawOptions { promiscuous: true, ..RawOptions::default() };
+    let too_large = RingOptions { octets: usize::MAX, max_frame: 1522 };
+    let mut port = in_netns(&a, || PortSockets::open_with_ring("p1", &options, too_large))
+        .expect("the port opens without its ring");
+    assert_eq!(port.ring_slots(), 0, "no ring");
+    assert!(port.take_ring().is_none());
+    let mut peer = in_netns(&b, || dataplane::io::RawPort::open("eth0", &RawOptions::default()))
+        .expect("peer socket");
+    let frame = test_support::hosts::data(3, 7);
+    peer.send(&frame).expect("send");
+    let mut batch = RxBatch::new(8, 2048);
+    let got = test_support::netns::wait_for(Duration::from_secs(2), "the frame", || {
+        port.recv_many(&mut batch).ok().filter(|n| *n > 0)
+    });
+    assert_eq!(got, 1);
+    assert_eq!(batch.get(0), Some(&frame[..]), "the frame, its tag back, from the socket");
+}
+
+/// Frames longer than a ring slot (jumbo frames up to `--max-frame`) come whole and in order
+/// with the others: each is copied to the socket's queue, its slot marking its place.
+#[test]
+fn jumbo_frames_longer_than_a_slot_are_forwarded_whole_and_in_order() {
+    use test_support::hosts::{data, drain, send, sequences};
+
+    if !can_run("jumbo_frames_longer_than_a_slot_are_forwarded_whole_and_in_order") {
+        return;
+    }
+    let scratch = Scratch::new("bridge-lljumbo");
+    let Hosts { mut h1, mut h2, h1_ns, sw, h2_ns } = hosts("lljb");
+    for (ns, interface) in [(&h1_ns, "eth0"), (&sw, "p1"), (&sw, "p2"), (&h2_ns, "eth0")] {
+        ns.link(&["set", interface, "mtu", "9200"]);
+    }
+    let args = ["--port", "p1", "--port", "p2", "--max-frame", "9216"];
+    let (state, _bridge) = start_bridge(&sw, &scratch, &args);
+    // Sizes alternate: 1000 octets (a slot), 4000 and 9000 (copied), in one sequence.
+    let mut sent = Vec::new();
+    for seq in 0..60u32 {
+        let mut frame = data(0, seq);
+        frame.resize([1000, 4000, 9000][seq as usize % 3], 0xa5);
+        send(&mut h1, &frame);
+        sent.push(frame);
+        std::thread::sleep(Duration::from_micros(200));
+    }
+    let got = drain(&mut h2, Duration::from_millis(500));
+    assert_eq!(sequences(&got, 0), (0..60).collect::<Vec<u32>>(), "all, once, in order");
+    let test_frames: Vec<&Vec<u8>> = got.iter().filter(|f| f.len() >= 1000).collect();
+    assert!(
+        test_frames.iter().zip(&sent).all(|(g, s)| *g == s),
+        "every frame whole, its tag and its last octet"
+    );
+    let state = state_when(&state, "the counters", |s| port(s, "p2")["tx_frames"] == 60);
+    let p1 = port(&state, "p1");
+    assert_eq!((n(&p1["oversize"]), n(&p1["rx_kernel_drops"])), (0, 0), "{p1}");
+    assert_eq!(p1["receive_path"], "ring");
+    drop((h1_ns, h2_ns));
+}
