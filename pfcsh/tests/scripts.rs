@@ -146,6 +146,15 @@ fn json_is_one_value_a_line_for_every_command_in_both_modes() {
         assert!(v.is_object(), "{l}");
     }
     assert!(lines[6].contains("ietf-interfaces:interfaces"), "data in config mode: {}", lines[6]);
+    // And as a script in Python reads it: json.loads on each line.
+    let mut python = std::process::Command::new("python3")
+        .args(["-c", "import json, sys\nfor line in sys.stdin: json.loads(line)"])
+        .stdin(std::process::Stdio::piped())
+        .spawn()
+        .expect("python3");
+    use std::io::Write as _;
+    python.stdin.take().expect("stdin").write_all(out.as_bytes()).expect("write");
+    assert!(python.wait().expect("python3 ends").success(), "json.loads refuses a line:\n{out}");
 }
 
 #[test]

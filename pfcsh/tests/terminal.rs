@@ -5,6 +5,7 @@
 mod common;
 
 use std::process::Command;
+use std::time::{Duration, Instant};
 
 use common::{Home, Lab};
 use rexpect::session::{spawn_command, PtySession};
@@ -13,6 +14,11 @@ const IDLE: &str = "[lab]\ntraffic = false\n";
 
 /// pfcsh in a pseudo-terminal of `cols` × `rows`, at its first prompt.
 fn shell_sized(home: &Home, lab: &Lab, cols: u16, rows: u16) -> PtySession {
+    shell_waiting(home, lab, cols, rows, Duration::from_secs(30))
+}
+
+/// The same, each expectation waiting at most `wait`.
+fn shell_waiting(home: &Home, lab: &Lab, cols: u16, rows: u16, wait: Duration) -> PtySession {
     let inner = home.pfcsh(lab.port, &lab.password_file);
     let mut c = Command::new("sh");
     c.arg("-c").arg(format!("stty cols {cols} rows {rows}; exec \"$0\" \"$@\""));
@@ -23,7 +29,7 @@ fn shell_sized(home: &Home, lab: &Lab, cols: u16, rows: u16) -> PtySession {
             None => c.env_remove(k),
         };
     }
-    let mut p = spawn_command(c, Some(30_000)).expect("pty");
+    let mut p = spawn_command(c, Some(wait.as_millis() as u64)).expect("pty");
     p.exp_string("pfcsh> ").expect("the first prompt");
     p
 }
@@ -99,6 +105,33 @@ fn a_confirmed_commit_not_confirmed_is_announced_when_rolled_back() {
     p.exp_string("rolled back").expect("the rollback announced");
     p.send_line("exit").expect("send");
     p.exp_string("pfcsh> ").expect("prompt");
+    p.send_line("exit").expect("send");
+    p.exp_eof().expect("ends");
+}
+
+/// `commit confirmed 1` is a minute, as on Junos: nothing is rolled back before it, and the
+/// rollback is announced at the prompt when it comes, and running no longer has the change.
+#[test]
+fn commit_confirmed_1_is_a_minute_and_its_rollback_is_announced() {
+    let lab = Lab::start(IDLE);
+    let home = Home::new();
+    let mut p = shell_waiting(&home, &lab, 80, 24, Duration::from_secs(120));
+    p.send_line("configure").expect("send");
+    p.exp_string("pfcsh# ").expect("configuration mode");
+    p.send_line("set interfaces interface lab0 description for-a-minute").expect("send");
+    p.exp_string("pfcsh# ").expect("prompt");
+    let committed = Instant::now();
+    p.send_line("commit confirmed 1").expect("send");
+    p.exp_string("rolled back in 1 min").expect("committed for a minute");
+    p.exp_string("pfcsh# ").expect("prompt");
+    p.exp_string("rolled back").expect("the rollback announced");
+    let after = committed.elapsed();
+    assert!(after >= Duration::from_secs(59), "rolled back after {after:?}, before the minute");
+    p.send_line("exit").expect("send");
+    p.exp_string("pfcsh> ").expect("prompt");
+    p.send_line("show configuration interfaces interface lab0").expect("send");
+    let shown = utf8(&p.exp_string("pfcsh> ").expect("the configuration, then the prompt"));
+    assert!(!shown.contains("for-a-minute"), "running has no trace of it:\n{shown}");
     p.send_line("exit").expect("send");
     p.exp_eof().expect("ends");
 }
