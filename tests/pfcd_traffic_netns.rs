@@ -7,15 +7,14 @@
 //!
 //! Needs root (namespaces); skipped loudly without it, failed in CI.
 
-use std::path::PathBuf;
-use std::process::{Child, Stdio};
 use std::sync::{Mutex, MutexGuard};
 use std::time::Duration;
 
 use serde_json::Value;
 use test_support::hosts::{hosts, Hosts};
-use test_support::netns::{can_run, Netns};
+use test_support::netns::can_run;
 use test_support::pfcd::*;
+use test_support::traffic::{n, report, spawn};
 use test_support::{external_tool, start_capture, tshark_fields, tshark_number, Scratch};
 
 /// The runs measure rates on two cores: one at a time.
@@ -23,29 +22,6 @@ static SERIAL: Mutex<()> = Mutex::new(());
 
 fn serial() -> MutexGuard<'static, ()> {
     SERIAL.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-fn traffic() -> PathBuf {
-    test_support::program("pfc-traffic")
-}
-
-fn spawn(ns: &Netns, args: &[&str]) -> Child {
-    ns.command(traffic())
-        .args(args)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("pfc-traffic starts")
-}
-
-fn report(child: Child, what: &str) -> Value {
-    let out = child.wait_with_output().expect("wait");
-    assert!(out.status.success(), "{what}: {}", String::from_utf8_lossy(&out.stderr));
-    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{what} JSON: {e}"))
-}
-
-fn n(v: &Value) -> u64 {
-    v.as_u64().unwrap_or_else(|| panic!("not a count: {v}"))
 }
 
 fn f(v: &Value) -> f64 {

@@ -13,15 +13,13 @@ use test_support::netns::{can_run, veth, wait_for, wait_up};
 use test_support::pfcd::*;
 use test_support::Scratch;
 
-#[test]
-fn pfcd_finds_a_pfc_storm_drops_its_frames_notifies_and_restores() {
-    if !can_run("pfcd_finds_a_pfc_storm_drops_its_frames_notifies_and_restores") {
-        return;
-    }
-    let scratch = Scratch::new("pfcd-wd");
-    let Hosts { mut h1, mut h2, h1_ns: _h1_ns, sw, h2_ns } = hosts("pwd");
-    let pfcd = start_pfcd(&sw, &scratch, &["p1", "p2"]);
-    let mut c = pfcd.client(&sw);
+/// h1 — p1 [pfcd] p2 — h2 (namespaces tagged `tag`), PFC on priority 3 at both ports, and p2's
+/// watchdog on priority 3 with 100 ms of detection and 300 ms of restoration.
+fn watched(tag: &str) -> (Hosts, Scratch, Pfcd, netconf_client::Client) {
+    let scratch = Scratch::new(&format!("pfcd-wd-{tag}"));
+    let hosts = hosts(tag);
+    let pfcd = start_pfcd(&hosts.sw, &scratch, &["p1", "p2"]);
+    let mut c = pfcd.client(&hosts.sw);
     commit_pfc(&mut c, &["p1", "p2"], "<pfc-enable>p3</pfc-enable>");
     commit_watchdog(
         &mut c,
@@ -29,6 +27,16 @@ fn pfcd_finds_a_pfc_storm_drops_its_frames_notifies_and_restores() {
         "<priority><priority>3</priority><detection-time>100</detection-time>\
          <restoration-time>300</restoration-time></priority>",
     );
+    (hosts, scratch, pfcd, c)
+}
+
+#[test]
+fn pfcd_finds_a_pfc_storm_drops_its_frames_notifies_and_restores() {
+    if !can_run("pfcd_finds_a_pfc_storm_drops_its_frames_notifies_and_restores") {
+        return;
+    }
+    let (Hosts { mut h1, mut h2, h1_ns: _h1_ns, sw, h2_ns }, _scratch, pfcd, mut c) =
+        watched("pwd");
     for port in ["p1", "p2"] {
         wait_state(&mut c, port, "PFC in force", |p| {
             value(p, "oper-pfc-enable").as_deref() == Some("p3")
@@ -124,17 +132,8 @@ fn a_storm_survives_a_link_flap_and_the_counts_survive_a_new_interface() {
     if !can_run("a_storm_survives_a_link_flap_and_the_counts_survive_a_new_interface") {
         return;
     }
-    let scratch = Scratch::new("pfcd-wd-flap");
-    let Hosts { mut h1, mut h2, h1_ns: _h1_ns, sw, h2_ns } = hosts("pwdf");
-    let pfcd = start_pfcd(&sw, &scratch, &["p1", "p2"]);
-    let mut c = pfcd.client(&sw);
-    commit_pfc(&mut c, &["p1", "p2"], "<pfc-enable>p3</pfc-enable>");
-    commit_watchdog(
-        &mut c,
-        &["p2"],
-        "<priority><priority>3</priority><detection-time>100</detection-time>\
-         <restoration-time>300</restoration-time></priority>",
-    );
+    let (Hosts { mut h1, mut h2, h1_ns: _h1_ns, sw, h2_ns }, _scratch, _pfcd, mut c) =
+        watched("pwdf");
     wait_state(&mut c, "p2", "PFC in force", |p| {
         value(p, "oper-pfc-enable").as_deref() == Some("p3")
     });

@@ -10,7 +10,7 @@
 //!
 //! Needs root (namespaces); skipped loudly without it, failed in CI.
 
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command};
 use std::sync::Mutex;
 use std::time::Duration;
 
@@ -18,6 +18,7 @@ use serde_json::Value;
 use test_support::bridge::{port, start_bridge, state_when};
 use test_support::hosts::{hosts, Hosts};
 use test_support::netns::{can_run, Netns};
+use test_support::traffic::{n, report, spawn};
 use test_support::Scratch;
 
 /// A process that keeps one core busy until dropped.
@@ -38,25 +39,6 @@ impl Drop for BusyCore {
         let _ = self.0.kill();
         let _ = self.0.wait();
     }
-}
-
-fn traffic(ns: &Netns, args: &[&str]) -> Child {
-    ns.command(test_support::program("pfc-traffic"))
-        .args(args)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("pfc-traffic starts")
-}
-
-fn report(child: Child, what: &str) -> Value {
-    let out = child.wait_with_output().expect("wait");
-    assert!(out.status.success(), "{what}: {}", String::from_utf8_lossy(&out.stderr));
-    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{what} JSON: {e}"))
-}
-
-fn n(v: &Value) -> u64 {
-    v.as_u64().unwrap_or_else(|| panic!("not a count: {v}"))
 }
 
 /// h1 offers `rate` of priority 3 in 1000-octet frames for 2 s through the bridge, one core
@@ -83,14 +65,14 @@ fn offer(tag: &str, rate: &str) -> (Value, Value, Value) {
     let _busy = BusyCore::start();
     // h2 is a software receiver that sends no PFC: its socket holds what arrives while it is
     // not running.
-    let receiver = traffic(
+    let receiver = spawn(
         &h2_ns,
         &["recv", "-i", "eth0", "--json", "--idle", "1500ms", "--socket-buffer", "256MiB"],
     );
     std::thread::sleep(Duration::from_millis(300));
     let flow = format!("3:{rate}:1000");
     let sender =
-        traffic(&h1_ns, &["send", "-i", "eth0", "--json", "--flow", &flow, "--duration", "2s"]);
+        spawn(&h1_ns, &["send", "-i", "eth0", "--json", "--flow", &flow, "--duration", "2s"]);
     let sent = report(sender, "pfc-traffic send");
     let received = report(receiver, "pfc-traffic recv");
     // h2 stopped 1.5 s after the last frame: the bridge holds none now.

@@ -6,12 +6,13 @@
 //! one at a time: they measure rates and microsecond delays on a machine with few cores.
 
 use std::path::PathBuf;
-use std::process::{Child, Stdio};
+
 use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
 use test_support::netns::{can_run, veth, wait_up, Netns};
+use test_support::traffic::{n, report, spawn_in};
 use test_support::{external_tool, start_capture, tshark_fields, tshark_number, Scratch};
 
 static SERIAL: Mutex<()> = Mutex::new(());
@@ -40,29 +41,6 @@ fn hosts(tag: &str) -> (Netns, Netns) {
     (h1, h2)
 }
 
-fn spawn(ns: &Netns, program: &PathBuf, args: &[&str]) -> Child {
-    ns.command(program)
-        .args(args)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn")
-}
-
-/// Waits for a JSON-reporting tool to end and reads its report.
-fn report(child: Child, what: &str) -> Value {
-    let out = child.wait_with_output().expect("wait");
-    assert!(
-        out.status.success(),
-        "{what} failed: {}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
-        panic!("{what} printed no JSON ({e}): {}", String::from_utf8_lossy(&out.stdout))
-    })
-}
-
 /// Runs a receiver in h2 and a sender in h1 to their ends; returns (sender, receiver) reports.
 fn run_pair(h1: &Netns, h2: &Netns, recv: &[&str], send: &[&str]) -> (Value, Value) {
     // The receiver generates the PFC frames: with real-time priority, as a NIC's PFC generator
@@ -73,18 +51,14 @@ fn run_pair(h1: &Netns, h2: &Netns, recv: &[&str], send: &[&str]) -> (Value, Val
     let mut r = vec!["-f", "50", program.to_str().expect("a UTF-8 path"), "recv", "-i", "h2eth"];
     r.push("--json");
     r.extend_from_slice(recv);
-    let receiver = spawn(h2, &PathBuf::from("/usr/bin/chrt"), &r);
+    let receiver = spawn_in(h2, "/usr/bin/chrt", &r);
     // The receiver's socket is open well before this (a raw socket opens in microseconds).
     std::thread::sleep(Duration::from_millis(300));
     let mut s = vec!["send", "-i", "h1eth", "--json"];
     s.extend_from_slice(send);
-    let sent = report(spawn(h1, &traffic(), &s), "pfc-traffic send");
+    let sent = report(spawn_in(h1, traffic(), &s), "pfc-traffic send");
     let received = report(receiver, "pfc-traffic recv");
     (sent, received)
-}
-
-fn n(v: &Value) -> u64 {
-    v.as_u64().unwrap_or_else(|| panic!("not a count: {v}"))
 }
 
 fn f(v: &Value) -> f64 {
@@ -231,9 +205,9 @@ fn tshark_decodes_the_pfc_frames_the_receiver_sends() {
     let mut capture = start_capture(&h1, &tshark, ("h1eth", "ether proto 0x8808"), 4, &pcap);
     // A storm on priority 4 sends a PFC frame at once and refreshes it every 1.7 ms (half of
     // 65535 quanta at 10 Gb/s): the first four are caught.
-    let storm = spawn(
+    let storm = spawn_in(
         &h2,
-        &traffic(),
+        traffic(),
         &["recv", "-i", "h2eth", "--storm", "4", "--duration", "1s", "--json"],
     );
     let deadline = Instant::now() + Duration::from_secs(10);
@@ -289,9 +263,9 @@ const LATE_US: f64 = 10_000.0;
 /// One-way latency p50 (ns) of 10 000 frames a second across the delay line at `delay`, with
 /// the line's own report.
 fn latency_through(h1: &Netns, d: &Netns, h2: &Netns, delay: &str) -> (u64, Value, u64) {
-    let line = spawn(
+    let line = spawn_in(
         d,
-        &delay_line(),
+        delay_line(),
         &["--a", "da", "--b", "db", "--delay", delay, "--duration", "3s", "--json"],
     );
     std::thread::sleep(Duration::from_millis(200));
@@ -334,9 +308,9 @@ fn each_direction_of_the_delay_line_has_its_own_delay() {
     }
     let _serial = serial();
     let (h1, d, h2) = delayed_hosts("tb");
-    let line = spawn(
+    let line = spawn_in(
         &d,
-        &delay_line(),
+        delay_line(),
         &[
             "--a",
             "da",
@@ -353,12 +327,12 @@ fn each_direction_of_the_delay_line_has_its_own_delay() {
     );
     std::thread::sleep(Duration::from_millis(200));
     let recv = ["recv", "--idle", "500ms", "--json", "-i"];
-    let at_h2 = spawn(&h2, &traffic(), &[&recv[..], &["h2eth"]].concat());
-    let at_h1 = spawn(&h1, &traffic(), &[&recv[..], &["h1eth"]].concat());
+    let at_h2 = spawn_in(&h2, traffic(), &[&recv[..], &["h2eth"]].concat());
+    let at_h1 = spawn_in(&h1, traffic(), &[&recv[..], &["h1eth"]].concat());
     std::thread::sleep(Duration::from_millis(300));
     let send = ["send", "--flow", "3:5kpps:256", "--duration", "1s", "--json", "-i"];
-    let from_h1 = spawn(&h1, &traffic(), &[&send[..], &["h1eth"]].concat());
-    let from_h2 = spawn(&h2, &traffic(), &[&send[..], &["h2eth"]].concat());
+    let from_h1 = spawn_in(&h1, traffic(), &[&send[..], &["h1eth"]].concat());
+    let from_h2 = spawn_in(&h2, traffic(), &[&send[..], &["h2eth"]].concat());
     let (sent_12, sent_21) = (report(from_h1, "send h1"), report(from_h2, "send h2"));
     let (got_2, got_1) = (report(at_h2, "recv h2"), report(at_h1, "recv h1"));
     report(line, "pfc-delay");
