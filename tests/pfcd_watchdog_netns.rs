@@ -5,6 +5,7 @@
 //!
 //! Needs root (namespaces); skipped loudly without it, failed in CI.
 
+use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use dataplane::io::RawPort;
@@ -30,11 +31,16 @@ fn watched(tag: &str) -> (Hosts, Scratch, Pfcd, netconf_client::Client) {
     (hosts, scratch, pfcd, c)
 }
 
+/// One storm at a time: two storms' real-time threads and two bridges on two cores starve each
+/// other past a pause's length.
+static ONE_STORM: Mutex<()> = Mutex::new(());
+
 #[test]
 fn pfcd_finds_a_pfc_storm_drops_its_frames_notifies_and_restores() {
     if !can_run("pfcd_finds_a_pfc_storm_drops_its_frames_notifies_and_restores") {
         return;
     }
+    let _one = ONE_STORM.lock().unwrap_or_else(PoisonError::into_inner);
     let (Hosts { mut h1, mut h2, h1_ns: _h1_ns, sw, h2_ns }, _scratch, pfcd, mut c) =
         watched("pwd");
     for port in ["p1", "p2"] {
@@ -51,7 +57,10 @@ fn pfcd_finds_a_pfc_storm_drops_its_frames_notifies_and_restores() {
     let mut listener = pfcd.client(&sw);
     listener.create_subscription(None).expect("subscribed");
 
+    // A run whose storm was starved is run again, and the watchdog counts each run's storm.
+    let mut runs = 0u64;
     let (sent_after, got) = while_storm_held("pfcd-wd", || {
+        runs += 1;
         let storm = Storm::start(&h2_ns);
         let start = Instant::now();
         let mut seq = 0u32;
@@ -76,10 +85,11 @@ fn pfcd_finds_a_pfc_storm_drops_its_frames_notifies_and_restores() {
     let wd = wait_for(Duration::from_secs(10), "the restoration in p2's state", || {
         let wd = watchdog_of(&mut c, "p2");
         let three = watchdog_class(&wd, "3");
-        (value(&three, "restorations").as_deref() == Some("1")).then_some(wd)
+        let detected = number(&three, "storms-detected");
+        (detected >= runs && number(&three, "restorations") == detected).then_some(wd)
     });
     let three = watchdog_class(&wd, "3");
-    assert_eq!(number(&three, "storms-detected"), 1, "{three}");
+    let detected = number(&three, "storms-detected");
     assert_eq!(value(&three, "status").as_deref(), Some("operational"), "{three}");
     assert!(number(&three, "frames-dropped") > 0, "the storm's frames were dropped: {three}");
     assert!(
@@ -92,20 +102,22 @@ fn pfcd_finds_a_pfc_storm_drops_its_frames_notifies_and_restores() {
 
     let mut notifications = Vec::new();
     let end = Instant::now() + Duration::from_secs(10);
-    while Instant::now() < end
-        && !notifications.iter().any(|n: &String| n.contains("storm-restored"))
-    {
+    let restored = |n: &Vec<String>| n.iter().filter(|n| n.contains("storm-restored")).count();
+    while Instant::now() < end && (restored(&notifications) as u64) < detected {
         if let Some(n) = listener.next_notification(Duration::from_millis(500)).expect("read") {
             notifications.push(n);
         }
     }
     let storms: Vec<&String> = notifications.iter().filter(|n| n.contains(WD_NS)).collect();
-    assert!(
-        matches!(&storms[..], [d, r] if d.contains("<storm-detected") && d.contains("<class>3</class>")
-            && d.contains("<interface>p2</interface>") && d.contains("<action>drop</action>")
-            && r.contains("<storm-restored") && r.contains("<class>3</class>")),
-        "storm-detected then storm-restored for p2's priority 3: {notifications:#?}"
-    );
+    assert_eq!(storms.len() as u64, 2 * detected, "two a storm: {notifications:#?}");
+    for pair in storms.chunks(2) {
+        assert!(
+            matches!(pair, [d, r] if d.contains("<storm-detected") && d.contains("<class>3</class>")
+                && d.contains("<interface>p2</interface>") && d.contains("<action>drop</action>")
+                && r.contains("<storm-restored") && r.contains("<class>3</class>")),
+            "storm-detected then storm-restored for p2's priority 3: {notifications:#?}"
+        );
+    }
 }
 
 /// h1 sends priority 3 for `time` (one frame a millisecond, from `seq` on) and keeps what h2
@@ -132,6 +144,7 @@ fn a_storm_survives_a_link_flap_and_the_counts_survive_a_new_interface() {
     if !can_run("a_storm_survives_a_link_flap_and_the_counts_survive_a_new_interface") {
         return;
     }
+    let _one = ONE_STORM.lock().unwrap_or_else(PoisonError::into_inner);
     let (Hosts { mut h1, mut h2, h1_ns: _h1_ns, sw, h2_ns }, _scratch, _pfcd, mut c) =
         watched("pwdf");
     wait_state(&mut c, "p2", "PFC in force", |p| {
