@@ -156,12 +156,14 @@ pub fn pfc(priorities: u8, quanta: u16) -> Vec<u8> {
 pub const STORM_HELD: Duration = Duration::from_micros(3_300);
 
 /// Runs `attempt` (which starts a [`Storm`] and returns its longest gap) until the storm kept
-/// its pause on through it, at most three times. A run in which even the storm's real-time
+/// its pause on through it, at most five times. A run in which even the storm's real-time
 /// thread was held off the CPU past a pause's length says nothing of what it tests (the pause
-/// ran out on the wire), so it is run again, loudly, rather than failed; three such runs fail.
+/// ran out on the wire), so it is run again, loudly, rather than failed; five such runs fail.
+/// (On this 2-core VM a real-time thread's half-millisecond sleep overran to 3.3–6.6 ms in
+/// about one storm test in two while the test's own bridge and sender ran.)
 pub fn while_storm_held<T>(what: &str, mut attempt: impl FnMut() -> (T, Duration)) -> T {
     let mut gaps = Vec::new();
-    for _ in 0..3 {
+    for _ in 0..5 {
         let (result, gap) = attempt();
         if gap < STORM_HELD {
             return result;
@@ -172,7 +174,7 @@ pub fn while_storm_held<T>(what: &str, mut attempt: impl FnMut() -> (T, Duration
         );
         gaps.push(gap);
     }
-    panic!("{what}: h2 could not keep its pause on in three runs (longest gaps {gaps:?})");
+    panic!("{what}: h2 could not keep its pause on in five runs (longest gaps {gaps:?})");
 }
 
 /// h2 pausing priority 3 without end: a thread of its own with real-time priority (as a NIC's
