@@ -14,13 +14,15 @@ use test_support::lab::LabPfcd;
 
 /// The modules whose configuration leaves are pfcd's to honour (the LLDP and bridge modules'
 /// own leaves are the standard ones', refused or taken by their families).
-const OURS: [&str; 6] = [
+const OURS: [&str; 8] = [
     "ieee802-dot1q-pfc-bridge",
     "ieee802-dot1q-lldp-pfc-tlv",
     "pfcd-pipeline",
     "pfcd-headroom",
     "pfcd-lab",
     "pfcd-watchdog",
+    "pfcd-pfc",
+    "pfcd-lldp",
 ];
 
 const PFC: &str = "interfaces/interface/bridge-port/pfc/";

@@ -99,14 +99,20 @@ fn a_commit_enables_pfc_on_real_interfaces_and_netconf_counts_the_frames_on_the_
     assert_eq!(number(&priority(&p1, 3), "frames-dropped"), 0, "{p1}");
     let p2 = pfc_of(&mut c, "p2");
     assert!(number(&p2, "pfc-indications") >= 100, "every PFC frame from h2 counted: {p2}");
+    // pfcd-pfc's time-paused: the storm held priority 3 (for at least the 200 frames of
+    // priority 0 that flowed meanwhile), and never priority 0.
+    assert!(number(&priority(&p2, 3), "time-paused") > 0, "{p2}");
+    assert_eq!(number(&priority(&p2, 0), "time-paused"), 0, "{p2}");
 
     // clear-pfc-counters on p2 only.
     let rpc = format!(
         "<clear-pfc-counters xmlns=\"{PFCB_NS}\"><interface>p2</interface></clear-pfc-counters>"
     );
     assert!(c.rpc(&rpc).expect("rpc").is_ok());
+    // The storm ended with an XON: nothing of it is owed after the clear.
     wait_state(&mut c, "p2", "p2's counters cleared", |p| {
         value(p, "pfc-indications").as_deref() == Some("0")
+            && value(&priority(p, 3), "time-paused").as_deref() == Some("0")
     });
     assert!(number(&pfc_of(&mut c, "p1"), "pfc-requests") > 0, "p1's counters stay");
 }

@@ -958,6 +958,12 @@ fn the_pipeline_holds_a_paused_priority_in_external_memory_and_follows_its_mode(
     assert!(value(&flowing, "departed").is_some_and(|d| d != "0"), "{flowing}");
     let stats = statistics(&mut c);
     assert_eq!(value(&stats, "order-violations").as_deref(), Some("0"), "{stats}");
+    // The memory's peak: at least the deepest FIFO, and at least what it holds now.
+    let memory =
+        get(&mut c, &format!("<pipeline xmlns=\"{PIPE_NS}\"><external-memory/></pipeline>"));
+    let peak = number(&memory, "peak-used");
+    assert!(peak >= number(&stats, "external-fifo-peak") && peak > 0, "{memory} {stats}");
+    assert!(peak >= number(&memory, "used"), "{memory}");
 
     c.edit_config(
         Datastore::Candidate,

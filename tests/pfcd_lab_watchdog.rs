@@ -178,6 +178,19 @@ fn a_peer_storm_on_priority_3_is_found_at_detection_time_and_each_action_applies
         let class = watchdog_class(&watchdog_of(&mut c, "lab0"), "3");
         assert_eq!(count(&class, "frames-dropped"), after, "nothing dropped after: {class}");
     }
+    // The three storms each held priority 3 for at least the detection time (the PFC
+    // receiver counts a pause whatever the watchdog does with it): pfcd-pfc's time-paused.
+    let p3 = priority(&pfc_of(&mut c, "lab0"), 3);
+    assert!(count(&p3, "time-paused") >= 3 * DETECTION_MS * 1000, "{p3}");
+    // clear-pfc-counters clears the watchdog's counters and the time paused with the rest.
+    let rpc = "<clear-pfc-counters xmlns=\"urn:ieee:std:802.1Q:yang:ieee802-dot1q-pfc-bridge\">\
+               <interface>lab0</interface></clear-pfc-counters>";
+    assert!(c.rpc(rpc).expect("clear-pfc-counters").is_ok());
+    let class = wait_class(&mut c, "lab0", "3", |c| count(c, "storms-detected") == 0);
+    assert_eq!(count(&class, "restorations"), 0, "{class}");
+    // At most the rest of the last pause (65 535 quanta at 100G: 336 µs) is owed.
+    let p3 = priority(&pfc_of(&mut c, "lab0"), 3);
+    assert!(count(&p3, "time-paused") <= 336, "{p3}");
 }
 
 #[test]

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use mgmt::yang::schema::Schema;
 
 /// pfcd's modules and their revisions.
-const OURS: [(&str, &str); 8] = [
+const OURS: [(&str, &str); 10] = [
     ("ieee802-dot1q-pfc", "2026-11-26"),
     ("ieee802-dot1q-pfc-bridge", "2026-11-26"),
     ("ieee802-dot1q-lldp-pfc-tlv", "2026-11-26"),
@@ -18,6 +18,8 @@ const OURS: [(&str, &str); 8] = [
     ("pfcd-headroom", "2026-11-29"),
     ("pfcd-deviations", "2026-11-29"),
     ("pfcd-watchdog", "2026-11-29"),
+    ("pfcd-pfc", "2026-11-29"),
+    ("pfcd-lldp", "2026-11-29"),
 ];
 
 fn yang() -> PathBuf {

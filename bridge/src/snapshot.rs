@@ -119,6 +119,8 @@ pub struct PriorityDetail {
     /// Priority_Paused, and the quanta the pause has left.
     pub paused: bool,
     pub pause_quanta_left: u64,
+    /// How long the peer has held the priority paused in all, since the counters were cleared.
+    pub time_paused: Duration,
 }
 
 impl BridgeSnapshot {
@@ -240,6 +242,7 @@ fn detail<P>(p: &BridgePort<P>, now: dataplane::time::Picos) -> PortDetail {
                 } else {
                     0
                 },
+                time_paused: Duration::from_nanos(rx.time_paused(now, n).as_ns()),
             }
         }),
         received: rx.counters.clone(),

@@ -67,6 +67,9 @@ fn check_invariants(p: &Pipeline, seed: u64) {
     // 4. paused frames occupy no on-chip storage; external FIFOs within the pipeline depth
     assert_eq!(s.onchip_paused_octets_peak, 0, "seed {seed}: {s:?}");
     assert!(s.external_fifo_peak <= p.config().class_depth_bound(), "seed {seed}: {s:?}");
+    // the memory's peak holds the deepest FIFO, within the memory's capacity
+    assert!(s.external_used_peak >= s.external_fifo_peak, "seed {seed}: {s:?}");
+    assert!(s.external_used_peak <= p.config().external.capacity_fds, "seed {seed}: {s:?}");
     for port in 0..p.config().ports {
         for prio in 0..8 {
             assert_eq!(

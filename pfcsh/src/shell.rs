@@ -71,7 +71,9 @@ impl Session {
             ["show", "configuration", path @ ..] => self.show_configuration(path)?,
             ["show", "interfaces", "pfc", "counters", port @ ..] => {
                 let port = self.one_port(port)?;
-                let reply = self.get(&filters::pfc_counters(port.as_deref()), false)?;
+                let time_paused = self.ctx.get_module_latest("pfcd-pfc").is_some();
+                let reply =
+                    self.get(&filters::pfc_counters(port.as_deref(), time_paused), false)?;
                 let mut previous = std::mem::take(&mut self.pfc_counters);
                 let printed =
                     self.print_reply(&reply, |v| show::pfc_counters::render(v, &mut previous));

@@ -43,7 +43,8 @@ fn pipeline_shows_the_values_the_server_leaves_as_defaults_in_their_unit() {
     assert!(out.contains("external"), "the default pause mode: {out}");
     assert!(out.contains("1 048 576 FDs"), "the default capacity, in frame descriptors: {out}");
     assert!(!out.contains("octets used"), "the memory holds FDs, not octets: {out}");
-    assert!(!out.contains("peak -"), "no placeholder for a peak the server does not keep: {out}");
+    // An idle lab: nothing stored, nothing ever stored.
+    assert!(out.contains("0 of 1 048 576 FDs used, peak 0"), "the memory's peak: {out}");
 }
 
 #[test]
@@ -134,7 +135,7 @@ fn pfc_counters_per_priority_with_rates_and_since_when() {
     assert!(o.status.success(), "{}", stderr(&o));
     let out = stdout(&o);
     let (first, second) = out.split_once("counting since").expect("since when");
-    for header in ["PFC TX", "TX/s", "PFC RX", "RX/s", "XOFF", "XON TX", "DROPPED"] {
+    for header in ["PFC TX", "TX/s", "PFC RX", "RX/s", "XOFF", "XON", "PAUSED", "DROPS", "DROP B"] {
         assert!(first.contains(header), "{header}: {out}");
     }
     assert!(first.contains("run again for the rates"), "no rate on the first look: {out}");
@@ -144,6 +145,35 @@ fn pfc_counters_per_priority_with_rates_and_since_when() {
         let rate = r.split_whitespace().nth(3).unwrap_or_default();
         assert!(rate.chars().all(|c| c.is_ascii_digit()), "a rate the second time: {r}");
     }
+}
+
+#[test]
+fn pfc_counters_show_how_long_the_peer_held_each_priority_paused() {
+    // lab2's peer holds priority 0 paused 150 ms at a time and releases it 2 ms.
+    let lab = Lab::start("");
+    let home = Home::new();
+    std::thread::sleep(std::time::Duration::from_secs(1));
+    let mut pfcsh = home.pfcsh(lab.port, &lab.password_file);
+    pfcsh.arg("--plain");
+    let look = "show interfaces pfc counters lab2";
+    let o = run(&mut pfcsh, &[look, look]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("PAUSED") && out.contains("PAUSE%"), "{out}");
+    // --plain: one field per cell; PAUSED (µs) is the ninth, PAUSE% the tenth.
+    let rows: Vec<Vec<&str>> = out
+        .lines()
+        .filter(|l| l.starts_with("lab2"))
+        .map(|l| l.split_whitespace().collect())
+        .filter(|cells: &Vec<&str>| cells.get(1) == Some(&"0"))
+        .collect();
+    assert_eq!(rows.len(), 2, "lab2's priority 0 in each look:\n{out}");
+    let paused = |row: &Vec<&str>| row[8].parse::<u64>().expect("microseconds paused");
+    assert!(paused(&rows[0]) > 0, "a second of the peer's pauses:\n{out}");
+    assert!(paused(&rows[1]) >= paused(&rows[0]), "time paused only grows:\n{out}");
+    assert_eq!(rows[0][9], "-", "no share on the first look:\n{out}");
+    let share: u64 = rows[1][9].parse().expect("a share on the second look");
+    assert!(share <= 100, "{out}");
 }
 
 #[test]
@@ -190,6 +220,41 @@ fn lldp_neighbours_show_capabilities_and_times_in_units() {
     assert!(delay.contains("µs") || delay.contains("ns"), "the delay in time: {out}");
     let mark = out.lines().find(|l| l.contains("time-mark: ")).unwrap_or_default();
     assert!(mark.contains(" s of up time"), "the time-mark in seconds: {out}");
+    for header in ["TTL", "AGE"] {
+        assert!(out.lines().next().unwrap_or_default().contains(header), "{header}: {out}");
+    }
+    let ttl = out.lines().find(|l| l.trim_start().starts_with("ttl: ")).unwrap_or_default();
+    assert!(ttl.ends_with(" s"), "the TTL in seconds: {out}");
+    let expires = out.lines().find(|l| l.contains("expires-in: ")).unwrap_or_default();
+    assert!(expires.ends_with(" s") || expires.ends_with(" ms"), "a time: {out}");
+}
+
+#[test]
+fn an_lldp_neighbour_expires_within_its_ttl_and_its_age_grows() {
+    let lab = Lab::start(IDLE);
+    let home = Home::new();
+    let look = |home: &Home| {
+        let mut cmd = home.pfcsh(lab.port, &lab.password_file);
+        cmd.arg("--plain");
+        let o = run(&mut cmd, &["show lldp neighbors lab0"]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let out = stdout(&o);
+        // --plain: the model's units, one field a cell; the last two are TTL (s) and AGE (ms).
+        let row = out.lines().find(|l| l.starts_with("lab0")).map(str::to_string);
+        let row = row.unwrap_or_else(|| panic!("lab0's neighbour: {out}"));
+        let cells: Vec<u64> =
+            row.split_whitespace().rev().take(2).map(|c| c.parse().expect(&row)).collect();
+        (cells[1], cells[0])
+    };
+    let (ttl, age) = look(&home);
+    assert!(ttl > 0, "the TTL a neighbour sends");
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    let (_, later) = look(&home);
+    // An idle lab's peers send an LLDPDU only every 30 s, with the same information.
+    assert!(
+        later >= age + 1000,
+        "the information's age grows while it stays the same: {age} {later}"
+    );
 }
 
 #[test]

@@ -214,6 +214,7 @@ impl LinkLldp {
             peer_admin: self.peer.admin().pfc.clone(),
             enabled: self.enabled,
             now: self.now(),
+            taken: std::time::Instant::now(),
         })
     }
 }

@@ -291,6 +291,7 @@ impl SimPort {
             } else {
                 0
             };
+            p.time_paused_us = rx_mac.time_paused(now, n).as_ps() / 1_000_000;
         }
         PortFigures {
             speed: self.setup.stations.speed,

@@ -129,7 +129,7 @@ impl Backend for PortsBackend {
         ["ietf-interfaces", "ieee802-dot1q-bridge", "ieee802-dot1q-pfc-bridge"]
             .into_iter()
             .chain(LLDP_MODULES)
-            .chain(["pfcd-pipeline", "pfcd-headroom", "pfcd-watchdog"])
+            .chain(["pfcd-pipeline", "pfcd-headroom", "pfcd-watchdog", "pfcd-pfc"])
             .map(str::to_string)
             .collect()
     }

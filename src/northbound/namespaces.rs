@@ -13,3 +13,5 @@ pub const PIPE_NS: &str = "urn:pfcd:yang:pfcd-pipeline";
 pub const LAB_NS: &str = "urn:pfcd:yang:pfcd-lab";
 pub const WD_NS: &str = "urn:pfcd:yang:pfcd-watchdog";
 pub const HEADROOM_NS: &str = "urn:pfcd:yang:pfcd-headroom";
+pub const PFCD_PFC_NS: &str = "urn:pfcd:yang:pfcd-pfc";
+pub const PFCD_LLDP_NS: &str = "urn:pfcd:yang:pfcd-lldp";

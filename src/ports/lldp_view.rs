@@ -3,7 +3,7 @@
 //! `crate::real::interface_lldp`): the view the northbound side reads, what one step did, and the DCBX
 //! settings a configuration asks for.
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use lldp::agent::AgentEvent;
 use lldp::dcbx::{DcbxAdmin, DcbxEvent, PfcAdmin, PfcOper};
@@ -22,11 +22,19 @@ pub struct LldpView {
     pub peer_admin: PfcAdmin,
     /// Whether our agent runs (the port has an LLDP entry).
     pub enabled: bool,
-    /// The agent's clock at the view (for neighbours' remaining TTL).
+    /// The agent's clock at the view, and when the view was taken: the agent's clock runs on
+    /// the wall clock, so a reader finds the agent's time at any later instant
+    /// ([`LldpView::agent_time`]) for neighbours' ages and remaining TTL.
     pub now: Duration,
+    pub taken: Instant,
 }
 
 impl LldpView {
+    /// The agent's clock now.
+    pub fn agent_time(&self) -> Duration {
+        self.now + self.taken.elapsed()
+    }
+
     /// The headroom methods both ends agreed (none without our agent).
     pub fn agreed_headroom(&self) -> lldp::dcbx::HeadroomMethods {
         if self.enabled {

@@ -30,6 +30,9 @@ pub struct PrioritySnapshot {
     pub priority_paused: bool,
     /// Pause quanta left of the pause in progress.
     pub pause_time_remaining: u64,
+    /// How long the peer has held the priority paused in all since the counters were cleared
+    /// (pfcd-pfc's `time-paused`), microseconds.
+    pub time_paused_us: u64,
     pub pfc_requests: u64,
     pub xon_sent: u64,
     pub pfc_indications: u64,

@@ -190,6 +190,7 @@ impl RealLldp {
             peer_admin: PfcAdmin::default(),
             enabled: self.enabled,
             now: self.now(),
+            taken: std::time::Instant::now(),
         })
     }
 }

@@ -342,6 +342,7 @@ impl PortTask for RealPort {
             p.take_counters(&b.counters);
             p.priority_paused = b.paused;
             p.pause_time_remaining = b.pause_quanta_left;
+            p.time_paused_us = u64::try_from(b.time_paused.as_micros()).unwrap_or(u64::MAX);
         }
         let mut snapshot = self.followed.snapshot(self.figures(priorities, &d.sent, &d.received));
         // Table 12-1 counts PFC frames: what the bridge port sent and acted on.

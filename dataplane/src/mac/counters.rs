@@ -23,4 +23,9 @@ pub struct MacCounters {
     pub pfc_frames_ignored: u64,
     /// MAC Control frames discarded: wrong destination address or unsupported opcode.
     pub mac_control_discarded: u64,
+    /// Time each priority's pause timer ran, in picoseconds, up to the last PFC frame received
+    /// for it ([`PfcReceiver::time_paused`](super::PfcReceiver::time_paused) adds the rest).
+    pub time_paused_ps: [u64; PRIORITIES],
+    /// The same for the link pause (802.3x PAUSE while PFC is off).
+    pub link_time_paused_ps: u64,
 }

@@ -31,6 +31,9 @@ pub struct PfcReceiver {
     pfc_enable: u8,
     paused_until: [Picos; PRIORITIES],
     link_paused_until: Picos,
+    /// Where each pause timer's time paused was last folded into `counters` (see
+    /// [`PfcReceiver::time_paused`]); the link pause's last.
+    paused_counted_from: [Picos; PRIORITIES + 1],
     pub counters: MacCounters,
 }
 
@@ -42,6 +45,7 @@ impl PfcReceiver {
             pfc_enable,
             paused_until: [Picos::ZERO; PRIORITIES],
             link_paused_until: Picos::ZERO,
+            paused_counted_from: [Picos::ZERO; PRIORITIES + 1],
             counters: MacCounters::default(),
         }
     }
@@ -84,6 +88,7 @@ impl PfcReceiver {
                 for n in 0..PRIORITIES {
                     if applied & (1 << n) != 0 {
                         self.counters.pfc_indications_per_priority[n] += 1;
+                        self.fold_time_paused(now, n);
                         self.paused_until[n] = now + self.speed.quanta(u64::from(pfc.time[n]));
                     }
                 }
@@ -95,6 +100,7 @@ impl PfcReceiver {
                     return RxOutcome::PauseIgnored;
                 }
                 self.counters.pause_frames_received += 1;
+                self.fold_time_paused(now, PRIORITIES);
                 self.link_paused_until = if pause.pause_time == 0 {
                     now
                 } else {
@@ -103,6 +109,36 @@ impl PfcReceiver {
                 RxOutcome::LinkPauseApplied
             }
         }
+    }
+
+    /// Timer `timer`'s (a priority, or `PRIORITIES` for the link pause) pause time since it was
+    /// last folded, up to `now`.
+    fn unfolded(&self, now: Picos, timer: usize) -> Picos {
+        let until = self.paused_until.get(timer).copied().unwrap_or(self.link_paused_until);
+        now.min(until).saturating_sub(self.paused_counted_from[timer])
+    }
+
+    /// Adds timer `timer`'s pause time up to `now` to the counters, before a frame reloads it.
+    /// Folding at every frame keeps what a cleared counter still owes to at most one pause.
+    fn fold_time_paused(&mut self, now: Picos, timer: usize) {
+        let ps = self.unfolded(now, timer).as_ps();
+        match self.counters.time_paused_ps.get_mut(timer) {
+            Some(total) => *total += ps,
+            None => self.counters.link_time_paused_ps += ps,
+        }
+        self.paused_counted_from[timer] = now;
+    }
+
+    /// How long priority `n` has been paused in all (Priority_Paused asserted by the peer's
+    /// PFC frames, or the link pause while PFC is off) since the counters were cleared, up to
+    /// `now`. A pause under way when they were cleared counts from its last frame.
+    pub fn time_paused(&self, now: Picos, n: usize) -> Picos {
+        let timer = if self.pfc_enable == 0 { PRIORITIES } else { n.min(PRIORITIES - 1) };
+        let folded = match self.counters.time_paused_ps.get(timer) {
+            Some(total) => *total,
+            None => self.counters.link_time_paused_ps,
+        };
+        Picos(folded) + self.unfolded(now, timer)
     }
 
     /// Priority_Paused[n]: transmission selection must not start a frame of priority `n`.
@@ -164,6 +200,41 @@ mod tests {
         assert!(!rx.priority_paused(t0, 2), "other priorities unaffected");
         assert_eq!(rx.counters.pfc_indications, 1);
         assert_eq!(rx.counters.pfc_indications_per_priority[3], 1);
+    }
+
+    #[test]
+    fn time_paused_adds_each_pause_as_it_ran() {
+        let mut rx = PfcReceiver::new(LinkSpeed::G10, OWN, 0xff);
+        let quantum = LinkSpeed::G10.quanta(1);
+        let t0 = Picos::from_us(5);
+        rx.receive(t0, &pfc(1 << 3, 1_000), t0);
+        assert_eq!(rx.time_paused(t0 + quantum * 400, 3), quantum * 400, "while it runs");
+        // A refresh halfway restarts the timer: paused 500 quanta, then 1 000 more.
+        let refresh = t0 + quantum * 500;
+        rx.receive(refresh, &pfc(1 << 3, 1_000), refresh);
+        let later = refresh + Picos::from_ms(1);
+        assert_eq!(rx.time_paused(later, 3), quantum * 1_500);
+        // An XON ends a pause early: 100 quanta of a 65 535 one.
+        rx.receive(later, &pfc(1 << 3, 0xffff), later);
+        let xon = later + quantum * 100;
+        rx.receive(xon, &pfc(1 << 3, 0), xon);
+        assert_eq!(rx.time_paused(xon + Picos::from_ms(10), 3), quantum * 1_600);
+        assert_eq!(rx.time_paused(xon, 2), Picos::ZERO, "other priorities never paused");
+        // Cleared counters: a pause under way counts from its last frame.
+        rx.receive(xon, &pfc(1 << 3, 1_000), xon);
+        rx.counters = MacCounters::default();
+        assert_eq!(rx.time_paused(xon + Picos::from_ms(1), 3), quantum * 1_000);
+    }
+
+    #[test]
+    fn a_link_pause_is_time_paused_on_every_priority() {
+        let mut rx = PfcReceiver::new(LinkSpeed::G10, OWN, 0);
+        let pause = MacControl::Pause(PauseFrame::new(PEER, 10));
+        rx.receive(Picos::ZERO, &pause, Picos::ZERO);
+        let after = Picos::from_ms(1);
+        for n in 0..PRIORITIES {
+            assert_eq!(rx.time_paused(after, n), LinkSpeed::G10.quanta(10), "priority {n}");
+        }
     }
 
     #[test]

@@ -21,6 +21,9 @@ pub struct PipelineStats {
     pub flushed: u64,
     /// Deepest any one external FIFO got, in FDs.
     pub external_fifo_peak: usize,
+    /// Most FDs the external memory held at once, stored or being written (a write takes its
+    /// room when issued).
+    pub external_used_peak: usize,
     /// Cycles in which a DMA write waited because the external memory was full.
     pub external_full_cycles: u64,
     /// Deepest the on-chip recycle staging queue (FDs waiting for a DMA write) got.

@@ -405,6 +405,7 @@ impl TwoStation {
         self.b_tx.counters = Default::default();
         self.b_rx.counters = Default::default();
         self.b_buffer.clear_counters();
+        self.watch.clear_counters();
     }
 
     /// Sets the priorities with PFC enabled at both ends while running (B's choice; A, the

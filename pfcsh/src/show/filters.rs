@@ -7,6 +7,7 @@ pub const PFCB_NS: &str = "urn:ieee:std:802.1Q:yang:ieee802-dot1q-pfc-bridge";
 pub const LLDP_NS: &str = "urn:ieee:std:802.1AB:yang:ieee802-dot1ab-lldp";
 pub const PIPELINE_NS: &str = "urn:pfcd:yang:pfcd-pipeline";
 pub const WATCHDOG_NS: &str = "urn:pfcd:yang:pfcd-watchdog";
+pub const PFCD_PFC_NS: &str = "urn:pfcd:yang:pfcd-pfc";
 
 fn name(port: Option<&str>) -> String {
     match port {
@@ -94,12 +95,17 @@ pub fn counters(port: Option<&str>) -> String {
     ) + &lldp(port, "<dest-mac-address/><tx-statistics/><rx-statistics/>")
 }
 
-/// `show interfaces pfc counters`.
-pub fn pfc_counters(port: Option<&str>) -> String {
+/// `show interfaces pfc counters`; with the time paused when the server has pfcd-pfc.
+pub fn pfc_counters(port: Option<&str>, time_paused: bool) -> String {
+    let paused =
+        if time_paused { format!("<time-paused xmlns=\"{PFCD_PFC_NS}\"/>") } else { String::new() };
     pfc(
         port,
-        "<pfc-enable/><discontinuity-time/><priority><priority/><pfc-requests/>\
-         <pfc-indications/><xoff-events/><xon-sent/><frames-dropped/><octets-dropped/></priority>",
+        &format!(
+            "<pfc-enable/><discontinuity-time/><priority><priority/><pfc-requests/>\
+             <pfc-indications/><xoff-events/><xon-sent/><frames-dropped/><octets-dropped/>\
+             {paused}</priority>"
+        ),
     )
 }
 

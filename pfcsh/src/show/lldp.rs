@@ -1,11 +1,13 @@
 //! `show lldp neighbors [PORT] [detail]`: one line per neighbour with its enabled capabilities,
-//! or every field it sent, a time with its unit.
+//! the TTL it advertises and the age of its information (pfcd-lldp, where the server has it),
+//! or every field it sent (when it expires too), a time with its unit.
 
 use serde_json::Value;
 
 use super::or_dash;
 use super::table::{Align, Table};
-use crate::data::{list, text};
+use super::units::time_in;
+use crate::data::{list, number, text};
 
 pub fn render(v: &Value, detail: bool) -> String {
     let mut t = Table::new(&[
@@ -15,7 +17,10 @@ pub fn render(v: &Value, detail: bool) -> String {
         ("SYSTEM NAME", Align::Left),
         ("PFC", Align::Left),
         ("CAPABILITIES", Align::Left),
+        ("TTL", Align::Right),
+        ("AGE", Align::Right),
     ]);
+    let ms = |n: &Value, leaf| number(n, leaf).map_or("-".into(), |ms| time_in(ms, 1e-3));
     let mut details = String::new();
     for p in list(v, "lldp/port") {
         let port = text(p, "name").unwrap_or_default();
@@ -28,6 +33,8 @@ pub fn render(v: &Value, detail: bool) -> String {
                 text(n, "pfc-tlv-extension/enable")
                     .map_or("-".into(), |e| super::units::priorities(&e)),
                 or_dash(text(n, "system-capabilities-enabled")),
+                number(n, "ttl").map_or("-".into(), |s| time_in(s, 1.0)),
+                ms(n, "age"),
             ]);
             if detail {
                 details += &format!("\n{port}: neighbour {}\n", or_dash(text(n, "chassis-id")));
@@ -82,6 +89,8 @@ fn with_unit(path: &str, value: &str) -> String {
             format!("{time} ({value} × 2^-16 ns)")
         }
         "time-mark" => format!("{:.2} s of up time ({value} timeticks)", n / 100.0),
+        "ttl" => format!("{value} s"),
+        "age" | "last-update" | "expires-in" => super::units::duration(n / 1e3),
         _ => value.to_string(),
     }
 }
@@ -98,5 +107,7 @@ mod tests {
         );
         assert_eq!(with_unit("time-mark", "19"), "0.19 s of up time (19 timeticks)");
         assert_eq!(with_unit("system-name", "peer0"), "peer0");
+        assert_eq!(with_unit("ttl", "121"), "121 s");
+        assert_eq!(with_unit("expires-in", "2500"), "2.50 s");
     }
 }

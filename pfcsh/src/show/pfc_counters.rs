@@ -1,22 +1,24 @@
 //! `show interfaces pfc counters [PORT]`: per port and priority, PFC frames sent (requests)
 //! and received (indications) with their rates since the previous look in this session, XOFF
-//! events, XON frames sent, frames and octets dropped, and when the counters last restarted.
-//! Priorities with PFC off and every counter at zero are left out.
+//! events, XON frames sent, how long the peer held the priority paused (in all, and the share
+//! of the time since the previous look), frames and octets dropped, and when the counters last
+//! restarted. Priorities with PFC off and every counter at zero are left out.
 
 use std::time::Instant;
 
 use serde_json::Value;
 
 use super::table::{Align, Table};
-use super::units::{grouped, iec, priorities};
+use super::units::{grouped, iec, micros, priorities};
 use super::{interfaces, name_of, or_dash};
 use crate::data::{at, list, number, text};
 
-/// The counters as last seen, for the rates: (port, priority) → (PFC sent, PFC received).
+/// The counters as last seen, for the rates: (port, priority) → (PFC sent, PFC received,
+/// microseconds paused).
 #[derive(Default)]
 pub struct Previous {
     pub at: Option<Instant>,
-    pub counts: std::collections::HashMap<(String, String), (f64, f64)>,
+    pub counts: std::collections::HashMap<(String, String), (f64, f64, f64)>,
 }
 
 const LEAVES: &[&str] = &[
@@ -26,6 +28,7 @@ const LEAVES: &[&str] = &[
     "xon-sent",
     "frames-dropped",
     "octets-dropped",
+    "time-paused",
 ];
 
 pub fn render(v: &Value, previous: &mut Previous) -> String {
@@ -39,9 +42,11 @@ pub fn render(v: &Value, previous: &mut Previous) -> String {
         ("PFC RX", Align::Right),
         ("RX/s", Align::Right),
         ("XOFF", Align::Right),
-        ("XON TX", Align::Right),
-        ("DROPPED", Align::Right),
-        ("DROPPED B", Align::Right),
+        ("XON", Align::Right),
+        ("PAUSED", Align::Right),
+        ("PAUSE%", Align::Right),
+        ("DROPS", Align::Right),
+        ("DROP B", Align::Right),
     ]);
     let mut cleared = Vec::new();
     let mut seen = std::collections::HashMap::new();
@@ -57,13 +62,13 @@ pub fn render(v: &Value, previous: &mut Previous) -> String {
         for p in list(pfc, "priority") {
             let prio = or_dash(text(p, "priority"));
             let n = |leaf| number(p, leaf).unwrap_or(0.0);
-            let (tx, rx) = (n("pfc-requests"), n("pfc-indications"));
-            seen.insert((name.clone(), prio.clone()), (tx, rx));
+            let (tx, rx, paused) = (n("pfc-requests"), n("pfc-indications"), n("time-paused"));
+            seen.insert((name.clone(), prio.clone()), (tx, rx, paused));
             let quiet = LEAVES.iter().all(|l| n(l) == 0.0);
             if quiet && !enabled.contains(&prio.as_str()) {
                 continue;
             }
-            let rate = |now: f64, pick: fn(&(f64, f64)) -> f64| {
+            let rate = |now: f64, pick: fn(&(f64, f64, f64)) -> f64| {
                 let before = previous.counts.get(&(name.clone(), prio.clone())).map(pick);
                 match (seconds, before) {
                     (Some(s), Some(b)) if now >= b => grouped((now - b) / s),
@@ -71,6 +76,13 @@ pub fn render(v: &Value, previous: &mut Previous) -> String {
                 }
             };
             let count = |leaf| number(p, leaf).map(grouped).unwrap_or_else(|| "-".into());
+            // The share of the time since the previous look the priority spent paused.
+            let share = match (seconds, previous.counts.get(&(name.clone(), prio.clone()))) {
+                (Some(s), Some(b)) if number(p, "time-paused").is_some() && paused >= b.2 => {
+                    format!("{:.0}", ((paused - b.2) / 1e4 / s).min(100.0))
+                }
+                _ => "-".into(),
+            };
             t.row(vec![
                 name.clone(),
                 prio.clone(),
@@ -80,6 +92,8 @@ pub fn render(v: &Value, previous: &mut Previous) -> String {
                 rate(rx, |c| c.1),
                 count("xoff-events"),
                 count("xon-sent"),
+                number(p, "time-paused").map(micros).unwrap_or_else(|| "-".into()),
+                share,
                 count("frames-dropped"),
                 number(p, "octets-dropped").map(iec).unwrap_or_else(|| "-".into()),
             ]);

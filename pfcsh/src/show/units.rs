@@ -142,6 +142,20 @@ pub fn duration(seconds: f64) -> String {
     format!("{figure} {unit}")
 }
 
+/// A time of `value` units of `seconds_per_unit` each (the model's unit), as `duration` writes
+/// it; with `--plain`, the bare value in the model's unit.
+pub fn time_in(value: f64, seconds_per_unit: f64) -> String {
+    if plain() {
+        return bare(value);
+    }
+    duration(value * seconds_per_unit)
+}
+
+/// A time the model gives in microseconds.
+pub fn micros(us: f64) -> String {
+    time_in(us, 1e-6)
+}
+
 /// Picoseconds as µs.
 pub fn micros_of_ps(ps: f64) -> String {
     format!("{:.3} µs", ps / 1e6)

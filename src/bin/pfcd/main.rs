@@ -24,7 +24,7 @@ in-process peer that congests lossless priority 3 and runs LLDP/DCBX with it (la
 willing, lab3's is not), and the bridge's transmit pipeline, paused as the peers pause the ports. \
 Modules served: ieee802-dot1q-pfc-bridge, ieee802-dot1ab-lldp with the DCBX and PFC TLV modules, \
 ietf-interfaces, ieee802-dot1q-bridge, and pfcd's own pfcd-pipeline, pfcd-headroom, \
-pfcd-watchdog (the PFC watchdog), pfcd-lab (the lab's state and its peers' storms) and \
+pfcd-watchdog (the PFC watchdog), pfcd-pfc (time paused per priority), pfcd-lldp (neighbours' TTL and age), pfcd-lab (the lab's state and its peers' storms) and \
 pfcd-deviations (what pfcd does not implement of the IEEE modules).
 
 On first start pfcd creates the administrator with a random password (Argon2id hash in the users \

@@ -17,8 +17,12 @@ pub mod wire_text;
 use lldp::wire::NEAREST_BRIDGE;
 
 /// The modules this family serves.
-pub const MODULES: [&str; 3] =
-    ["ieee802-dot1ab-lldp", "ieee802-dot1q-lldp-dcbx-tlv", "ieee802-dot1q-lldp-pfc-tlv"];
+pub const MODULES: [&str; 4] = [
+    "ieee802-dot1ab-lldp",
+    "ieee802-dot1q-lldp-dcbx-tlv",
+    "ieee802-dot1q-lldp-pfc-tlv",
+    "pfcd-lldp",
+];
 
 /// The nearest bridge address as the YANG module writes it.
 pub fn nearest_bridge() -> String {

@@ -1,6 +1,8 @@
 //! LLDP's state: the remote table's counters over every port, our system, and per port with
 //! an LLDP entry its identity, counters, neighbours and DCBX outcome.
 
+use std::time::Duration;
+
 use lldp::agent::RemoteStatistics;
 use lldp::neighbours::RemoteSystem;
 use lldp::wire::{ChassisId, PfcConfig, PfcFormat, PortId, SystemCapabilities};
@@ -8,7 +10,7 @@ use netconf_proto::xml::Element;
 
 use super::nearest_bridge;
 use super::wire_text::wire_text;
-use crate::northbound::namespaces::{DCBX_NS, LLDP_NS, PFC_TLV_NS};
+use crate::northbound::namespaces::{DCBX_NS, LLDP_NS, PFCD_LLDP_NS, PFC_TLV_NS};
 use crate::northbound::xml::{leaf, pfc_enable_bits};
 use crate::ports::{LldpView, PortSnapshot};
 
@@ -68,6 +70,16 @@ fn local_system(view: &LldpView) -> Element {
     e
 }
 
+/// pfcd-lldp's leaves: the TTL the neighbour advertises and the age of its information.
+fn push_times(e: &mut Element, r: &RemoteSystem, now: Duration) {
+    let ns = PFCD_LLDP_NS;
+    let ms = |d: Duration| u64::try_from(d.as_millis()).unwrap_or(u64::MAX);
+    e.push(leaf(ns, "ttl", r.lldpdu.ttl));
+    e.push(leaf(ns, "age", ms(now.saturating_sub(r.time_mark))));
+    e.push(leaf(ns, "last-update", ms(now.saturating_sub(r.last_seen))));
+    e.push(leaf(ns, "expires-in", ms(r.expires_at.saturating_sub(now))));
+}
+
 fn port_state(s: &PortSnapshot) -> Element {
     let ns = LLDP_NS;
     let agent = s.lldp.ours.agent();
@@ -96,7 +108,7 @@ fn port_state(s: &PortSnapshot) -> Element {
     );
     let too_many = agent.neighbours().too_many_neighbours();
     for r in agent.neighbours().iter() {
-        port.push(remote_system(r, too_many));
+        port.push(remote_system(r, too_many, s.lldp.agent_time()));
     }
     if let Some(delay) = s.lldp.ours.admin().local_delay {
         port.push(
@@ -108,8 +120,8 @@ fn port_state(s: &PortSnapshot) -> Element {
     port
 }
 
-/// One neighbour as its LLDPDU describes it.
-fn remote_system(r: &RemoteSystem, too_many: bool) -> Element {
+/// One neighbour as its LLDPDU describes it, with pfcd-lldp's times as of `now`.
+fn remote_system(r: &RemoteSystem, too_many: bool, now: Duration) -> Element {
     let ns = LLDP_NS;
     let pdu = &r.lldpdu;
     let ticks = u32::try_from(r.time_mark.as_millis() / 10).unwrap_or(u32::MAX);
@@ -140,6 +152,7 @@ fn remote_system(r: &RemoteSystem, too_many: bool) -> Element {
                 .with(leaf(PFC_TLV_NS, "delay", d.delay.0)),
         );
     }
+    push_times(&mut e, r, now);
     e
 }
 

@@ -8,7 +8,7 @@ use dataplane::headroom::allowance::{AllowanceSource, Clamp, Method};
 use dataplane::headroom::{Breakdown, Item};
 use netconf_proto::xml::Element;
 
-use crate::northbound::namespaces::{HEADROOM_NS, PFC_BRIDGE_NS};
+use crate::northbound::namespaces::{HEADROOM_NS, PFCD_PFC_NS, PFC_BRIDGE_NS};
 use crate::northbound::xml::{leaf, pfc_enable_bits, pfc_identity_leaf};
 use crate::ports::headroom::Results;
 use crate::ports::PortSnapshot;
@@ -109,7 +109,8 @@ pub fn pfc_state(s: &PortSnapshot) -> Element {
                 .with(leaf(ns, "pause-time-remaining", p.pause_time_remaining))
                 .with(leaf(ns, "pfc-requests", p.pfc_requests))
                 .with(leaf(ns, "xon-sent", p.xon_sent))
-                .with(leaf(ns, "pfc-indications", p.pfc_indications)),
+                .with(leaf(ns, "pfc-indications", p.pfc_indications))
+                .with(leaf(PFCD_PFC_NS, "time-paused", p.time_paused_us)),
         );
     }
     pfc

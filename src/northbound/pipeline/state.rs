@@ -13,9 +13,9 @@ use crate::ports::snapshot::FrameDiscards;
 pub fn state(s: &PipelineSnapshot) -> Element {
     let ns = PIPE_NS;
     let st = &s.stats;
-    // peak-used is not kept: the engine keeps each FIFO's peak (external-fifo-peak), not the
-    // memory's.
-    let external = Element::new(ns, "external-memory").with(leaf(ns, "used", s.external_used));
+    let external = Element::new(ns, "external-memory")
+        .with(leaf(ns, "used", s.external_used))
+        .with(leaf(ns, "peak-used", st.external_used_peak as u64));
     let mut statistics = Element::new(ns, "statistics");
     for (name, value) in [
         ("cycles", st.cycles),

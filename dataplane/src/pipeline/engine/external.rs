@@ -97,6 +97,7 @@ impl Pipeline {
             pause.writing += 1;
             self.writes_inflight.push_back((self.cycle + self.cfg.external.write_latency, fd));
             self.external_used += 1;
+            self.stats.external_used_peak = self.stats.external_used_peak.max(self.external_used);
             ops -= 1;
         }
         // Reads for classes in a flush epoch, in FIFO order, while their port has credit.

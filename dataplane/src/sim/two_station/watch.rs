@@ -49,6 +49,13 @@ impl Watch {
         }
     }
 
+    /// B's watchdog counters start again (clear-pfc-counters), as the bridge's do.
+    pub(super) fn clear_counters(&mut self) {
+        if let Some(w) = self.watchdog.as_mut() {
+            w.clear_counters();
+        }
+    }
+
     fn storming(&self, class: usize) -> bool {
         if class == LINK_PAUSE {
             self.storm_link.xoff() & 1 != 0
