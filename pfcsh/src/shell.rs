@@ -72,8 +72,9 @@ impl Session {
             ["show", "interfaces", "pfc", "counters", port @ ..] => {
                 let port = self.one_port(port)?;
                 let time_paused = self.ctx.get_module_latest("pfcd-pfc").is_some();
-                let reply =
-                    self.get(&filters::pfc_counters(port.as_deref(), time_paused), false)?;
+                let lab = self.ctx.get_module_latest("pfcd-lab").is_some();
+                let filter = filters::pfc_counters(port.as_deref(), time_paused, lab);
+                let reply = self.get(&filter, false)?;
                 let mut previous = std::mem::take(&mut self.pfc_counters);
                 let printed =
                     self.print_reply(&reply, |v| show::pfc_counters::render(v, &mut previous));

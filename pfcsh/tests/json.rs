@@ -156,7 +156,7 @@ fn json_of_every_show_command_equals_the_netconf_data() {
         ("show lldp neighbors lab0 detail", filters::lldp_neighbors(Some("lab0"))),
         ("show pipeline", filters::pipeline()),
         ("show counters", filters::counters(None)),
-        ("show interfaces pfc counters", filters::pfc_counters(None, true)),
+        ("show interfaces pfc counters", filters::pfc_counters(None, true, true)),
         ("show interfaces pfc lab2 detail", filters::pfc_detail("lab2")),
         ("show pfc watchdog", filters::watchdog(None)),
     ];

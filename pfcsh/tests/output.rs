@@ -6,7 +6,7 @@ mod common;
 
 use std::time::{Duration, Instant};
 
-use common::{run, stderr, stdout, Home, Lab};
+use common::{run, run_apart, stderr, stdout, Home, Lab};
 
 /// The priority rows of `show interfaces pfc PORT` (the table after the header `PRIO`).
 fn priority_rows(text: &str) -> Vec<String> {
@@ -128,9 +128,10 @@ fn headroom_history_times_are_whole_timestamps() {
 fn pfc_counters_per_priority_with_rates_and_since_when() {
     let lab = Lab::start("");
     let home = Home::new();
-    let o = run(
+    let o = run_apart(
         &mut home.pfcsh(lab.port, &lab.password_file),
         &["show interfaces pfc counters", "show interfaces pfc counters lab2 | match lab2"],
+        std::time::Duration::from_millis(500),
     );
     assert!(o.status.success(), "{}", stderr(&o));
     let out = stdout(&o);
@@ -156,10 +157,12 @@ fn pfc_counters_show_how_long_the_peer_held_each_priority_paused() {
     let mut pfcsh = home.pfcsh(lab.port, &lab.password_file);
     pfcsh.arg("--plain");
     let look = "show interfaces pfc counters lab2";
-    let o = run(&mut pfcsh, &[look, look]);
+    let o = run_apart(&mut pfcsh, &[look, look], std::time::Duration::from_millis(500));
     assert!(o.status.success(), "{}", stderr(&o));
     let out = stdout(&o);
     assert!(out.contains("PAUSED") && out.contains("PAUSE%"), "{out}");
+    // The lab's rates and shares are per second of its simulated time.
+    assert!(out.contains("of the lab's simulated time"), "{out}");
     // --plain: one field per cell; PAUSED (µs) is the ninth, PAUSE% the tenth.
     let rows: Vec<Vec<&str>> = out
         .lines()

@@ -8,6 +8,7 @@ pub const LLDP_NS: &str = "urn:ieee:std:802.1AB:yang:ieee802-dot1ab-lldp";
 pub const PIPELINE_NS: &str = "urn:pfcd:yang:pfcd-pipeline";
 pub const WATCHDOG_NS: &str = "urn:pfcd:yang:pfcd-watchdog";
 pub const PFCD_PFC_NS: &str = "urn:pfcd:yang:pfcd-pfc";
+pub const LAB_NS: &str = "urn:pfcd:yang:pfcd-lab";
 
 fn name(port: Option<&str>) -> String {
     match port {
@@ -95,10 +96,16 @@ pub fn counters(port: Option<&str>) -> String {
     ) + &lldp(port, "<dest-mac-address/><tx-statistics/><rx-statistics/>")
 }
 
-/// `show interfaces pfc counters`; with the time paused when the server has pfcd-pfc.
-pub fn pfc_counters(port: Option<&str>, time_paused: bool) -> String {
+/// `show interfaces pfc counters`; with the time paused when the server has pfcd-pfc, and the
+/// lab's simulated clock when it has pfcd-lab (a lab's rates are per simulated second).
+pub fn pfc_counters(port: Option<&str>, time_paused: bool, lab: bool) -> String {
     let paused =
         if time_paused { format!("<time-paused xmlns=\"{PFCD_PFC_NS}\"/>") } else { String::new() };
+    let clock = if lab {
+        format!("<lab xmlns=\"{LAB_NS}\"><clock><simulated-time/></clock></lab>")
+    } else {
+        String::new()
+    };
     pfc(
         port,
         &format!(
@@ -106,7 +113,7 @@ pub fn pfc_counters(port: Option<&str>, time_paused: bool) -> String {
              <pfc-indications/><xoff-events/><xon-sent/><frames-dropped/><octets-dropped/>\
              {paused}</priority>"
         ),
-    )
+    ) + &clock
 }
 
 /// `show interfaces pfc PORT detail`: everything of the port's pfc container.

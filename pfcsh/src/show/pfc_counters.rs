@@ -2,14 +2,15 @@
 //! and received (indications) with their rates since the previous look in this session, XOFF
 //! events, XON frames sent, how long the peer held the priority paused (in all, and the share
 //! of the time since the previous look), frames and octets dropped, and when the counters last
-//! restarted. Priorities with PFC off and every counter at zero are left out.
+//! restarted. Priorities with PFC off and every counter at zero are left out. Against pfcd's
+//! lab, rates and shares are per second of the lab's simulated time, which its links run in.
 
 use std::time::Instant;
 
 use serde_json::Value;
 
 use super::table::{Align, Table};
-use super::units::{grouped, iec, micros, priorities};
+use super::units::{duration, grouped, iec, micros, priorities};
 use super::{interfaces, name_of, or_dash};
 use crate::data::{at, list, number, text};
 
@@ -18,6 +19,8 @@ use crate::data::{at, list, number, text};
 #[derive(Default)]
 pub struct Previous {
     pub at: Option<Instant>,
+    /// The lab's simulated time at the previous look (picoseconds), when the server is a lab.
+    pub simulated_ps: Option<f64>,
     pub counts: std::collections::HashMap<(String, String), (f64, f64, f64)>,
 }
 
@@ -33,7 +36,15 @@ const LEAVES: &[&str] = &[
 
 pub fn render(v: &Value, previous: &mut Previous) -> String {
     let now = Instant::now();
-    let seconds = previous.at.map(|t| now.duration_since(t).as_secs_f64()).filter(|s| *s > 0.0);
+    // The lab's links run in simulated time: its rates and shares are per simulated second.
+    let simulated_ps = number(v, "lab/clock/simulated-time");
+    let seconds = match (simulated_ps, previous.simulated_ps) {
+        (Some(now_ps), Some(before)) => Some((now_ps - before) / 1e12),
+        (Some(_), None) => None,
+        _ => previous.at.map(|t| now.duration_since(t).as_secs_f64()),
+    }
+    .filter(|s| *s > 0.0);
+    let clock = if simulated_ps.is_some() { " of the lab's simulated time" } else { "" };
     let mut t = Table::new(&[
         ("PORT", Align::Left),
         ("PRIO", Align::Right),
@@ -100,16 +111,60 @@ pub fn render(v: &Value, previous: &mut Previous) -> String {
         }
     }
     previous.at = Some(now);
+    previous.simulated_ps = simulated_ps;
     previous.counts = seen;
     cleared.sort();
     let mut out = t.render();
     out += &match (seconds, cleared.last()) {
-        (Some(s), Some(c)) => format!("rates over the last {s:.2} s; counting since {c}\n"),
+        (Some(s), Some(c)) => {
+            format!("rates over the last {}{clock}; counting since {c}\n", duration(s))
+        }
         (None, Some(c)) => {
             format!("rates: run again for the rates since now; counting since {c}\n")
         }
-        (Some(s), None) => format!("rates over the last {s:.2} s\n"),
+        (Some(s), None) => format!("rates over the last {}{clock}\n", duration(s)),
         (None, None) => "rates: run again for the rates since now\n".into(),
     };
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{json, Value};
+
+    use super::{render, Previous};
+
+    /// One look at lab1's priority 0: the lab's simulated time and the counters then.
+    fn look(simulated_ps: u64, indications: u64, paused_us: u64) -> Value {
+        json!({
+            "ietf-interfaces:interfaces": {"interface": [{
+                "name": "lab1",
+                "ieee802-dot1q-bridge:bridge-port": {"ieee802-dot1q-pfc-bridge:pfc": {
+                    "pfc-enable": "p0",
+                    "priority": [{
+                        "priority": 0,
+                        "pfc-indications": indications.to_string(),
+                        "pfcd-pfc:time-paused": paused_us.to_string(),
+                    }],
+                }},
+            }]},
+            "pfcd-lab:lab": {"clock": {"simulated-time": simulated_ps.to_string()}},
+        })
+    }
+
+    #[test]
+    fn a_labs_rates_and_share_paused_are_per_simulated_second() {
+        let mut previous = Previous::default();
+        let first = render(&look(1_000_000_000, 10, 0), &mut previous);
+        assert!(first.contains("run again"), "{first}");
+        // 2 ms of simulated time later: 1 ms of it paused, 20 more PFC frames.
+        let second = render(&look(3_000_000_000, 30, 1_000), &mut previous);
+        let row: Vec<&str> = second.lines().nth(1).unwrap_or_default().split("  ").collect();
+        let cells: Vec<&str> = row.iter().map(|c| c.trim()).filter(|c| !c.is_empty()).collect();
+        // PORT PRIO PFC-TX TX/s PFC-RX RX/s XOFF XON PAUSED PAUSE% ...
+        assert_eq!(cells[5], "10 000", "20 frames in 2 ms: {second}");
+        assert_eq!(cells[8], "1.00 ms", "{second}");
+        assert_eq!(cells[9], "50", "{second}");
+        assert!(second.contains("2.00 ms of the lab's simulated time"), "{second}");
+    }
 }

@@ -152,6 +152,28 @@ pub fn run(cmd: &mut Command, commands: &[&str]) -> Output {
     cmd.stdin(Stdio::null()).output().expect("pfcsh runs")
 }
 
+/// Runs pfcsh on `commands` fed through its standard input one at a time, `gap` apart (a
+/// script's commands follow each other within milliseconds: a lab's simulated clock may not
+/// move in between).
+pub fn run_apart(cmd: &mut Command, commands: &[&str], gap: std::time::Duration) -> Output {
+    use std::io::Write;
+    let mut child = cmd
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("pfcsh runs");
+    let mut stdin = child.stdin.take().expect("stdin");
+    for (i, c) in commands.iter().enumerate() {
+        if i > 0 {
+            std::thread::sleep(gap);
+        }
+        writeln!(stdin, "{c}").expect("a command to pfcsh");
+    }
+    drop(stdin);
+    child.wait_with_output().expect("pfcsh ends")
+}
+
 pub fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
 }
