@@ -68,6 +68,7 @@ fn every_network_scenario_is_tested() {
             "fabric-36-7-deadlock.toml",
             "fabric-36-7-transit-delay.toml",
             "fabric-36-7-watchdog.toml",
+            "fabric-leaf-spine-incast.toml",
         ]
     );
 }
@@ -187,4 +188,45 @@ fn a_bad_network_file_is_refused_with_what_to_fix() {
     );
     assert!(refused("name = \"s2\"\n", "name = \"s2\"\nmax_transit_ms = 0\n")
         .contains("give 1 to 4000"));
+}
+
+#[test]
+fn a_leaf_spine_incast_tree_names_the_congested_port_and_every_victim() {
+    let r = run("fabric-leaf-spine-incast.toml");
+    let tree = r["congestion_trees"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|t| t["root"]["device"] == "lf1" && t["root"]["port"] == "h1")
+        .expect("a tree from leaf 1's port to h1-1, the incast's target");
+    assert_eq!(tree["victims"], serde_json::json!(["victim-2", "victim-3"]));
+    let caught: Vec<&str> =
+        tree["caught"].as_array().into_iter().flatten().filter_map(|f| f.as_str()).collect();
+    for l in 2..=8 {
+        assert!(caught.contains(&format!("incast-{l}").as_str()), "incast-{l} in {caught:?}");
+    }
+    // The pauses spread up to every spine's port toward leaf 1 and the senders' uplinks.
+    let paused: Vec<String> = tree["paused"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|p| format!("{}:{}", p["device"], p["port"]).replace('"', ""))
+        .collect();
+    for port in ["sp1:l1", "sp2:l1", "sp3:l1", "sp4:l1", "lf2:s2", "lf3:s3"] {
+        assert!(paused.contains(&port.to_string()), "{port} in {paused:?}");
+    }
+    // The victims' own ports to their receivers were never paused; nothing was lost.
+    for egress in ["lf5:h2", "lf6:h2"] {
+        let link = r["links"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .find(|l| l["egress"] == egress)
+            .expect("the victim's last port");
+        assert_eq!(link["paused_us"], 0.0, "{egress}");
+    }
+    for f in r["flows"].as_array().into_iter().flatten() {
+        assert_eq!(lost(f, "buffer"), 0, "{}", f["name"]);
+    }
+    assert!(r["deadlocks"].as_array().is_some_and(Vec::is_empty), "an incast is no deadlock");
 }
