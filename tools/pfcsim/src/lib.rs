@@ -7,6 +7,7 @@
 
 mod file;
 mod headroom;
+pub mod network;
 mod plot;
 mod report;
 mod run;
@@ -22,6 +23,7 @@ pub use file::{
 pub use headroom::{
     headroom_for, inputs_for, max_frame_octets, measure, measure_outcome, HeadroomChoice,
 };
+pub use network::{load_network, run_network, run_network_file, NetworkError, NetworkResults};
 pub use plot::svg;
 pub use report::{group, method_name, table};
 pub use run::{run, stations, ScenarioResults, SeedRun, CREDIT_DEFAULT_BLOCKS};

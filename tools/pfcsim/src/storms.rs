@@ -99,7 +99,7 @@ fn ms(what: &'static str, value: u64) -> Result<Picos, ScenarioError> {
 }
 
 /// The watchdog's per-class settings: the port's, each class section's over them.
-fn setup(spec: &WatchdogSpec) -> Result<WatchdogSetup, ScenarioError> {
+pub(crate) fn setup(spec: &WatchdogSpec) -> Result<WatchdogSetup, ScenarioError> {
     let port = ClassConfig {
         enabled: spec.enabled,
         detection: ms("detection_ms", spec.detection_ms)?,

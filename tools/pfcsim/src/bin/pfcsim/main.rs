@@ -4,6 +4,7 @@ mod bench_buffer;
 mod bench_headroom;
 mod bench_pipeline;
 mod bench_watchdog;
+mod network;
 mod scenario;
 
 use std::path::PathBuf;
@@ -52,6 +53,16 @@ enum Command {
         #[arg(long)]
         plot: Option<PathBuf>,
     },
+    /// Runs a network of bridges and hosts from a TOML file (see scenarios/fabric-*.toml): per
+    /// flow throughput, loss, latency and time paused; per link and priority pause time and PFC
+    /// frames; the deadlocks and congestion trees found in the wait-for graph as it ran.
+    Network {
+        /// The network file.
+        file: PathBuf,
+        /// Print the results as JSON instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
     /// The buffer above XOFF each headroom scheme (calculated, measured) keeps per lossless
     /// priority, against the least that loses nothing in simulation, at every speed over 1 m,
     /// 100 m, 10 km and 60 km.
@@ -95,6 +106,7 @@ fn main() -> ExitCode {
             bench_pipeline::run(micros, runs.max(1), ports, speed, frame_len)
         }
         Command::Scenario { file, json, plot } => scenario::run(&file, json, plot),
+        Command::Network { file, json } => network::run(&file, json),
         Command::BenchBuffer { alignments, long_alignments } => {
             bench_buffer::run(alignments.max(1), long_alignments.max(1))
         }

@@ -1,0 +1,141 @@
+//! One simulated port of a bridge or host: the same parts as a pfcd port (the PFC MAC's
+//! receiver and initiator, a receive buffer per lossless priority, the PFC watchdog) with the
+//! queues of frames waiting to leave.
+
+use std::collections::VecDeque;
+
+use dataplane::headroom::BufferPlan;
+use dataplane::mac::{PfcInitiator, PfcReceiver};
+use dataplane::sim::IngressBuffer;
+use dataplane::time::Picos;
+use dataplane::watchdog::{Watchdog, WatchdogSetup};
+use dataplane::wire::{MacAddr, PRIORITIES};
+
+use super::build::PortInfo;
+
+/// A frame waiting in an egress queue.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Queued {
+    pub flow: u32,
+    /// The index in the flow's path of the device it goes to next.
+    pub hop: u16,
+    pub len: u32,
+    pub created: Picos,
+    pub enqueued: Picos,
+    /// The ingress port whose buffer the frame takes until it leaves (lossless priorities).
+    pub ingress: Option<u32>,
+}
+
+/// A time a class has been held, as exact intervals: the current one and the total of the
+/// closed ones.
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct Held {
+    pub since: Option<Picos>,
+    pub until: Picos,
+    pub total: Picos,
+}
+
+impl Held {
+    /// A pause applied at `now` holding until `until` (at or before `now`: released).
+    pub fn pause(&mut self, now: Picos, until: Picos) {
+        match self.since {
+            Some(_) if now < self.until => {}
+            Some(since) => {
+                self.total += self.until - since;
+                self.since = None;
+            }
+            None => {}
+        }
+        if until > now {
+            self.since.get_or_insert(now);
+            self.until = until;
+        } else if let Some(since) = self.since.take() {
+            self.total += now.saturating_sub(since);
+        }
+    }
+
+    /// Since when the class is held at `now`, if it is.
+    pub fn held_since(&self, now: Picos) -> Option<Picos> {
+        self.since.filter(|_| now < self.until)
+    }
+
+    /// The whole time held up to `end`.
+    pub fn total_to(&self, end: Picos) -> Picos {
+        self.total + self.since.map_or(Picos::ZERO, |s| self.until.min(end).saturating_sub(s))
+    }
+}
+
+/// A port's running state.
+#[derive(Debug)]
+pub(super) struct Port {
+    pub rx: PfcReceiver,
+    pub tx: PfcInitiator,
+    pub pfc_ready_at: Option<Picos>,
+    pub queues: [VecDeque<Queued>; PRIORITIES],
+    pub ingress: [Option<IngressBuffer>; PRIORITIES],
+    pub xoff_since: [Option<Picos>; PRIORITIES],
+    pub paused: [Held; PRIORITIES],
+    pub watchdog: Option<Watchdog>,
+    pub told_waiting: u8,
+    pub last_served: usize,
+    /// The earliest transmit wake-up pending, and the watchdog's.
+    pub tx_wake: Option<Picos>,
+    pub watchdog_wake: Option<Picos>,
+    pub drops: Drops,
+}
+
+/// Frames a port discarded, by reason.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Drops {
+    /// Arrived to a full receive buffer (lossless) or a full queue (lossy).
+    pub buffer: u64,
+    /// Discarded by the PFC watchdog (egress).
+    pub watchdog: u64,
+    /// Held past the maximum bridge transit delay (egress).
+    pub transit: u64,
+}
+
+impl Port {
+    pub fn new(index: usize, info: &PortInfo, pfc: u8, watchdog: Option<WatchdogSetup>) -> Self {
+        let [hi, lo] = u16::try_from(index).unwrap_or(u16::MAX).to_be_bytes();
+        let addr = MacAddr([0x02, 0, 0, 0xfa, hi, lo]);
+        let ingress = std::array::from_fn(|n| {
+            info.plan
+                .as_ref()
+                .filter(|_| pfc & (1 << n) != 0)
+                .map(|plan: &BufferPlan| IngressBuffer::from_plan(plan))
+        });
+        Port {
+            rx: PfcReceiver::new(info.speed, addr, pfc),
+            tx: PfcInitiator::new(info.speed, addr, pfc),
+            pfc_ready_at: None,
+            queues: std::array::from_fn(|_| VecDeque::new()),
+            ingress,
+            xoff_since: [None; PRIORITIES],
+            paused: [Held::default(); PRIORITIES],
+            watchdog: watchdog.map(|s| Watchdog::new(s.classes)),
+            told_waiting: 0,
+            last_served: PRIORITIES - 1,
+            tx_wake: None,
+            watchdog_wake: None,
+            drops: Drops::default(),
+        }
+    }
+
+    /// Priorities with frames waiting (bit n = priority n).
+    pub fn waiting(&self) -> u8 {
+        (0..PRIORITIES).fold(0, |v, n| v | (u8::from(!self.queues[n].is_empty()) << n))
+    }
+
+    /// Whether transmission selection holds priority `n`: paused and the watchdog honours it.
+    pub fn held(&self, now: Picos, n: usize) -> bool {
+        self.rx.priority_paused(now, n) && self.watchdog.as_ref().is_none_or(|w| w.honours_pause(n))
+    }
+
+    /// The next priority that may send, round robin.
+    pub fn select(&self, now: Picos) -> Option<usize> {
+        (1..=PRIORITIES)
+            .map(|k| (self.last_served + k) % PRIORITIES)
+            .find(|n| !self.queues[*n].is_empty() && !self.held(now, *n))
+    }
+}

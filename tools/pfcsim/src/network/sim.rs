@@ -1,0 +1,443 @@
+//! The network run, event by event in picoseconds: hosts send their flows, each bridge port
+//! accounts its receive buffer, pauses its peer through its PFC initiator and honours the peer's
+//! pauses through its PFC receiver, its watchdog finds storms, and the maximum transit delay
+//! discards frames held too long.
+
+use std::collections::VecDeque;
+
+use dataplane::sim::{BufferVerdict, DataFrame, EventQueue, LinkFrame, SimLink};
+use dataplane::time::Picos;
+use dataplane::watchdog::{self, Action};
+use dataplane::wire::{MacControl, PRIORITIES};
+
+use super::build::Topology;
+use super::observe::Observer;
+use super::port::{Drops, Port, Queued};
+
+/// A host queues at most this many frames per priority; a source whose host is held longer
+/// waits (the frame is not offered) rather than loses.
+const HOST_QUEUE_FRAMES: usize = 32;
+/// A lossy priority's egress queue on a bridge, frames (tail-dropped beyond).
+const LOSSY_QUEUE_FRAMES: usize = 256;
+
+#[derive(Debug)]
+enum Event {
+    Tx(usize),
+    Arrive(usize),
+    Pause(usize, MacControl),
+    Watchdog(usize),
+    Source(usize),
+    Sample,
+}
+
+/// What the run counted for one flow.
+#[derive(Debug, Clone, Default)]
+pub(super) struct FlowStats {
+    pub offered: u64,
+    pub held_back: u64,
+    pub delivered: u64,
+    pub delivered_octets: u64,
+    pub latencies_ns: Vec<u64>,
+    pub window_octets: Vec<u64>,
+    pub lost: Drops,
+    pub last_delivery: Option<Picos>,
+}
+
+/// A watchdog detection or restoration at a port.
+#[derive(Debug, Clone)]
+pub(super) struct WatchdogRecord {
+    pub port: usize,
+    pub event: watchdog::Event,
+}
+
+pub(super) struct Sim {
+    pub topo: Topology,
+    pub ports: Vec<Port>,
+    wires: Vec<SimLink>,
+    /// The frames on each wire beyond what `DataFrame` carries, in order.
+    in_flight: Vec<VecDeque<Queued>>,
+    events: EventQueue<Event>,
+    pub flows: Vec<FlowStats>,
+    pub watchdog_events: Vec<WatchdogRecord>,
+    pub observer: Observer,
+    duration: Picos,
+    window: Picos,
+    sample: Picos,
+    pub events_run: u64,
+}
+
+impl Sim {
+    pub fn new(
+        topo: Topology,
+        duration: Picos,
+        window: Picos,
+        sample: Picos,
+        obs: Observer,
+    ) -> Self {
+        let ports: Vec<Port> = topo
+            .ports
+            .iter()
+            .enumerate()
+            .map(|(i, info)| {
+                let node = &topo.nodes[info.node];
+                Port::new(i, info, node.pfc, node.watchdog)
+            })
+            .collect();
+        let wires = topo.ports.iter().map(|p| SimLink::new(p.speed, p.one_way)).collect();
+        let windows =
+            usize::try_from(duration.as_ps().div_ceil(window.as_ps().max(1))).unwrap_or(0);
+        let flows = topo
+            .flows
+            .iter()
+            .map(|_| FlowStats { window_octets: vec![0; windows], ..FlowStats::default() })
+            .collect();
+        Sim {
+            in_flight: topo.ports.iter().map(|_| VecDeque::new()).collect(),
+            ports,
+            wires,
+            events: EventQueue::new(),
+            flows,
+            watchdog_events: Vec::new(),
+            observer: obs,
+            duration,
+            window,
+            sample,
+            events_run: 0,
+            topo,
+        }
+    }
+
+    pub fn run(&mut self) {
+        for (f, flow) in self.topo.flows.iter().enumerate() {
+            self.events.schedule(flow.start, Event::Source(f));
+        }
+        self.events.schedule(self.sample, Event::Sample);
+        while let Some((now, event)) = self.events.pop() {
+            if now > self.duration {
+                break;
+            }
+            self.events_run += 1;
+            match event {
+                Event::Tx(p) => {
+                    if self.ports[p].tx_wake == Some(now) {
+                        self.ports[p].tx_wake = None;
+                    }
+                    self.tx_free(p, now);
+                }
+                Event::Arrive(w) => self.arrive(w, now),
+                Event::Pause(p, frame) => self.apply_pause(p, now, &frame),
+                Event::Watchdog(p) => self.watchdog_due(p, now),
+                Event::Source(f) => self.source(f, now),
+                Event::Sample => {
+                    self.observer.sample(now, &self.topo, &self.ports);
+                    self.events.schedule(now + self.sample, Event::Sample);
+                }
+            }
+        }
+    }
+
+    /// Wakes port `p`'s transmitter at `at`, unless an earlier wake-up is already pending.
+    fn wake(&mut self, p: usize, at: Picos) {
+        if self.ports[p].tx_wake.is_some_and(|w| w <= at) {
+            return;
+        }
+        self.ports[p].tx_wake = Some(at);
+        self.events.schedule(at, Event::Tx(p));
+    }
+
+    fn source(&mut self, f: usize, now: Picos) {
+        let flow = &self.topo.flows[f];
+        if now >= flow.stop {
+            return;
+        }
+        let (n, len, interval) = (usize::from(flow.priority), flow.len, flow.interval);
+        let Some(p) = flow.hops[0].2 else { return };
+        self.flows[f].offered += 1;
+        if self.ports[p].queues[n].len() >= HOST_QUEUE_FRAMES {
+            self.flows[f].held_back += 1;
+        } else {
+            let q = Queued {
+                flow: u32::try_from(f).unwrap_or(u32::MAX),
+                hop: 1,
+                len,
+                created: now,
+                enqueued: now,
+                ingress: None,
+            };
+            self.ports[p].queues[n].push_back(q);
+            self.wake(p, now);
+        }
+        self.events.schedule(now + interval, Event::Source(f));
+    }
+
+    /// Port `p` may start a frame: a PFC frame when one is due, else the next data frame of a
+    /// priority not held; otherwise it sleeps until something can change.
+    fn tx_free(&mut self, p: usize, now: Picos) {
+        let idle = self.wires[p].idle_at();
+        if idle > now {
+            self.wake(p, idle);
+            return;
+        }
+        if self.topo.ports[p].peer.is_none() {
+            return;
+        }
+        let port = &mut self.ports[p];
+        if port.pfc_ready_at.is_some_and(|t| t <= now) {
+            port.pfc_ready_at = None;
+            if let Some(control) = port.tx.poll(now) {
+                let end = self.wires[p].transmit(now, LinkFrame::Bytes(control.to_vec()));
+                self.sent(p, end);
+                return;
+            }
+        }
+        self.expire(p, now);
+        let Some(n) = self.ports[p].select(now) else {
+            self.sleep(p, now);
+            return;
+        };
+        let port = &mut self.ports[p];
+        let Some(frame) = port.queues[n].pop_front() else { return };
+        port.last_served = n;
+        if let Some(wd) = port.watchdog.as_mut() {
+            wd.frame_sent(now, n);
+        }
+        self.release(frame, n, now);
+        self.tell_waiting(p, now);
+        let data = DataFrame { priority: n as u8, len: frame.len, seq: 0 };
+        let end = self.wires[p].transmit(now, LinkFrame::Data(data));
+        self.in_flight[p].push_back(frame);
+        self.sent(p, end);
+    }
+
+    /// A frame went out on `p`'s wire until `end`: its arrival scheduled, the PFC cases
+    /// evaluated again after it (refresh included), the transmitter free then.
+    fn sent(&mut self, p: usize, end: Picos) {
+        if let Some(at) = self.wires[p].last_arrival() {
+            self.events.schedule(at, Event::Arrive(p));
+        }
+        let port = &mut self.ports[p];
+        if port.pfc_ready_at.is_none() && port.tx.xoff() != 0 {
+            port.pfc_ready_at = Some(end);
+        }
+        self.wake(p, end);
+    }
+
+    /// Nothing to send now: wake for a pause ending on a queue with frames, a PFC refresh, or
+    /// the maximum transit delay of a held frame.
+    fn sleep(&mut self, p: usize, now: Picos) {
+        let max_transit = self.topo.nodes[self.topo.ports[p].node].max_transit;
+        let port = &mut self.ports[p];
+        let mut at: Option<Picos> = None;
+        let mut earliest = |t: Picos| at = Some(at.map_or(t, |a| a.min(t)));
+        if port.waiting() != 0 {
+            if let Some(t) = port.rx.next_resume(now) {
+                earliest(t);
+            }
+            if let Some(limit) = max_transit {
+                for q in port.queues.iter().filter_map(VecDeque::front) {
+                    earliest((q.enqueued + limit + Picos(1)).max(now));
+                }
+            }
+        }
+        if let Some(t) = port.tx.next_refresh(now) {
+            let t = t.max(now);
+            port.pfc_ready_at = Some(port.pfc_ready_at.map_or(t, |r| r.min(t)));
+        }
+        if let Some(t) = port.pfc_ready_at {
+            earliest(t.max(now));
+        }
+        if let Some(t) = at {
+            self.wake(p, t);
+        }
+    }
+
+    /// Frames at the head of `p`'s queues held longer than the bridge's maximum transit delay
+    /// are discarded (802.1Q 6.5.6), freeing the buffers they hold.
+    fn expire(&mut self, p: usize, now: Picos) {
+        let Some(limit) = self.topo.nodes[self.topo.ports[p].node].max_transit else { return };
+        for n in 0..PRIORITIES {
+            while let Some(q) = self.ports[p].queues[n].front().copied() {
+                if now.saturating_sub(q.enqueued) <= limit {
+                    break;
+                }
+                self.ports[p].queues[n].pop_front();
+                self.ports[p].drops.transit += 1;
+                self.flows[q.flow as usize].lost.transit += 1;
+                self.release(q, n, now);
+            }
+        }
+        self.tell_waiting(p, now);
+    }
+
+    /// A frame leaves the bridge (sent or discarded): its ingress buffer is freed.
+    fn release(&mut self, q: Queued, n: usize, now: Picos) {
+        let Some(i) = q.ingress.map(|i| i as usize) else { return };
+        if let Some(buffer) = self.ports[i].ingress[n].as_mut() {
+            buffer.depart(u64::from(q.len));
+        }
+        self.xoff_changed(i, n, now);
+    }
+
+    /// Passes ingress `i`'s XOFF level on priority `n` to its PFC initiator; a change makes a
+    /// PFC frame due after the generation delay.
+    fn xoff_changed(&mut self, i: usize, n: usize, now: Picos) {
+        let generation =
+            self.topo.ports[i].speed.bits_time(self.topo.ports[i].delays.pfc_generation_bits);
+        let port = &mut self.ports[i];
+        let xoff = port.ingress[n].as_ref().is_some_and(|b| b.xoff());
+        if (port.tx.xoff() & (1 << n) != 0) == xoff {
+            return;
+        }
+        port.tx.set_xoff(n, xoff);
+        port.xoff_since[n] = xoff.then_some(now);
+        let ready = now + generation;
+        port.pfc_ready_at = Some(ready);
+        self.wake(i, ready);
+    }
+
+    /// Tells `p`'s watchdog which priorities have frames waiting, when that changed.
+    fn tell_waiting(&mut self, p: usize, now: Picos) {
+        let port = &mut self.ports[p];
+        let waiting = port.waiting();
+        if waiting == port.told_waiting {
+            return;
+        }
+        port.told_waiting = waiting;
+        if let Some(wd) = port.watchdog.as_mut() {
+            wd.waiting(now, waiting);
+        }
+        self.watchdog_schedule(p, now);
+    }
+
+    fn watchdog_schedule(&mut self, p: usize, now: Picos) {
+        let port = &mut self.ports[p];
+        let Some(at) = port.watchdog.as_ref().and_then(|w| w.next_deadline()) else { return };
+        let at = at.max(now);
+        if port.watchdog_wake.is_some_and(|w| w <= at && w >= now) {
+            return;
+        }
+        port.watchdog_wake = Some(at);
+        self.events.schedule(at, Event::Watchdog(p));
+    }
+
+    fn watchdog_due(&mut self, p: usize, now: Picos) {
+        if self.ports[p].watchdog_wake == Some(now) {
+            self.ports[p].watchdog_wake = None;
+        }
+        let Some(found) = self.ports[p].watchdog.as_mut().map(|w| w.poll(now)) else { return };
+        for event in found {
+            if let watchdog::Event::StormDetected { class, action: Action::Drop, .. } = event {
+                let classes = if class >= PRIORITIES { 0..PRIORITIES } else { class..class + 1 };
+                for n in classes {
+                    self.discard_queue(p, n, now);
+                }
+            }
+            self.watchdog_events.push(WatchdogRecord { port: p, event });
+        }
+        self.tell_waiting(p, now);
+        self.watchdog_schedule(p, now);
+        self.wake(p, now);
+    }
+
+    /// A stormed priority's queued frames are discarded, freeing the buffers they hold.
+    fn discard_queue(&mut self, p: usize, n: usize, now: Picos) {
+        let frames: Vec<Queued> = self.ports[p].queues[n].drain(..).collect();
+        if let Some(wd) = self.ports[p].watchdog.as_mut() {
+            wd.count_dropped(n, frames.len() as u64);
+        }
+        for q in frames {
+            self.ports[p].drops.watchdog += 1;
+            self.flows[q.flow as usize].lost.watchdog += 1;
+            self.release(q, n, now);
+        }
+    }
+
+    fn apply_pause(&mut self, p: usize, now: Picos, frame: &MacControl) {
+        let tx_idle = self.wires[p].idle_at();
+        let port = &mut self.ports[p];
+        let outcome = port.rx.receive(now, frame, tx_idle);
+        if let dataplane::mac::RxOutcome::PfcApplied { priorities } = outcome {
+            for n in (0..PRIORITIES).filter(|n| priorities & (1 << n) != 0) {
+                let until = port.rx.paused_until(n);
+                port.paused[n].pause(now, until);
+                if let Some(wd) = port.watchdog.as_mut() {
+                    wd.pause_received(now, n, until);
+                }
+            }
+        }
+        self.watchdog_schedule(p, now);
+        self.wake(p, now);
+    }
+
+    /// Frames finish arriving over wire `w` (from port `w` to its peer).
+    fn arrive(&mut self, w: usize, now: Picos) {
+        let Some(to) = self.topo.ports[w].peer else { return };
+        while let Some((_, frame)) = self.wires[w].receive(now) {
+            match frame {
+                LinkFrame::Bytes(bytes) => {
+                    if let Ok(control) = MacControl::parse(&bytes) {
+                        let d = self.topo.ports[to].delays;
+                        let entry = self.topo.ports[to].speed.bits_time(d.pause_entry_bits);
+                        self.events.schedule(now + entry, Event::Pause(to, control));
+                    }
+                }
+                LinkFrame::Data(d) => {
+                    if let Some(q) = self.in_flight[w].pop_front() {
+                        self.data_in(to, usize::from(d.priority), q, now);
+                    }
+                }
+            }
+        }
+    }
+
+    /// A data frame received on port `at`: delivered at a host; at a bridge, into the receive
+    /// buffer and onto the egress queue of the flow's next hop.
+    fn data_in(&mut self, at: usize, n: usize, mut q: Queued, now: Picos) {
+        let flow = q.flow as usize;
+        let node = self.topo.ports[at].node;
+        if self.topo.nodes[node].host {
+            let stats = &mut self.flows[flow];
+            stats.delivered += 1;
+            stats.delivered_octets += u64::from(q.len);
+            stats.latencies_ns.push((now - q.created).as_ns());
+            stats.last_delivery = Some(now);
+            let window = (now.as_ps() / self.window.as_ps().max(1)) as usize;
+            if let Some(o) = stats.window_octets.get_mut(window) {
+                *o += u64::from(q.len);
+            }
+            return;
+        }
+        let Some(out) = self.topo.flows[flow].hops.get(usize::from(q.hop)).and_then(|h| h.2) else {
+            return;
+        };
+        let lossless = self.ports[at].ingress[n].is_some();
+        if lossless {
+            let buffer = self.ports[at].ingress[n].as_mut().map(|b| b.arrive(u64::from(q.len)));
+            if buffer != Some(BufferVerdict::Accepted) {
+                self.ports[at].drops.buffer += 1;
+                self.flows[flow].lost.buffer += 1;
+                return;
+            }
+            q.ingress = Some(at as u32);
+            self.xoff_changed(at, n, now);
+        } else if self.ports[out].queues[n].len() >= LOSSY_QUEUE_FRAMES {
+            self.ports[out].drops.buffer += 1;
+            self.flows[flow].lost.buffer += 1;
+            return;
+        }
+        q.hop += 1;
+        q.enqueued = now;
+        if self.ports[out].watchdog.as_ref().is_some_and(|w| w.drops(n)) {
+            self.ports[out].drops.watchdog += 1;
+            self.flows[flow].lost.watchdog += 1;
+            if let Some(wd) = self.ports[out].watchdog.as_mut() {
+                wd.count_dropped(n, 1);
+            }
+            self.release(q, n, now);
+            return;
+        }
+        self.ports[out].queues[n].push_back(q);
+        self.tell_waiting(out, now);
+        self.wake(out, now);
+    }
+}
