@@ -230,3 +230,23 @@ fn a_leaf_spine_incast_tree_names_the_congested_port_and_every_victim() {
     }
     assert!(r["deadlocks"].as_array().is_some_and(Vec::is_empty), "an incast is no deadlock");
 }
+
+/// The drawing: one coloured half-line per direction of every link, the deadlock's three
+/// hops dashed over their paused directions, and one throughput line per flow.
+#[test]
+fn the_drawing_shows_every_link_direction_and_dashes_the_deadlock() {
+    let file = load_network(&scenarios().join("fabric-36-7-deadlock.toml")).expect("loads");
+    let r = run_network(&file).expect("runs");
+    let svg = pfcsim::network::network_svg(&file, &r);
+    assert!(svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"), "{svg}");
+    // 3 host links and 3 ring links, both ways.
+    assert_eq!(svg.matches("<title>").count(), 12, "{svg}");
+    assert_eq!(svg.matches("stroke-dasharray").count(), 3, "the cycle's hops: {svg}");
+    assert!(svg.contains("b1:cw → b2:ccw: paused"), "{svg}");
+    assert_eq!(svg.matches("<polyline").count(), 3, "a line per flow: {svg}");
+
+    let file = load_network(&scenarios().join("fabric-36-6-spreading.toml")).expect("loads");
+    let r = run_network(&file).expect("runs");
+    let svg = pfcsim::network::network_svg(&file, &r);
+    assert_eq!(svg.matches("stroke-dasharray").count(), 0, "no deadlock in 36-6: {svg}");
+}

@@ -1,11 +1,13 @@
 //! `pfcsim network`: networks of bridges and hosts, from a TOML file ([`NetworkFile`]), run
 //! event by event with the parts of a pfcd port (the PFC MAC's receiver and initiator, the
 //! receive buffer with the allowance calculated for its link, the PFC watchdog, the maximum
-//! transit delay), and read by `fabric_graph` for deadlocks and congestion trees as it runs.
+//! transit delay), and read by `fabric_graph` for deadlocks and congestion trees as it runs;
+//! drawn by [`network_svg`].
 
 mod build;
 mod error;
 mod observe;
+mod plot;
 mod port;
 mod results;
 mod run;
@@ -14,6 +16,7 @@ mod spec;
 
 pub use error::NetworkError;
 pub use observe::{DeadlockSeen, TreeSeen};
+pub use plot::network_svg;
 pub use port::Drops;
 pub use results::{table, FlowResult, LinkResult, NetworkResults, PortResult, WatchdogResult};
 pub use run::{load_network, parse_network, run_network, run_network_file};

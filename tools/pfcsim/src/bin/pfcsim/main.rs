@@ -62,6 +62,10 @@ enum Command {
         /// Print the results as JSON instead of a table.
         #[arg(long)]
         json: bool,
+        /// Draw the topology (each link coloured by time paused, a deadlock's cycle dashed)
+        /// and each flow's throughput over time to this SVG file.
+        #[arg(long)]
+        svg: Option<PathBuf>,
     },
     /// The buffer above XOFF each headroom scheme (calculated, measured) keeps per lossless
     /// priority, against the least that loses nothing in simulation, at every speed over 1 m,
@@ -106,7 +110,7 @@ fn main() -> ExitCode {
             bench_pipeline::run(micros, runs.max(1), ports, speed, frame_len)
         }
         Command::Scenario { file, json, plot } => scenario::run(&file, json, plot),
-        Command::Network { file, json } => network::run(&file, json),
+        Command::Network { file, json, svg } => network::run(&file, json, svg.as_deref()),
         Command::BenchBuffer { alignments, long_alignments } => {
             bench_buffer::run(alignments.max(1), long_alignments.max(1))
         }
