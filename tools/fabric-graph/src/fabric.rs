@@ -168,16 +168,14 @@ impl Fabric {
         self.observation(port, priority)?.ingress_xoff_since
     }
 
-    /// The egress ports the ingress `port` on `priority` waits on: as observed, or (unknown)
-    /// every other egress of the device and priority that is paused or has a backlog.
+    /// The egress ports the ingress `port` on `priority` waits on: as observed (the port
+    /// itself included: a router in a routing loop sends frames back out of the port they came
+    /// in by), or (unknown) every other egress of the device and priority that is paused or has
+    /// a backlog (a bridge never sends a frame back out of its reception port).
     pub(crate) fn waits_on(&self, port: &PortRef, priority: u8) -> Vec<PortRef> {
         let known = self.observation(port, priority).and_then(|o| o.waits_on.as_ref());
         if let Some(ports) = known {
-            return ports
-                .iter()
-                .filter(|e| **e != port.port)
-                .map(|e| PortRef::new(port.device.clone(), e.clone()))
-                .collect();
+            return ports.iter().map(|e| PortRef::new(port.device.clone(), e.clone())).collect();
         }
         self.observations
             .iter()

@@ -104,6 +104,37 @@ fn two_cycles_sharing_an_egress_are_each_reported_once() {
     );
 }
 
+/// A routing loop between two routers over one link: each sends the looping frames back out
+/// of the port they came in by, so each end's ingress waits on its own egress, which the other
+/// end pauses: a cycle of two hops on one link.
+#[test]
+fn a_routing_loop_on_one_link_is_a_deadlock_of_two_hops() {
+    let mut f = Fabric::new();
+    f.add_link(port("lf2", "s2"), port("sp2", "l2")).expect("link");
+    for (d, p) in [("lf2", "s2"), ("sp2", "l2")] {
+        f.observe(port(d, p), 3, Observation::paused(100)).expect("observe");
+        f.observe(port(d, p), 3, Observation::xoff(150, &[p])).expect("observe");
+    }
+    let found = f.deadlocks(10_000, 1_000);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(
+        found[0].cycle,
+        vec![
+            CycleHop { egress: port("lf2", "s2"), ingress: port("sp2", "l2") },
+            CycleHop { egress: port("sp2", "l2"), ingress: port("lf2", "s2") },
+        ]
+    );
+    // Unknown waits are a bridge's: never back out of the reception port, so no cycle.
+    let mut f = Fabric::new();
+    f.add_link(port("b1", "p"), port("b2", "p")).expect("link");
+    for d in ["b1", "b2"] {
+        f.observe(port(d, "p"), 3, Observation::paused(100)).expect("observe");
+        let unknown = Observation { waits_on: None, ..Observation::xoff(150, &[]) };
+        f.observe(port(d, "p"), 3, unknown).expect("observe");
+    }
+    assert!(f.deadlocks(10_000, 1_000).is_empty());
+}
+
 #[test]
 fn an_unknown_wait_assumes_every_paused_egress_of_the_device() {
     let mut f = ring([0, 0, 0]);

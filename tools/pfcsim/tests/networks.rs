@@ -69,8 +69,39 @@ fn every_network_scenario_is_tested() {
             "fabric-36-7-transit-delay.toml",
             "fabric-36-7-watchdog.toml",
             "fabric-leaf-spine-incast.toml",
+            "fabric-leaf-spine-loop.toml",
         ]
     );
+}
+
+/// A failed link leaves a transient routing loop between lf2 and sp2: f1's frames cross that
+/// link three times each way, and each end's ingress waits on its own port's egress, which the
+/// other end pauses. The deadlock is that one link's two directions; f2, which shares no port
+/// with the loop, runs on at its rate.
+#[test]
+fn a_routing_loop_after_a_link_failure_deadlocks_its_link_and_spares_the_rest() {
+    let r = run("fabric-leaf-spine-loop.toml");
+    let deadlocks = r["deadlocks"].as_array().expect("a list");
+    assert_eq!(deadlocks.len(), 1, "the loop's cycle only: {deadlocks:?}");
+    let hops: Vec<String> = deadlocks[0]["cycle"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|h| format!("{}:{}", h["egress"]["device"], h["egress"]["port"]).replace('"', ""))
+        .collect();
+    assert_eq!(hops, ["lf2:s2", "sp2:l2"], "{deadlocks:?}");
+    assert!(deadlocks[0]["broken_at_us"].is_null(), "no remedy: it holds");
+    let f1 = flow(&r, "f1");
+    let late = windows(f1);
+    assert!(late[late.len() / 2..].iter().all(|g| *g == 0.0), "f1 stopped for good: {late:?}");
+    let f2 = flow(&r, "f2");
+    assert!(f2["throughput_gbps"].as_f64().expect("a rate") > 3.8, "f2 runs on: {f2}");
+    assert_eq!(f2["paused_us"].as_f64(), Some(0.0), "f2 never paused: {f2}");
+    for f in [f1, f2] {
+        for why in ["buffer", "watchdog", "transit"] {
+            assert_eq!(lost(f, why), 0, "lossless: {f}");
+        }
+    }
 }
 
 #[test]

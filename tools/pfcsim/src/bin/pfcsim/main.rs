@@ -1,6 +1,7 @@
 //! pfcsim: runs pfcd's data-plane simulations and benchmarks from the command line.
 
 mod bench_buffer;
+mod bench_fabric;
 mod bench_headroom;
 mod bench_pipeline;
 mod bench_watchdog;
@@ -102,6 +103,20 @@ enum Command {
         #[arg(long, default_value_t = 1)]
         seed: u64,
     },
+    /// What simulating a lossless fabric costs: a network file run several times on one
+    /// thread, CPU seconds per simulated second (below 1: faster than real time) and events
+    /// per CPU second.
+    BenchFabric {
+        /// The network file.
+        #[arg(default_value = "scenarios/fabric-leaf-spine-incast.toml")]
+        file: PathBuf,
+        /// Runs.
+        #[arg(long, default_value_t = 3)]
+        runs: u32,
+        /// Simulated time of each run, microseconds (default: the file's).
+        #[arg(long)]
+        duration_us: Option<u64>,
+    },
 }
 
 fn main() -> ExitCode {
@@ -119,6 +134,9 @@ fn main() -> ExitCode {
         }
         Command::BenchWatchdog { storms, detection_ms, seed } => {
             bench_watchdog::run(storms.max(1), detection_ms.clamp(1, 600_000), seed)
+        }
+        Command::BenchFabric { file, runs, duration_us } => {
+            bench_fabric::run(&file, runs.max(1), duration_us)
         }
     }
 }
