@@ -59,7 +59,7 @@ fn yanglint(yanglint: &Path, scratch: &Scratch, data: &str) -> Result<(), String
     let yang = Path::new(env!("CARGO_MANIFEST_DIR")).join("yang");
     let file = scratch.path("lldp.xml");
     std::fs::write(&file, data).expect("write");
-    let modules = ["ieee802-dot1q-lldp-pfc-tlv.yang"].map(|m| yang.join(m));
+    let modules = ["ieee802-dot1q-lldp-pfc-tlv.yang", "pfcd-lldp.yang"].map(|m| yang.join(m));
     let out = Command::new(yanglint)
         .args(["-f", "xml", "-t", "get", "-p"])
         .arg(&yang)
