@@ -1,5 +1,6 @@
 //! What pfcd asks of the running bridge: a port's configuration, a new measurement, counters
-//! cleared, another pause mode. The loop takes them at the start of each turn.
+//! cleared, another pause mode, the static filtering entries. The loop takes them at the start
+//! of each turn.
 
 use dataplane::pipeline::{PauseMode, Pipeline};
 use dataplane::time::LinkSpeed;
@@ -8,6 +9,7 @@ use tracing::{info, warn};
 use super::forward::Forwarder;
 use super::port::{BridgePort, PortControl, PortCounters};
 use super::reaction::ReactionTracker;
+use super::static_entries::StaticEntry;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Control {
@@ -21,6 +23,8 @@ pub enum Control {
     ClearCounters(Option<usize>),
     /// The pipeline's pause mode: taken once no frame is in the bridge (a new engine starts).
     Mode(PauseMode),
+    /// The static filtering entries (802.1Q 8.8.1), in place of those before.
+    StaticEntries(Vec<StaticEntry>),
 }
 
 /// Applies one control to the bridge.
@@ -52,6 +56,10 @@ pub fn apply<P>(c: Control, ports: &mut [BridgePort<P>], fwd: &mut Forwarder, sp
             }
         }
         Control::Mode(mode) => fwd.pending_mode = Some(mode),
+        Control::StaticEntries(entries) => {
+            fwd.fdb.set_static(&entries);
+            info!(entries = entries.len(), "static filtering entries in force");
+        }
     }
 }
 

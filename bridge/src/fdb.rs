@@ -1,5 +1,7 @@
 //! The filtering database: where each (VLAN, MAC address) was last seen, learned from the
-//! source addresses of received frames (802.1Q 8.7), aged out after `ageing` without a frame.
+//! source addresses of received frames (802.1Q 8.7), aged out after `ageing` without a frame;
+//! and the static entries an operator configured (8.8.1, `static_entries.rs`), looked up
+//! before anything learned, never aged, never moved by learning, kept when a link goes down.
 //!
 //! Bounded so that a flood of random source addresses costs neither memory nor learning: each
 //! port learns at most `per_port` addresses and the table `total`; an address beyond either
@@ -12,6 +14,8 @@ use std::collections::{HashMap, VecDeque};
 use std::time::{Duration, Instant};
 
 use dataplane::wire::MacAddr;
+
+use super::static_entries::{PortMap, StaticEntry, StaticTable};
 
 /// 802.1Q's default ageing time (8.8.3: 300 s).
 pub const DEFAULT_AGEING: Duration = Duration::from_secs(300);
@@ -47,6 +51,12 @@ pub struct Fdb {
     pub not_learned: u64,
     /// Entries removed to make room for a newly learned address.
     pub evicted: u64,
+    /// The static entries in force.
+    statics: StaticTable,
+    /// Frames whose source address has a static entry that does not forward through the port
+    /// they came in on: not learned from (a static entry is never moved), the frame forwarded
+    /// as any other.
+    pub static_not_moved: u64,
 }
 
 /// Where a frame goes.
@@ -54,6 +64,9 @@ pub struct Fdb {
 pub enum Destination {
     /// A learned individual address on this port.
     Port(usize),
+    /// An address with a static entry: these ports and no other (none: the frame is
+    /// filtered).
+    Static(PortMap),
     /// A group address or an address not learned: every port but the one it came from.
     Flood,
 }
@@ -74,7 +87,27 @@ impl Fdb {
             per_port: per_port.max(1),
             not_learned: 0,
             evicted: 0,
+            statics: StaticTable::default(),
+            static_not_moved: 0,
         }
+    }
+
+    /// Puts `entries` in force in place of the static entries before. An address learned
+    /// before that now has a static entry is forgotten: the static entry is its place.
+    pub fn set_static(&mut self, entries: &[StaticEntry]) {
+        self.statics = StaticTable::of(entries);
+        let learned: Vec<Key> =
+            self.statics.keys().filter(|k| self.entries.contains_key(k)).collect();
+        for key in learned {
+            if let Some(e) = self.entries.remove(&key) {
+                self.counts[e.port] -= 1;
+            }
+        }
+    }
+
+    /// Static entries in force.
+    pub fn static_len(&self) -> usize {
+        self.statics.len()
     }
 
     /// Learns that `src` on VLAN `vid` is reached through `port` (a group address is never a
@@ -82,6 +115,12 @@ impl Fdb {
     /// evicting the oldest learned address.
     pub fn learn(&mut self, vid: u16, src: MacAddr, port: usize, now: Instant) {
         if src.is_group() {
+            return;
+        }
+        if let Some(map) = self.statics.get(vid, src) {
+            if !map.contains(port) {
+                self.static_not_moved += 1;
+            }
             return;
         }
         let key = (vid, src);
@@ -115,6 +154,9 @@ impl Fdb {
 
     /// Where a frame to `dst` on VLAN `vid` goes.
     pub fn lookup(&self, vid: u16, dst: MacAddr, now: Instant) -> Destination {
+        if let Some(map) = self.statics.get(vid, dst) {
+            return Destination::Static(map);
+        }
         if dst.is_group() {
             return Destination::Flood;
         }
@@ -159,7 +201,7 @@ impl Fdb {
         }
     }
 
-    /// Forgets every address learned on `port` (its link went down).
+    /// Forgets every address learned on `port` (its link went down); static entries stay.
     pub fn flush_port(&mut self, port: usize) {
         self.entries.retain(|_, e| e.port != port);
         if let (Some(q), Some(c)) = (self.queues.get_mut(port), self.counts.get_mut(port)) {
@@ -168,6 +210,7 @@ impl Fdb {
         }
     }
 
+    /// Learned entries (static ones apart).
     pub fn len(&self) -> usize {
         self.entries.len()
     }
@@ -301,6 +344,72 @@ mod tests {
         assert_eq!(fdb.lookup(1, station(0), t1), Destination::Flood, "the oldest silent one went");
         assert_eq!(fdb.len(), 4);
         assert_eq!(fdb.evicted, 1);
+    }
+
+    fn to(vid: u16, address: MacAddr, ports: &[usize]) -> StaticEntry {
+        StaticEntry { vid, address, forward: PortMap::of(ports.iter().copied()) }
+    }
+
+    /// A static entry decides before anything learned, for its VLAN only, and for a group
+    /// address too; an empty port map filters.
+    #[test]
+    fn a_static_entry_is_looked_up_before_learned_ones() {
+        let t0 = Instant::now();
+        let mut fdb = Fdb::new(DEFAULT_AGEING);
+        fdb.learn(1, A, 0, t0);
+        let group = MacAddr([1, 0, 0x5e, 0, 0, 1]);
+        fdb.set_static(&[to(1, A, &[2]), to(1, group, &[1, 3]), to(1, B, &[])]);
+        assert_eq!(fdb.lookup(1, A, t0), Destination::Static(PortMap::of([2])));
+        assert_eq!(fdb.lookup(1, group, t0), Destination::Static(PortMap::of([1, 3])));
+        assert_eq!(fdb.lookup(1, B, t0), Destination::Static(PortMap::default()), "filter");
+        assert_eq!(fdb.lookup(5, A, t0), Destination::Flood, "another VLAN: not the entry's");
+        assert_eq!(fdb.len(), 0, "the address learned before gave way to its static entry");
+        assert_eq!(fdb.static_len(), 3);
+    }
+
+    /// Static entries are never aged and a link going down does not remove them.
+    #[test]
+    fn a_static_entry_outlives_ageing_and_a_link_going_down() {
+        let t0 = Instant::now();
+        let mut fdb = Fdb::new(Duration::from_secs(10));
+        fdb.set_static(&[to(1, A, &[0])]);
+        fdb.learn(1, B, 0, t0);
+        let later = t0 + Duration::from_secs(3600);
+        fdb.age(later, usize::MAX);
+        fdb.flush_port(0);
+        assert_eq!(fdb.lookup(1, A, later), Destination::Static(PortMap::of([0])));
+        assert_eq!(fdb.lookup(1, B, later), Destination::Flood, "the learned one went");
+    }
+
+    /// A frame from a static address on another port does not move the entry (nor is the
+    /// address learned there); it is counted. On a port the entry forwards through, it is not.
+    #[test]
+    fn learning_never_moves_a_static_entry() {
+        let t0 = Instant::now();
+        let mut fdb = Fdb::new(DEFAULT_AGEING);
+        fdb.set_static(&[to(1, A, &[2])]);
+        fdb.learn(1, A, 0, t0);
+        fdb.learn(1, A, 0, t0);
+        fdb.learn(1, A, 2, t0);
+        assert_eq!(fdb.lookup(1, A, t0), Destination::Static(PortMap::of([2])));
+        assert_eq!(fdb.len(), 0, "not learned");
+        assert_eq!(fdb.static_not_moved, 2);
+        // The same address on another VLAN is learned as usual.
+        fdb.learn(7, A, 0, t0);
+        assert_eq!(fdb.lookup(7, A, t0), Destination::Port(0));
+    }
+
+    /// New static entries replace the old: an address no longer configured is learned again.
+    #[test]
+    fn static_entries_are_replaced_whole() {
+        let t0 = Instant::now();
+        let mut fdb = Fdb::new(DEFAULT_AGEING);
+        fdb.set_static(&[to(1, A, &[2])]);
+        fdb.set_static(&[to(1, B, &[1])]);
+        assert_eq!(fdb.lookup(1, A, t0), Destination::Flood);
+        fdb.learn(1, A, 0, t0);
+        assert_eq!(fdb.lookup(1, A, t0), Destination::Port(0));
+        assert_eq!(fdb.static_len(), 1);
     }
 
     /// Ageing looks at no more entries than its budget, and a table of expired entries is

@@ -102,6 +102,10 @@ impl Forwarder {
         match self.fdb.lookup(vid, header.dst, at) {
             Destination::Port(p) if p != i => out.push(p),
             Destination::Port(_) => {}
+            // The configured ports, never the one it came from nor one whose link is down.
+            Destination::Static(map) => {
+                out.extend(map.iter().filter(|p| *p != i && *p < nports && ports[*p].link_up));
+            }
             // Not to a port whose link is down (its learned addresses were forgotten then).
             Destination::Flood => {
                 out.extend((0..nports).filter(|p| *p != i && ports[*p].link_up));
@@ -297,8 +301,12 @@ mod tests {
     const MAX_LEN: u16 = 1522;
 
     fn bridge() -> (Forwarder, Vec<BridgePort<()>>) {
+        bridge_of(&["p1", "p2"])
+    }
+
+    fn bridge_of(names: &[&str]) -> (Forwarder, Vec<BridgePort<()>>) {
         let speed = LinkSpeed::G10;
-        let ports = ["p1", "p2"]
+        let ports: Vec<_> = names
             .iter()
             .enumerate()
             .map(|(i, name)| {
@@ -306,7 +314,7 @@ mod tests {
                 BridgePort::new(BridgePortSetup::new(name, 1 << 3), (), mac, speed).expect("port")
             })
             .collect();
-        let config = crate::pipeline_config(2, PauseMode::External, speed, MAX_LEN);
+        let config = crate::pipeline_config(ports.len(), PauseMode::External, speed, MAX_LEN);
         let fwd = Forwarder {
             engine: Pipeline::new(config).expect("engine"),
             fdb: crate::fdb::Fdb::new(crate::fdb::DEFAULT_AGEING),
@@ -344,6 +352,33 @@ mod tests {
         fwd.receive(&mut ports, 0, &tagged(4094, 100), at, (0, Picos::ZERO));
         assert_eq!(ports[0].counters.reserved_vid, 1);
         assert_eq!(fwd.store.in_use(), 1, "VID 4094 is forwarded");
+    }
+
+    /// Frames to an address with a static entry leave through its port alone, even before any
+    /// frame from it was seen (no flood); with the port's link down, or with an empty port
+    /// map (filter), they are discarded and counted.
+    #[test]
+    fn a_frame_to_a_static_address_leaves_through_its_port_alone() {
+        use crate::static_entries::{PortMap, StaticEntry};
+        let (mut fwd, mut ports) = bridge_of(&["p1", "p2", "p3"]);
+        let at = Instant::now();
+        let queued = |fwd: &Forwarder, p: usize| fwd.engine.backlog(p, 0);
+        let unknown = |fwd: &Forwarder| (0..3).map(|p| queued(fwd, p)).collect::<Vec<_>>();
+        fwd.receive(&mut ports, 0, &tagged(1, 100), at, (0, Picos::ZERO));
+        assert_eq!(unknown(&fwd), vec![0, 1, 1], "without an entry: flooded");
+        let b = MacAddr([2, 0, 0, 0, 0, 0xb]);
+        fwd.fdb.set_static(&[StaticEntry { vid: 1, address: b, forward: PortMap::of([2]) }]);
+        fwd.receive(&mut ports, 0, &tagged(1, 100), at, (0, Picos::ZERO));
+        assert_eq!(unknown(&fwd), vec![0, 1, 2], "to port p3 alone");
+        ports[2].link_up = false;
+        fwd.receive(&mut ports, 0, &tagged(1, 100), at, (0, Picos::ZERO));
+        assert_eq!(unknown(&fwd), vec![0, 1, 2], "not flooded while its port is down");
+        assert_eq!(ports[0].counters.filtered, 1);
+        ports[2].link_up = true;
+        fwd.fdb.set_static(&[StaticEntry { vid: 1, address: b, forward: PortMap::default() }]);
+        fwd.receive(&mut ports, 0, &tagged(1, 100), at, (0, Picos::ZERO));
+        assert_eq!(unknown(&fwd), vec![0, 1, 2], "filtered");
+        assert_eq!(ports[0].counters.filtered, 2);
     }
 
     /// A frame longer than the largest the bridge forwards is discarded and counted.

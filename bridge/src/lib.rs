@@ -3,7 +3,8 @@
 //! pause mechanism, or `fifo` / `stall`) driven by the wall clock instead of simulated time.
 //!
 //! - `forward.rs`: one received frame: MAC Control (PFC pauses the pipeline port), link-local
-//!   frames, classification, learning (`fdb.rs`), the ingress buffer (`ingress.rs`), the frame
+//!   frames, classification, learning and the static entries (`fdb.rs`, `static_entries.rs`:
+//!   802.1Q 8.8.1, looked up first, never aged or moved), the ingress buffer (`ingress.rs`), the frame
 //!   memory (`store.rs`), offers to the pipeline;
 //! - `run.rs`: the loop on one thread (receive, run the pipeline to now, send, PFC initiator,
 //!   publish, `ppoll`); `receive.rs` and `transmit.rs`: its two sides (MAC Control first,
@@ -32,6 +33,7 @@ pub mod run;
 pub mod snapshot;
 pub mod socket;
 pub mod spec;
+pub mod static_entries;
 pub mod store;
 pub mod transmit;
 pub mod watchdog;

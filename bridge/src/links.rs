@@ -407,6 +407,24 @@ mod tests {
         assert_eq!(b.ports[1].tx_backlog.len(), 1, "an up port's frames wait for its socket");
     }
 
+    /// A static entry toward a port survives its link going down and up (only learned
+    /// addresses are forgotten), so frames to the station never flood after a flap.
+    #[test]
+    fn a_link_flap_keeps_the_static_entries_through_the_port() {
+        use super::super::static_entries::{PortMap, StaticEntry};
+        let mut b = bench();
+        let p2 = PortMap::of([1]);
+        b.fwd.fdb.set_static(&[StaticEntry { vid: 1, address: STATION, forward: p2 }]);
+        b.show(Seen { identity: Some((11, OLD)), up: false });
+        b.look();
+        assert!(!b.ports[1].link_up);
+        assert_eq!(b.fdb_port(STATION), fdb::Destination::Static(p2), "kept while down");
+        b.show(Seen { identity: Some((11, OLD)), up: true });
+        b.look();
+        assert!(b.ports[1].link_up);
+        assert_eq!(b.fdb_port(STATION), fdb::Destination::Static(p2), "kept once up");
+    }
+
     impl Bench {
         fn fdb_port(&self, mac: MacAddr) -> fdb::Destination {
             self.fwd.fdb.lookup(1, mac, self.t)

@@ -20,6 +20,11 @@ pub struct BridgeSnapshot {
     pub ports: Vec<PortSnapshot>,
     pub fdb_entries: usize,
     pub fdb_not_learned: u64,
+    /// Static filtering entries in force (one per VLAN and address).
+    pub fdb_static_entries: usize,
+    /// Frames from a static address on a port its entry does not forward through: not
+    /// learned from.
+    pub fdb_static_not_moved: u64,
     /// Frames stored in the bridge now (waiting, in the pipeline, in external memory).
     pub frames_in_bridge: usize,
     /// Frames the pipeline sent, in external memory now, flushed back, recycled: its statistics.
@@ -193,6 +198,8 @@ impl BridgeSnapshot {
             ports,
             fdb_entries: fwd.fdb.len(),
             fdb_not_learned: fwd.fdb.not_learned,
+            fdb_static_entries: fwd.fdb.static_len(),
+            fdb_static_not_moved: fwd.fdb.static_not_moved,
             frames_in_bridge: fwd.store.in_use(),
             pipeline_departed: stats.departed,
             pipeline_recycled: stats.recycled_by_nti + stats.returned_by_mac,

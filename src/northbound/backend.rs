@@ -15,7 +15,10 @@ use netconf_proto::xml::Element;
 use tracing::{info, warn};
 
 use super::events;
-use super::interfaces::config::{bridge_ports, check_port_exists, classes, lab_refusal, table};
+use super::fdb::config::{read as read_static_entries, Read as StaticEntries};
+use super::interfaces::config::{
+    bridge_ports, check_port_exists, classes, lab_refusal, ports_component, table,
+};
 use super::interfaces::state::{bridge_state, interfaces};
 use super::lldp::config::{check_entries, fill_intent};
 use super::lldp::MODULES as LLDP_MODULES;
@@ -26,17 +29,20 @@ use super::pipeline::config::config_from;
 use super::watchdog::config::{lab_refusal as watchdog_refusal, setup_from};
 use crate::ports::set::PortSet;
 use crate::ports::PortIntent;
+use pfc_bridge::static_entries::StaticEntry;
 
 /// The backend of pfcd's ports: the PFC model with ietf-interfaces and the bridge, whose
 /// entries hold it, LLDP and DCBX, and the pipeline.
 pub struct PortsBackend {
     ports: Arc<dyn PortSet>,
-    /// What `prepare` accepted, for `apply`: one intent per port, in the port order, and the
-    /// pipeline's configuration.
-    prepared: Mutex<Option<(Vec<PortIntent>, PipelineConfig)>>,
+    /// What `prepare` accepted, for `apply`: one intent per port, in the port order, the
+    /// pipeline's configuration and the static filtering entries.
+    prepared: Mutex<Option<Prepared>>,
     /// The interfaces with a Bridge Port in running, as last applied.
     bridge_ports: Mutex<Vec<String>>,
 }
+
+type Prepared = (Vec<PortIntent>, PipelineConfig, Vec<StaticEntry>);
 
 impl PortsBackend {
     pub fn new(ports: Arc<dyn PortSet>) -> Self {
@@ -47,10 +53,18 @@ impl PortsBackend {
         self.ports.ports().iter().map(|p| p.name.as_str()).collect()
     }
 
+    /// The static filtering entries of `root`, and the refusals of those pfcd cannot run.
+    fn static_entries(&self, root: &Element) -> StaticEntries {
+        let names = self.port_names();
+        let component = ports_component(root, &names);
+        read_static_entries(root, &names, component.as_ref(), self.ports.forwards_frames())
+    }
+
     /// Configuration pfcd cannot run: a Bridge Port or LLDP entry for a port it does not have,
     /// an LLDP destination it does not support, a traffic class table other than the identity
     /// on ports that map priority n to class n (the lab's), a PFC watchdog on ports that run
-    /// none (the lab's).
+    /// none (the lab's), a static filtering entry it does not support or on ports that
+    /// forward no frames (the lab's).
     fn unrunnable(&self, root: &Element) -> Vec<BackendError> {
         let names = self.port_names();
         let configured = bridge_ports(root);
@@ -70,6 +84,7 @@ impl PortsBackend {
             .chain(check_entries(root, &names))
             .chain(tables)
             .chain(watchdogs)
+            .chain(self.static_entries(root).refused)
             .collect()
     }
 
@@ -138,7 +153,9 @@ impl Backend for PortsBackend {
         let at_start = tx.origin.session_id.is_none() && tx.old.elements().next().is_none();
         let intents = self.intents(tx.new, (!at_start).then_some(tx.old))?;
         let pipeline = config_from(tx.new, self.ports.as_ref())?;
-        *self.prepared.lock().unwrap_or_else(PoisonError::into_inner) = Some((intents, pipeline));
+        let statics = self.static_entries(tx.new).entries;
+        *self.prepared.lock().unwrap_or_else(PoisonError::into_inner) =
+            Some((intents, pipeline, statics));
         Ok(())
     }
 
@@ -147,9 +164,13 @@ impl Backend for PortsBackend {
         // prepare always runs first; should it not have, running was validated by it before.
         let prepared = prepared.or_else(|| {
             let pipeline = config_from(tx.new, self.ports.as_ref()).ok()?;
-            Some((self.intents(tx.new, None).ok()?, pipeline))
+            let statics = self.static_entries(tx.new).entries;
+            Some((self.intents(tx.new, None).ok()?, pipeline, statics))
         });
-        let Some((intents, pipeline)) = prepared else { return };
+        let Some((intents, pipeline, statics)) = prepared else { return };
+        if self.ports.forwards_frames() {
+            self.ports.apply_static_entries(statics);
+        }
         if self.ports.pipeline().config != pipeline {
             info!(mode = %pipeline.mode, "pipeline configuration changed");
             self.ports.reconfigure_pipeline(pipeline);

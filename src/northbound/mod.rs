@@ -5,7 +5,8 @@
 //! notifications. It routes by module family, each with one file per direction
 //! (`config`, `state`, `rpc`, `notification`): [`interfaces`] (ietf-interfaces and the bridge,
 //! with each Bridge Port's traffic class table), [`pfc`] (ieee802-dot1q-pfc-bridge), [`lldp`]
-//! (ieee802-dot1ab-lldp with the DCBX and PFC TLV modules), [`pipeline`] (pfcd-pipeline),
+//! (ieee802-dot1ab-lldp with the DCBX and PFC TLV modules), [`fdb`] (the bridge's static
+//! filtering entries), [`pipeline`] (pfcd-pipeline),
 //! [`watchdog`] (pfcd-watchdog);
 //! [`lab`] is pfcd-lab's own backend (state only). [`namespaces`] and [`xml`] serve them all.
 //!
@@ -16,6 +17,7 @@
 
 pub mod backend;
 pub mod events;
+pub mod fdb;
 pub mod interfaces;
 pub mod lab;
 pub mod lldp;

@@ -25,6 +25,14 @@ pub trait PortSet: Send + Sync {
     /// Whether the ports run the PFC watchdog (`PortIntent::watchdog`): the bridge on real
     /// interfaces and the lab's simulated ports both do.
     fn runs_watchdog(&self) -> bool;
+    /// Whether the ports forward frames between each other (the bridge on real interfaces),
+    /// so that static filtering entries act on them; the lab's simulated ports do not.
+    fn forwards_frames(&self) -> bool {
+        false
+    }
+    /// Puts these static filtering entries in force in place of those before (ports that
+    /// forward no frames have none).
+    fn apply_static_entries(&self, _entries: Vec<pfc_bridge::static_entries::StaticEntry>) {}
     /// The transmit pipeline as last published.
     fn pipeline(&self) -> Arc<PipelineSnapshot>;
     /// The pipeline these ports run for pfcd-pipeline's settings `base`.

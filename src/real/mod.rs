@@ -134,6 +134,15 @@ impl PortSet for RealPorts {
         true
     }
 
+    /// The bridge forwards between the interfaces, through its filtering database.
+    fn forwards_frames(&self) -> bool {
+        true
+    }
+
+    fn apply_static_entries(&self, entries: Vec<pfc_bridge::static_entries::StaticEntry>) {
+        self.bridge.control(Control::StaticEntries(entries));
+    }
+
     fn pipeline(&self) -> Arc<PipelineSnapshot> {
         self.bridge.snapshot().pipeline.unwrap_or_else(|| {
             Arc::new(PipelineSnapshot {

@@ -81,6 +81,17 @@ pub fn bridge_ports(root: &Element) -> Vec<(String, &Element)> {
         .collect()
 }
 
+/// The bridge and component the Bridge Ports of pfcd's `ports` name (the first that names
+/// both): where pfcd's bridge component is configured.
+pub fn ports_component(root: &Element, ports: &[&str]) -> Option<(String, String)> {
+    bridge_ports(root).into_iter().filter(|(name, _)| ports.contains(&name.as_str())).find_map(
+        |(_, port)| {
+            let bridge = child_text(port, DOT1Q_NS, "bridge-name")?;
+            Some((bridge, child_text(port, DOT1Q_NS, "component-name")?))
+        },
+    )
+}
+
 /// Refuses a Bridge Port on an interface that is none of pfcd's ports.
 pub fn check_port_exists(name: &str, ports: &[&str], described: &str) -> Result<(), BackendError> {
     if ports.contains(&name) {

@@ -26,7 +26,10 @@ pub fn interfaces(
     for (i, s) in snapshots.iter().enumerate() {
         let mut pfc = pfc_state(s);
         pfc.namespaces_mut().push((Some("pfc".into()), PFC_NS.into()));
-        let mut bridge_port = Element::new(DOT1Q_NS, "bridge-port").with(pfc);
+        // Port i is Bridge Port number i + 1: a static filtering entry's port-ref names it.
+        let mut bridge_port = Element::new(DOT1Q_NS, "bridge-port")
+            .with(leaf(DOT1Q_NS, "port-number", i + 1))
+            .with(pfc);
         if let Some(mut p) = port_state(pipe, i) {
             p.push(frame_discards(&s.frame_discards));
             bridge_port.push(p);
