@@ -7,54 +7,26 @@
 //!          ccw ──────────────────────────────────┘     (b2's host ─ h2, b3's host ─ h3)
 //! ```
 //!
-//! Each bridge's ports are numbered cw 1, ccw 2, host 3; every bridge holds a static entry for
-//! every host's address: its own host through port 3, the others clockwise through port 1.
-//! A bridge without a spanning tree floods what it does not know, and in a ring a flooded frame
-//! loops for good; with the entries no frame to a host is flooded.
+//! Each bridge's ports are numbered cw 1, ccw 2, host 3 (`test_support::ring`); every bridge
+//! holds a static entry for every host's address: its own host through port 3, the others
+//! clockwise through port 1. A bridge without a spanning tree floods what it does not know, and
+//! in a ring a flooded frame loops for good; with the entries no frame to a host is flooded.
 //!
 //! The ring needs root (namespaces); skipped loudly without it, failed in CI.
 
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
-use dataplane::io::RawPort;
 use dataplane::wire::{EthernetHeader, MacAddr};
 use netconf_client::{Client, Datastore};
-use test_support::hosts::{data_between, drain, host_socket, parse_data, send};
+use test_support::hosts::{data_between, drain, parse_data, send};
 use test_support::lab::LabPfcd;
-use test_support::netns::{can_run, veth, Netns};
-use test_support::pfcd::{start_pfcd, value, Pfcd, DOT1Q_NS, IF_NS, PIPE_NS};
-use test_support::Scratch;
+use test_support::netns::can_run;
+use test_support::pfcd::{value, DOT1Q_NS, IF_NS, PIPE_NS};
+use test_support::ring::{database, entry, host_mac, ring};
 
 /// Frames each host sends to each other host.
 const EACH: u32 = 40;
-/// The test frames' VLAN (`test_support::hosts::VID`).
-const VIDS: &str = "10";
-
-fn host_mac(i: usize) -> MacAddr {
-    MacAddr([2, 0, 0, 0, i as u8, i as u8])
-}
-
-/// A filtering entry for `address` on VLAN 10, forwarding through `port` and no other.
-fn entry(address: MacAddr, port: u32) -> String {
-    let a = address.0;
-    let address =
-        format!("{:02X}-{:02X}-{:02X}-{:02X}-{:02X}-{:02X}", a[0], a[1], a[2], a[3], a[4], a[5]);
-    format!(
-        "<filtering-entry><database-id>1</database-id><vids>{VIDS}</vids>\
-         <address>{address}</address><entry-type>static</entry-type><port-map>\
-         <port-ref>{port}</port-ref><static-filtering-entries><control-element>forward\
-         </control-element></static-filtering-entries></port-map></filtering-entry>"
-    )
-}
-
-/// `entries` in the filtering database of pfcd's bridge component (br0/c0, its first start's).
-fn database(entries: &str) -> String {
-    format!(
-        "<bridges xmlns=\"{DOT1Q_NS}\"><bridge><name>br0</name><component><name>c0</name>\
-         <filtering-database>{entries}</filtering-database></component></bridge></bridges>"
-    )
-}
 
 #[test]
 fn on_the_lab_a_static_filtering_entry_is_refused_and_running_unchanged() {
@@ -77,60 +49,6 @@ fn on_the_lab_a_static_filtering_entry_is_refused_and_running_unchanged() {
     let after = c.get_config(Datastore::Running, None).expect("running");
     assert_eq!(after.data(), before.data(), "running unchanged");
     assert!(pfcd.alive(), "{}", pfcd.log_text());
-}
-
-/// One bridge of the ring: its namespace, pfcd and a session.
-struct RingBridge {
-    _ns: Netns,
-    _scratch: Scratch,
-    _pfcd: Pfcd,
-    client: Client,
-}
-
-/// Three bridges in a ring and a host on each, every link up, IPv6 off (the hosts send only
-/// the test's frames).
-struct Ring {
-    bridges: Vec<RingBridge>,
-    hosts: Vec<(Netns, RawPort)>,
-}
-
-fn ring() -> Ring {
-    let bridge_ns: Vec<Netns> = (1..=3).map(|i| Netns::new(&format!("sfb{i}"))).collect();
-    let host_ns: Vec<Netns> = (1..=3).map(|i| Netns::new(&format!("sfh{i}"))).collect();
-    for i in 0..3 {
-        let next = (i + 1) % 3;
-        let mac = |b: usize, p: usize| format!("02:00:00:0b:{:02x}:{:02x}", b + 1, p);
-        veth(&bridge_ns[i], "cw", &mac(i, 1), &bridge_ns[next], "ccw", &mac(next, 2));
-        let host = format!("02:00:00:00:{0:02x}:{0:02x}", i + 1);
-        veth(&bridge_ns[i], "host", &mac(i, 3), &host_ns[i], "eth0", &host);
-    }
-    for ns in bridge_ns.iter().chain(&host_ns) {
-        ns.run("/usr/sbin/sysctl", &["-qw", "net.ipv6.conf.all.disable_ipv6=1"]);
-        ns.run("/usr/sbin/sysctl", &["-qw", "net.ipv6.conf.default.disable_ipv6=1"]);
-    }
-    for ns in &bridge_ns {
-        for i in ["cw", "ccw", "host"] {
-            ns.link(&["set", i, "up"]);
-        }
-    }
-    for ns in &host_ns {
-        ns.link(&["set", "eth0", "up"]);
-    }
-    let bridges = bridge_ns
-        .into_iter()
-        .enumerate()
-        .map(|(i, ns)| {
-            let scratch = Scratch::new(&format!("static-fdb-b{}", i + 1));
-            let pfcd = start_pfcd(&ns, &scratch, &["cw", "ccw", "host"]);
-            let client = pfcd.client(&ns);
-            RingBridge { _ns: ns, _scratch: scratch, _pfcd: pfcd, client }
-        })
-        .collect();
-    let hosts = host_ns.into_iter().map(|ns| {
-        let socket = host_socket(&ns);
-        (ns, socket)
-    });
-    Ring { bridges, hosts: hosts.collect() }
 }
 
 /// Frames port `port` of a bridge sent of priority 0 (pfcd-pipeline's `departed`).
@@ -163,13 +81,8 @@ fn a_ring_of_three_pfcd_with_static_entries_delivers_clockwise_and_floods_nothin
     if !can_run("a_ring_of_three_pfcd_with_static_entries_delivers_clockwise_and_floods_nothing") {
         return;
     }
-    let mut ring = ring();
-    for (i, b) in ring.bridges.iter_mut().enumerate() {
-        let entries: String =
-            (0..3).map(|h| entry(host_mac(h + 1), if h == i { 3 } else { 1 })).collect();
-        b.client.edit_config(Datastore::Candidate, &database(&entries), None).expect("edit");
-        b.client.commit().expect("the bridge takes static entries");
-    }
+    let mut ring = ring("sf", "");
+    ring.route_clockwise();
     // The bridge takes the entries at its next turn, woken by them.
     std::thread::sleep(Duration::from_millis(300));
     for seq in 0..EACH {

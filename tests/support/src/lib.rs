@@ -9,6 +9,7 @@ pub mod lldp_frames;
 pub mod netns;
 pub mod pfc_lldp;
 pub mod pfcd;
+pub mod ring;
 pub mod traffic;
 
 use std::path::{Path, PathBuf};
