@@ -49,8 +49,9 @@ come next with its description. A name two modules share at one place is written
 SCRIPTING
   pfcsh -c 'show interfaces pfc'      run commands (repeat -c, or separate them with ; outside
                                       quotes)
-  pfcsh -f FILE, or commands on stdin one a line; the first command that fails stops the
-                                      script (its place is named) and the exit status is 1
+  pfcsh -f FILE, or commands on stdin one a line (each run as it arrives); the first command
+                                      that fails stops the script (its place is named) and the
+                                      exit status is 1
   --json                              one JSON value per command, a line each (JSON Lines): show
                                       commands' data as RFC 7951 JSON, others {\"message\": ...}
   --xml                               every show command's data as NETCONF XML

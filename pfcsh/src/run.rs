@@ -87,39 +87,49 @@ fn start(args: &Args) -> Result<bool, String> {
             .map(|(i, l)| (format!("{}:{}", file.display(), i + 1), l.to_string()))
             .collect()
     } else {
-        std::io::stdin()
+        // Each line runs as it arrives: a producer may wait between commands, or for their
+        // output, and a pipe is read to its end only when nothing fails.
+        let lines = std::io::stdin()
             .lock()
             .lines()
             .map_while(Result::ok)
             .enumerate()
-            .map(|(i, l)| (format!("line {}", i + 1), l))
-            .collect()
+            .map(|(i, l)| (format!("line {}", i + 1), l));
+        let ok = run_script(&mut session, lines, false);
+        session.close();
+        return Ok(ok);
     };
-    let ok = run_script(&mut session, &commands);
+    let ok = run_script(&mut session, commands.into_iter(), true);
     session.close();
     Ok(ok)
 }
 
 /// Runs `commands` (where each comes from, the command) until the first that fails: what
-/// follows a failed `set` must not be committed. True when all succeeded.
-fn run_script(session: &mut Session, commands: &[(String, String)]) -> bool {
-    for (at, (place, line)) in commands.iter().enumerate() {
+/// follows a failed `set` must not be committed. True when all succeeded. `count_rest`: say how
+/// many commands were left unrun (a script or `-c`; not stdin, whose rest may not have come).
+fn run_script(
+    session: &mut Session,
+    mut commands: impl Iterator<Item = (String, String)>,
+    count_rest: bool,
+) -> bool {
+    let wanted = |l: &str| !l.trim().is_empty() && !l.trim().starts_with('#');
+    while let Some((place, line)) = commands.next() {
         let line = line.trim();
-        if line.is_empty() || line.starts_with('#') {
+        if !wanted(line) {
             continue;
         }
         match session.execute(line) {
             Ok(Flow::Continue) => {}
             Ok(Flow::Quit) => break,
             Err(e) => {
-                let left = commands[at + 1..]
-                    .iter()
-                    .filter(|(_, l)| !l.trim().is_empty() && !l.trim().starts_with('#'))
-                    .count();
-                let rest = match left {
-                    0 => String::new(),
-                    1 => "; the command after it was not run".into(),
-                    n => format!("; the {n} commands after it were not run"),
+                let rest = if count_rest {
+                    match commands.filter(|(_, l)| wanted(l)).count() {
+                        0 => String::new(),
+                        1 => "; the command after it was not run".into(),
+                        n => format!("; the {n} commands after it were not run"),
+                    }
+                } else {
+                    "; the commands after it are not run".into()
                 };
                 crate::visible::eprintln(&format!("pfcsh: {place}: {line}: {e}{rest}"));
                 return false;

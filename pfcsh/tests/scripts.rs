@@ -183,3 +183,41 @@ fn priorities_typed_as_numbers_get_a_hint() {
     assert!(stderr(&o).contains("p3 p4"), "the form to type: {}", stderr(&o));
     assert!(stderr(&o).contains("p0"), "the values a priority set takes: {}", stderr(&o));
 }
+
+/// Commands on stdin run as they arrive: a producer that waits between two commands gets the
+/// first one's output before it sends the second (a pipe from a program that reacts to it).
+#[test]
+fn stdin_commands_run_as_they_arrive() {
+    use std::io::{BufRead, BufReader, Write};
+    let lab = Lab::start("[lab]\ntraffic = false\n");
+    let home = Home::new();
+    let mut child = home
+        .pfcsh(lab.port, &lab.password_file)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("pfcsh runs");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let mut out = BufReader::new(child.stdout.take().expect("stdout"));
+    writeln!(stdin, "show lldp neighbors lab0").expect("the first command");
+    // Its output comes while stdin is still open (read on a thread: a pfcsh that waited for the
+    // end of stdin would never answer).
+    let (tx, rx) = std::sync::mpsc::channel();
+    let reader = std::thread::spawn(move || {
+        let mut first = String::new();
+        out.read_line(&mut first).expect("a line of output");
+        let _ = tx.send(first);
+        out
+    });
+    let first = rx
+        .recv_timeout(std::time::Duration::from_secs(30))
+        .expect("the first command's output before the second command was sent");
+    assert!(first.contains("PORT") && first.contains("TTL"), "{first}");
+    let mut out = reader.join().expect("reader");
+    writeln!(stdin, "show dcbx lab3").expect("the second command");
+    drop(stdin);
+    let mut rest = String::new();
+    std::io::Read::read_to_string(&mut out, &mut rest).expect("the rest");
+    assert!(rest.contains("lab3"), "{rest}");
+    assert!(child.wait().expect("pfcsh ends").success());
+}
