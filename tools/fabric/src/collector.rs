@@ -71,6 +71,30 @@ impl Collector {
         let now = self.now();
         build(self.refreshes, &answers, &mut self.first_seen, now, nanos(self.threshold))
     }
+
+    /// Refreshes every `interval` until a view satisfies `wanted` (`Ok` with it) or a refresh
+    /// would start after `limit` (`Err` with the last view): what a test or a script that
+    /// waits for a topology, a pause or a deadlock calls.
+    pub fn refresh_until(
+        &mut self,
+        limit: Duration,
+        interval: Duration,
+        mut wanted: impl FnMut(&View) -> bool,
+    ) -> Result<View, Box<View>> {
+        let start = Instant::now();
+        loop {
+            let began = Instant::now();
+            let view = self.refresh();
+            if wanted(&view) {
+                return Ok(view);
+            }
+            let next = began + interval;
+            if next.duration_since(start) > limit {
+                return Err(Box::new(view));
+            }
+            std::thread::sleep(next.saturating_duration_since(Instant::now()));
+        }
+    }
 }
 
 /// One device's state, through its session (opened when there is none; dropped after a

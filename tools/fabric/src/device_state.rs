@@ -107,7 +107,10 @@ impl DeviceState {
                     text.clear();
                     path.pop();
                 }
-                Event::Eof => break,
+                Event::Eof if path.is_empty() => break,
+                Event::Eof => {
+                    return Err(ReadError::Xml(format!("it ends inside <{}>", path.join("/"))))
+                }
                 _ => {}
             }
         }
