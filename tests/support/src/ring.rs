@@ -49,7 +49,8 @@ pub fn database(entries: &str) -> String {
 
 /// One bridge of the ring: its namespace, pfcd and a session.
 pub struct RingBridge {
-    pub ns: Netns,
+    /// Shared: a collector's connections enter it from their own threads.
+    pub ns: std::sync::Arc<Netns>,
     pub scratch: Scratch,
     pub pfcd: Pfcd,
     pub client: Client,
@@ -93,7 +94,7 @@ pub fn ring(tag: &str, settings: &str) -> Ring {
             let scratch = Scratch::new(&format!("{tag}-b{}", i + 1));
             let pfcd = start_pfcd_with(&ns, &scratch, &["cw", "ccw", "host"], settings);
             let client = pfcd.client(&ns);
-            RingBridge { ns, scratch, pfcd, client }
+            RingBridge { ns: std::sync::Arc::new(ns), scratch, pfcd, client }
         })
         .collect();
     let hosts = host_ns.into_iter().map(|ns| {
