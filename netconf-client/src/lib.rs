@@ -21,10 +21,12 @@
 //! Files, bottom up: `transport.rs` (SSH, subsystem, framed I/O), `reply.rs` (a reply and its
 //! `<rpc-error>`s), `error.rs` (what can go wrong, an rpc-error reply among them), `parse.rs`
 //! (`<rpc-reply>` and `<rpc-error>` parsing), `client.rs` (the session), `ops.rs` (the
-//! operation helpers). The nc-load benchmark's workload is the `netconf-load` crate's.
+//! operation helpers), `known_hosts.rs` (host keys pinned as ssh does, which pfcsh writes and
+//! the fabric view reads). The nc-load benchmark's workload is the `netconf-load` crate's.
 
 mod client;
 mod error;
+pub mod known_hosts;
 mod ops;
 mod parse;
 mod reply;

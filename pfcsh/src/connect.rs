@@ -9,8 +9,8 @@ use std::time::Duration;
 use netconf_client::{Auth, Client, ConnectOptions, Error};
 
 use crate::cli::Args;
-use crate::known_hosts::{fingerprint, host_id, KnownHosts};
 use crate::settings::FileSettings;
+use netconf_client::known_hosts::{fingerprint, host_id, KnownHosts};
 
 /// The default NETCONF-over-SSH port.
 pub const DEFAULT_PORT: u16 = 830;

@@ -42,7 +42,6 @@ pub mod connect;
 pub mod data;
 pub mod diff;
 pub mod grammar;
-pub mod known_hosts;
 pub mod monitor;
 pub mod paths;
 pub mod pipe;

@@ -1,5 +1,6 @@
-//! Host keys pinned as ssh does: `~/.config/pfcsh/known_hosts` holds one line per
-//! `[host]:port` with the SHA-256 of the server's host key blob, written as OpenSSH and pfcd's
+//! Host keys pinned as ssh does: a file (pfcsh's is `~/.config/pfcsh/known_hosts`, which the
+//! fabric view reads too) holds one line per `[host]:port` with the SHA-256 of the server's
+//! host key blob, written as OpenSSH and pfcd's
 //! log show it (`SHA256:` and unpadded base64) or as `sha256:` and hex. A server whose key
 //! differs from its line is refused; the user edits the file when the change is expected. A
 //! line that does not parse is an error naming the file and line, never a line skipped: a
