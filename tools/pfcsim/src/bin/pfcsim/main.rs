@@ -6,6 +6,7 @@ mod bench_headroom;
 mod bench_pipeline;
 mod bench_watchdog;
 mod network;
+mod print;
 mod scenario;
 
 use std::path::PathBuf;

@@ -21,16 +21,5 @@ pub fn run(file: &Path, json: bool, svg: Option<&Path>) -> ExitCode {
             return ExitCode::FAILURE;
         }
     }
-    if json {
-        match serde_json::to_string_pretty(&results) {
-            Ok(text) => println!("{text}"),
-            Err(e) => {
-                eprintln!("pfcsim: cannot write JSON: {e}");
-                return ExitCode::FAILURE;
-            }
-        }
-    } else {
-        print!("{}", table(&results));
-    }
-    ExitCode::SUCCESS
+    super::print::results(&results, json, || table(&results))
 }

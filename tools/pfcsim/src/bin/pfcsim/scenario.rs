@@ -14,16 +14,8 @@ pub fn run(file: &Path, json: bool, plot: Option<PathBuf>) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    if json {
-        match serde_json::to_string_pretty(&results) {
-            Ok(text) => println!("{text}"),
-            Err(e) => {
-                eprintln!("pfcsim: cannot write JSON: {e}");
-                return ExitCode::FAILURE;
-            }
-        }
-    } else {
-        print!("{}", table(&results));
+    if super::print::results(&results, json, || table(&results)) != ExitCode::SUCCESS {
+        return ExitCode::FAILURE;
     }
     if let Some(path) = plot {
         let Some(drawing) = svg(&results) else {
