@@ -116,4 +116,45 @@ impl Ring {
             b.client.commit().expect("the bridge takes static entries");
         }
     }
+
+    /// Whether, as each bridge's own state says, every clockwise egress on priority 3 is paused
+    /// and every counter-clockwise ingress sends XOFF: Figure 36-7's cycle held.
+    pub fn cycle_held(&mut self) -> bool {
+        use crate::pfcd::{pfc_of, priority, value};
+        self.bridges.iter_mut().all(|b| {
+            let cw = priority(&pfc_of(&mut b.client, "cw"), 3);
+            let ccw = priority(&pfc_of(&mut b.client, "ccw"), 3);
+            value(&cw, "priority-paused").as_deref() == Some("true")
+                && value(&ccw, "xoff").as_deref() == Some("true")
+        })
+    }
+
+    /// Figure 36-7's flows: each host sends `rate` (pfc-traffic's form, e.g. `8Gbps`) of
+    /// 1500-octet frames on priority 3 to the host two bridges on, clockwise, for `duration`
+    /// (e.g. `2s`); each ring link carries two of them. pfc-traffic honours the PFC it gets.
+    pub fn send_36_7(&self, rate: &str, duration: &str) -> Vec<std::process::Child> {
+        let flow = format!("3:{rate}:1500");
+        (0..3)
+            .map(|i| {
+                let to = host_mac((i + 2) % 3 + 1).to_string().replace('-', ":");
+                crate::traffic::spawn(
+                    &self.hosts[i].0,
+                    &[
+                        "send",
+                        "-i",
+                        "eth0",
+                        "--flow",
+                        &flow,
+                        "--dst",
+                        &to,
+                        "--vid",
+                        "10",
+                        "--duration",
+                        duration,
+                        "--json",
+                    ],
+                )
+            })
+            .collect()
+    }
 }

@@ -18,8 +18,7 @@ use test_support::netns::{can_run, in_netns};
 use test_support::pfcd::{
     commit_pfc, commit_watchdog, pfc_of, priority, value, watchdog_class, watchdog_of,
 };
-use test_support::ring::{host_mac, ring, Ring, RingBridge};
-use test_support::traffic::spawn;
+use test_support::ring::{ring, Ring, RingBridge};
 
 const PORTS: [&str; 3] = ["cw", "ccw", "host"];
 
@@ -33,17 +32,6 @@ fn endpoint(name: &str, b: &RingBridge) -> Endpoint {
     let ns = b.ns.clone();
     Endpoint::new(name, move || {
         in_netns(&ns, || Client::connect(&opts)).map_err(|e| format!("no session: {e}"))
-    })
-}
-
-/// Whether, as each bridge's own state says, every clockwise egress on priority 3 is paused
-/// and every counter-clockwise ingress sends XOFF: the cycle held.
-fn cycle_held(ring: &mut Ring) -> bool {
-    ring.bridges.iter_mut().all(|b| {
-        let cw = priority(&pfc_of(&mut b.client, "cw"), 3);
-        let ccw = priority(&pfc_of(&mut b.client, "ccw"), 3);
-        value(&cw, "priority-paused").as_deref() == Some("true")
-            && value(&ccw, "xoff").as_deref() == Some("true")
     })
 }
 
@@ -97,33 +85,12 @@ fn the_36_7_ring_deadlocks_on_veth_and_the_fabric_view_reports_its_cycle() {
     assert!(view.deadlocks.is_empty(), "no traffic, no deadlock: {:?}", view.deadlocks);
 
     // Each host sends 8 Gb/s of priority 3 to the host two bridges on, clockwise.
-    let senders: Vec<_> = (0..3)
-        .map(|i| {
-            let to = host_mac((i + 2) % 3 + 1).to_string().replace('-', ":");
-            spawn(
-                &ring.hosts[i].0,
-                &[
-                    "send",
-                    "-i",
-                    "eth0",
-                    "--flow",
-                    "3:8Gbps:1500",
-                    "--dst",
-                    &to,
-                    "--vid",
-                    "10",
-                    "--duration",
-                    "2s",
-                    "--json",
-                ],
-            )
-        })
-        .collect();
+    let senders = ring.send_36_7("8Gbps", "2s");
     // Each round: the bridges' own state (when did the cycle close?), then the view.
     let start = Instant::now();
     let (mut closed, mut reported) = (None, None);
     while start.elapsed() < Duration::from_secs(20) && reported.is_none() {
-        if closed.is_none() && cycle_held(&mut ring) {
+        if closed.is_none() && ring.cycle_held() {
             closed = Some(Instant::now());
         }
         let view = collector.refresh();
@@ -149,7 +116,7 @@ fn the_36_7_ring_deadlocks_on_veth_and_the_fabric_view_reports_its_cycle() {
     let before = accepted_ccw(&mut ring);
     let held_since = Instant::now();
     while held_since.elapsed() < Duration::from_secs(2) {
-        assert!(cycle_held(&mut ring), "the deadlock holds after the senders stopped");
+        assert!(ring.cycle_held(), "the deadlock holds after the senders stopped");
         std::thread::sleep(Duration::from_millis(250));
     }
     let crossed: u64 = accepted_ccw(&mut ring).iter().zip(&before).map(|(a, b)| a - b).sum();
@@ -158,7 +125,7 @@ fn the_36_7_ring_deadlocks_on_veth_and_the_fabric_view_reports_its_cycle() {
     eprintln!("{crossed} frames crossed the ring in the 2 s after the senders stopped");
 
     // The watchdog (detection 50 ms, restoration 200 ms, drop) breaks it.
-    assert!(cycle_held(&mut ring), "the deadlock still holds");
+    assert!(ring.cycle_held(), "the deadlock still holds");
     for b in &mut ring.bridges {
         commit_watchdog(&mut b.client, &PORTS, "<enabled>true</enabled>");
     }
@@ -167,7 +134,7 @@ fn the_36_7_ring_deadlocks_on_veth_and_the_fabric_view_reports_its_cycle() {
             v.deadlocks.is_empty()
         })
         .unwrap_or_else(|v| panic!("the watchdog broke the cycle: {:?}", v.deadlocks));
-    assert!(!cycle_held(&mut ring), "no longer held, as the bridges say");
+    assert!(!ring.cycle_held(), "no longer held, as the bridges say");
     let storms: u64 = ring
         .bridges
         .iter_mut()
