@@ -133,28 +133,30 @@ impl Ring {
     /// 1500-octet frames on priority 3 to the host two bridges on, clockwise, for `duration`
     /// (e.g. `2s`); each ring link carries two of them. pfc-traffic honours the PFC it gets.
     pub fn send_36_7(&self, rate: &str, duration: &str) -> Vec<std::process::Child> {
+        (0..3).map(|i| self.send_flow(i, rate, duration)).collect()
+    }
+
+    /// One of them: host `i` (0 to 2) to the host two bridges on (f1 from h1, f2 from h2, f3
+    /// from h3).
+    pub fn send_flow(&self, i: usize, rate: &str, duration: &str) -> std::process::Child {
         let flow = format!("3:{rate}:1500");
-        (0..3)
-            .map(|i| {
-                let to = host_mac((i + 2) % 3 + 1).to_string().replace('-', ":");
-                crate::traffic::spawn(
-                    &self.hosts[i].0,
-                    &[
-                        "send",
-                        "-i",
-                        "eth0",
-                        "--flow",
-                        &flow,
-                        "--dst",
-                        &to,
-                        "--vid",
-                        "10",
-                        "--duration",
-                        duration,
-                        "--json",
-                    ],
-                )
-            })
-            .collect()
+        let to = host_mac((i + 2) % 3 + 1).to_string().replace('-', ":");
+        crate::traffic::spawn(
+            &self.hosts[i].0,
+            &[
+                "send",
+                "-i",
+                "eth0",
+                "--flow",
+                &flow,
+                "--dst",
+                &to,
+                "--vid",
+                "10",
+                "--duration",
+                duration,
+                "--json",
+            ],
+        )
     }
 }
