@@ -235,7 +235,9 @@ fn detail<P>(p: &BridgePort<P>, now: dataplane::time::Picos) -> PortDetail {
             PriorityDetail {
                 plan: b.plan(n),
                 occupancy: b.occupancy(n),
-                xoff: b.xoff() & (1 << n) != 0,
+                // What the port asks of its peer: its buffer past XOFF, or its receive ring (part
+                // of the buffer) an eighth full.
+                xoff: p.xoff() & (1 << n) != 0,
                 counters: IngressCounters {
                     frames_accepted: b.accepted[n],
                     frames_dropped: b.dropped[n],
