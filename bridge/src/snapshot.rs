@@ -134,6 +134,8 @@ impl BridgeSnapshot {
         let traffic_classes = ports.iter().map(|p| p.setup.traffic_class).collect();
         let now = fwd.engine.now();
         let stats = fwd.engine.stats();
+        let pipeline =
+            with_socket_backlog(dataplane::pipeline::PipelineSnapshot::of(&fwd.engine), ports, fwd);
         let ports = ports
             .iter()
             .enumerate()
@@ -209,10 +211,30 @@ impl BridgeSnapshot {
             pipeline: Some(std::sync::Arc::new(dataplane::pipeline::PipelineSnapshot {
                 reactions,
                 traffic_classes,
-                ..dataplane::pipeline::PipelineSnapshot::of(&fwd.engine)
+                ..pipeline
             })),
         }
     }
+}
+
+/// On real interfaces the wire begins at the socket: the frames the pipeline sent that wait
+/// for their port's socket (one slower than the pipeline's speed, a qdisc that limits it) are
+/// still in flight, and counted in their class's `inflight`, so that a port that drains slower
+/// than it is fed shows frames waiting to leave.
+fn with_socket_backlog<P>(
+    mut pipeline: dataplane::pipeline::PipelineSnapshot,
+    ports: &[BridgePort<P>],
+    fwd: &Forwarder,
+) -> dataplane::pipeline::PipelineSnapshot {
+    for (row, port) in pipeline.classes.iter_mut().zip(ports) {
+        for handle in &port.tx_backlog {
+            let n = super::transmit::frame_priority(fwd, *handle);
+            if let Some(class) = row[n].as_mut() {
+                class.inflight = class.inflight.saturating_add(1);
+            }
+        }
+    }
+    pipeline
 }
 
 fn fsm_name(s: FsmState) -> &'static str {

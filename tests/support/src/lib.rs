@@ -3,6 +3,7 @@
 //! independent implementations (tshark, scapy, lldpd, ...).
 
 pub mod bridge;
+pub mod bridged_network;
 pub mod hosts;
 pub mod lab;
 pub mod lldp_frames;

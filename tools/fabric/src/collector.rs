@@ -9,6 +9,7 @@ use netconf_client::Client;
 use crate::device_state::DeviceState;
 use crate::endpoint::Endpoint;
 use crate::first_seen::FirstSeen;
+use crate::flows::Flows;
 use crate::query;
 use crate::view::{build, Answer, View};
 
@@ -26,6 +27,7 @@ pub struct Collector {
     start: Instant,
     threshold: Duration,
     refreshes: u64,
+    flows: Flows,
 }
 
 impl Collector {
@@ -40,7 +42,14 @@ impl Collector {
             start: Instant::now(),
             threshold,
             refreshes: 0,
+            flows: Flows::default(),
         }
+    }
+
+    /// The flows that run through the fabric: from the next refresh on, each congestion tree
+    /// names those caught in it and its victims.
+    pub fn set_flows(&mut self, flows: Flows) {
+        self.flows = flows;
     }
 
     /// The collector's clock: ns since it was made.
@@ -69,7 +78,8 @@ impl Collector {
         });
         self.refreshes += 1;
         let now = self.now();
-        build(self.refreshes, &answers, &mut self.first_seen, now, nanos(self.threshold))
+        let threshold = nanos(self.threshold);
+        build(self.refreshes, &answers, &mut self.first_seen, now, threshold, &self.flows)
     }
 
     /// Refreshes every `interval` until a view satisfies `wanted` (`Ok` with it) or a refresh

@@ -11,11 +11,13 @@
 //!
 //! The devices, links and states go to [`fabric_graph::Fabric`], which finds deadlock cycles
 //! and congestion trees; the result, a [`View`], is printed as text ([`text`]), JSON, or SVG
-//! ([`svg`]).
+//! ([`svg`]). Given the flows that run through the fabric ([`Flows`], `--flows FILE`,
+//! [`Collector::set_flows`]), each tree names the flows caught in it and its victims.
 //!
 //! Files: `query.rs` (the filter), `device_state.rs` (a reply read), `first_seen.rs` (the
 //! collector's "since"), `view.rs` (answers to the graph and its findings), `endpoint.rs`
-//! (devices and how to log in), `known_hosts.rs` (pfcsh's pinned host keys, read),
+//! (devices and how to log in), `flows.rs` (the flows file), `flow_hops.rs` (its paths laid on
+//! the topology found), `known_hosts.rs` (pfcsh's pinned host keys, read),
 //! `collector.rs` (sessions and refreshes), `text.rs`, `svg.rs`.
 //!
 //! A test or program that reaches its devices its own way (inside network namespaces, say)
@@ -38,6 +40,8 @@ mod collector;
 pub mod device_state;
 pub mod endpoint;
 pub mod first_seen;
+pub mod flow_hops;
+pub mod flows;
 pub mod known_hosts;
 pub mod query;
 pub mod svg;
@@ -46,4 +50,5 @@ pub mod view;
 
 pub use collector::Collector;
 pub use endpoint::{DeviceSpec, Endpoint, Login};
+pub use flows::Flows;
 pub use view::View;

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use clap::Parser;
 use netconf_client::Auth;
 use pfc_fabric::known_hosts::{pfcsh_file, KnownHosts};
-use pfc_fabric::{Collector, DeviceSpec, Login, View};
+use pfc_fabric::{Collector, DeviceSpec, Flows, Login, View};
 
 /// A lossless fabric seen from the management plane: reads devices over NETCONF (LLDP
 /// neighbours, PFC pause and XOFF state per port and priority), and shows the topology, what
@@ -47,6 +47,12 @@ struct Args {
     /// Refresh every SECONDS until Ctrl-C (default: once).
     #[arg(long, value_name = "SECONDS")]
     watch: Option<f64>,
+    /// The flows that run through the fabric (TOML: `[[flow]]` tables with name, path and
+    /// priority, as in a pfcsim network scenario, which serves as it is): each congestion tree
+    /// then names the flows caught in it and its victims. A path lists devices; its ends may be
+    /// hosts, as DEVICE:PORT or a name a `[[link]]` attaches to a DEVICE:PORT.
+    #[arg(long, value_name = "FILE")]
+    flows: Option<PathBuf>,
     /// A deadlock is reported once every part of its cycle has held this long.
     #[arg(long, default_value_t = 1000, value_name = "MS")]
     threshold_ms: u64,
@@ -77,9 +83,18 @@ fn run(args: &Args) -> Result<i32, String> {
         Some(s) => Some(Duration::from_secs_f64(s)),
         None => None,
     };
+    let flows = match &args.flows {
+        Some(path) => {
+            let flows = Flows::load(path)?;
+            flows.check_devices(&names)?;
+            flows
+        }
+        None => Flows::default(),
+    };
     let login = login(args)?;
     let endpoints = args.devices.iter().map(|d| login.endpoint(d)).collect();
     let mut collector = Collector::new(endpoints, Duration::from_millis(args.threshold_ms));
+    collector.set_flows(flows);
     loop {
         let started = Instant::now();
         let view = collector.refresh();

@@ -97,7 +97,18 @@ pub fn render(v: &View) -> String {
                 list(&t.paused),
                 list(&t.xoff)
             );
+            if !v.flows.is_empty() {
+                let _ = writeln!(
+                    o,
+                    "    caught [{}], victims [{}]",
+                    t.caught.join(", "),
+                    t.victims.join(", ")
+                );
+            }
         }
+    }
+    for e in &v.flow_errors {
+        let _ = writeln!(o, "  not in the trees: {e}");
     }
     o
 }

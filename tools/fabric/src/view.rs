@@ -3,11 +3,13 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use fabric_graph::{CongestionTree, Deadlock, Fabric, Link, Nanos, Observation, PortRef};
+use fabric_graph::{CongestionTree, Deadlock, Fabric, Flow, Link, Nanos, Observation, PortRef};
 use serde::Serialize;
 
 use crate::device_state::DeviceState;
 use crate::first_seen::{FirstSeen, Kind, StateKey};
+use crate::flow_hops;
+use crate::flows::Flows;
 
 /// What one device said this refresh.
 pub struct Answer {
@@ -62,7 +64,12 @@ pub struct View {
     pub outside: Vec<Outside>,
     pub held: Vec<Held>,
     pub deadlocks: Vec<Deadlock>,
+    /// Each with the flows of the flows file caught in it and, of those, its victims.
     pub congestion_trees: Vec<CongestionTree>,
+    /// The flows of the flows file laid on this refresh's topology.
+    pub flows: Vec<Flow>,
+    /// The flows that could not be laid on it, each saying why (left out of the trees).
+    pub flow_errors: Vec<String>,
     /// The wait-for graph's input, for a caller that wants to ask more of it.
     #[serde(skip)]
     pub fabric: Fabric,
@@ -75,13 +82,15 @@ impl View {
     }
 }
 
-/// The view of `answers` at `now`, its states' times kept in `first_seen`.
+/// The view of `answers` at `now`, its states' times kept in `first_seen`, `flows` laid on
+/// the topology found.
 pub fn build(
     refresh: u64,
     answers: &[Answer],
     first_seen: &mut FirstSeen,
     now: Nanos,
     threshold: Nanos,
+    flows: &Flows,
 ) -> View {
     let mut fabric = Fabric::new();
     let mut devices = Vec::new();
@@ -172,6 +181,7 @@ pub fn build(
         }
     }
     outside.sort();
+    let (flows, flow_errors) = flow_hops::lay(flows, &fabric);
     View {
         refresh,
         at: now,
@@ -182,7 +192,9 @@ pub fn build(
         outside,
         held,
         deadlocks: fabric.deadlocks(now, threshold),
-        congestion_trees: fabric.congestion_trees(&[]),
+        congestion_trees: fabric.congestion_trees(&flows),
+        flows,
+        flow_errors,
         fabric,
     }
 }

@@ -70,6 +70,7 @@ fn every_network_scenario_is_tested() {
             "fabric-36-7-watchdog.toml",
             "fabric-leaf-spine-incast.toml",
             "fabric-leaf-spine-loop.toml",
+            "fabric-leaf-spine-small-incast.toml",
         ]
     );
 }
@@ -256,6 +257,47 @@ fn a_leaf_spine_incast_tree_names_the_congested_port_and_every_victim() {
             .expect("the victim's last port");
         assert_eq!(link["paused_us"], 0.0, "{egress}");
     }
+    for f in r["flows"].as_array().into_iter().flatten() {
+        assert_eq!(lost(f, "buffer"), 0, "{}", f["name"]);
+    }
+    assert!(r["deadlocks"].as_array().is_some_and(Vec::is_empty), "an incast is no deadlock");
+}
+
+/// The small leaf-spine (2 spines, 3 leaves) that pfcd on veth runs too
+/// (`tools/fabric/tests/incast_netns.rs` compares its live tree with this one): the tree from
+/// h1-1's port names both incast flows and, as victims, the two flows between the second hosts
+/// of leaves 2 and 3, which share a paused uplink with an incast flow and go elsewhere.
+#[test]
+fn a_small_leaf_spine_incast_tree_names_its_congested_port_and_both_victims() {
+    let r = run("fabric-leaf-spine-small-incast.toml");
+    let tree = r["congestion_trees"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|t| t["root"]["device"] == "lf1" && t["root"]["port"] == "h1")
+        .expect("a tree from leaf 1's port to h1-1, the incast's target");
+    assert_eq!(tree["victims"], serde_json::json!(["victim-2", "victim-3"]));
+    assert_eq!(tree["caught"], serde_json::json!(["incast-2", "incast-3", "victim-2", "victim-3"]));
+    let ports = |key: &str| -> Vec<String> {
+        tree[key]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|p| format!("{}:{}", p["device"], p["port"]).replace('"', ""))
+            .collect()
+    };
+    assert_eq!(ports("paused"), ["sp1:l1", "sp2:l1"], "the spines' ports toward leaf 1");
+    for ingress in ["lf1:s1", "lf1:s2", "sp1:l2", "sp2:l3"] {
+        assert!(ports("xoff").contains(&ingress.to_string()), "{ingress} in {:?}", ports("xoff"));
+    }
+    // The pauses reach the senders' uplinks; the victims' last ports are never paused, and
+    // nothing is lost.
+    let paused_us = |egress: &str| {
+        let link = r["links"].as_array().into_iter().flatten().find(|l| l["egress"] == egress);
+        link.and_then(|l| l["paused_us"].as_f64()).expect("the link")
+    };
+    assert!(paused_us("lf2:s1") > 0.0 && paused_us("lf3:s2") > 0.0);
+    assert_eq!(paused_us("lf3:h2") + paused_us("lf2:h2"), 0.0);
     for f in r["flows"].as_array().into_iter().flatten() {
         assert_eq!(lost(f, "buffer"), 0, "{}", f["name"]);
     }
