@@ -158,6 +158,14 @@ async fn action_errors_are_the_ones_the_rfcs_give_rfc7950_7_15_2() {
     assert!(e.message.contains("speed"), "{}", e.message);
     expect_err(&c.rpc("5", &on_port("p1", "<explode/>")).await, "unknown-element", "application");
 
+    // An empty envelope, a list entry without its key, a path that ends before an action.
+    expect_err(&c.rpc("5b", &action("")).await, "missing-element", "application");
+    let keyless = format!("<ports xmlns=\"{MA}\"><port><clear/></port></ports>");
+    let e = expect_err(&c.rpc("5c", &action(&keyless)).await, "missing-element", "application");
+    assert!(e.info.to_xml().contains("name"), "bad-element names the key: {}", e.info.to_xml());
+    let no_action = format!("<ports xmlns=\"{MA}\"><port><name>p1</name></port></ports>");
+    expect_err(&c.rpc("5d", &action(&no_action)).await, "missing-element", "application");
+
     let e = expect_err(
         &c.rpc("6", &action("<ports xmlns=\"urn:example:nowhere\"><reset-all/></ports>")).await,
         "unknown-namespace",
