@@ -2,14 +2,15 @@
 //! some YANG modules. When running changes, every backend whose modules the change touches
 //! is asked to `prepare` it; if all agree they `apply` it, otherwise the ones that prepared
 //! `abort` and the change is refused with an rpc-error (running is unchanged). Backends also
-//! supply operational state, run the RPCs they declare, and publish notifications through the
-//! [`Notifier`] they are given. A module without a backend is simply stored.
+//! supply operational state, run the RPCs they declare and the actions of their modules, and
+//! publish notifications through the [`Notifier`] they are given. A module without a backend
+//! is simply stored.
 //!
 //! Calls are made from a blocking thread, one transaction at a time; state reads and RPCs
 //! may run concurrently with each other and with a transaction.
 
 use crate::notify::Notifier;
-use crate::yang::data::Change;
+use crate::yang::data::{Change, DataPath};
 use netconf_proto::xml::Element;
 
 /// A refusal or failure reported by a backend; it reaches the client as an rpc-error
@@ -77,6 +78,20 @@ pub struct StateRequest<'a> {
     pub origin: &'a Origin,
 }
 
+/// A YANG 1.1 action invoked on a data node (RFC 7950 §7.15).
+#[derive(Debug)]
+pub struct ActionRequest<'a> {
+    /// The data node the action is invoked on, list keys in their canonical form
+    /// (`to_json_path()`: `/module:ports/port[name='p1']`); it exists in running or in the
+    /// backends' state.
+    pub node: &'a DataPath,
+    /// The action element (its namespace and name are the action's), holding the input,
+    /// validated against the schema.
+    pub input: &'a Element,
+    /// Who asks.
+    pub origin: &'a Origin,
+}
+
 /// A YANG module's data owner in the daemon.
 pub trait Backend: Send + Sync {
     /// A short name for logs.
@@ -114,6 +129,13 @@ pub trait Backend: Send + Sync {
     /// output's child elements (none: `<ok/>`).
     fn rpc(&self, _origin: &Origin, input: &Element) -> Result<Vec<Element>, BackendError> {
         Err(BackendError::new(format!("The operation '{}' is not implemented.", input.name)))
+    }
+
+    /// Runs the action `request` names, defined in one of the backend's modules; returns the
+    /// output's child elements (none: `<ok/>`), which the server checks against the schema.
+    /// `None`: the backend does not run that action (the client gets operation-not-supported).
+    fn action(&self, _request: &ActionRequest<'_>) -> Option<Result<Vec<Element>, BackendError>> {
+        None
     }
 
     /// Hands the backend its way to publish notifications, once, at registration.

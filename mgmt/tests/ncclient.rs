@@ -1,7 +1,8 @@
 //! Interoperability with ncclient (Debian's python3-ncclient, over paramiko): a live server
 //! driven through every operation, both framings, each with-defaults mode, subtree and XPath
 //! filters, candidate and confirmed commit (rolled back on time-out and on session loss),
-//! locks held by another session, kill-session, notifications and NACM denials. The checks
+//! locks held by another session, kill-session, notifications, NACM denials and YANG 1.1
+//! actions (`manager.dispatch` of an `<action>`). The checks
 //! are made by `ncclient_driver.py`; each test runs one of its scenarios against a fresh
 //! server and fails with the driver's list of failed checks.
 //!
@@ -13,6 +14,7 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use common::actions::{actions_yang_dir, PortActions};
 use common::{external_tool, live_config, weak_hash};
 use mgmt::ssh::Server;
 use russh::keys::ssh_key::LineEnding;
@@ -48,6 +50,11 @@ struct Live {
 /// A server with the test modules, users alice (password and key; the administrator), bob
 /// and carol (passwords).
 async fn live() -> Option<Live> {
+    live_with(false).await
+}
+
+/// [`live`], with the mgmt-actions module and its backend if `actions`.
+async fn live_with(actions: bool) -> Option<Live> {
     let python = python_with_ncclient()?;
     let dir = tempfile::tempdir().expect("tempdir");
     let key = PrivateKey::random(&mut rand::rng(), Algorithm::Ed25519).expect("client key");
@@ -68,7 +75,13 @@ async fn live() -> Option<Live> {
         ),
     )
     .expect("users file");
-    let server = Server::start(live_config(dir.path())).await.expect("server starts");
+    let mut config = live_config(dir.path());
+    let mut backends: Vec<std::sync::Arc<dyn mgmt::backend::Backend>> = Vec::new();
+    if actions {
+        config.yang_dirs.push(actions_yang_dir());
+        backends.push(PortActions::new());
+    }
+    let server = Server::start_with_backends(config, backends).await.expect("server starts");
     Some(Live { server, python, key_file, _dir: dir })
 }
 
@@ -204,4 +217,10 @@ async fn ncclient_notifications_subscription_and_replay() {
 async fn ncclient_nacm_read_filtered_write_and_exec_refused() {
     let Some(l) = live().await else { return };
     l.scenario(&["nacm"]).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ncclient_yang_1_1_actions_output_errors_and_nacm_exec() {
+    let Some(l) = live_with(true).await else { return };
+    l.scenario(&["actions"]).await;
 }

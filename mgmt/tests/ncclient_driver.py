@@ -6,7 +6,8 @@ usage: ncclient_driver.py HOST PORT USER (password PASSWORD | key KEYFILE) SCENA
 
 Scenarios: login, operations (ARG: 1.0 or 1.1, the framing), filters, with_defaults,
 candidate, confirmed, locks, notifications, nacm (USER is the administrator; "bob" and
-"carol" log in with the same password).
+"carol" log in with the same password), actions (the server has the mgmt-actions module and
+its test backend).
 """
 
 import json
@@ -34,6 +35,8 @@ MT = "urn:example:mgmt-test"
 NACM = "urn:ietf:params:xml:ns:yang:ietf-netconf-acm"
 NCN = "urn:ietf:params:xml:ns:yang:ietf-netconf-notifications"
 MON = "urn:ietf:params:xml:ns:yang:ietf-netconf-monitoring"
+MA = "urn:example:mgmt-actions"
+YANG_1 = "urn:ietf:params:xml:ns:yang:1"
 
 out = {"checks": 0, "failures": []}
 
@@ -411,6 +414,42 @@ def nacm():
     admin.close_session()
 
 
+def actions():
+    """YANG 1.1 actions sent with manager.dispatch: output, <ok/>, errors, NACM exec."""
+    m = connect()
+    m.edit_config(target="running", config=config('<ports xmlns="%s"><port><name>p1</name></port></ports>' % MA))
+
+    def act(port, body):
+        return to_ele('<action xmlns="%s"><ports xmlns="%s"><port><name>%s</name>%s</port></ports></action>' % (YANG_1, MA, port, body))
+
+    r = m.dispatch(act("p1", "<measure><samples>3</samples><priority>5</priority></measure>"))
+    rt = to_ele(r.xml).find("{%s}round-trip" % MA)
+    check("measure output", rt is not None and rt.text == "300", r.xml)
+    r = m.dispatch(act("p1", "<clear/>"))
+    check("clear ok", r.ok and "<ok" in r.xml, r.xml)
+    expect_error("absent entry", "data-missing", "application", m.dispatch, act("p7", "<clear/>"))
+    e = expect_error("bad input", "invalid-value", "application", m.dispatch, act("p1", "<measure><samples>0</samples></measure>"))
+    check("bad input path", e is not None and e.path is not None and "samples" in e.path, e and e.path)
+    expect_error("missing input", "missing-element", "application", m.dispatch, act("p1", "<measure/>"))
+    expect_error("leaf is no action", "unknown-element", "application", m.dispatch, act("p1", "<speed>1</speed>"))
+    m.edit_config(
+        target="running",
+        config=config(
+            '<nacm xmlns="%s"><groups><group><name>ops</name><user-name>bob</user-name></group></groups>'
+            "<rule-list><name>ops</name><group>ops</group>"
+            '<rule><name>no-measure</name><path xmlns:ma="%s">/ma:ports/ma:port/ma:measure</path>'
+            "<access-operations>exec</access-operations><action>deny</action></rule>"
+            "</rule-list></nacm>" % (NACM, MA)
+        ),
+    )
+    bob = connect(as_user="bob")
+    r = bob.dispatch(act("p1", "<clear/>"))
+    check("bob may clear", r.ok, r.xml)
+    expect_error("bob may not measure", "access-denied", "application", bob.dispatch, act("p1", "<measure><samples>1</samples></measure>"))
+    bob.close_session()
+    m.close_session()
+
+
 SCENARIOS = {
     "login": login,
     "operations": operations,
@@ -421,6 +460,7 @@ SCENARIOS = {
     "locks": locks,
     "notifications": notifications,
     "nacm": nacm,
+    "actions": actions,
 }
 
 try:

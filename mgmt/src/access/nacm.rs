@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use crate::protocol::error::{ErrorTag, ErrorType, RpcError};
 use crate::yang::data::{Change, ChangeOp, DataPath};
-use crate::yang::model::{Kind, Model, NacmDefault, SNode};
+use crate::yang::model::{Action, Kind, Model, NacmDefault, SNode};
 use crate::yang::path_text;
 use netconf_proto::xml::{Element, Node};
 
@@ -287,6 +287,72 @@ impl UserAcl {
             return true;
         }
         self.nacm.exec_default
+    }
+
+    /// RFC 8341 §3.4.5: whether the user may invoke `action` on the data node at `node`:
+    /// read on the node and each of its ancestors, exec on the action node. Rules with a
+    /// `path` or none (a `module-name` alone) decide exec; `rpc-name` rules are for RPCs.
+    pub fn check_action(
+        &self,
+        model: &Model,
+        node: &DataPath,
+        action: &Action,
+    ) -> Result<(), RpcError> {
+        if !self.nacm.enabled {
+            return Ok(());
+        }
+        let mut nodes = Vec::with_capacity(node.0.len() + 1);
+        let mut snode: Option<&Arc<SNode>> = None;
+        let mut default = NacmDefault::None;
+        for (depth, step) in node.0.iter().enumerate() {
+            snode = model.child_of(snode.map(Arc::as_ref), &step.ns, &step.name);
+            let Some(s) = snode else { break };
+            if s.nacm != NacmDefault::None {
+                default = s.nacm;
+            }
+            nodes.push(NodeRef {
+                ns: step.ns.clone(),
+                name: step.name.clone(),
+                keys: step.keys.clone(),
+            });
+            if !self.read_all && !self.data_decision(&nodes, &s.module, default, Access::Read) {
+                let (xpath, ns) = DataPath(node.0[..=depth].to_vec()).to_xpath();
+                return Err(RpcError::new(ErrorTag::AccessDenied, ErrorType::Application)
+                    .with_message(format!(
+                        "Access control does not let you read this node, so you may not run its action '{}'; ask an administrator.",
+                        action.name
+                    ))
+                    .with_path(xpath, ns));
+            }
+        }
+        nodes.push(NodeRef {
+            ns: action.namespace.clone(),
+            name: action.name.clone(),
+            keys: Vec::new(),
+        });
+        if self.exec_decision(&nodes, &action.module, default) {
+            return Ok(());
+        }
+        Err(RpcError::new(ErrorTag::AccessDenied, ErrorType::Application).with_message(format!(
+            "Access control does not let you run the action '{}' here; ask an administrator.",
+            action.name
+        )))
+    }
+
+    /// The exec right on an action node: the first rule for exec in its module that names
+    /// no operation or notification and whose path, if any, holds the node.
+    fn exec_decision(&self, node: &[NodeRef], module: &str, default: NacmDefault) -> bool {
+        for r in &self.rules {
+            if r.ops & Access::Exec as u8 == 0 || (r.module != "*" && r.module != module) {
+                continue;
+            }
+            match &r.target {
+                Target::Any => return r.permit,
+                Target::Path(steps) if path_matches(steps, node) => return r.permit,
+                _ => {}
+            }
+        }
+        default != NacmDefault::DenyAll && self.nacm.exec_default
     }
 
     /// Whether the user may receive notification `name` of `module`.

@@ -1,7 +1,8 @@
 //! Turns one operation into a reply: parameter checking, access control (exec), and the
 //! operations of RFC 6241 (get, get-config, edit-config, copy-config, delete-config, lock,
 //! unlock, close-session, kill-session, commit, discard-changes, cancel-commit, validate),
-//! RFC 6022's get-schema, RFC 5277's create-subscription, and the RPCs backends run.
+//! RFC 6022's get-schema, RFC 5277's create-subscription, the RPCs backends run, and YANG 1.1
+//! actions (RFC 7950 §7.15).
 //!
 //! Everything here is synchronous and may take a while (validation of large
 //! configurations): sessions call it from a blocking thread, except for requests that
@@ -13,9 +14,11 @@
 //! `get.rs` (get, get-config), `nmda.rs` (get-data, edit-data), `editing.rs` (edit-config,
 //! copy-config, delete-config), `locks.rs`, `commit.rs` (validate, commit, discard-changes,
 //! cancel-commit), `session_ops.rs` (close-session, kill-session), `get_schema.rs`,
-//! `notifications.rs` (create-subscription), `backend_rpc.rs`; `filter_cost.rs` (what a
+//! `notifications.rs` (create-subscription), `backend_rpc.rs`, `action.rs` (YANG 1.1
+//! `<action>`); `filter_cost.rs` (what a
 //! retrieval or notification filter may cost, and the replies when it would cost more).
 
+mod action;
 mod backend_rpc;
 mod commit;
 mod editing;
@@ -38,6 +41,8 @@ use crate::protocol::error::{ErrorInfo, ErrorTag, ErrorType, RpcError};
 use crate::protocol::rpc::ReplyBody;
 use netconf_proto::xml::{Element, NETCONF_BASE_NS};
 
+use action::action;
+pub use action::YANG_1_NS;
 use backend_rpc::backend_rpc;
 use commit::{cancel_commit, commit, discard_changes, validate};
 use editing::{copy_config, delete_config, edit_config};
@@ -195,6 +200,9 @@ fn run(
             Ok(o) => o,
             Err(e) => Outcome::Reply(ReplyBody::Errors(e)),
         };
+    }
+    if ns == YANG_1_NS && op.name == "action" {
+        return Outcome::from(action(engine, ctx, op));
     }
     if module.is_some() {
         return Outcome::from(backend_rpc(engine, ctx, op));

@@ -246,6 +246,12 @@ impl Engine {
         self.backends.get(i).map(|b| &b.backend)
     }
 
+    /// The backend owning the module with namespace `ns`, if any: it runs the module's
+    /// actions.
+    pub(crate) fn module_backend(&self, ns: &str) -> Option<&Arc<dyn Backend>> {
+        self.backends.iter().find(|b| b.namespaces.contains(ns)).map(|b| &b.backend)
+    }
+
     /// Every backend.
     pub(crate) fn backends(&self) -> impl Iterator<Item = &Arc<dyn Backend>> {
         self.backends.iter().map(|b| &b.backend)

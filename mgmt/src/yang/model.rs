@@ -90,6 +90,8 @@ pub struct SNode {
     pub nacm: NacmDefault,
     /// Child data nodes by local name (several only when namespaces differ).
     children: HashMap<String, Vec<Arc<SNode>>>,
+    /// The actions defined on a container or list (RFC 7950 §7.15).
+    actions: Vec<Action>,
     /// Some child data node sits in a choice (`Model::choices_among`).
     choices: bool,
 }
@@ -177,6 +179,11 @@ impl SNode {
         matches!(self.kind, Kind::List | Kind::LeafList)
     }
 
+    /// The action `name` in `ns` defined on this node.
+    pub fn action(&self, ns: &str, name: &str) -> Option<&Action> {
+        self.actions.iter().find(|a| a.name == name && a.namespace == ns)
+    }
+
     /// Whether the node holds a value rather than children.
     pub fn is_term(&self) -> bool {
         matches!(self.kind, Kind::Leaf | Kind::LeafList)
@@ -194,6 +201,39 @@ pub struct Operation {
     pub nacm: NacmDefault,
     /// The mandatory input nodes (leaves, leaf-lists, lists, containers) by name.
     pub mandatory_input: Vec<String>,
+}
+
+/// A YANG 1.1 action: an operation defined on a container or list (RFC 7950 §7.15).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Action {
+    /// The defining module's name (the augmenting module's, for an augment).
+    pub module: String,
+    /// Its namespace.
+    pub namespace: String,
+    /// Local name.
+    pub name: String,
+    /// The mandatory input nodes by name (libyang's operation parser does not check them).
+    pub mandatory_input: Vec<String>,
+    /// The mandatory output nodes by name.
+    pub mandatory_output: Vec<String>,
+}
+
+impl Action {
+    fn of(node: &SchemaNode<'_>) -> Action {
+        let module = node.module();
+        Action {
+            module: module.name().to_string(),
+            namespace: module.namespace().to_string(),
+            name: node.name().to_string(),
+            mandatory_input: node.input().map(|(c, _)| mandatory(c)).unwrap_or_default(),
+            mandatory_output: node.output().map(|(c, _)| mandatory(c)).unwrap_or_default(),
+        }
+    }
+}
+
+/// The names of the mandatory nodes among `nodes`.
+fn mandatory<'a>(nodes: impl Iterator<Item = SchemaNode<'a>>) -> Vec<String> {
+    nodes.filter(|n| n.is_mandatory()).map(|n| n.name().to_string()).collect()
 }
 
 /// The index.
@@ -462,6 +502,11 @@ fn collect(
             }
         }
     }
+    let actions = if matches!(kind, Kind::Container | Kind::List) {
+        guarded(|| node.actions().map(|a| Action::of(&a)).collect()).unwrap_or_default()
+    } else {
+        Vec::new()
+    };
     let choices = children.iter().any(|c| !c.cases.is_empty());
     let mut map: HashMap<String, Vec<Arc<SNode>>> = HashMap::new();
     for c in children {
@@ -498,6 +543,7 @@ fn collect(
         cases: cases.to_vec(),
         nacm,
         children: map,
+        actions,
         choices,
         kind,
         name,

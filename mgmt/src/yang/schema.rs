@@ -15,7 +15,7 @@ use yang2::data::{
     Data, DataFormat, DataImplicitFlags, DataOperation, DataParserFlags, DataPrinterFlags,
     DataTree, DataValidationFlags,
 };
-use yang2::schema::{SchemaOutputFormat, SchemaPrinterFlags};
+use yang2::schema::{SchemaNodeKind, SchemaOutputFormat, SchemaPrinterFlags};
 
 use crate::yang::model::Model;
 
@@ -441,6 +441,27 @@ impl Schema {
             }
             Err(_) => false,
         }
+    }
+
+    /// Parses an action's input (`reply` false) or output (`reply` true), inside the data
+    /// nodes above the action, against its YANG definition (value types, known nodes, list
+    /// keys); returns the action node's data path as libyang writes it
+    /// (`/m:ports/port[name='p1']/measure`) and the whole envelope reprinted, both with
+    /// canonical values.
+    pub fn parse_action(&self, xml: &str, reply: bool) -> Result<(String, String), SchemaError> {
+        let op = if reply { DataOperation::ReplyYang } else { DataOperation::RpcYang };
+        let tree = self.parse_op(xml, op)?;
+        let path = tree
+            .traverse()
+            .find(|n| n.schema().kind() == SchemaNodeKind::Action)
+            .map(|n| n.path())
+            .ok_or_else(|| SchemaError::Invalid {
+                message: "the data holds no action".into(),
+                path: None,
+                app_tag: None,
+                schema_path: None,
+            })?;
+        Ok((path, self.print_config(&tree)?))
     }
 
     /// Validates the input of an RPC (the operation element's XML) against its YANG

@@ -3,6 +3,7 @@
 //! external-tool convention of the workspace's tests.
 #![allow(dead_code)] // each test binary uses a different subset
 
+pub mod actions;
 pub mod fixture;
 
 use std::path::PathBuf;

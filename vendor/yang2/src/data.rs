@@ -88,6 +88,10 @@ pub enum DataOperation {
     /// Instance of a YANG notification, including all parents in case of a
     /// nested one.
     NotificationYang = ffi::lyd_type::LYD_TYPE_NOTIF_YANG,
+    // pfcd: the reply of an RPC or action, so that a server can check what it returns.
+    /// Instance of a YANG RPC/action reply with only "output" data children.
+    /// Including all parents in case of an action.
+    ReplyYang = ffi::lyd_type::LYD_TYPE_REPLY_YANG,
 }
 
 bitflags! {
