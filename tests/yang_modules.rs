@@ -10,7 +10,7 @@ use mgmt::yang::schema::Schema;
 
 /// pfcd's modules and their revisions.
 const OURS: [(&str, &str); 10] = [
-    ("ieee802-dot1q-pfc", "2026-11-26"),
+    ("ieee802-dot1q-pfc", "2026-11-29"),
     ("ieee802-dot1q-pfc-bridge", "2026-11-26"),
     ("ieee802-dot1q-lldp-pfc-tlv", "2026-11-26"),
     ("pfcd-pipeline", "2026-11-29"),

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::time::SystemTime;
 
 use dataplane::headroom::allowance::{self, Allowance, AllowanceConfig, CalculatedResults, Method};
-use dataplane::headroom::measure::{MeasureCounters, Measurement};
+use dataplane::headroom::measure::{MeasureCounters, Measurement, Outcome};
 use dataplane::headroom::{trigger_overshoot, Breakdown, BufferConfig, WorstCase};
 use dataplane::time::FCS_OCTETS;
 
@@ -51,6 +51,7 @@ impl Results {
                 raw_quanta: m.raw_quanta,
                 quanta: m.quanta,
                 clamp: m.clamp,
+                outcome: m.outcome(),
             });
         }
         let excess = history.len().saturating_sub(HISTORY);
@@ -80,6 +81,8 @@ pub struct HistoryEntry {
     pub raw_quanta: i64,
     pub quanta: u32,
     pub clamp: dataplane::headroom::allowance::Clamp,
+    /// Used, raised to the minimum, or discarded (kept here all the same, flagged).
+    pub outcome: Outcome,
 }
 
 /// A port's receive buffer for its priorities with PFC together, and the largest frame the

@@ -5,6 +5,7 @@
 //! state and the notifications share.
 
 use dataplane::headroom::allowance::{AllowanceSource, Clamp, Method};
+use dataplane::headroom::measure::Outcome;
 use dataplane::headroom::{Breakdown, Item};
 use netconf_proto::xml::Element;
 
@@ -136,7 +137,8 @@ fn push_history(m: &mut Element, r: &Results) {
                 .with(leaf(ns, "time", mgmt::notify::format_time(e.time)))
                 .with(leaf(ns, "raw-round-trip", e.raw_quanta))
                 .with(leaf(ns, "round-trip", e.quanta))
-                .with(leaf(ns, "clamp", clamp_name(e.clamp))),
+                .with(leaf(ns, "clamp", clamp_name(e.clamp)))
+                .with(leaf(ns, "outcome", outcome_name(e.outcome))),
         );
     }
     let mut counters = Element::new(ns, "counters");
@@ -177,10 +179,90 @@ pub fn source_identity(source: AllowanceSource) -> (&'static str, Option<Clamp>)
     }
 }
 
+/// The `measurement-outcome` enum of a history entry.
+fn outcome_name(outcome: Outcome) -> &'static str {
+    match outcome {
+        Outcome::Used => "used",
+        Outcome::RaisedToMinimum => "raised-to-minimum",
+        Outcome::DiscardedAboveMaximum => "discarded-above-maximum",
+        Outcome::DiscardedOutlier => "discarded-outlier",
+    }
+}
+
 pub fn clamp_name(clamp: Clamp) -> &'static str {
     match clamp {
         Clamp::None => "none",
         Clamp::RaisedToMinimum => "raised-to-minimum",
         Clamp::LoweredToMaximum => "lowered-to-maximum",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::SystemTime;
+
+    use dataplane::headroom::measure::MeasureConfig;
+    use dataplane::sim::{MeasurePair, MeasurePairConfig, Station, TwoStationConfig};
+    use netconf_proto::xml::Element;
+
+    use super::{push_history, PFC_BRIDGE_NS};
+    use crate::ports::headroom::Results;
+
+    /// The maximum acceptable round trip station B is configured with: the Annex N link's true
+    /// round trip is 183.4 quanta, measured as 185 to 187 as the waits for the wire fall, so a
+    /// maximum of 185 (one set too low for the link) leaves some results above it.
+    const MAXIMUM: u32 = 185;
+
+    fn text(e: &Element, name: &str) -> String {
+        e.child(PFC_BRIDGE_NS, name).map(Element::text).unwrap_or_default()
+    }
+
+    #[test]
+    fn a_result_above_the_maximum_is_in_the_history_flagged_discarded_and_not_in_the_estimate() {
+        let mut cfg = MeasurePairConfig::for_stations(&TwoStationConfig::annex_n(0, 0), 7);
+        cfg.wire_wait_max = cfg.speed.quanta(200);
+        cfg.response_wait_max = cfg.speed.quanta(200);
+        cfg.a.configure = |c: &mut MeasureConfig| c.results_wanted = 16;
+        cfg.b.configure = |c: &mut MeasureConfig| {
+            c.results_wanted = 16;
+            c.maximum_quanta = MAXIMUM;
+        };
+        let outcome = MeasurePair::new(cfg).expect("a valid run").run().station(Station::B).clone();
+        let mut results = Results::default();
+        results.record(&outcome.results, SystemTime::UNIX_EPOCH);
+        results.round_trip_quanta = outcome.round_trip_quanta;
+
+        let mut measurement = Element::new(PFC_BRIDGE_NS, "measurement");
+        push_history(&mut measurement, &results);
+        let history: Vec<&Element> =
+            measurement.elements().filter(|e| e.is(PFC_BRIDGE_NS, "history")).collect();
+        assert_eq!(history.len(), outcome.results.len(), "every result is in the history");
+        let round_trip = |e: &Element| text(e, "round-trip").parse::<u32>().expect("round-trip");
+        let (above, within): (Vec<&Element>, Vec<&Element>) =
+            history.iter().partition(|e| round_trip(e) > MAXIMUM);
+        assert!(
+            !above.is_empty() && !within.is_empty(),
+            "the run has both: {}",
+            measurement.to_xml()
+        );
+        for e in &above {
+            assert_eq!(text(e, "outcome"), "discarded-above-maximum", "{}", e.to_xml());
+            assert_eq!(text(e, "clamp"), "none", "not lowered to the maximum: {}", e.to_xml());
+            assert_eq!(text(e, "raw-round-trip"), round_trip(e).to_string(), "{}", e.to_xml());
+        }
+        let used: Vec<u32> = history
+            .iter()
+            .filter(|e| matches!(text(e, "outcome").as_str(), "used" | "raised-to-minimum"))
+            .map(|e| round_trip(e))
+            .collect();
+        assert!(!used.is_empty(), "{}", measurement.to_xml());
+        assert!(used.iter().all(|&q| q <= MAXIMUM));
+        // The estimate in force is the lower median of the last eight used results: a result
+        // above the maximum neither enters it nor is lowered into it.
+        let mut last_eight = used[used.len().saturating_sub(8)..].to_vec();
+        last_eight.sort_unstable();
+        let median = last_eight[(last_eight.len() - 1) / 2];
+        assert_eq!(results.round_trip_quanta, Some(median));
+        assert_eq!(results.accepted, used);
     }
 }

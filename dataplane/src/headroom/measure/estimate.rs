@@ -49,6 +49,28 @@ pub struct Measurement {
     pub discarded: Option<Discard>,
 }
 
+/// What became of one result: taken into the estimate (as measured, or raised to the minimum),
+/// or left out, and why. Every result has exactly one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Outcome {
+    Used,
+    RaisedToMinimum,
+    DiscardedAboveMaximum,
+    DiscardedOutlier,
+}
+
+impl Measurement {
+    /// A discard says more than the raise that came before it: a discarded result was not used.
+    pub fn outcome(&self) -> Outcome {
+        match (self.discarded, self.clamp) {
+            (Some(Discard::AboveMaximum), _) => Outcome::DiscardedAboveMaximum,
+            (Some(Discard::Outlier), _) => Outcome::DiscardedOutlier,
+            (None, Clamp::RaisedToMinimum) => Outcome::RaisedToMinimum,
+            (None, _) => Outcome::Used,
+        }
+    }
+}
+
 /// Raises a raw result to the minimum (36.9.6); saturates at `u32::MAX`.
 pub fn raise(raw: i64, minimum: u32) -> (u32, Clamp) {
     if raw < i64::from(minimum) {

@@ -77,6 +77,6 @@ pub use config::{
     MAX_OMITTED_RESPONSE_ADJUSTMENT,
 };
 pub use counters::MeasureCounters;
-pub use estimate::{Discard, Estimate, Measurement, OUTLIER_MARGIN_QUANTA};
+pub use estimate::{Discard, Estimate, Measurement, Outcome, OUTLIER_MARGIN_QUANTA};
 pub use participant::{Participant, Prompt};
 pub use paths::{Interface, Paths};
