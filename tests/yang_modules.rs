@@ -186,3 +186,58 @@ fn what_pfcd_deviates_is_refused_by_name() {
         assert!(err.to_string().contains(leaf), "{leaf}: {err}");
     }
 }
+
+/// The description strings of a module: what stands between `description` and the `;` that
+/// closes its quoted text, with line breaks and indentation folded to single spaces.
+fn descriptions(module: &str) -> Vec<String> {
+    module
+        .split("description")
+        .skip(1)
+        .filter_map(|rest| {
+            let text = rest.trim_start().strip_prefix('"')?;
+            let end = text.find("\";")?;
+            Some(text[..end].split_whitespace().collect::<Vec<_>>().join(" "))
+        })
+        .collect()
+}
+
+/// The readings (R1, R2, ...) a text names.
+fn readings_named(text: &str) -> std::collections::BTreeSet<u32> {
+    text.split(|c: char| !c.is_ascii_alphanumeric())
+        .filter_map(|word| word.strip_prefix('R')?.parse().ok())
+        .collect()
+}
+
+#[test]
+fn every_reading_of_the_draft_is_named_where_used_and_listed_for_the_task_group() {
+    let readme = std::fs::read_to_string(yang().join("README.md")).expect("yang/README.md");
+    let section = readme
+        .split("## Readings of the draft (comments for the task group)")
+        .nth(1)
+        .expect("yang/README.md has the readings' section")
+        .split("\n## ")
+        .next()
+        .unwrap_or_default();
+    let mut listed = std::collections::BTreeSet::new();
+    for row in section.lines().filter(|l| l.starts_with("| R")) {
+        let cells: Vec<&str> = row.trim_matches('|').split(" | ").map(str::trim).collect();
+        assert_eq!(cells.len(), 5, "reading, clause, the draft, pfcd, resolution: {row}");
+        assert!(cells.iter().all(|c| !c.is_empty()), "no empty cell: {row}");
+        listed.extend(readings_named(cells[0]));
+    }
+    assert!(!listed.is_empty(), "the section lists the readings:\n{section}");
+    let mut named = std::collections::BTreeSet::new();
+    for (module, _) in OURS.iter().filter(|(m, _)| m.starts_with("ieee802-")) {
+        let text = std::fs::read_to_string(yang().join(format!("{module}.yang"))).expect("module");
+        for d in descriptions(&text) {
+            // What the draft leaves open, stated as fact: whose bit enables a function, and
+            // the Local Delay TLV's unit.
+            let open = ["both ends set", "both ends advertise", "of both ends", "TimeInterval"];
+            if open.iter().any(|phrase| d.contains(phrase)) {
+                assert!(!readings_named(&d).is_empty(), "{module}: names no reading: {d}");
+            }
+            named.extend(readings_named(&d));
+        }
+    }
+    assert_eq!(named, listed, "every reading named in a module is listed, and used");
+}
