@@ -86,11 +86,14 @@ impl IngressBuffer {
     ) -> Result<(), BufferPlanError> {
         let plan = BufferPlan::new(headroom_bits, config)?;
         self.lossy_used = 0;
-        self.xoff = 0;
+        // A priority past XOFF stays there until it drains to XON, as between frames: a new
+        // setting of the port (its watchdog, say) is no reason to release the peer.
+        let was = std::mem::take(&mut self.xoff);
         for n in 0..PRIORITIES {
             if pfc_enable & (1 << n) != 0 {
                 self.plans[n] = Some(plan);
-                if self.occupancy[n] >= plan.xoff_octets {
+                let held = was & (1 << n) != 0 && self.occupancy[n] > plan.xon_octets;
+                if self.occupancy[n] >= plan.xoff_octets || held {
                     self.xoff |= 1 << n;
                 }
             } else {
@@ -267,6 +270,35 @@ mod tests {
         }
         assert_eq!(b.xoff(), 0);
         assert_eq!(b.occupancy(3), 0);
+    }
+
+    /// A port given new settings (its watchdog, say) keeps asking for the pause it asked for
+    /// while its buffer is between XON and XOFF: releasing the peer there would let a PFC
+    /// deadlock go for a reason that has nothing to do with it.
+    #[test]
+    fn a_reconfigured_port_keeps_its_xoff_until_the_buffer_drains_to_xon() {
+        let mut b = annex_n();
+        let plan = b.plan(3).expect("priority 3 is lossless");
+        let mut stored = 0u64;
+        while b.xoff() == 0 {
+            b.admit(3, 1496);
+            stored += 1;
+        }
+        // Drained below XOFF, still above XON: XOFF holds.
+        while b.occupancy(3) >= plan.xoff_octets {
+            b.release(3, 1496);
+            stored -= 1;
+        }
+        assert!(b.occupancy(3) > plan.xon_octets, "between XON and XOFF");
+        assert_eq!(b.xoff(), 1 << 3);
+        b.reconfigure(1 << 3, 126_224, &BufferConfig::default()).expect("the same plan");
+        assert_eq!(b.xoff(), 1 << 3, "still asking for the pause");
+        while b.occupancy(3) > plan.xon_octets {
+            b.release(3, 1496);
+            stored -= 1;
+        }
+        assert_eq!(b.xoff(), 0, "released at XON");
+        assert!(stored > 0);
     }
 
     #[test]
