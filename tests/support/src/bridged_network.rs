@@ -163,22 +163,6 @@ impl Network {
     ) -> std::process::Child {
         let flow = format!("{priority}:{rate}:1500");
         let to = colons(self.host(to).mac);
-        crate::traffic::spawn(
-            &self.host(from).ns,
-            &[
-                "send",
-                "-i",
-                "eth0",
-                "--flow",
-                &flow,
-                "--dst",
-                &to,
-                "--vid",
-                "10",
-                "--duration",
-                duration,
-                "--json",
-            ],
-        )
+        crate::traffic::send_on_vlan_10(&self.host(from).ns, &flow, &to, duration)
     }
 }

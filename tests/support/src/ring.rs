@@ -141,22 +141,6 @@ impl Ring {
     pub fn send_flow(&self, i: usize, rate: &str, duration: &str) -> std::process::Child {
         let flow = format!("3:{rate}:1500");
         let to = host_mac((i + 2) % 3 + 1).to_string().replace('-', ":");
-        crate::traffic::spawn(
-            &self.hosts[i].0,
-            &[
-                "send",
-                "-i",
-                "eth0",
-                "--flow",
-                &flow,
-                "--dst",
-                &to,
-                "--vid",
-                "10",
-                "--duration",
-                duration,
-                "--json",
-            ],
-        )
+        crate::traffic::send_on_vlan_10(&self.hosts[i].0, &flow, &to, duration)
     }
 }

@@ -23,6 +23,29 @@ pub fn spawn(ns: &Netns, args: &[&str]) -> Child {
     spawn_in(ns, super::program("pfc-traffic"), args)
 }
 
+/// pfc-traffic sending `flow` (PRIORITY:RATE:SIZE) from `ns`'s `eth0` to `dst` (a MAC address
+/// written with colons) on VLAN 10 (what static filtering entries in tests name) for
+/// `duration`, its JSON report on stdout.
+pub fn send_on_vlan_10(ns: &Netns, flow: &str, dst: &str, duration: &str) -> Child {
+    spawn(
+        ns,
+        &[
+            "send",
+            "-i",
+            "eth0",
+            "--flow",
+            flow,
+            "--dst",
+            dst,
+            "--vid",
+            "10",
+            "--duration",
+            duration,
+            "--json",
+        ],
+    )
+}
+
 /// The JSON report of a pfc-traffic run (`what` names it in a failure), once it has ended well.
 pub fn report(child: Child, what: &str) -> Value {
     let out = child.wait_with_output().expect("wait");
