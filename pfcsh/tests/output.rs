@@ -112,9 +112,17 @@ fn headroom_history_times_are_whole_timestamps() {
         assert!(Instant::now() < deadline, "a measurement within 30 s:\n{out}");
         std::thread::sleep(Duration::from_millis(500));
     };
+    assert!(history.lines().next().unwrap_or_default().contains("OUTCOME"), "{history}");
     let rows: Vec<&str> = history.lines().skip(1).collect();
     assert!(!rows.is_empty(), "{history}");
     for r in rows {
+        // What became of each result, as the server says.
+        let outcome = r.split_whitespace().last().unwrap_or_default();
+        assert!(
+            ["used", "raised-to-minimum", "discarded-above-maximum", "discarded-outlier"]
+                .contains(&outcome),
+            "an outcome, not {outcome:?}: {r}"
+        );
         let time = r.split_whitespace().nth(1).unwrap_or_default();
         assert!(time.len() >= 19 && time.contains('T'), "a date and time, not {time:?}: {r}");
         assert!(

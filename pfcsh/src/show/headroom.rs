@@ -111,11 +111,14 @@ fn detail(i: &Value) -> String {
         ]);
         let history = list(m, "history");
         if !history.is_empty() {
+            // What became of each result (used, raised to the minimum, discarded and why) where
+            // the server says; else only whether it was clamped.
+            let outcome = history.iter().any(|e| text(e, "outcome").is_some());
             let mut t = Table::new(&[
                 ("SEQ", Align::Right),
                 ("TIME", Align::Left),
                 ("ROUND TRIP", Align::Right),
-                ("CLAMP", Align::Left),
+                (if outcome { "OUTCOME" } else { "CLAMP" }, Align::Left),
             ]);
             for e in history {
                 t.row(vec![
@@ -124,7 +127,7 @@ fn detail(i: &Value) -> String {
                     number(e, "round-trip")
                         .map(|x| quanta_at(x, speed))
                         .unwrap_or_else(|| "-".into()),
-                    or_dash(text(e, "clamp")),
+                    or_dash(text(e, if outcome { "outcome" } else { "clamp" })),
                 ]);
             }
             out += "\nhistory:\n";
