@@ -12,22 +12,11 @@ use netconf_client::{Auth, Client, ConnectOptions};
 use pfc_fabric::{Collector, Endpoint, View};
 use test_support::hosts::{hosts, pfc, send, Hosts, Storm};
 use test_support::netns::{can_run, in_netns, veth, Netns};
-use test_support::pfcd::{commit_pfc, commit_watchdog, start_pfcd, value, wait_state, Pfcd};
+use test_support::pfcd::{commit_pfc, commit_watchdog, start_pfcd, value, wait_state};
 use test_support::Scratch;
 
-/// A device reached inside its namespace (pfcd listens on the namespace's loopback); the
-/// namespace lives as long as the collector.
-fn endpoint(name: &str, ns: &Arc<Netns>, pfcd: &Pfcd, scratch: &Scratch) -> Endpoint {
-    let password = std::fs::read_to_string(scratch.path("state/admin.password"))
-        .expect("pfcd's password")
-        .trim()
-        .to_string();
-    let opts = ConnectOptions::new("127.0.0.1", pfcd.port(), "admin", Auth::Password(password));
-    let ns = ns.clone();
-    Endpoint::new(name, move || {
-        in_netns(&ns, || Client::connect(&opts)).map_err(|e| format!("no session: {e}"))
-    })
-}
+mod common;
+use common::endpoint;
 
 fn up(ns: &Netns, interfaces: &[&str]) {
     ns.run("/usr/sbin/sysctl", &["-qw", "net.ipv6.conf.all.disable_ipv6=1"]);

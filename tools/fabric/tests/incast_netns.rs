@@ -18,12 +18,14 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use fabric_graph::PortRef;
-use netconf_client::{Auth, Client, ConnectOptions};
-use pfc_fabric::{Collector, Endpoint, Flows, View};
+use pfc_fabric::{Collector, Flows, View};
 use pfcsim::network::NetworkFile;
-use test_support::bridged_network::{network, NetBridge};
-use test_support::netns::{can_run, in_netns};
+use test_support::bridged_network::network;
+use test_support::netns::can_run;
 use test_support::pfcd::{commit_pfc, commit_watchdog};
+
+mod common;
+use common::endpoint;
 
 const SCENARIO: &str = "fabric-leaf-spine-small-incast.toml";
 /// The scenario's congested egress: leaf 1's port to h1-1.
@@ -38,19 +40,6 @@ const STABLE_REFRESHES: usize = 3;
 
 fn scenario() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios").join(SCENARIO)
-}
-
-/// Bridge `b` reached inside its namespace.
-fn endpoint(b: &NetBridge) -> Endpoint {
-    let password = std::fs::read_to_string(b.scratch.path("state/admin.password"))
-        .expect("pfcd's password")
-        .trim()
-        .to_string();
-    let opts = ConnectOptions::new("127.0.0.1", b.pfcd.port(), "admin", Auth::Password(password));
-    let ns = b.ns.clone();
-    Endpoint::new(b.name.clone(), move || {
-        in_netns(&ns, || Client::connect(&opts)).map_err(|e| format!("no session: {e}"))
-    })
 }
 
 /// Each host's (bridge, port).
@@ -180,8 +169,10 @@ fn the_live_incast_tree_names_the_congested_port_and_pfcsims_victims() {
         ],
     );
 
-    let mut collector =
-        Collector::new(net.bridges.iter().map(endpoint).collect(), Duration::from_millis(500));
+    let mut collector = Collector::new(
+        net.bridges.iter().map(|b| endpoint(&b.name, &b.ns, &b.pfcd, &b.scratch)).collect(),
+        Duration::from_millis(500),
+    );
     collector.set_flows(Flows::load(&scenario()).expect("the scenario is a flows file"));
     let device_links = links.len();
     let view = collector

@@ -13,28 +13,17 @@
 use std::time::{Duration, Instant};
 
 use fabric_graph::{CycleHop, PortRef};
-use netconf_client::{Auth, Client, ConnectOptions};
-use pfc_fabric::{Collector, Endpoint};
-use test_support::netns::{can_run, in_netns};
+use pfc_fabric::Collector;
+use test_support::netns::can_run;
 use test_support::pfcd::{
     commit_pfc, commit_watchdog, pfc_of, priority, value, watchdog_class, watchdog_of,
 };
-use test_support::ring::{ring, Ring, RingBridge};
+use test_support::ring::{ring, Ring};
+
+mod common;
+use common::endpoint;
 
 const PORTS: [&str; 3] = ["cw", "ccw", "host"];
-
-/// Bridge `name` reached inside its namespace.
-fn endpoint(name: &str, b: &RingBridge) -> Endpoint {
-    let password = std::fs::read_to_string(b.scratch.path("state/admin.password"))
-        .expect("pfcd's password")
-        .trim()
-        .to_string();
-    let opts = ConnectOptions::new("127.0.0.1", b.pfcd.port(), "admin", Auth::Password(password));
-    let ns = b.ns.clone();
-    Endpoint::new(name, move || {
-        in_netns(&ns, || Client::connect(&opts)).map_err(|e| format!("no session: {e}"))
-    })
-}
 
 /// Frames of priority 3 each bridge's counter-clockwise port has taken from the wire (its
 /// receive buffer's `frames-accepted`).
@@ -85,8 +74,12 @@ fn the_36_7_ring_deadlocks_on_veth_and_the_fabric_view_reports_its_cycle() {
             "<enabled>false</enabled><detection-time>50</detection-time>",
         );
     }
-    let endpoints =
-        ring.bridges.iter().enumerate().map(|(i, b)| endpoint(&format!("b{}", i + 1), b)).collect();
+    let endpoints = ring
+        .bridges
+        .iter()
+        .enumerate()
+        .map(|(i, b)| endpoint(&format!("b{}", i + 1), &b.ns, &b.pfcd, &b.scratch))
+        .collect();
     let mut collector = Collector::new(endpoints, Duration::from_millis(200));
     // The topology from the bridges' LLDP: the three ring links, found before any traffic.
     let view = collector
