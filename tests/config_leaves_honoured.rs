@@ -144,21 +144,8 @@ const HONOURED: &[(&str, &str, &str)] = &[
 
 /// What pfcd-deviations takes out: configuration leaves of the proposal the daemon does not
 /// implement.
-const DEVIATED: [&str; 13] = [
-    "link-pause",
-    "initiator/pause-quanta",
-    "initiator/refresh-threshold",
-    "initiator/xon-enable",
-    "headroom/measurement/minimum-round-trip",
-    "headroom/measurement/maximum-round-trip",
-    "headroom/measurement/results-wanted",
-    "headroom/measurement/combine",
-    "headroom/measurement/omit-response-adjustment-up-to",
-    "headroom/measurement/pfc-transmit",
-    "headroom/measurement/request-transmit-fixed",
-    "headroom/measurement/response-receive-fixed",
-    "priority/xon-hysteresis",
-];
+const DEVIATED: [&str; 2] =
+    ["headroom/measurement/minimum-round-trip", "headroom/measurement/maximum-round-trip"];
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).to_path_buf()
@@ -248,12 +235,14 @@ fn the_daemon_announces_its_deviations_in_yang_library() {
         .get(Some(
             "<interfaces xmlns=\"urn:ietf:params:xml:ns:yang:ietf-interfaces\"><interface>\
              <name>lab0</name><bridge-port xmlns=\"urn:ieee:std:802.1Q:yang:ieee802-dot1q-bridge\">\
-             <pfc xmlns=\"urn:ieee:std:802.1Q:yang:ieee802-dot1q-pfc-bridge\"><link-pause/>\
-             <oper-link-pause/></pfc></bridge-port></interface></interfaces>",
+             <pfc xmlns=\"urn:ieee:std:802.1Q:yang:ieee802-dot1q-pfc-bridge\"><headroom>\
+             <method-in-force/><measurement><maximum-round-trip/></measurement></headroom></pfc>\
+             </bridge-port></interface></interfaces>",
         ))
-        .expect("a filter with link-pause is answered");
+        .expect("a filter with maximum-round-trip is answered");
     let data = pfc.data().unwrap_or_default().to_string();
-    assert!(data.contains("<oper-link-pause>false</oper-link-pause>"), "{data}");
+    assert!(data.contains("<method-in-force"), "{data}");
+    assert!(!data.contains("maximum-round-trip"), "{data}");
     assert!(pfcd.alive(), "{}", pfcd.log_text());
 }
 

@@ -372,7 +372,8 @@ fn refusals_name_the_path_and_change_nothing_and_restarts_keep_the_configuration
         assert_commit_refused(&mut c, &edit, path, message, &before);
     }
 
-    // link-pause is not supported (pfcd-deviations): refused at once, by name.
+    // IEEE 802.3 link pause is not the PFC model's (IEEE 802.3.2's ethernet-interface
+    // module has it, which pfcd does not implement): refused at once, by name.
     let edit = pfc_edit("lab1", "<link-pause>true</link-pause>");
     let err = c.edit_config(Datastore::Candidate, &edit, None).expect_err("link-pause refused");
     let errors = err.reply().map(|r| r.errors().to_vec()).unwrap_or_default();
@@ -385,7 +386,8 @@ fn refusals_name_the_path_and_change_nothing_and_restarts_keep_the_configuration
     // A priority outside 0-7 is refused at once, by its type.
     let edit = pfc_edit(
         "lab1",
-        "<priority><priority>8</priority><buffer-allocation>100000</buffer-allocation></priority>",
+        "<priority><priority>8</priority><buffer-allocation xmlns=\"urn:pfcd:yang:pfcd-pfc\">\
+         100000</buffer-allocation></priority>",
     );
     let err = c.edit_config(Datastore::Candidate, &edit, None).expect_err("priority 8 refused");
     let errors = err.reply().map(|r| r.errors().to_vec()).unwrap_or_default();

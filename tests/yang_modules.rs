@@ -123,7 +123,7 @@ fn the_rpcs_and_notifications_parse() {
         .expect("headroom-allowance-changed");
     schema
         .validate_notification(&format!(
-            r#"<receive-buffer-drop xmlns="{bridge}" xmlns:pfc="{pfc}">
+            r#"<receive-buffer-drop xmlns="urn:pfcd:yang:pfcd-pfc" xmlns:pfc="{pfc}">
                  <interface>lab0</interface><priority>3</priority>
                  <frames-dropped>12</frames-dropped><allowance-in-force>20000</allowance-in-force>
                  <allowance-source>pfc:manual</allowance-source>
@@ -169,15 +169,15 @@ fn what_pfcd_deviates_is_refused_by_name() {
     };
     let schema = schema();
     for (inner, leaf) in [
-        ("<link-pause>false</link-pause>", "link-pause"),
-        ("<initiator><pause-quanta>1000</pause-quanta></initiator>", "pause-quanta"),
         (
-            "<headroom><measurement><results-wanted>4</results-wanted></measurement></headroom>",
-            "results-wanted",
+            "<headroom><measurement><maximum-round-trip>400</maximum-round-trip></measurement>\
+             </headroom>",
+            "maximum-round-trip",
         ),
         (
-            "<priority><priority>3</priority><xon-hysteresis>10</xon-hysteresis></priority>",
-            "xon-hysteresis",
+            "<headroom><measurement><minimum-round-trip>10</minimum-round-trip></measurement>\
+             </headroom>",
+            "minimum-round-trip",
         ),
     ] {
         let xml = port(inner);

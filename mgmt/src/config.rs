@@ -83,6 +83,9 @@ pub struct Config {
     /// Configuration (top-level data nodes as XML) added to running at the first start. Default
     /// none.
     pub initial_config: Option<String>,
+    /// Data nodes that moved to another module since an earlier release: a stored
+    /// configuration naming them in the old one is carried over at start. Default none.
+    pub moved: Vec<crate::datastore::migrate::Moved>,
 }
 
 impl Default for Config {
@@ -113,6 +116,7 @@ impl Default for Config {
             admin_user: None,
             replay_log: 1024,
             initial_config: None,
+            moved: Vec::new(),
         }
     }
 }

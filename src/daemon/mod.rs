@@ -81,6 +81,7 @@ pub fn run(settings: Settings, source: SettingsSource) -> Result<(), DaemonError
         admin_user: Some(settings.admin_user.clone()),
         auth_rejection_time: Duration::from_millis(500),
         initial_config: Some(initial_config),
+        moved: northbound::moved::moved(),
         ..Default::default()
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()

@@ -21,6 +21,7 @@ pub mod fdb;
 pub mod interfaces;
 pub mod lab;
 pub mod lldp;
+pub mod moved;
 pub mod namespaces;
 pub mod pfc;
 pub mod pipeline;

@@ -12,6 +12,7 @@
 mod explicit;
 mod json;
 pub mod live;
+pub mod migrate;
 pub mod store;
 pub(crate) mod when;
 
@@ -139,12 +140,15 @@ impl Canonical {
 }
 
 /// What opening found.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Opened {
     /// Nothing was ever initialised here: a first start.
     pub first_start: bool,
     /// A confirmed commit was pending when the server stopped; running was restored.
     pub restored_confirmed: bool,
+    /// The data nodes a stored configuration named in their old module, rewritten to their
+    /// new one ([`migrate::Moved`]), once per element.
+    pub migrated: migrate::Rewritten,
 }
 
 /// The datastores of one server.
@@ -190,20 +194,25 @@ impl Datastores {
     /// running. A saved configuration that no longer validates (the schema changed) stops
     /// the start: nothing is overwritten.
     pub fn open(dir: &Path, schema: Arc<Schema>) -> Result<Datastores, DatastoreError> {
-        Self::open_with(dir, schema).map(|(d, _)| d)
+        Self::open_with(dir, schema, &[]).map(|(d, _)| d)
     }
 
-    /// Like [`Datastores::open`], also saying what was found.
+    /// Like [`Datastores::open`], also saying what was found; a stored configuration naming
+    /// a node of `moves` in its old module is carried over to the new one (and stored so).
     pub fn open_with(
         dir: &Path,
         schema: Arc<Schema>,
+        moves: &[migrate::Moved],
     ) -> Result<(Datastores, Opened), DatastoreError> {
         let store = Store::open(dir)?;
         let mut opened = Opened {
             first_start: store.read_key(INITIALISED)?.is_none(),
             restored_confirmed: false,
+            migrated: Vec::new(),
         };
-        let startup = match store.read(DatastoreName::Startup)? {
+        let mut migrated = Vec::new();
+        let mut carry_over = |text: String| migrate::carry_over(text, moves, &mut migrated);
+        let startup = match store.read(DatastoreName::Startup)?.map(&mut carry_over) {
             Some(xml) => Some(Arc::new(Snapshot::from_canonical(
                 schema.canonical_config(&xml)?,
                 true,
@@ -211,14 +220,16 @@ impl Datastores {
             )?)),
             None => None,
         };
-        let backup = store.read_key(CONFIRMED_BACKUP)?;
+        let backup = store.read_key(CONFIRMED_BACKUP)?.map(&mut carry_over);
         let running_text = match (&startup, backup) {
             (Some(s), _) => s.xml.clone(),
             (None, Some(b)) => {
                 opened.restored_confirmed = true;
                 b
             }
-            (None, None) => store.read(DatastoreName::Running)?.unwrap_or_default(),
+            (None, None) => {
+                store.read(DatastoreName::Running)?.map(&mut carry_over).unwrap_or_default()
+            }
         };
         let running = Arc::new(Snapshot::from_canonical(
             schema.canonical_config(&running_text)?,
@@ -227,6 +238,10 @@ impl Datastores {
         )?);
         // The candidate lives in memory only: it starts as running at every start, so storing
         // it would cost a disk write per edit for nothing (a key left by older versions goes).
+        opened.migrated = migrated;
+        if let Some(s) = startup.as_ref().filter(|_| !opened.migrated.is_empty()) {
+            store.apply(&[(DatastoreName::Startup.as_str(), Some(&s.xml))])?;
+        }
         store.apply(&[
             (DatastoreName::Running.as_str(), Some(&running.xml)),
             (DatastoreName::Candidate.as_str(), None),

@@ -66,6 +66,9 @@ pub struct EngineConfig {
     /// Most steps a retrieval or notification filter may cost (`crate::yang::xpath_cost`,
     /// `filter::subtree_limited`).
     pub max_filter_cost: u64,
+    /// Data nodes that moved to another module: a stored configuration naming them in the old
+    /// one is carried over on open (`crate::datastore::migrate`).
+    pub moved: Vec<crate::datastore::migrate::Moved>,
 }
 
 impl Default for EngineConfig {
@@ -75,6 +78,7 @@ impl Default for EngineConfig {
             replay_log: 1024,
             initial_config: None,
             max_filter_cost: crate::config::Config::default().max_filter_cost,
+            moved: Vec::new(),
         }
     }
 }

@@ -36,7 +36,17 @@ impl Engine {
         config: EngineConfig,
         backends: Vec<Arc<dyn Backend>>,
     ) -> Result<Arc<Engine>, EngineError> {
-        let (ds, opened) = Datastores::open_with(dir, schema.clone())?;
+        let (ds, opened) = Datastores::open_with(dir, schema.clone(), &config.moved)?;
+        if !opened.migrated.is_empty() {
+            let mut names = opened.migrated.clone();
+            names.sort_unstable();
+            names.dedup();
+            info!(
+                nodes = opened.migrated.len(),
+                names = %names.join(", "),
+                "the stored configuration named data nodes in the modules they moved from: carried over to their new modules and stored so"
+            );
+        }
         if opened.restored_confirmed {
             warn!("a confirmed commit was not confirmed before the server stopped: the configuration before it was restored");
         }

@@ -124,6 +124,7 @@ impl Server {
                 replay_log: config.replay_log,
                 initial_config: config.initial_config.clone(),
                 max_filter_cost: config.max_filter_cost,
+                moved: config.moved.clone(),
             };
             let registry = registry.clone();
             tokio::task::spawn_blocking(move || {

@@ -10,6 +10,11 @@ pub const WATCHDOG_NS: &str = "urn:pfcd:yang:pfcd-watchdog";
 pub const PFCD_PFC_NS: &str = "urn:pfcd:yang:pfcd-pfc";
 pub const LAB_NS: &str = "urn:pfcd:yang:pfcd-lab";
 
+/// pfcd-pfc's leaves `names`, each selected in its own namespace beside the IEEE module's.
+fn own(names: &[&str]) -> String {
+    names.iter().map(|n| format!("<{n} xmlns=\"{PFCD_PFC_NS}\"/>")).collect()
+}
+
 fn name(port: Option<&str>) -> String {
     match port {
         Some(p) => format!("<name>{}</name>", quick_xml::escape::escape(p)),
@@ -41,10 +46,13 @@ pub fn interfaces_pfc(port: Option<&str>) -> String {
     pfc_and(
         port,
         "<speed/>",
-        "<pfc-enable/><oper-pfc-enable/><link-pause/><pfc-requests/><pfc-indications/>\
-         <allowance-in-force/><allowance-source/><allowance-clamp/><receive-buffer-size/>\
-         <priority><priority/><priority-paused/><pause-time-remaining/><xoff/><occupancy/>\
-         <frames-dropped/><pfc-requests/><pfc-indications/></priority>",
+        &format!(
+            "<pfc-enable/><oper-pfc-enable/><pfc-requests/><pfc-indications/>\
+             <allowance-in-force/><allowance-source/><allowance-clamp/>{}\
+             <priority><priority/><priority-paused/><pause-time-remaining/>{}</priority>",
+            own(&["receive-buffer-size"]),
+            own(&["xoff", "occupancy", "frames-dropped", "pfc-requests", "pfc-indications"]),
+        ),
     )
 }
 
@@ -53,9 +61,12 @@ pub fn headroom(port: Option<&str>) -> String {
     pfc_and(
         port,
         "<speed/>",
-        "<pfc-link-delay-allowance/><pfc-headroom-allowance/><allowance-in-force/>\
-         <allowance-source/><allowance-clamp/><calculated-allowance/>\
-         <calculated-allowance-method/><receive-buffer-size/><headroom/>",
+        &format!(
+            "<pfc-link-delay-allowance/><pfc-headroom-allowance/><allowance-in-force/>\
+             <allowance-source/><allowance-clamp/><calculated-allowance/>\
+             <calculated-allowance-method/>{}<headroom/>",
+            own(&["receive-buffer-size"]),
+        ),
     )
 }
 
@@ -90,17 +101,25 @@ pub fn pipeline() -> String {
 pub fn counters(port: Option<&str>) -> String {
     pfc(
         port,
-        "<pfc-requests/><pfc-indications/><pause-frames-sent/><pause-frames-received/>\
-         <pause-frames-ignored/><pfc-frames-ignored/><mac-control-discarded/><discontinuity-time/>\
-         <priority><priority/><frames-accepted/><frames-dropped/></priority>",
+        &format!(
+            "<pfc-requests/><pfc-indications/>{}<discontinuity-time/>\
+             <priority><priority/>{}</priority>",
+            own(&[
+                "pause-frames-sent",
+                "pause-frames-received",
+                "pause-frames-ignored",
+                "pfc-frames-ignored",
+                "mac-control-discarded"
+            ]),
+            own(&["frames-accepted", "frames-dropped"]),
+        ),
     ) + &lldp(port, "<dest-mac-address/><tx-statistics/><rx-statistics/>")
 }
 
 /// `show interfaces pfc counters`; with the time paused when the server has pfcd-pfc, and the
 /// lab's simulated clock when it has pfcd-lab (a lab's rates are per simulated second).
 pub fn pfc_counters(port: Option<&str>, time_paused: bool, lab: bool) -> String {
-    let paused =
-        if time_paused { format!("<time-paused xmlns=\"{PFCD_PFC_NS}\"/>") } else { String::new() };
+    let paused = if time_paused { own(&["time-paused"]) } else { String::new() };
     let clock = if lab {
         format!("<lab xmlns=\"{LAB_NS}\"><clock><simulated-time/></clock></lab>")
     } else {
@@ -109,9 +128,15 @@ pub fn pfc_counters(port: Option<&str>, time_paused: bool, lab: bool) -> String 
     pfc(
         port,
         &format!(
-            "<pfc-enable/><discontinuity-time/><priority><priority/><pfc-requests/>\
-             <pfc-indications/><xoff-events/><xon-sent/><frames-dropped/><octets-dropped/>\
-             {paused}</priority>"
+            "<pfc-enable/><discontinuity-time/><priority><priority/>{}{paused}</priority>",
+            own(&[
+                "pfc-requests",
+                "pfc-indications",
+                "xoff-events",
+                "xon-sent",
+                "frames-dropped",
+                "octets-dropped"
+            ]),
         ),
     ) + &clock
 }

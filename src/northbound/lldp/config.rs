@@ -7,7 +7,7 @@ use mgmt::backend::BackendError;
 use netconf_proto::xml::Element;
 
 use super::nearest_bridge;
-use crate::northbound::namespaces::{DCBX_NS, LLDP_NS, PFC_TLV_NS};
+use crate::northbound::namespaces::{DCBX_NS, LLDP_NS, PFCD_LLDP_NS, PFC_TLV_NS};
 use crate::northbound::xml::{child_text, child_u64, pfc_enable_bits, pfc_enable_mask};
 use crate::ports::{DcbxIntent, PortIntent};
 
@@ -128,7 +128,7 @@ fn dcbx_intent(entry: &Element, name: &str, pfc_enable: u8) -> Result<DcbxIntent
         d.privacy_capable = flag(tlv, PFC_TLV_NS, "privacy-capable").unwrap_or(false);
         d.rtm_hdrm = flag(tlv, PFC_TLV_NS, "rtm-hdrm").unwrap_or(false);
         d.ptp_hdrm = flag(tlv, PFC_TLV_NS, "ptp-hdrm").unwrap_or(false);
-        d.legacy_tlv = flag(tlv, PFC_TLV_NS, "legacy-tlv").unwrap_or(false);
+        d.legacy_tlv = flag(tlv, PFCD_LLDP_NS, "legacy-tlv").unwrap_or(false);
         if let Some(bits) = child_text(tlv, DCBX_NS, "enable") {
             let written = pfc_enable_mask(&bits);
             if written != pfc_enable {
@@ -188,7 +188,7 @@ mod tests {
              <privacy-capable xmlns=\"{PFC_TLV_NS}\">true</privacy-capable>\
              <rtm-hdrm xmlns=\"{PFC_TLV_NS}\">true</rtm-hdrm>\
              <ptp-hdrm xmlns=\"{PFC_TLV_NS}\">true</ptp-hdrm>\
-             <legacy-tlv xmlns=\"{PFC_TLV_NS}\">true</legacy-tlv></pfc-tlv-extension>\
+             <legacy-tlv xmlns=\"{PFCD_LLDP_NS}\">true</legacy-tlv></pfc-tlv-extension>\
              <pfc-local-delay-tlv-extension xmlns=\"{PFC_TLV_NS}\"><tx-enable>false</tx-enable>\
              </pfc-local-delay-tlv-extension></port>"
         );

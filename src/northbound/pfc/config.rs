@@ -7,9 +7,9 @@ use dataplane::time::Picos;
 use mgmt::backend::BackendError;
 use netconf_proto::xml::Element;
 
-use crate::northbound::namespaces::PFC_BRIDGE_NS;
 #[cfg(test)]
 use crate::northbound::namespaces::PFC_NS;
+use crate::northbound::namespaces::{PFCD_PFC_NS, PFC_BRIDGE_NS};
 use crate::northbound::xml::{
     child_text, child_u64, identity_name, pfc_enable_bits, pfc_enable_mask, pfc_path,
 };
@@ -52,8 +52,10 @@ pub fn intent_from(name: &str, pfc: Option<&Element>) -> Result<PortIntent, Back
     }
     for p in pfc.elements().filter(|e| e.is(PFC_BRIDGE_NS, "priority")) {
         let n = child_u64(p, PFC_BRIDGE_NS, "priority").ok().flatten().unwrap_or(u64::MAX);
-        let path = format!("priority[priority='{n}']/buffer-allocation");
-        let allocation = number(p, "buffer-allocation", &path)?;
+        let path = format!("priority[priority='{n}']/pfcd-pfc:buffer-allocation");
+        let allocation = child_u64(p, PFCD_PFC_NS, "buffer-allocation").map_err(|t| {
+            BackendError::new(format!("'{t}' is not a number of octets.")).at(pfc_path(name, &path))
+        })?;
         if let Some(slot) =
             usize::try_from(n).ok().and_then(|n| intent.buffer_allocation_octets.get_mut(n))
         {
@@ -165,7 +167,7 @@ pub fn check(
                 "priority {n}'s buffer-allocation does not hold the allowance of {allowance} \
                  bits: {e}. Raise buffer-allocation or remove it (twice the allowance is used)."
             ))
-            .at(pfc_path(name, &format!("priority[priority='{n}']/buffer-allocation")))
+            .at(pfc_path(name, &format!("priority[priority='{n}']/pfcd-pfc:buffer-allocation")))
         })?;
         total = total.saturating_add(plan.allocation_octets);
     }
@@ -256,7 +258,7 @@ mod tests {
              <headroom><method xmlns:pfc=\"{PFC_NS}\">pfc:measured</method>\
              <minimum-allowance>3000</minimum-allowance><maximum-allowance>4000</maximum-allowance>\
              <initial-allowance>5000</initial-allowance></headroom>\
-             <priority><priority>4</priority><buffer-allocation>6000</buffer-allocation></priority>"
+             <priority><priority>4</priority><buffer-allocation xmlns=\"{PFCD_PFC_NS}\">6000</buffer-allocation></priority>"
         );
         let i = written(&pfc);
         assert_eq!(i.link_delay_allowance_bits, 1_000);

@@ -5,7 +5,7 @@ use dataplane::headroom::allowance::Allowance;
 use netconf_proto::xml::Element;
 
 use super::state::{clamp_name, source_identity};
-use crate::northbound::namespaces::{HEADROOM_NS, PFC_BRIDGE_NS, PFC_NS};
+use crate::northbound::namespaces::{HEADROOM_NS, PFCD_PFC_NS, PFC_BRIDGE_NS, PFC_NS};
 use crate::northbound::xml::{leaf, pfc_identity_leaf};
 use crate::ports::headroom::ClampReason;
 
@@ -24,7 +24,7 @@ pub fn allowance_changed(port: &str, old: &Allowance, new: &Allowance) -> Elemen
     with_prefix(e)
 }
 
-/// `receive-buffer-drop`: a lossless priority of port `port` dropped frames, `frames_dropped`
+/// pfcd-pfc's `receive-buffer-drop`: a lossless priority of port `port` dropped frames, `frames_dropped`
 /// in all, with `allowance` in force.
 pub fn receive_buffer_drop(
     port: &str,
@@ -32,13 +32,13 @@ pub fn receive_buffer_drop(
     frames_dropped: u64,
     allowance: &Allowance,
 ) -> Element {
-    let ns = PFC_BRIDGE_NS;
+    let ns = PFCD_PFC_NS;
     let e = Element::new(ns, "receive-buffer-drop")
         .with(leaf(ns, "interface", port))
         .with(leaf(ns, "priority", priority))
         .with(leaf(ns, "frames-dropped", frames_dropped))
         .with(leaf(ns, "allowance-in-force", allowance.bits))
-        .with(source("allowance-source", allowance));
+        .with(pfc_identity_leaf(ns, "allowance-source", source_identity(allowance.source).0));
     with_prefix(e)
 }
 

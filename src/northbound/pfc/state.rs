@@ -1,8 +1,9 @@
-//! ieee802-dot1q-pfc-bridge's state: a Bridge Port's `pfc` container from the port's snapshot
+//! A Bridge Port's `pfc` container from the port's snapshot: ieee802-dot1q-pfc-bridge's state
 //! (Table 12-1 objects, the allowance in force and its source, the calculation's and the
-//! measurement's results with their itemised lines, the measurement's history and counters,
-//! each priority's buffer and pauses), and the names of the identities and enumerations the
-//! state and the notifications share.
+//! measurement's results, each priority's pause state) and pfcd-pfc's beside it (the
+//! itemised lines, the measurement's history and counters, each priority's buffer and
+//! counts, the PAUSE and MAC Control counts); and the names of the identities and
+//! enumerations the state and the notifications share.
 
 use dataplane::headroom::allowance::{AllowanceSource, Clamp, Method};
 use dataplane::headroom::measure::Outcome;
@@ -45,13 +46,13 @@ pub fn pfc_state(s: &PortSnapshot) -> Element {
         pfc.push(pfc_identity_leaf(ns, "calculated-allowance-method", method));
     }
     pfc.push(leaf(ns, "oper-pfc-enable", pfc_enable_bits(s.oper_pfc_enable)));
-    pfc.push(leaf(ns, "oper-link-pause", false));
-    pfc.push(leaf(ns, "receive-buffer-size", s.receive_buffer_size));
-    pfc.push(leaf(ns, "pause-frames-sent", s.pause_frames_sent));
-    pfc.push(leaf(ns, "pause-frames-received", s.pause_frames_received));
-    pfc.push(leaf(ns, "pause-frames-ignored", s.pause_frames_ignored));
-    pfc.push(leaf(ns, "pfc-frames-ignored", s.pfc_frames_ignored));
-    pfc.push(leaf(ns, "mac-control-discarded", s.mac_control_discarded));
+    let own = PFCD_PFC_NS;
+    pfc.push(leaf(own, "receive-buffer-size", s.receive_buffer_size));
+    pfc.push(leaf(own, "pause-frames-sent", s.pause_frames_sent));
+    pfc.push(leaf(own, "pause-frames-received", s.pause_frames_received));
+    pfc.push(leaf(own, "pause-frames-ignored", s.pause_frames_ignored));
+    pfc.push(leaf(own, "pfc-frames-ignored", s.pfc_frames_ignored));
+    pfc.push(leaf(own, "mac-control-discarded", s.mac_control_discarded));
     pfc.push(leaf(ns, "discontinuity-time", mgmt::notify::format_time(s.discontinuity_time)));
     let mut headroom = Element::new(ns, "headroom").with(pfc_identity_leaf(
         ns,
@@ -62,24 +63,24 @@ pub fn pfc_state(s: &PortSnapshot) -> Element {
     if let Some(bits) = r.calculation_bits {
         let mut calculation = Element::new(ns, "calculation")
             .with(leaf(ns, "headroom", bits))
-            .with(leaf(ns, "headroom-octets", bits.div_ceil(8)));
+            .with(leaf(own, "headroom-octets", bits.div_ceil(8)));
         push_lines(&mut calculation, r.calculation_lines.as_deref());
         headroom.push(calculation);
     }
     if let Some(quanta) = r.round_trip_quanta {
         let mut m = Element::new(ns, "measurement").with(leaf(ns, "round-trip", quanta));
-        m.push(leaf(ns, "result-count", r.accepted.len()));
+        m.push(leaf(own, "result-count", r.accepted.len()));
         if let (Some(min), Some(max), Some(last)) =
             (r.accepted.iter().min(), r.accepted.iter().max(), r.accepted.last())
         {
-            m.push(leaf(ns, "round-trip-min", min));
-            m.push(leaf(ns, "round-trip-max", max));
-            m.push(leaf(ns, "round-trip-last", last));
+            m.push(leaf(own, "round-trip-min", min));
+            m.push(leaf(own, "round-trip-max", max));
+            m.push(leaf(own, "round-trip-last", last));
         }
         if let Some(bits) = r.measurement_bits {
             m.push(leaf(ns, "headroom", bits));
         }
-        let mut breakdown = Element::new(ns, "breakdown");
+        let mut breakdown = Element::new(own, "breakdown");
         push_lines(&mut breakdown, r.measurement_lines.as_deref());
         m.push(breakdown);
         push_history(&mut m, r);
@@ -96,22 +97,22 @@ pub fn pfc_state(s: &PortSnapshot) -> Element {
         pfc.push(
             Element::new(ns, "priority")
                 .with(leaf(ns, "priority", n))
-                .with(leaf(ns, "allocation", p.allocation))
-                .with(leaf(ns, "xoff-threshold", p.xoff_threshold))
-                .with(leaf(ns, "xon-threshold", p.xon_threshold))
-                .with(leaf(ns, "occupancy", p.occupancy))
-                .with(leaf(ns, "peak-occupancy", p.peak_occupancy))
-                .with(leaf(ns, "xoff", p.xoff))
-                .with(leaf(ns, "xoff-events", p.xoff_events))
-                .with(leaf(ns, "frames-accepted", p.frames_accepted))
-                .with(leaf(ns, "frames-dropped", p.frames_dropped))
-                .with(leaf(ns, "octets-dropped", p.octets_dropped))
                 .with(leaf(ns, "priority-paused", p.priority_paused))
                 .with(leaf(ns, "pause-time-remaining", p.pause_time_remaining))
-                .with(leaf(ns, "pfc-requests", p.pfc_requests))
-                .with(leaf(ns, "xon-sent", p.xon_sent))
-                .with(leaf(ns, "pfc-indications", p.pfc_indications))
-                .with(leaf(PFCD_PFC_NS, "time-paused", p.time_paused_us)),
+                .with(leaf(own, "allocation", p.allocation))
+                .with(leaf(own, "xoff-threshold", p.xoff_threshold))
+                .with(leaf(own, "xon-threshold", p.xon_threshold))
+                .with(leaf(own, "occupancy", p.occupancy))
+                .with(leaf(own, "peak-occupancy", p.peak_occupancy))
+                .with(leaf(own, "xoff", p.xoff))
+                .with(leaf(own, "xoff-events", p.xoff_events))
+                .with(leaf(own, "frames-accepted", p.frames_accepted))
+                .with(leaf(own, "frames-dropped", p.frames_dropped))
+                .with(leaf(own, "octets-dropped", p.octets_dropped))
+                .with(leaf(own, "pfc-requests", p.pfc_requests))
+                .with(leaf(own, "xon-sent", p.xon_sent))
+                .with(leaf(own, "pfc-indications", p.pfc_indications))
+                .with(leaf(own, "time-paused", p.time_paused_us)),
         );
     }
     pfc
@@ -127,9 +128,9 @@ fn allowance_bounds(s: &PortSnapshot) -> Element {
         .with(leaf(ns, "peer-local-delays-refused", s.peer_delays_refused))
 }
 
-/// The measurement's history and counters into `measurement`.
+/// The measurement's history and counters (pfcd-pfc's) into `measurement`.
 fn push_history(m: &mut Element, r: &Results) {
-    let ns = PFC_BRIDGE_NS;
+    let ns = PFCD_PFC_NS;
     for e in r.history.iter() {
         m.push(
             Element::new(ns, "history")
@@ -148,9 +149,9 @@ fn push_history(m: &mut Element, r: &Results) {
     m.push(counters);
 }
 
-/// A headroom's itemised lines (`line` list entries) into `parent`.
+/// A headroom's itemised lines (pfcd-pfc's `line` list entries) into `parent`.
 fn push_lines(parent: &mut Element, breakdown: Option<&Breakdown>) {
-    let ns = PFC_BRIDGE_NS;
+    let ns = PFCD_PFC_NS;
     let letter = |item: Item| item.label().trim_end_matches(')');
     for (i, line) in breakdown.map(|b| b.lines.as_slice()).unwrap_or_default().iter().enumerate() {
         parent.push(
@@ -205,7 +206,7 @@ mod tests {
     use dataplane::sim::{MeasurePair, MeasurePairConfig, Station, TwoStationConfig};
     use netconf_proto::xml::Element;
 
-    use super::{push_history, PFC_BRIDGE_NS};
+    use super::{push_history, PFCD_PFC_NS, PFC_BRIDGE_NS};
     use crate::ports::headroom::Results;
 
     /// The maximum acceptable round trip station B is configured with: the Annex N link's true
@@ -214,7 +215,7 @@ mod tests {
     const MAXIMUM: u32 = 185;
 
     fn text(e: &Element, name: &str) -> String {
-        e.child(PFC_BRIDGE_NS, name).map(Element::text).unwrap_or_default()
+        e.child(PFCD_PFC_NS, name).map(Element::text).unwrap_or_default()
     }
 
     #[test]
@@ -235,7 +236,7 @@ mod tests {
         let mut measurement = Element::new(PFC_BRIDGE_NS, "measurement");
         push_history(&mut measurement, &results);
         let history: Vec<&Element> =
-            measurement.elements().filter(|e| e.is(PFC_BRIDGE_NS, "history")).collect();
+            measurement.elements().filter(|e| e.is(PFCD_PFC_NS, "history")).collect();
         assert_eq!(history.len(), outcome.results.len(), "every result is in the history");
         let round_trip = |e: &Element| text(e, "round-trip").parse::<u32>().expect("round-trip");
         let (above, within): (Vec<&Element>, Vec<&Element>) =

@@ -28,7 +28,18 @@ impl LabPfcd {
 
     /// Starts pfcd's lab with `settings` as its settings file (TOML), if given.
     pub fn start_with_settings(tag: &str, settings: Option<&str>) -> LabPfcd {
+        Self::spawn(Scratch::new(tag), settings)
+    }
+
+    /// Starts pfcd's lab on a state directory `fill` prepared first (an earlier release's,
+    /// say).
+    pub fn start_on_state(tag: &str, fill: impl FnOnce(&std::path::Path)) -> LabPfcd {
         let scratch = Scratch::new(tag);
+        fill(&scratch.path("state"));
+        Self::spawn(scratch, None)
+    }
+
+    fn spawn(scratch: Scratch, settings: Option<&str>) -> LabPfcd {
         let state = scratch.path("state");
         let log = scratch.path("pfcd.log");
         let mut command = Command::new(program("pfcd"));
@@ -74,6 +85,14 @@ impl LabPfcd {
             .lines()
             .find_map(|l| l.strip_prefix("VmRSS:"))
             .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+    }
+
+    /// Kills the daemon (as a power loss would) and moves its state directory to `to`, to
+    /// start another on it.
+    pub fn kill_and_keep_state(&mut self, to: &std::path::Path) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        std::fs::rename(self._scratch.path("state"), to).expect("the state directory moves");
     }
 
     /// Whether the daemon is still running.

@@ -3,8 +3,9 @@
 //! It connects over NETCONF to a list of devices and reads, with one subtree-filtered `<get>`
 //! per device per refresh, only what the YANG modules say: each device's LLDP chassis ID and
 //! each port's neighbours (`ieee802-dot1ab-lldp`), each Bridge Port's per-priority
-//! `priority-paused` and `xoff` (`ieee802-dot1q-pfc-bridge`), and, where the server serves
-//! `pfcd-pipeline`, each priority's frames waiting to leave. The topology is where device A's
+//! `priority-paused` (`ieee802-dot1q-pfc-bridge`) and `xoff` (`pfcd-pfc`: the draft defines no
+//! object for a receive buffer's XOFF), and, where the server serves `pfcd-pipeline`, each
+//! priority's frames waiting to leave. The topology is where device A's
 //! port X hears device B's chassis ID with port ID Y (pfcd's port IDs are interface names).
 //! The model says what holds now, not since when: a state's start is the collector's clock at
 //! the first refresh that saw it.

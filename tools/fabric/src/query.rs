@@ -7,6 +7,7 @@ pub const DOT1Q_NS: &str = "urn:ieee:std:802.1Q:yang:ieee802-dot1q-bridge";
 pub const PFC_BRIDGE_NS: &str = "urn:ieee:std:802.1Q:yang:ieee802-dot1q-pfc-bridge";
 /// pfcd's own pipeline module: the only model here that says how much waits to leave.
 pub const PIPELINE_NS: &str = "urn:pfcd:yang:pfcd-pipeline";
+pub const PFCD_PFC_NS: &str = "urn:pfcd:yang:pfcd-pfc";
 
 /// The subtree filter: the chassis ID, each port's neighbours' chassis and port IDs, each
 /// Bridge Port's per-priority `priority-paused` and `xoff`, and (with `backlog`) pfcd-pipeline's
@@ -25,7 +26,7 @@ pub fn filter(backlog: bool) -> String {
          <port><name/><remote-systems-data><chassis-id/><port-id/></remote-systems-data></port>\
          </lldp>\
          <interfaces xmlns=\"{IF_NS}\"><interface><name/><bridge-port xmlns=\"{DOT1Q_NS}\">\
-         <pfc xmlns=\"{PFC_BRIDGE_NS}\"><priority><priority/><priority-paused/><xoff/></priority>\
+         <pfc xmlns=\"{PFC_BRIDGE_NS}\"><priority><priority/><priority-paused/><xoff xmlns=\"{PFCD_PFC_NS}\"/></priority>\
          </pfc>{pipeline}</bridge-port></interface></interfaces>"
     )
 }

@@ -1,0 +1,109 @@
+//! Carrying a stored configuration over a schema change that moved data nodes to another
+//! module: the same place in the tree, a new namespace. A configuration saved before the move
+//! names the old one, which the new schema refuses; [`Moved`] entries rewrite it on open, so
+//! the first start after an upgrade keeps every value instead of refusing to start.
+
+use netconf_proto::xml::{self, Element};
+
+/// A data node that moved from one module to another without changing place: an element
+/// `name` in namespace `from`, whose parent is element `parent` in namespace `parent_ns`, is
+/// now in namespace `to`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Moved {
+    pub parent_ns: &'static str,
+    pub parent: &'static str,
+    pub name: &'static str,
+    pub from: &'static str,
+    pub to: &'static str,
+}
+
+/// What a migration changed: each moved node's name, once per element rewritten.
+pub type Rewritten = Vec<&'static str>;
+
+/// `text` (top-level data nodes as XML, as stored) with every node of `moves` in its new
+/// namespace; `None` when nothing had to change (the text is then used as it is).
+pub fn apply(text: &str, moves: &[Moved]) -> Result<Option<(String, Rewritten)>, String> {
+    if moves.is_empty() || text.trim().is_empty() || !moves.iter().any(|m| text.contains(m.name)) {
+        return Ok(None);
+    }
+    // Stored text is a sequence of top-level elements: parse it under one wrapper.
+    let wrapped = format!("<migrate>{text}</migrate>");
+    let mut root = xml::parse(wrapped.as_bytes()).map_err(|e| e.to_string())?;
+    let mut rewritten = Vec::new();
+    rewrite(&mut root, moves, &mut rewritten);
+    if rewritten.is_empty() {
+        return Ok(None);
+    }
+    let mut out = String::new();
+    xml::write_children(&root, &mut out, None);
+    Ok(Some((out, rewritten)))
+}
+
+/// [`apply`] for text read from storage: the new text, the nodes rewritten added to
+/// `migrated`. Text that does not parse is left as it is (validating it says why).
+pub fn carry_over(text: String, moves: &[Moved], migrated: &mut Rewritten) -> String {
+    match apply(&text, moves) {
+        Ok(Some((new, rewritten))) => {
+            migrated.extend(rewritten);
+            new
+        }
+        Ok(None) | Err(_) => text,
+    }
+}
+
+fn rewrite(parent: &mut Element, moves: &[Moved], rewritten: &mut Rewritten) {
+    let parent_ns = parent.namespace.clone();
+    let parent_name = parent.name.clone();
+    for child in parent.elements_mut() {
+        if let Some(m) = moves.iter().find(|m| {
+            parent_ns.as_deref() == Some(m.parent_ns)
+                && parent_name == m.parent
+                && child.name == m.name
+                && child.namespace.as_deref() == Some(m.from)
+        }) {
+            child.namespace = Some(m.to.into());
+            // A default namespace declared on the element itself would keep the old one.
+            child.retain_namespaces(|(prefix, _)| prefix.is_some());
+            rewritten.push(m.name);
+        }
+        rewrite(child, moves, rewritten);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const A: &str = "urn:a";
+    const B: &str = "urn:b";
+    const MOVE: Moved = Moved { parent_ns: A, parent: "item", name: "size", from: A, to: B };
+
+    #[test]
+    fn a_moved_leaf_takes_its_new_namespace_and_everything_else_stays() {
+        let old = r#"<top xmlns="urn:a"><item><key>1</key><size>40</size></item><item><key>2</key></item></top><other xmlns="urn:c"><size>7</size></other>"#;
+        let (new, rewritten) = apply(old, &[MOVE]).expect("parses").expect("changed");
+        assert_eq!(rewritten, vec!["size"]);
+        let root = xml::parse(format!("<w>{new}</w>").as_bytes()).expect("parses back");
+        let top = root.child(A, "top").expect("top");
+        let items: Vec<&Element> = top.elements().filter(|e| e.is(A, "item")).collect();
+        assert_eq!(items.len(), 2);
+        assert_eq!(items[0].child(B, "size").map(|s| s.text()).as_deref(), Some("40"));
+        assert!(items[0].child(A, "size").is_none());
+        assert_eq!(items[0].child(A, "key").map(|s| s.text()).as_deref(), Some("1"));
+        // The same name elsewhere, in another namespace or under another parent, is not moved.
+        let other = root.child("urn:c", "other").expect("other");
+        assert!(other.child("urn:c", "size").is_some());
+    }
+
+    #[test]
+    fn text_already_in_the_new_namespace_or_without_the_node_is_left_alone() {
+        let current =
+            r#"<top xmlns="urn:a"><item><key>1</key><size xmlns="urn:b">40</size></item></top>"#;
+        assert_eq!(apply(current, &[MOVE]), Ok(None));
+        assert_eq!(
+            apply(r#"<top xmlns="urn:a"><item><key>1</key></item></top>"#, &[MOVE]),
+            Ok(None)
+        );
+        assert_eq!(apply("", &[MOVE]), Ok(None));
+    }
+}

@@ -1,0 +1,79 @@
+//! Upgrading keeps the configuration: `tests/upgrade/state-2026-11-29.tgz` is a state directory
+//! the release before the IEEE modules were cut to what the draft defines wrote (its lab with
+//! lab1 described, PFC on priorities 3 and 4, an allowance of 130 000 bits, buffer allocations
+//! of 40 000 and 36 000 octets written in ieee802-dot1q-pfc-bridge, and the 6-octet PFC TLV
+//! asked for in ieee802-dot1q-lldp-pfc-tlv). pfcd starts on it, says what it carried over, and
+//! serves every value, the moved ones in their new modules (pfcd-pfc, pfcd-lldp); the next
+//! start has nothing left to carry.
+
+use std::path::Path;
+use std::process::Command;
+
+use netconf_client::{Client, Datastore};
+use test_support::lab::LabPfcd;
+use test_support::pfcd::{number, priority, value};
+
+const FIXTURE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/upgrade/state-2026-11-29.tgz");
+const PFCD_PFC_NS: &str = "urn:pfcd:yang:pfcd-pfc";
+const PFCD_LLDP_NS: &str = "urn:pfcd:yang:pfcd-lldp";
+const CARRIED: &str = "carried over to their new modules";
+
+fn unpack(state: &Path) {
+    std::fs::create_dir_all(state).expect("state directory");
+    let status =
+        Command::new("tar").args(["xzf", FIXTURE, "-C"]).arg(state).status().expect("tar runs");
+    assert!(status.success(), "the fixture unpacks");
+}
+
+#[test]
+fn a_state_directory_of_the_previous_release_starts_with_its_configuration() {
+    let mut pfcd = LabPfcd::start_on_state("upgrade", unpack);
+    let log = pfcd.log_text();
+    assert!(
+        log.contains(CARRIED) && log.contains("buffer-allocation") && log.contains("legacy-tlv"),
+        "pfcd says what it carried over: {log}"
+    );
+    let mut c = pfcd.client();
+    assert_configuration_kept(&mut c);
+    // In force, not only stored: lab1's priority 3 buffer is the allocation written.
+    let state = c
+        .get(Some(
+            "<interfaces xmlns=\"urn:ietf:params:xml:ns:yang:ietf-interfaces\"><interface>\
+             <name>lab1</name></interface></interfaces>",
+        ))
+        .expect("get")
+        .data()
+        .unwrap_or_default()
+        .to_string();
+    assert_eq!(value(&priority(&state, 3), "allocation").as_deref(), Some("40000"), "{state}");
+    drop(c);
+
+    // What was carried over is stored: started again (after a power loss), the state
+    // directory has nothing left to carry, and the same configuration.
+    let kept = std::env::temp_dir().join(format!("pfcd-upgrade-{}", std::process::id()));
+    pfcd.kill_and_keep_state(&kept);
+    let again = LabPfcd::start_on_state("upgrade-again", |state| {
+        std::fs::rename(&kept, state).expect("the state directory moves back");
+    });
+    assert!(!again.log_text().contains(CARRIED), "nothing left to carry: {}", again.log_text());
+    assert_configuration_kept(&mut again.client());
+}
+
+/// lab1's configuration as the fixture has it, the moved leaves in their new modules.
+fn assert_configuration_kept(c: &mut Client) {
+    let reply = c.get_config(Datastore::Running, None).expect("get-config");
+    let all = reply.data().unwrap_or_default();
+    let at = all.find("<interface><name>lab1</name>").unwrap_or_else(|| panic!("lab1 in {all}"));
+    let running = &all[at..at + all[at..].find("</interface>").expect("lab1's end")];
+    assert!(running.contains("<description>uplink to sw2</description>"), "{running}");
+    assert!(running.contains("<pfc-enable>p3 p4</pfc-enable>"), "{running}");
+    assert_eq!(number(running, "pfc-link-delay-allowance"), 130_000, "{running}");
+    for (n, octets) in [(3, "40000"), (4, "36000")] {
+        let p = priority(running, n);
+        let moved =
+            format!("<buffer-allocation xmlns=\"{PFCD_PFC_NS}\">{octets}</buffer-allocation>");
+        assert!(p.contains(&moved), "priority {n}'s allocation, in pfcd-pfc: {p}");
+    }
+    let moved = format!("<legacy-tlv xmlns=\"{PFCD_LLDP_NS}\">true</legacy-tlv>");
+    assert!(all.contains(&moved), "legacy-tlv, in pfcd-lldp: {all}");
+}
