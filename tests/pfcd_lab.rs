@@ -15,6 +15,7 @@ const IF_NS: &str = "urn:ietf:params:xml:ns:yang:ietf-interfaces";
 const DOT1Q_NS: &str = "urn:ieee:std:802.1Q:yang:ieee802-dot1q-bridge";
 const PFCB_NS: &str = "urn:ieee:std:802.1Q:yang:ieee802-dot1q-pfc-bridge";
 const PFC_NS: &str = "urn:ieee:std:802.1Q:yang:ieee802-dot1q-pfc";
+const PFCD_PFC_NS: &str = "urn:pfcd:yang:pfcd-pfc";
 const PORTS: [&str; 4] = ["lab0", "lab1", "lab2", "lab3"];
 
 /// A running pfcd; stopped with SIGTERM when dropped.
@@ -241,10 +242,16 @@ fn the_lab_pauses_and_the_under_provisioned_port_stops_dropping_once_measured() 
         });
     let allowance = number(&lab2, "allowance-in-force");
     assert!(lab2.contains("<measurement><round-trip>"), "{lab2}");
-    assert!(lab2.contains("<breakdown><line><index>1</index>"), "itemised: {lab2}");
+    assert!(
+        lab2.contains(&format!("<breakdown xmlns=\"{PFCD_PFC_NS}\"><line><index>1</index>")),
+        "itemised, in pfcd-pfc: {lab2}"
+    );
     let lab3 = pfc_of(&mut c, "lab3");
     let calculated = value(&lab3, "calculation").expect("lab3's calculation");
-    assert!(calculated.contains("<line><index>1</index>"), "itemised: {lab3}");
+    assert!(
+        calculated.contains(&format!("<line xmlns=\"{PFCD_PFC_NS}\"><index>1</index>")),
+        "itemised, in pfcd-pfc: {lab3}"
+    );
     let lab = c
         .get(Some("<lab xmlns=\"urn:pfcd:yang:pfcd-lab\"><port><name>lab2</name></port></lab>"))
         .expect("lab state");
@@ -553,7 +560,7 @@ fn a_willing_peer_adopts_our_pfc_enable_within_a_second_and_the_headroom_is_meas
         .expect("a number");
     assert!((measured - truth).abs() <= 8, "measured {measured} quanta, true {truth}");
     let measurement = inside(&pfc, "measurement");
-    let kept = measurement.matches("<history>").count();
+    let kept = measurement.matches(&format!("<history xmlns=\"{PFCD_PFC_NS}\">")).count();
     assert!(kept >= 8, "the eight results the estimate takes are kept: {measurement}");
     assert_eq!(value(measurement, "result-count"), Some(kept.to_string()), "{measurement}");
     let counters = inside(measurement, "counters");

@@ -177,7 +177,7 @@ fn json_of_every_show_command_equals_the_netconf_data() {
     // --xml prints the data itself.
     let o = run(home.pfcsh(lab.port, &lab.password_file).arg("--xml"), &["show dcbx lab3"]);
     assert!(o.status.success());
-    assert!(stdout(&o).contains("<reason>neither-willing</reason>"), "{}", stdout(&o));
+    assert!(stdout(&o).contains(">neither-willing</reason>"), "{}", stdout(&o));
 }
 
 #[test]

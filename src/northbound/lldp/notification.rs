@@ -6,7 +6,7 @@ use netconf_proto::xml::Element;
 
 use super::nearest_bridge;
 use super::state::{counter32, misconfiguration_name, remote_totals};
-use crate::northbound::namespaces::{LLDP_NS, PFC_TLV_NS};
+use crate::northbound::namespaces::{LLDP_NS, PFCD_LLDP_NS, PFC_TLV_NS};
 use crate::northbound::xml::{leaf, pfc_enable_bits};
 use crate::ports::set::PortSet;
 use crate::ports::LldpView;
@@ -21,7 +21,7 @@ pub fn pfc_dcbx_misconfiguration(port: &str, view: &LldpView) -> Element {
         .with(leaf(ns, "misconfigured", pfc.misconfiguration.is_some()));
     if let Some(m) = pfc.misconfiguration {
         e.push(leaf(ns, "misconfiguration", misconfiguration_name(m)));
-        e.push(leaf(ns, "misconfiguration-description", m.to_string()));
+        e.push(leaf(PFCD_LLDP_NS, "misconfiguration-description", m.to_string()));
     }
     e.push(leaf(ns, "local-pfc-enable", pfc_enable_bits(view.ours.admin().pfc.pfc_enable)));
     if let Some(peer) = view.ours.state().peer.dcbx().and_then(|d| d.pfc.as_ref()) {

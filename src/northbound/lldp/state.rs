@@ -188,14 +188,14 @@ fn pfc_dcbx(view: &LldpView) -> Element {
     let mut e = Element::new(ns, "pfc-dcbx")
         .with(leaf(ns, "oper-pfc-enable", pfc_enable_bits(pfc.pfc_enable)))
         .with(leaf(ns, "pfc-enable-source", pfc.source.as_str()))
-        .with(leaf(ns, "reason", pfc.reason.as_str()));
+        .with(leaf(PFCD_LLDP_NS, "reason", pfc.reason.as_str()));
     if let lldp::dcbx::Peer::One(p) = &view.ours.state().peer {
         e.push(leaf(ns, "peer-address", p.source_mac.to_string().to_uppercase()));
     }
     e.push(leaf(ns, "misconfigured", pfc.misconfiguration.is_some()));
     if let Some(m) = pfc.misconfiguration {
         e.push(leaf(ns, "misconfiguration", misconfiguration_name(m)));
-        e.push(leaf(ns, "misconfiguration-description", m.to_string()));
+        e.push(leaf(PFCD_LLDP_NS, "misconfiguration-description", m.to_string()));
     }
     e.push(leaf(ns, "macsec", pfc.macsec));
     e.push(leaf(ns, "privacy", pfc.privacy));
