@@ -79,11 +79,7 @@ fn newest_result(pfc: &str) -> u64 {
 /// result its estimate holds (at least four, half of the eight it takes) came after the request.
 fn measure(c: &mut netconf_client::Client, port: &str) -> u64 {
     let newest_before = newest_result(&pfc_of(c, port));
-    let rpc = format!(
-        "<measure-headroom xmlns=\"urn:ieee:std:802.1Q:yang:ieee802-dot1q-pfc-bridge\">\
-         <interface>{port}</interface></measure-headroom>"
-    );
-    assert!(c.rpc(&rpc).expect("measure-headroom").is_ok());
+    assert!(c.rpc(&pfc_action(port, "measure-headroom")).expect("measure-headroom").is_ok());
     let pfc = wait_state(c, port, "a complete measurement", |p| {
         let count = value(p, "result-count").and_then(|v| v.parse::<u64>().ok()).unwrap_or(0);
         value(p, "allowance-source").as_deref() == Some("pfc:measured")

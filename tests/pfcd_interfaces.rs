@@ -105,10 +105,7 @@ fn a_commit_enables_pfc_on_real_interfaces_and_netconf_counts_the_frames_on_the_
     assert_eq!(number(&priority(&p2, 0), "time-paused"), 0, "{p2}");
 
     // clear-pfc-counters on p2 only.
-    let rpc = format!(
-        "<clear-pfc-counters xmlns=\"{PFCB_NS}\"><interface>p2</interface></clear-pfc-counters>"
-    );
-    assert!(c.rpc(&rpc).expect("rpc").is_ok());
+    assert!(c.rpc(&pfc_action("p2", "clear-pfc-counters")).expect("action").is_ok());
     // The storm ended with an XON: nothing of it is owed after the clear.
     wait_state(&mut c, "p2", "p2's counters cleared", |p| {
         value(p, "pfc-indications").as_deref() == Some("0")

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use netconf_client::{Auth, Client, ConnectOptions, Datastore};
 
 use test_support::lab::{read_banner, Banner};
-use test_support::pfcd::{pfc_of, value, wait_state_within};
+use test_support::pfcd::{pfc_action, pfc_of, value, wait_state_within};
 
 const IF_NS: &str = "urn:ietf:params:xml:ns:yang:ietf-interfaces";
 const DOT1Q_NS: &str = "urn:ieee:std:802.1Q:yang:ieee802-dot1q-bridge";
@@ -290,17 +290,9 @@ fn the_lab_pauses_and_the_under_provisioned_port_stops_dropping_once_measured() 
         .any(|n| n.contains("<receive-buffer-drop") && n.contains("<interface>lab1</interface>")));
 
     // measure-headroom re-measures where measurement is in force, and is refused elsewhere.
-    let ok = c
-        .rpc(&format!(
-            "<measure-headroom xmlns=\"{PFCB_NS}\"><interface>lab2</interface></measure-headroom>"
-        ))
-        .expect("reply");
+    let ok = c.rpc(&pfc_action("lab2", "measure-headroom")).expect("reply");
     assert!(ok.is_ok(), "{}", ok.raw());
-    let refused = c
-        .rpc(&format!(
-            "<measure-headroom xmlns=\"{PFCB_NS}\"><interface>lab1</interface></measure-headroom>"
-        ))
-        .expect("reply");
+    let refused = c.rpc(&pfc_action("lab1", "measure-headroom")).expect("reply");
     let message =
         refused.errors().first().and_then(|e| e.error_message.clone()).unwrap_or_default();
     assert!(message.contains("not in force on lab1"), "{}", refused.raw());
@@ -310,9 +302,7 @@ fn the_lab_pauses_and_the_under_provisioned_port_stops_dropping_once_measured() 
     let lab3 = pfc_of(&mut c, "lab3");
     let (requests, since) = (number(&lab3, "pfc-requests"), top_leaf(&lab3, "discontinuity-time"));
     let lab1_indications = number(&pfc_of(&mut c, "lab1"), "pfc-indications");
-    let ok = c
-        .rpc(&format!("<clear-pfc-counters xmlns=\"{PFCB_NS}\"><interface>lab3</interface></clear-pfc-counters>"))
-        .expect("reply");
+    let ok = c.rpc(&pfc_action("lab3", "clear-pfc-counters")).expect("reply");
     assert!(ok.is_ok(), "{}", ok.raw());
     wait_state_within(&mut c, "lab3", Duration::from_secs(10), "counters cleared", |p| {
         top_leaf(p, "discontinuity-time") != since && number(p, "pfc-requests") < requests

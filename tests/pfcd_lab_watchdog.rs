@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use netconf_client::{Client, Datastore};
 use test_support::lab::LabPfcd;
 use test_support::pfcd::{
-    commit_pfc, commit_watchdog, pfc_of, priority, value, watchdog_class, watchdog_of,
+    commit_pfc, commit_watchdog, pfc_action, pfc_of, priority, value, watchdog_class, watchdog_of,
 };
 
 const LAB_NS: &str = "urn:pfcd:yang:pfcd-lab";
@@ -183,9 +183,8 @@ fn a_peer_storm_on_priority_3_is_found_at_detection_time_and_each_action_applies
     let p3 = priority(&pfc_of(&mut c, "lab0"), 3);
     assert!(count(&p3, "time-paused") >= 3 * DETECTION_MS * 1000, "{p3}");
     // clear-pfc-counters clears the watchdog's counters and the time paused with the rest.
-    let rpc = "<clear-pfc-counters xmlns=\"urn:ieee:std:802.1Q:yang:ieee802-dot1q-pfc-bridge\">\
-               <interface>lab0</interface></clear-pfc-counters>";
-    assert!(c.rpc(rpc).expect("clear-pfc-counters").is_ok());
+    let clear = pfc_action("lab0", "clear-pfc-counters");
+    assert!(c.rpc(&clear).expect("clear-pfc-counters").is_ok());
     let class = wait_class(&mut c, "lab0", "3", |c| count(c, "storms-detected") == 0);
     assert_eq!(count(&class, "restorations"), 0, "{class}");
     // At most the rest of the last pause (65 535 quanta at 100G: 336 µs) is owed.

@@ -296,32 +296,41 @@ impl Session {
     }
 
     fn clear_counters(&mut self, port: Option<&str>) -> Result<(), String> {
-        let inner = port
-            .map(|p| format!("<interface>{}</interface>", quick_xml::escape::escape(p)))
-            .unwrap_or_default();
-        self.client
-            .rpc(&format!(
-                "<clear-pfc-counters xmlns=\"{}\">{inner}</clear-pfc-counters>",
-                filters::PFCB_NS
-            ))
-            .and_then(|r| r.into_result())
-            .map_err(err("clear counters"))?;
+        let ports = match port {
+            Some(p) => vec![p.to_string()],
+            None => self.ports(),
+        };
+        for p in &ports {
+            self.client
+                .rpc(&pfc_action(p, "clear-pfc-counters"))
+                .and_then(|r| r.into_result())
+                .map_err(err("clear counters"))?;
+        }
         self.say(&format!("counters cleared on {}", port.unwrap_or("every port")));
         Ok(())
     }
 
     fn measure(&mut self, port: &str) -> Result<(), String> {
         self.client
-            .rpc(&format!(
-                "<measure-headroom xmlns=\"{}\"><interface>{}</interface></measure-headroom>",
-                filters::PFCB_NS,
-                quick_xml::escape::escape(port)
-            ))
+            .rpc(&pfc_action(port, "measure-headroom"))
             .and_then(|r| r.into_result())
             .map_err(err("request headroom measure"))?;
         self.say(&format!("headroom measurement started on {port}: see `show headroom {port}`"));
         Ok(())
     }
+}
+
+/// The YANG 1.1 `<action>` (RFC 7950 7.15.2) running `action` of `port`'s `pfc` container.
+fn pfc_action(port: &str, action: &str) -> String {
+    format!(
+        "<action xmlns=\"urn:ietf:params:xml:ns:yang:1\"><interfaces xmlns=\"{}\"><interface>\
+         <name>{}</name><bridge-port xmlns=\"{}\"><pfc xmlns=\"{}\"><{action}/></pfc>\
+         </bridge-port></interface></interfaces></action>",
+        filters::IF_NS,
+        quick_xml::escape::escape(port),
+        filters::DOT1Q_NS,
+        filters::PFCB_NS
+    )
 }
 
 const WITH_DEFAULTS_NS: &str = "urn:ietf:params:xml:ns:yang:ietf-netconf-with-defaults";

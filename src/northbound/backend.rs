@@ -9,7 +9,7 @@
 use std::sync::{Arc, Mutex, PoisonError};
 
 use dataplane::pipeline::PipelineConfig;
-use mgmt::backend::{Backend, BackendError, Origin, StateRequest, Transaction};
+use mgmt::backend::{ActionRequest, Backend, BackendError, StateRequest, Transaction};
 use mgmt::notify::Notifier;
 use netconf_proto::xml::Element;
 use tracing::{info, warn};
@@ -24,7 +24,6 @@ use super::lldp::config::{check_entries, fill_intent};
 use super::lldp::MODULES as LLDP_MODULES;
 use super::namespaces::{PFC_BRIDGE_NS, WD_NS};
 use super::pfc::config::{check, intent_from};
-use super::pfc::rpc::RPCS;
 use super::pipeline::config::config_from;
 use super::watchdog::config::{lab_refusal as watchdog_refusal, setup_from};
 use crate::ports::set::PortSet;
@@ -186,12 +185,8 @@ impl Backend for PortsBackend {
         }
     }
 
-    fn rpcs(&self) -> Vec<(String, String)> {
-        RPCS.map(|rpc| (PFC_BRIDGE_NS.to_string(), rpc.to_string())).to_vec()
-    }
-
-    fn rpc(&self, _origin: &Origin, input: &Element) -> Result<Vec<Element>, BackendError> {
-        super::pfc::rpc::run(self.ports.as_ref(), input)
+    fn action(&self, request: &ActionRequest<'_>) -> Option<Result<Vec<Element>, BackendError>> {
+        super::pfc::action::run(self.ports.as_ref(), request)
     }
 
     /// Starts forwarding the ports' events as notifications.

@@ -95,6 +95,21 @@ impl LabPfcd {
         std::fs::rename(self._scratch.path("state"), to).expect("the state directory moves");
     }
 
+    /// The daemon's process id (to signal it).
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// The administrator's password, as the daemon wrote it.
+    pub fn password(&self) -> &str {
+        &self.password
+    }
+
+    /// The daemon's state directory (its users file is `users` there).
+    pub fn state_dir(&self) -> PathBuf {
+        self._scratch.path("state")
+    }
+
     /// Whether the daemon is still running.
     pub fn alive(&mut self) -> bool {
         matches!(self.child.try_wait(), Ok(None))

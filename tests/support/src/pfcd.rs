@@ -124,6 +124,16 @@ pub fn pause_reaction_of(c: &mut Client, port: &str) -> String {
     data
 }
 
+/// The YANG 1.1 `<action>` (RFC 7950 7.15.2) running `action` (`measure-headroom`,
+/// `clear-pfc-counters`) of `port`'s `pfc` container.
+pub fn pfc_action(port: &str, action: &str) -> String {
+    format!(
+        "<action xmlns=\"urn:ietf:params:xml:ns:yang:1\"><interfaces xmlns=\"{IF_NS}\"><interface>\
+         <name>{port}</name><bridge-port xmlns=\"{DOT1Q_NS}\"><pfc xmlns=\"{PFCB_NS}\">\
+         <{action}/></pfc></bridge-port></interface></interfaces></action>"
+    )
+}
+
 /// The first `<leaf>value</leaf>` in `xml`, the start tag possibly with declarations.
 pub fn value(xml: &str, leaf: &str) -> Option<String> {
     let open = [format!("<{leaf}>"), format!("<{leaf} ")]
