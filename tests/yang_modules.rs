@@ -67,6 +67,10 @@ fn the_modules_load_implemented_with_the_pfc_feature() {
         .collect();
     assert_eq!(names.len(), OURS.len(), "every module in yang/ is checked here: {names:?}");
     assert!(schema.feature_enabled("ieee802-dot1q-pfc-bridge", "priority-flow-control"));
+    // What 5.11 makes optional, each a feature pfcd implements.
+    for feature in ["automatic-headroom", "macsec", "privacy", "local-delay-tlv"] {
+        assert!(schema.feature_enabled("ieee802-dot1q-pfc", feature), "{feature}");
+    }
 }
 
 #[test]
