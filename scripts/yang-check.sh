@@ -62,6 +62,8 @@ quiet yanglint -p "$std" -p yang "${ordered[@]}"
 data_modules=("$std/iana-if-type@2014-05-08.yang")
 for f in "${ordered[@]}"; do [ "$f" = yang/pfcd-deviations.yang ] || data_modules+=("$f"); done
 quiet yanglint -p "$std" -t config "${data_modules[@]}" yang/tests/valid/pfc-config.xml
+# An end station: the same parameters on an interface (ieee802-dot1q-pfc-if).
+quiet yanglint -p "$std" -t config "${data_modules[@]}" yang/tests/valid/pfc-if-config.xml
 quiet yanglint -p "$std" -t data "${data_modules[@]}" yang/tests/valid/pfc-state.xml
 for f in yang/tests/invalid/*.xml; do
   expect=$(sed -n '1s/^<!-- expect: \(.*\) -->$/\1/p' "$f")

@@ -10,8 +10,9 @@ use mgmt::yang::model::{Kind, SNode};
 use mgmt::yang::schema::Schema;
 
 /// pfcd's modules and their revisions.
-const OURS: [(&str, &str); 10] = [
+const OURS: [(&str, &str); 11] = [
     ("ieee802-dot1q-pfc", "2026-11-29"),
+    ("ieee802-dot1q-pfc-if", "2026-11-29"),
     ("ieee802-dot1q-pfc-bridge", "2026-11-29"),
     ("ieee802-dot1q-lldp-pfc-tlv", "2026-11-29"),
     ("pfcd-pipeline", "2026-11-29"),
@@ -78,6 +79,10 @@ fn the_example_configuration_validates() {
     let xml = std::fs::read_to_string(yang().join("tests/valid/pfc-config.xml")).expect("read");
     let canonical = proposal().canonical_config(&xml).expect("valid");
     assert!(canonical.contains("<pfc-enable>p3 p4</pfc-enable>"), "{canonical}");
+    // An end station's interface takes the same parameters (ieee802-dot1q-pfc-if).
+    let xml = std::fs::read_to_string(yang().join("tests/valid/pfc-if-config.xml")).expect("read");
+    let canonical = proposal().canonical_config(&xml).expect("valid");
+    assert!(canonical.contains("ieee802-dot1q-pfc-if"), "{canonical}");
 }
 
 #[test]
@@ -269,7 +274,7 @@ fn clause_list() -> Vec<String> {
 /// names from the node their augment adds to (`pfc/...` below the Bridge Port, `pfc-dcbx/...`
 /// below an LLDP port).
 fn ieee_leaves(node: &SNode, above: &str, out: &mut Vec<String>) {
-    let ours = ["ieee802-dot1q-pfc-bridge", "ieee802-dot1q-lldp-pfc-tlv"];
+    let ours = ["ieee802-dot1q-pfc-bridge", "ieee802-dot1q-pfc-if", "ieee802-dot1q-lldp-pfc-tlv"];
     let path =
         if above.is_empty() { node.name.to_string() } else { format!("{above}/{}", node.name) };
     if matches!(node.kind, Kind::Leaf | Kind::LeafList) {
@@ -290,11 +295,13 @@ fn every_leaf_of_the_ieee_namespace_modules_is_one_the_draft_defines() {
     for top in proposal.model().tops() {
         ieee_leaves(top, "", &mut leaves);
     }
-    // Relative to where the modules augment: below the Bridge Port, below an LLDP port.
+    // Relative to where the modules augment: below the Bridge Port (-bridge) or the
+    // interface (-if: the same grouping, so the same leaves), below an LLDP port.
     let leaves: Vec<String> = leaves
         .iter()
         .map(|l| {
             let l = l.strip_prefix("interfaces/interface/bridge-port/").unwrap_or(l);
+            let l = l.strip_prefix("interfaces/interface/").unwrap_or(l);
             l.strip_prefix("lldp/port/").unwrap_or(l).to_string()
         })
         .collect();
