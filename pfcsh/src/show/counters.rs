@@ -1,5 +1,6 @@
 //! `show counters [PORT]`: PFC and pause frames, drops, LLDP frames per port.
 
+use pfc_yang_names::{ieee802_dot1q_pfc as ieee, pfcd_pfc as pfcd};
 use serde_json::Value;
 
 use super::table::{Align, Table};
@@ -26,7 +27,7 @@ pub fn render(v: &Value) -> String {
         let pfc = at(i, "bridge-port/pfc").unwrap_or(&empty);
         let n = |v: &Value, path| number(v, path).map(grouped).unwrap_or_else(|| "-".into());
         let sum = |leaf| {
-            let prios = list(pfc, "priority");
+            let prios = list(pfc, ieee::PRIORITY);
             if prios.is_empty() {
                 "-".to_string()
             } else {
@@ -37,12 +38,12 @@ pub fn render(v: &Value) -> String {
             lldp.iter().find(|p| text(p, "name").as_deref() == Some(&name)).unwrap_or(&empty);
         t.row(vec![
             name,
-            n(pfc, "pfc-requests"),
-            n(pfc, "pfc-indications"),
-            n(pfc, "pause-frames-sent"),
-            n(pfc, "pause-frames-received"),
-            sum("frames-accepted"),
-            sum("frames-dropped"),
+            n(pfc, ieee::PFC_REQUESTS),
+            n(pfc, ieee::PFC_INDICATIONS),
+            n(pfc, pfcd::PAUSE_FRAMES_SENT),
+            n(pfc, pfcd::PAUSE_FRAMES_RECEIVED),
+            sum(pfcd::FRAMES_ACCEPTED),
+            sum(pfcd::FRAMES_DROPPED),
             n(port, "tx-statistics/total-frames"),
             n(port, "rx-statistics/total-frames"),
         ]);

@@ -3,12 +3,12 @@
 
 pub const IF_NS: &str = "urn:ietf:params:xml:ns:yang:ietf-interfaces";
 pub const DOT1Q_NS: &str = "urn:ieee:std:802.1Q:yang:ieee802-dot1q-bridge";
-pub const PFCB_NS: &str = "urn:ieee:std:802.1Q:yang:ieee802-dot1q-pfc-bridge";
+pub const PFCB_NS: &str = pfc_yang_names::ieee802_dot1q_pfc_bridge::NAMESPACE;
 pub const LLDP_NS: &str = "urn:ieee:std:802.1AB:yang:ieee802-dot1ab-lldp";
-pub const PIPELINE_NS: &str = "urn:pfcd:yang:pfcd-pipeline";
-pub const WATCHDOG_NS: &str = "urn:pfcd:yang:pfcd-watchdog";
-pub const PFCD_PFC_NS: &str = "urn:pfcd:yang:pfcd-pfc";
-pub const LAB_NS: &str = "urn:pfcd:yang:pfcd-lab";
+pub const PIPELINE_NS: &str = pfc_yang_names::pfcd_pipeline::NAMESPACE;
+pub const WATCHDOG_NS: &str = pfc_yang_names::pfcd_watchdog::NAMESPACE;
+pub const PFCD_PFC_NS: &str = pfc_yang_names::pfcd_pfc::NAMESPACE;
+pub const LAB_NS: &str = pfc_yang_names::pfcd_lab::NAMESPACE;
 
 /// pfcd-pfc's leaves `names`, each selected in its own namespace beside the IEEE module's.
 fn own(names: &[&str]) -> String {

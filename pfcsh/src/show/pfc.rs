@@ -2,6 +2,7 @@
 //! received (indications), frames dropped, the allowance in force and where it comes from; one
 //! port adds its priorities.
 
+use pfc_yang_names::{ieee802_dot1q_pfc as ieee, pfcd_pfc as pfcd};
 use serde_json::Value;
 
 use super::table::{pairs, Align, Table};
@@ -12,10 +13,10 @@ use crate::data::{flag, list, number, text};
 const PFC: &str = "bridge-port/pfc";
 
 fn paused(pfc: &Value) -> String {
-    let v: Vec<String> = list(pfc, "priority")
+    let v: Vec<String> = list(pfc, ieee::PRIORITY)
         .iter()
-        .filter(|p| flag(p, "priority-paused") == Some(true))
-        .filter_map(|p| text(p, "priority"))
+        .filter(|p| flag(p, ieee::PRIORITY_PAUSED) == Some(true))
+        .filter_map(|p| text(p, ieee::PRIORITY))
         .collect();
     if v.is_empty() {
         "-".into()
@@ -27,7 +28,7 @@ fn paused(pfc: &Value) -> String {
 /// Frames the port dropped, all priorities together: a lossless priority should show none.
 fn dropped(pfc: &Value) -> String {
     let counts: Vec<f64> =
-        list(pfc, "priority").iter().filter_map(|p| number(p, "frames-dropped")).collect();
+        list(pfc, ieee::PRIORITY).iter().filter_map(|p| number(p, pfcd::FRAMES_DROPPED)).collect();
     if counts.is_empty() {
         "-".into()
     } else {
@@ -59,14 +60,14 @@ pub fn render(v: &Value, port: Option<&str>) -> String {
         let Some(pfc) = crate::data::at(i, PFC) else { continue };
         t.row(vec![
             name_of(i),
-            priorities(&text(pfc, "pfc-enable").unwrap_or_default()),
-            priorities(&text(pfc, "oper-pfc-enable").unwrap_or_default()),
+            priorities(&text(pfc, ieee::PFC_ENABLE).unwrap_or_default()),
+            priorities(&text(pfc, ieee::OPER_PFC_ENABLE).unwrap_or_default()),
             paused(pfc),
-            count(pfc, "pfc-requests"),
-            count(pfc, "pfc-indications"),
+            count(pfc, ieee::PFC_REQUESTS),
+            count(pfc, ieee::PFC_INDICATIONS),
             dropped(pfc),
-            number(pfc, "allowance-in-force").map(kib_of_bits).unwrap_or_else(|| "-".into()),
-            or_dash(text(pfc, "allowance-source")),
+            number(pfc, ieee::ALLOWANCE_IN_FORCE).map(kib_of_bits).unwrap_or_else(|| "-".into()),
+            or_dash(text(pfc, ieee::ALLOWANCE_SOURCE)),
         ]);
     }
     t.render()
@@ -76,22 +77,22 @@ fn detail(i: &Value) -> String {
     let empty = Value::Null;
     let pfc = crate::data::at(i, PFC).unwrap_or(&empty);
     let mut out = format!("{}\n", name_of(i));
-    let clamp = text(pfc, "allowance-clamp").filter(|c| c != "none");
+    let clamp = text(pfc, ieee::ALLOWANCE_CLAMP).filter(|c| c != "none");
     out += &pairs(&[
-        ("PFC enabled", priorities(&text(pfc, "pfc-enable").unwrap_or_default())),
-        ("operational", priorities(&text(pfc, "oper-pfc-enable").unwrap_or_default())),
+        ("PFC enabled", priorities(&text(pfc, ieee::PFC_ENABLE).unwrap_or_default())),
+        ("operational", priorities(&text(pfc, ieee::OPER_PFC_ENABLE).unwrap_or_default())),
         ("paused now", paused(pfc)),
-        ("requests sent", count(pfc, "pfc-requests")),
-        ("indications received", count(pfc, "pfc-indications")),
+        ("requests sent", count(pfc, ieee::PFC_REQUESTS)),
+        ("indications received", count(pfc, ieee::PFC_INDICATIONS)),
         (
             "allowance in force",
-            number(pfc, "allowance-in-force").map(bits).unwrap_or_else(|| "-".into())
+            number(pfc, ieee::ALLOWANCE_IN_FORCE).map(bits).unwrap_or_else(|| "-".into())
                 + &clamp.map(|c| format!(", clamped to the {c}")).unwrap_or_default(),
         ),
-        ("allowance source", or_dash(text(pfc, "allowance-source"))),
+        ("allowance source", or_dash(text(pfc, ieee::ALLOWANCE_SOURCE))),
         (
             "receive buffer",
-            number(pfc, "receive-buffer-size").map(octets).unwrap_or_else(|| "-".into()),
+            number(pfc, pfcd::RECEIVE_BUFFER_SIZE).map(octets).unwrap_or_else(|| "-".into()),
         ),
     ]);
     let mut t = Table::new(&[
@@ -104,19 +105,19 @@ fn detail(i: &Value) -> String {
         ("REQUESTS", Align::Right),
         ("INDICATIONS", Align::Right),
     ]);
-    for p in list(pfc, "priority") {
+    for p in list(pfc, ieee::PRIORITY) {
         let yes = |path| if flag(p, path) == Some(true) { "yes" } else { "no" }.to_string();
         t.row(vec![
-            or_dash(text(p, "priority")),
-            yes("priority-paused"),
-            number(p, "pause-time-remaining")
+            or_dash(text(p, ieee::PRIORITY)),
+            yes(ieee::PRIORITY_PAUSED),
+            number(p, ieee::PAUSE_TIME_REMAINING)
                 .map(|q| quanta_cell(q, number(i, "speed")))
                 .unwrap_or_else(|| "-".into()),
-            yes("xoff"),
-            number(p, "occupancy").map(iec).unwrap_or_else(|| "-".into()),
-            count(p, "frames-dropped"),
-            count(p, "pfc-requests"),
-            count(p, "pfc-indications"),
+            yes(pfcd::XOFF),
+            number(p, pfcd::OCCUPANCY).map(iec).unwrap_or_else(|| "-".into()),
+            count(p, pfcd::FRAMES_DROPPED),
+            count(p, ieee::PFC_REQUESTS),
+            count(p, ieee::PFC_INDICATIONS),
         ]);
     }
     out + "\n" + &t.render()
@@ -141,17 +142,17 @@ pub fn render_detail(v: &Value) -> String {
         ("ACCEPTED", Align::Right),
         ("DROPPED", Align::Right),
     ]);
-    for p in list(pfc, "priority") {
+    for p in list(pfc, ieee::PRIORITY) {
         t.row(vec![
-            or_dash(text(p, "priority")),
-            octets_of(p, "allocation"),
-            octets_of(p, "xoff-threshold"),
-            octets_of(p, "xon-threshold"),
-            octets_of(p, "peak-occupancy"),
-            count(p, "xoff-events"),
-            count(p, "xon-sent"),
-            count(p, "frames-accepted"),
-            octets_of(p, "octets-dropped"),
+            or_dash(text(p, ieee::PRIORITY)),
+            octets_of(p, pfcd::ALLOCATION),
+            octets_of(p, pfcd::XOFF_THRESHOLD),
+            octets_of(p, pfcd::XON_THRESHOLD),
+            octets_of(p, pfcd::PEAK_OCCUPANCY),
+            count(p, pfcd::XOFF_EVENTS),
+            count(p, pfcd::XON_SENT),
+            count(p, pfcd::FRAMES_ACCEPTED),
+            octets_of(p, pfcd::OCTETS_DROPPED),
         ]);
     }
     out += "\nbuffers and counters per priority (octets with binary prefixes):\n";
@@ -161,12 +162,12 @@ pub fn render_detail(v: &Value) -> String {
             "pause frames sent / received",
             format!(
                 "{} / {}",
-                count(pfc, "pause-frames-sent"),
-                count(pfc, "pause-frames-received")
+                count(pfc, pfcd::PAUSE_FRAMES_SENT),
+                count(pfc, pfcd::PAUSE_FRAMES_RECEIVED)
             ),
         ),
-        ("PFC frames ignored", count(pfc, "pfc-frames-ignored")),
-        ("counting since", or_dash(text(pfc, "discontinuity-time"))),
+        ("PFC frames ignored", count(pfc, pfcd::PFC_FRAMES_IGNORED)),
+        ("counting since", or_dash(text(pfc, ieee::DISCONTINUITY_TIME))),
     ]);
     out
 }

@@ -5,6 +5,7 @@
 //! restarted. Priorities with PFC off and every counter at zero are left out. Against pfcd's
 //! lab, rates and shares are per second of the lab's simulated time, which its links run in.
 
+use pfc_yang_names::{ieee802_dot1q_pfc as ieee, pfcd_pfc as pfcd};
 use std::time::Instant;
 
 use serde_json::Value;
@@ -25,13 +26,13 @@ pub struct Previous {
 }
 
 const LEAVES: &[&str] = &[
-    "pfc-requests",
-    "pfc-indications",
-    "xoff-events",
-    "xon-sent",
-    "frames-dropped",
-    "octets-dropped",
-    "time-paused",
+    ieee::PFC_REQUESTS,
+    ieee::PFC_INDICATIONS,
+    pfcd::XOFF_EVENTS,
+    pfcd::XON_SENT,
+    pfcd::FRAMES_DROPPED,
+    pfcd::OCTETS_DROPPED,
+    pfcd::TIME_PAUSED,
 ];
 
 pub fn render(v: &Value, previous: &mut Previous) -> String {
@@ -65,15 +66,16 @@ pub fn render(v: &Value, previous: &mut Previous) -> String {
         let name = name_of(i);
         let empty = Value::Null;
         let pfc = at(i, "bridge-port/pfc").unwrap_or(&empty);
-        let enabled = priorities(&text(pfc, "pfc-enable").unwrap_or_default());
+        let enabled = priorities(&text(pfc, ieee::PFC_ENABLE).unwrap_or_default());
         let enabled: Vec<&str> = enabled.split(',').collect();
-        if let Some(since) = text(pfc, "discontinuity-time") {
+        if let Some(since) = text(pfc, ieee::DISCONTINUITY_TIME) {
             cleared.push(since);
         }
-        for p in list(pfc, "priority") {
-            let prio = or_dash(text(p, "priority"));
+        for p in list(pfc, ieee::PRIORITY) {
+            let prio = or_dash(text(p, ieee::PRIORITY));
             let n = |leaf| number(p, leaf).unwrap_or(0.0);
-            let (tx, rx, paused) = (n("pfc-requests"), n("pfc-indications"), n("time-paused"));
+            let (tx, rx, paused) =
+                (n(ieee::PFC_REQUESTS), n(ieee::PFC_INDICATIONS), n(pfcd::TIME_PAUSED));
             seen.insert((name.clone(), prio.clone()), (tx, rx, paused));
             let quiet = LEAVES.iter().all(|l| n(l) == 0.0);
             if quiet && !enabled.contains(&prio.as_str()) {
@@ -89,7 +91,7 @@ pub fn render(v: &Value, previous: &mut Previous) -> String {
             let count = |leaf| number(p, leaf).map(grouped).unwrap_or_else(|| "-".into());
             // The share of the time since the previous look the priority spent paused.
             let share = match (seconds, previous.counts.get(&(name.clone(), prio.clone()))) {
-                (Some(s), Some(b)) if number(p, "time-paused").is_some() && paused >= b.2 => {
+                (Some(s), Some(b)) if number(p, pfcd::TIME_PAUSED).is_some() && paused >= b.2 => {
                     format!("{:.0}", ((paused - b.2) / 1e4 / s).min(100.0))
                 }
                 _ => "-".into(),
@@ -97,16 +99,16 @@ pub fn render(v: &Value, previous: &mut Previous) -> String {
             t.row(vec![
                 name.clone(),
                 prio.clone(),
-                count("pfc-requests"),
+                count(ieee::PFC_REQUESTS),
                 rate(tx, |c| c.0),
-                count("pfc-indications"),
+                count(ieee::PFC_INDICATIONS),
                 rate(rx, |c| c.1),
-                count("xoff-events"),
-                count("xon-sent"),
-                number(p, "time-paused").map(micros).unwrap_or_else(|| "-".into()),
+                count(pfcd::XOFF_EVENTS),
+                count(pfcd::XON_SENT),
+                number(p, pfcd::TIME_PAUSED).map(micros).unwrap_or_else(|| "-".into()),
                 share,
-                count("frames-dropped"),
-                number(p, "octets-dropped").map(iec).unwrap_or_else(|| "-".into()),
+                count(pfcd::FRAMES_DROPPED),
+                number(p, pfcd::OCTETS_DROPPED).map(iec).unwrap_or_else(|| "-".into()),
             ]);
         }
     }

@@ -4,13 +4,14 @@
 
 use mgmt::backend::{ActionRequest, BackendError};
 use netconf_proto::xml::Element;
+use pfc_yang_names::ieee802_dot1q_pfc as ieee;
 
 use crate::northbound::namespaces::PFC_BRIDGE_NS;
 use crate::ports::set::PortSet;
 use crate::ports::{HeadroomMethod, PortHandle};
 
 /// The actions this family runs.
-pub const ACTIONS: [&str; 2] = ["measure-headroom", "clear-pfc-counters"];
+pub const ACTIONS: [&str; 2] = [ieee::MEASURE_HEADROOM, ieee::CLEAR_PFC_COUNTERS];
 
 /// Runs `request` if it is one of [`ACTIONS`] (`None` otherwise).
 pub fn run(
@@ -22,14 +23,9 @@ pub fn run(
         return None;
     }
     let path = request.node.to_json_path();
-    // The node is /ietf-interfaces:interfaces/interface[name='…']/…/pfc: the interface's key.
-    let name = request
-        .node
-        .0
-        .iter()
-        .find(|s| s.name == "interface")
-        .and_then(|s| s.keys.iter().find(|(k, _)| k == "name"))
-        .map(|(_, v)| v.as_str());
+    // The node is /ietf-interfaces:interfaces/interface[name='…']/…/pfc: its one list entry
+    // is the interface, keyed by name.
+    let name = request.node.0.iter().find_map(|s| s.keys.first()).map(|(_, v)| v.as_str());
     let Some(port) = name.and_then(|n| ports.ports().iter().find(|p| p.name == n)) else {
         let names: Vec<&str> = ports.ports().iter().map(|p| p.name.as_str()).collect();
         return Some(Err(BackendError::new(format!(
@@ -40,7 +36,7 @@ pub fn run(
         .at(&path)));
     };
     Some(match action {
-        "clear-pfc-counters" => {
+        ieee::CLEAR_PFC_COUNTERS => {
             port.clear_counters();
             Ok(Vec::new())
         }

@@ -6,6 +6,7 @@ use dataplane::headroom::{BufferPlan, LinkDelay, Medium};
 use dataplane::time::Picos;
 use mgmt::backend::BackendError;
 use netconf_proto::xml::Element;
+use pfc_yang_names::{ieee802_dot1q_pfc as ieee, pfcd_pfc as pfcd};
 
 #[cfg(test)]
 use crate::northbound::namespaces::PFC_NS;
@@ -27,33 +28,33 @@ pub fn intent_from(name: &str, pfc: Option<&Element>) -> Result<PortIntent, Back
                 .at(pfc_path(name, path))
         })
     };
-    if let Some(v) = number(pfc, "pfc-link-delay-allowance", "pfc-link-delay-allowance")? {
+    if let Some(v) = number(pfc, ieee::PFC_LINK_DELAY_ALLOWANCE, ieee::PFC_LINK_DELAY_ALLOWANCE)? {
         intent.link_delay_allowance_bits = v;
     }
     intent.headroom_allowance_bits =
-        number(pfc, "pfc-headroom-allowance", "pfc-headroom-allowance")?;
-    if let Some(bits) = child_text(pfc, PFC_BRIDGE_NS, "pfc-enable") {
+        number(pfc, ieee::PFC_HEADROOM_ALLOWANCE, ieee::PFC_HEADROOM_ALLOWANCE)?;
+    if let Some(bits) = child_text(pfc, PFC_BRIDGE_NS, ieee::PFC_ENABLE) {
         intent.pfc_enable = pfc_enable_mask(&bits);
     }
-    if let Some(h) = pfc.child(PFC_BRIDGE_NS, "headroom") {
-        if let Some(m) = child_text(h, PFC_BRIDGE_NS, "method") {
+    if let Some(h) = pfc.child(PFC_BRIDGE_NS, ieee::HEADROOM) {
+        if let Some(m) = child_text(h, PFC_BRIDGE_NS, ieee::METHOD) {
             intent.method = HeadroomMethod::from_identity(identity_name(&m)).ok_or_else(|| {
                 BackendError::new(format!("pfcd does not know the headroom method '{m}'."))
                     .at(pfc_path(name, "headroom/method"))
             })?;
         }
         intent.minimum_bits =
-            number(h, "minimum-allowance", "headroom/minimum-allowance")?.unwrap_or(0);
-        intent.maximum_bits = number(h, "maximum-allowance", "headroom/maximum-allowance")?;
-        intent.initial_bits = number(h, "initial-allowance", "headroom/initial-allowance")?;
-        if let Some(c) = h.child(PFC_BRIDGE_NS, "calculation-inputs") {
+            number(h, ieee::MINIMUM_ALLOWANCE, "headroom/minimum-allowance")?.unwrap_or(0);
+        intent.maximum_bits = number(h, ieee::MAXIMUM_ALLOWANCE, "headroom/maximum-allowance")?;
+        intent.initial_bits = number(h, ieee::INITIAL_ALLOWANCE, "headroom/initial-allowance")?;
+        if let Some(c) = h.child(PFC_BRIDGE_NS, ieee::CALCULATION_INPUTS) {
             intent.calculation = calculation_inputs(name, c)?;
         }
     }
-    for p in pfc.elements().filter(|e| e.is(PFC_BRIDGE_NS, "priority")) {
-        let n = child_u64(p, PFC_BRIDGE_NS, "priority").ok().flatten().unwrap_or(u64::MAX);
+    for p in pfc.elements().filter(|e| e.is(PFC_BRIDGE_NS, ieee::PRIORITY)) {
+        let n = child_u64(p, PFC_BRIDGE_NS, ieee::PRIORITY).ok().flatten().unwrap_or(u64::MAX);
         let path = format!("priority[priority='{n}']/pfcd-pfc:buffer-allocation");
-        let allocation = child_u64(p, PFCD_PFC_NS, "buffer-allocation").map_err(|t| {
+        let allocation = child_u64(p, PFCD_PFC_NS, pfcd::BUFFER_ALLOCATION).map_err(|t| {
             BackendError::new(format!("'{t}' is not a number of octets.")).at(pfc_path(name, &path))
         })?;
         if let Some(slot) =
@@ -76,21 +77,21 @@ fn calculation_inputs(name: &str, c: &Element) -> Result<CalculationInputs, Back
         })
     };
     let flag = |leaf: &str| child_text(c, PFC_BRIDGE_NS, leaf).map(|t| t == "true");
-    if let Some(ps) = number("one-way-link-delay")? {
+    if let Some(ps) = number(ieee::ONE_WAY_LINK_DELAY)? {
         inputs.link_delay = LinkDelay::OneWay(Picos(ps));
     } else {
-        let length = match number("cable-length")? {
+        let length = match number(ieee::CABLE_LENGTH)? {
             None => CalculationInputs::DEFAULT_CABLE_METRES,
             // YANG's uint32 keeps it in range; a larger text was refused above.
             Some(m) => u32::try_from(m).unwrap_or(u32::MAX),
         };
-        let medium = match child_text(c, PFC_BRIDGE_NS, "medium").as_deref() {
+        let medium = match child_text(c, PFC_BRIDGE_NS, ieee::MEDIUM).as_deref() {
             None => CalculationInputs::DEFAULT_MEDIUM,
             Some("cat6") => Medium::Cat6,
             Some("fibre") => Medium::Fibre,
             Some("other") => Medium::Other {
                 // YANG's must makes it present with `other`.
-                metres_per_second: number("propagation-velocity")?.unwrap_or(0),
+                metres_per_second: number(ieee::PROPAGATION_VELOCITY)?.unwrap_or(0),
             },
             Some(other) => {
                 return Err(BackendError::new(format!("pfcd does not know the medium '{other}'."))
@@ -100,19 +101,20 @@ fn calculation_inputs(name: &str, c: &Element) -> Result<CalculationInputs, Back
         inputs.link_delay = LinkDelay::Cable { metres: length, medium };
     }
     inputs.reception_processing_bits =
-        number("reception-processing")?.unwrap_or(d.reception_processing_bits);
-    inputs.pfc_generation_bits = number("pfc-generation")?.unwrap_or(d.pfc_generation_bits);
-    inputs.interface_rtt_bits = number("interface-rtt")?;
+        number(ieee::RECEPTION_PROCESSING)?.unwrap_or(d.reception_processing_bits);
+    inputs.pfc_generation_bits = number(ieee::PFC_GENERATION)?.unwrap_or(d.pfc_generation_bits);
+    inputs.interface_rtt_bits = number(ieee::INTERFACE_RTT)?;
     inputs.receive_processing_bits =
-        number("receive-processing")?.unwrap_or(d.receive_processing_bits);
-    inputs.pause_entry = number("pause-entry")?.map_or(d.pause_entry, Picos);
-    inputs.use_peer_local_delay = flag("use-peer-local-delay").unwrap_or(d.use_peer_local_delay);
-    inputs.peer_interface_rtt_bits = number("peer-interface-rtt")?;
-    inputs.peer_pause_entry = number("peer-pause-entry")?.map_or(d.peer_pause_entry, Picos);
-    inputs.max_frame_octets = number("max-frame")?;
-    inputs.pfc_frame_octets = number("pfc-frame")?.unwrap_or(d.pfc_frame_octets);
-    inputs.macsec_user_data = flag("macsec-user-data").unwrap_or(d.macsec_user_data);
-    inputs.secy_delay_bits = number("secy-delay")?;
+        number(ieee::RECEIVE_PROCESSING)?.unwrap_or(d.receive_processing_bits);
+    inputs.pause_entry = number(ieee::PAUSE_ENTRY)?.map_or(d.pause_entry, Picos);
+    inputs.use_peer_local_delay =
+        flag(ieee::USE_PEER_LOCAL_DELAY).unwrap_or(d.use_peer_local_delay);
+    inputs.peer_interface_rtt_bits = number(ieee::PEER_INTERFACE_RTT)?;
+    inputs.peer_pause_entry = number(ieee::PEER_PAUSE_ENTRY)?.map_or(d.peer_pause_entry, Picos);
+    inputs.max_frame_octets = number(ieee::MAX_FRAME)?;
+    inputs.pfc_frame_octets = number(ieee::PFC_FRAME)?.unwrap_or(d.pfc_frame_octets);
+    inputs.macsec_user_data = flag(ieee::MACSEC_USER_DATA).unwrap_or(d.macsec_user_data);
+    inputs.secy_delay_bits = number(ieee::SECY_DELAY)?;
     Ok(inputs)
 }
 
@@ -141,8 +143,8 @@ pub fn check(
         ))
         .at(pfc_path(name, leaf)))
     };
-    fits("pfc-link-delay-allowance", Some(intent.link_delay_allowance_bits))?;
-    fits("pfc-headroom-allowance", intent.headroom_allowance_bits)?;
+    fits(ieee::PFC_LINK_DELAY_ALLOWANCE, Some(intent.link_delay_allowance_bits))?;
+    fits(ieee::PFC_HEADROOM_ALLOWANCE, intent.headroom_allowance_bits)?;
     fits("headroom/minimum-allowance", Some(intent.minimum_bits))?;
     fits("headroom/initial-allowance", intent.initial_bits)?;
     if let Some(max) = intent.maximum_bits.filter(|m| *m < intent.minimum_bits) {
@@ -179,7 +181,7 @@ pub fn check(
              allowance or the allocations.",
             pfc_enable_bits(intent.pfc_enable)
         ))
-        .at(pfc_path(name, "pfc-enable")));
+        .at(pfc_path(name, ieee::PFC_ENABLE)));
     }
     Ok(())
 }
@@ -200,7 +202,7 @@ fn check_allocations(name: &str, intent: &PortIntent, buffer: u64) -> Result<(),
          fewer priorities.",
         pfc_enable_bits(intent.pfc_enable)
     ))
-    .at(pfc_path(name, "pfc-enable")))
+    .at(pfc_path(name, ieee::PFC_ENABLE)))
 }
 
 #[cfg(test)]

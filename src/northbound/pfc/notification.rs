@@ -3,6 +3,9 @@
 
 use dataplane::headroom::allowance::Allowance;
 use netconf_proto::xml::Element;
+use pfc_yang_names::{
+    ieee802_dot1q_pfc as ieee, ieee802_dot1q_pfc_bridge as bridge, pfcd_pfc as pfcd,
+};
 
 use super::state::{clamp_name, source_identity};
 use crate::northbound::namespaces::{HEADROOM_NS, PFCD_PFC_NS, PFC_BRIDGE_NS, PFC_NS};
@@ -12,14 +15,14 @@ use crate::ports::headroom::ClampReason;
 /// `headroom-allowance-changed`: port `port`'s allowance in force went from `old` to `new`.
 pub fn allowance_changed(port: &str, old: &Allowance, new: &Allowance) -> Element {
     let ns = PFC_BRIDGE_NS;
-    let mut e = Element::new(ns, "headroom-allowance-changed")
-        .with(leaf(ns, "interface", port))
-        .with(leaf(ns, "old-allowance", old.bits))
-        .with(source("old-source", old))
-        .with(leaf(ns, "new-allowance", new.bits))
-        .with(source("new-source", new));
+    let mut e = Element::new(ns, bridge::HEADROOM_ALLOWANCE_CHANGED)
+        .with(leaf(ns, bridge::INTERFACE, port))
+        .with(leaf(ns, bridge::OLD_ALLOWANCE, old.bits))
+        .with(source(bridge::OLD_SOURCE, old))
+        .with(leaf(ns, bridge::NEW_ALLOWANCE, new.bits))
+        .with(source(bridge::NEW_SOURCE, new));
     if let Some(clamp) = source_identity(new.source).1 {
-        e.push(leaf(ns, "clamp", clamp_name(clamp)));
+        e.push(leaf(ns, bridge::CLAMP, clamp_name(clamp)));
     }
     with_prefix(e)
 }
@@ -33,12 +36,12 @@ pub fn receive_buffer_drop(
     allowance: &Allowance,
 ) -> Element {
     let ns = PFCD_PFC_NS;
-    let e = Element::new(ns, "receive-buffer-drop")
-        .with(leaf(ns, "interface", port))
-        .with(leaf(ns, "priority", priority))
-        .with(leaf(ns, "frames-dropped", frames_dropped))
-        .with(leaf(ns, "allowance-in-force", allowance.bits))
-        .with(pfc_identity_leaf(ns, "allowance-source", source_identity(allowance.source).0));
+    let e = Element::new(ns, pfcd::RECEIVE_BUFFER_DROP)
+        .with(leaf(ns, bridge::INTERFACE, port))
+        .with(leaf(ns, ieee::PRIORITY, priority))
+        .with(leaf(ns, pfcd::FRAMES_DROPPED, frames_dropped))
+        .with(leaf(ns, ieee::ALLOWANCE_IN_FORCE, allowance.bits))
+        .with(pfc_identity_leaf(ns, ieee::ALLOWANCE_SOURCE, source_identity(allowance.source).0));
     with_prefix(e)
 }
 
@@ -53,10 +56,10 @@ pub fn allowance_clamped(
 ) -> Element {
     let ns = HEADROOM_NS;
     Element::new(ns, "allowance-clamped")
-        .with(leaf(ns, "interface", port))
+        .with(leaf(ns, bridge::INTERFACE, port))
         .with(leaf(ns, "reason", reason.as_str()))
         .with(leaf(ns, "selected-allowance", selected))
-        .with(leaf(ns, "allowance-in-force", allowance.bits))
+        .with(leaf(ns, ieee::ALLOWANCE_IN_FORCE, allowance.bits))
         .with(leaf(ns, "receive-buffer-limit", limit_bits))
 }
 
@@ -67,6 +70,6 @@ fn source(name: &str, a: &Allowance) -> Element {
 
 /// The notification with ieee802-dot1q-pfc's prefix declared on it, as its identity values use.
 fn with_prefix(mut e: Element) -> Element {
-    e.namespaces_mut().push((Some("pfc".into()), PFC_NS.into()));
+    e.namespaces_mut().push((Some(ieee::PFC.into()), PFC_NS.into()));
     e
 }

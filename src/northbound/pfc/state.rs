@@ -9,6 +9,9 @@ use dataplane::headroom::allowance::{AllowanceSource, Clamp, Method};
 use dataplane::headroom::measure::Outcome;
 use dataplane::headroom::{Breakdown, Item};
 use netconf_proto::xml::Element;
+use pfc_yang_names::{
+    ieee802_dot1q_pfc as ieee, ieee802_dot1q_pfc_bridge as bridge, pfcd_pfc as pfcd,
+};
 
 use crate::northbound::namespaces::{HEADROOM_NS, PFCD_PFC_NS, PFC_BRIDGE_NS};
 use crate::northbound::xml::{leaf, pfc_enable_bits, pfc_identity_leaf};
@@ -23,71 +26,71 @@ pub fn pfc_state(s: &PortSnapshot) -> Element {
     // The four Table 12-1 objects first. The two writable ones are reported as in force:
     // pfc-headroom-allowance, when not written, is pfc-link-delay-allowance (its YANG default).
     let intent = &s.intent;
-    let mut pfc = Element::new(ns, "pfc")
-        .with(leaf(ns, "pfc-link-delay-allowance", intent.link_delay_allowance_bits))
-        .with(leaf(ns, "pfc-requests", s.pfc_requests))
-        .with(leaf(ns, "pfc-indications", s.pfc_indications))
+    let mut pfc = Element::new(ns, ieee::PFC)
+        .with(leaf(ns, ieee::PFC_LINK_DELAY_ALLOWANCE, intent.link_delay_allowance_bits))
+        .with(leaf(ns, ieee::PFC_REQUESTS, s.pfc_requests))
+        .with(leaf(ns, ieee::PFC_INDICATIONS, s.pfc_indications))
         .with(leaf(
             ns,
-            "pfc-headroom-allowance",
+            ieee::PFC_HEADROOM_ALLOWANCE,
             intent.headroom_allowance_bits.unwrap_or(intent.link_delay_allowance_bits),
         ))
-        .with(leaf(ns, "allowance-in-force", a.bits))
-        .with(pfc_identity_leaf(ns, "allowance-source", source));
+        .with(leaf(ns, ieee::ALLOWANCE_IN_FORCE, a.bits))
+        .with(pfc_identity_leaf(ns, ieee::ALLOWANCE_SOURCE, source));
     if let Some(clamp) = clamp {
-        pfc.push(leaf(ns, "allowance-clamp", clamp_name(clamp)));
+        pfc.push(leaf(ns, ieee::ALLOWANCE_CLAMP, clamp_name(clamp)));
     }
     if let Some((method, bits)) = a.calculated {
         let method = match method {
             Method::LinkDelay => "calculated",
             Method::Measurement => "measured",
         };
-        pfc.push(leaf(ns, "calculated-allowance", bits));
-        pfc.push(pfc_identity_leaf(ns, "calculated-allowance-method", method));
+        pfc.push(leaf(ns, ieee::CALCULATED_ALLOWANCE, bits));
+        pfc.push(pfc_identity_leaf(ns, ieee::CALCULATED_ALLOWANCE_METHOD, method));
     }
-    pfc.push(leaf(ns, "oper-pfc-enable", pfc_enable_bits(s.oper_pfc_enable)));
+    pfc.push(leaf(ns, ieee::OPER_PFC_ENABLE, pfc_enable_bits(s.oper_pfc_enable)));
     let own = PFCD_PFC_NS;
-    pfc.push(leaf(own, "receive-buffer-size", s.receive_buffer_size));
-    pfc.push(leaf(own, "pause-frames-sent", s.pause_frames_sent));
-    pfc.push(leaf(own, "pause-frames-received", s.pause_frames_received));
-    pfc.push(leaf(own, "pause-frames-ignored", s.pause_frames_ignored));
-    pfc.push(leaf(own, "pfc-frames-ignored", s.pfc_frames_ignored));
-    pfc.push(leaf(own, "mac-control-discarded", s.mac_control_discarded));
-    pfc.push(leaf(ns, "discontinuity-time", mgmt::notify::format_time(s.discontinuity_time)));
-    let mut headroom = Element::new(ns, "headroom").with(pfc_identity_leaf(
+    pfc.push(leaf(own, pfcd::RECEIVE_BUFFER_SIZE, s.receive_buffer_size));
+    pfc.push(leaf(own, pfcd::PAUSE_FRAMES_SENT, s.pause_frames_sent));
+    pfc.push(leaf(own, pfcd::PAUSE_FRAMES_RECEIVED, s.pause_frames_received));
+    pfc.push(leaf(own, pfcd::PAUSE_FRAMES_IGNORED, s.pause_frames_ignored));
+    pfc.push(leaf(own, pfcd::PFC_FRAMES_IGNORED, s.pfc_frames_ignored));
+    pfc.push(leaf(own, pfcd::MAC_CONTROL_DISCARDED, s.mac_control_discarded));
+    pfc.push(leaf(ns, ieee::DISCONTINUITY_TIME, mgmt::notify::format_time(s.discontinuity_time)));
+    let mut headroom = Element::new(ns, ieee::HEADROOM).with(pfc_identity_leaf(
         ns,
-        "method-in-force",
+        ieee::METHOD_IN_FORCE,
         s.method_in_force.as_str(),
     ));
     let r = &s.results;
     if let Some(bits) = r.calculation_bits {
-        let mut calculation = Element::new(ns, "calculation")
-            .with(leaf(ns, "headroom", bits))
-            .with(leaf(own, "headroom-octets", bits.div_ceil(8)));
+        let mut calculation = Element::new(ns, ieee::CALCULATION)
+            .with(leaf(ns, ieee::HEADROOM, bits))
+            .with(leaf(own, pfcd::HEADROOM_OCTETS, bits.div_ceil(8)));
         push_lines(&mut calculation, r.calculation_lines.as_deref());
         headroom.push(calculation);
     }
     if let Some(quanta) = r.round_trip_quanta {
-        let mut m = Element::new(ns, "measurement").with(leaf(ns, "round-trip", quanta));
-        m.push(leaf(own, "result-count", r.accepted.len()));
+        let mut m = Element::new(ns, ieee::MEASUREMENT).with(leaf(ns, ieee::ROUND_TRIP, quanta));
+        m.push(leaf(own, pfcd::RESULT_COUNT, r.accepted.len()));
         if let (Some(min), Some(max), Some(last)) =
             (r.accepted.iter().min(), r.accepted.iter().max(), r.accepted.last())
         {
-            m.push(leaf(own, "round-trip-min", min));
-            m.push(leaf(own, "round-trip-max", max));
-            m.push(leaf(own, "round-trip-last", last));
+            m.push(leaf(own, pfcd::ROUND_TRIP_MIN, min));
+            m.push(leaf(own, pfcd::ROUND_TRIP_MAX, max));
+            m.push(leaf(own, pfcd::ROUND_TRIP_LAST, last));
         }
         if let Some(bits) = r.measurement_bits {
-            m.push(leaf(ns, "headroom", bits));
+            m.push(leaf(ns, ieee::HEADROOM, bits));
         }
-        let mut breakdown = Element::new(own, "breakdown");
+        let mut breakdown = Element::new(own, pfcd::BREAKDOWN);
         push_lines(&mut breakdown, r.measurement_lines.as_deref());
         m.push(breakdown);
         push_history(&mut m, r);
         headroom.push(m);
     } else if !r.history.is_empty() {
         // Measured before, not now: the history and counters stay readable.
-        let mut m = Element::new(ns, "measurement");
+        let mut m = Element::new(ns, ieee::MEASUREMENT);
         push_history(&mut m, r);
         headroom.push(m);
     }
@@ -95,24 +98,24 @@ pub fn pfc_state(s: &PortSnapshot) -> Element {
     pfc.push(allowance_bounds(s));
     for (n, p) in s.priorities.iter().enumerate() {
         pfc.push(
-            Element::new(ns, "priority")
-                .with(leaf(ns, "priority", n))
-                .with(leaf(ns, "priority-paused", p.priority_paused))
-                .with(leaf(ns, "pause-time-remaining", p.pause_time_remaining))
-                .with(leaf(own, "allocation", p.allocation))
-                .with(leaf(own, "xoff-threshold", p.xoff_threshold))
-                .with(leaf(own, "xon-threshold", p.xon_threshold))
-                .with(leaf(own, "occupancy", p.occupancy))
-                .with(leaf(own, "peak-occupancy", p.peak_occupancy))
-                .with(leaf(own, "xoff", p.xoff))
-                .with(leaf(own, "xoff-events", p.xoff_events))
-                .with(leaf(own, "frames-accepted", p.frames_accepted))
-                .with(leaf(own, "frames-dropped", p.frames_dropped))
-                .with(leaf(own, "octets-dropped", p.octets_dropped))
-                .with(leaf(own, "pfc-requests", p.pfc_requests))
-                .with(leaf(own, "xon-sent", p.xon_sent))
-                .with(leaf(own, "pfc-indications", p.pfc_indications))
-                .with(leaf(own, "time-paused", p.time_paused_us)),
+            Element::new(ns, ieee::PRIORITY)
+                .with(leaf(ns, ieee::PRIORITY, n))
+                .with(leaf(ns, ieee::PRIORITY_PAUSED, p.priority_paused))
+                .with(leaf(ns, ieee::PAUSE_TIME_REMAINING, p.pause_time_remaining))
+                .with(leaf(own, pfcd::ALLOCATION, p.allocation))
+                .with(leaf(own, pfcd::XOFF_THRESHOLD, p.xoff_threshold))
+                .with(leaf(own, pfcd::XON_THRESHOLD, p.xon_threshold))
+                .with(leaf(own, pfcd::OCCUPANCY, p.occupancy))
+                .with(leaf(own, pfcd::PEAK_OCCUPANCY, p.peak_occupancy))
+                .with(leaf(own, pfcd::XOFF, p.xoff))
+                .with(leaf(own, pfcd::XOFF_EVENTS, p.xoff_events))
+                .with(leaf(own, pfcd::FRAMES_ACCEPTED, p.frames_accepted))
+                .with(leaf(own, pfcd::FRAMES_DROPPED, p.frames_dropped))
+                .with(leaf(own, pfcd::OCTETS_DROPPED, p.octets_dropped))
+                .with(leaf(own, ieee::PFC_REQUESTS, p.pfc_requests))
+                .with(leaf(own, pfcd::XON_SENT, p.xon_sent))
+                .with(leaf(own, ieee::PFC_INDICATIONS, p.pfc_indications))
+                .with(leaf(own, pfcd::TIME_PAUSED, p.time_paused_us)),
         );
     }
     pfc
@@ -133,16 +136,16 @@ fn push_history(m: &mut Element, r: &Results) {
     let ns = PFCD_PFC_NS;
     for e in r.history.iter() {
         m.push(
-            Element::new(ns, "history")
-                .with(leaf(ns, "sequence", e.sequence))
-                .with(leaf(ns, "time", mgmt::notify::format_time(e.time)))
-                .with(leaf(ns, "raw-round-trip", e.raw_quanta))
-                .with(leaf(ns, "round-trip", e.quanta))
-                .with(leaf(ns, "clamp", clamp_name(e.clamp)))
-                .with(leaf(ns, "outcome", outcome_name(e.outcome))),
+            Element::new(ns, pfcd::HISTORY)
+                .with(leaf(ns, pfcd::SEQUENCE, e.sequence))
+                .with(leaf(ns, pfcd::TIME, mgmt::notify::format_time(e.time)))
+                .with(leaf(ns, pfcd::RAW_ROUND_TRIP, e.raw_quanta))
+                .with(leaf(ns, ieee::ROUND_TRIP, e.quanta))
+                .with(leaf(ns, bridge::CLAMP, clamp_name(e.clamp)))
+                .with(leaf(ns, pfcd::OUTCOME, outcome_name(e.outcome))),
         );
     }
-    let mut counters = Element::new(ns, "counters");
+    let mut counters = Element::new(ns, pfcd::COUNTERS);
     for (name, value) in r.counters.named() {
         counters.push(leaf(ns, &name.replace('_', "-"), value));
     }
@@ -155,12 +158,12 @@ fn push_lines(parent: &mut Element, breakdown: Option<&Breakdown>) {
     let letter = |item: Item| item.label().trim_end_matches(')');
     for (i, line) in breakdown.map(|b| b.lines.as_slice()).unwrap_or_default().iter().enumerate() {
         parent.push(
-            Element::new(ns, "line")
-                .with(leaf(ns, "index", i + 1))
-                .with(leaf(ns, "first-item", letter(line.items.first)))
-                .with(leaf(ns, "last-item", letter(line.items.last)))
-                .with(leaf(ns, "description", &line.description))
-                .with(leaf(ns, "bits", line.bits)),
+            Element::new(ns, pfcd::LINE)
+                .with(leaf(ns, pfcd::INDEX, i + 1))
+                .with(leaf(ns, pfcd::FIRST_ITEM, letter(line.items.first)))
+                .with(leaf(ns, pfcd::LAST_ITEM, letter(line.items.last)))
+                .with(leaf(ns, pfcd::DESCRIPTION, &line.description))
+                .with(leaf(ns, pfcd::BITS, line.bits)),
         );
     }
 }
