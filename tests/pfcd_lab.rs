@@ -781,12 +781,15 @@ fn yangcli_reads_the_pfc_state_with_the_modules_it_fetched() {
     for port in PORTS {
         assert!(output.contains(&format!("interface {port} {{")), "{port}: {output}");
     }
-    // The four Table 12-1 objects per port; requests and indications per priority as well.
+    // The four Table 12-1 objects per port; PFC frames sent and received per priority as well
+    // (pfcd-pfc's).
     for (leaf, per_port) in [
         ("pfc-link-delay-allowance", 1),
-        ("pfc-requests", 9),
-        ("pfc-indications", 9),
+        ("pfc-requests", 1),
+        ("pfc-indications", 1),
         ("pfc-headroom-allowance", 1),
+        ("pfc-frames-sent", 8),
+        ("pfc-frames-received", 8),
     ] {
         let count = output.matches(&format!(" {leaf} ")).count();
         assert_eq!(count, per_port * PORTS.len(), "{leaf}: {output}");

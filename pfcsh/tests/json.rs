@@ -25,6 +25,8 @@ const MOVING: &[&str] = &[
     "frames-accepted",
     "pfc-requests",
     "pfc-indications",
+    "pfc-frames-sent",
+    "pfc-frames-received",
     "xon-sent",
     "xoff-events",
     "pause-time-remaining",

@@ -51,7 +51,7 @@ pub fn interfaces_pfc(port: Option<&str>) -> String {
              <allowance-in-force/><allowance-source/><allowance-clamp/>{}\
              <priority><priority/><priority-paused/><pause-time-remaining/>{}</priority>",
             own(&["receive-buffer-size"]),
-            own(&["xoff", "occupancy", "frames-dropped", "pfc-requests", "pfc-indications"]),
+            own(&["xoff", "occupancy", "frames-dropped", "pfc-frames-sent", "pfc-frames-received"]),
         ),
     )
 }
@@ -130,8 +130,8 @@ pub fn pfc_counters(port: Option<&str>, time_paused: bool, lab: bool) -> String 
         &format!(
             "<pfc-enable/><discontinuity-time/><priority><priority/>{}{paused}</priority>",
             own(&[
-                "pfc-requests",
-                "pfc-indications",
+                "pfc-frames-sent",
+                "pfc-frames-received",
                 "xoff-events",
                 "xon-sent",
                 "frames-dropped",

@@ -116,8 +116,8 @@ fn detail(i: &Value) -> String {
             yes(pfcd::XOFF),
             number(p, pfcd::OCCUPANCY).map(iec).unwrap_or_else(|| "-".into()),
             count(p, pfcd::FRAMES_DROPPED),
-            count(p, ieee::PFC_REQUESTS),
-            count(p, ieee::PFC_INDICATIONS),
+            count(p, pfcd::PFC_FRAMES_SENT),
+            count(p, pfcd::PFC_FRAMES_RECEIVED),
         ]);
     }
     out + "\n" + &t.render()

@@ -26,8 +26,8 @@ pub struct Previous {
 }
 
 const LEAVES: &[&str] = &[
-    ieee::PFC_REQUESTS,
-    ieee::PFC_INDICATIONS,
+    pfcd::PFC_FRAMES_SENT,
+    pfcd::PFC_FRAMES_RECEIVED,
     pfcd::XOFF_EVENTS,
     pfcd::XON_SENT,
     pfcd::FRAMES_DROPPED,
@@ -75,7 +75,7 @@ pub fn render(v: &Value, previous: &mut Previous) -> String {
             let prio = or_dash(text(p, ieee::PRIORITY));
             let n = |leaf| number(p, leaf).unwrap_or(0.0);
             let (tx, rx, paused) =
-                (n(ieee::PFC_REQUESTS), n(ieee::PFC_INDICATIONS), n(pfcd::TIME_PAUSED));
+                (n(pfcd::PFC_FRAMES_SENT), n(pfcd::PFC_FRAMES_RECEIVED), n(pfcd::TIME_PAUSED));
             seen.insert((name.clone(), prio.clone()), (tx, rx, paused));
             let quiet = LEAVES.iter().all(|l| n(l) == 0.0);
             if quiet && !enabled.contains(&prio.as_str()) {
@@ -99,9 +99,9 @@ pub fn render(v: &Value, previous: &mut Previous) -> String {
             t.row(vec![
                 name.clone(),
                 prio.clone(),
-                count(ieee::PFC_REQUESTS),
+                count(pfcd::PFC_FRAMES_SENT),
                 rate(tx, |c| c.0),
-                count(ieee::PFC_INDICATIONS),
+                count(pfcd::PFC_FRAMES_RECEIVED),
                 rate(rx, |c| c.1),
                 count(pfcd::XOFF_EVENTS),
                 count(pfcd::XON_SENT),
@@ -145,7 +145,7 @@ mod tests {
                     "pfc-enable": "p0",
                     "priority": [{
                         "priority": 0,
-                        "pfc-indications": indications.to_string(),
+                        "pfcd-pfc:pfc-frames-received": indications.to_string(),
                         "pfcd-pfc:time-paused": paused_us.to_string(),
                     }],
                 }},

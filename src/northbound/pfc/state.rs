@@ -112,9 +112,9 @@ pub fn pfc_state(s: &PortSnapshot) -> Element {
                 .with(leaf(own, pfcd::FRAMES_ACCEPTED, p.frames_accepted))
                 .with(leaf(own, pfcd::FRAMES_DROPPED, p.frames_dropped))
                 .with(leaf(own, pfcd::OCTETS_DROPPED, p.octets_dropped))
-                .with(leaf(own, ieee::PFC_REQUESTS, p.pfc_requests))
+                .with(leaf(own, pfcd::PFC_FRAMES_SENT, p.pfc_requests))
                 .with(leaf(own, pfcd::XON_SENT, p.xon_sent))
-                .with(leaf(own, ieee::PFC_INDICATIONS, p.pfc_indications))
+                .with(leaf(own, pfcd::PFC_FRAMES_RECEIVED, p.pfc_indications))
                 .with(leaf(own, pfcd::TIME_PAUSED, p.time_paused_us)),
         );
     }
