@@ -5,12 +5,13 @@
 
 use std::collections::VecDeque;
 
-use dataplane::sim::{BufferVerdict, DataFrame, EventQueue, LinkFrame, SimLink};
+use dataplane::sim::{BufferVerdict, DataFrame, LinkFrame, SimLink};
 use dataplane::time::Picos;
 use dataplane::watchdog::{self, Action};
 use dataplane::wire::{MacControl, PRIORITIES};
 
 use super::build::Topology;
+use super::calendar::CalendarQueue;
 use super::observe::Observer;
 use super::port::{Drops, Port, Queued};
 
@@ -56,7 +57,7 @@ pub(super) struct Sim {
     wires: Vec<SimLink>,
     /// The frames on each wire beyond what `DataFrame` carries, in order.
     in_flight: Vec<VecDeque<Queued>>,
-    events: EventQueue<Event>,
+    events: CalendarQueue<Event>,
     pub flows: Vec<FlowStats>,
     pub watchdog_events: Vec<WatchdogRecord>,
     pub observer: Observer,
@@ -95,7 +96,7 @@ impl Sim {
             in_flight: topo.ports.iter().map(|_| VecDeque::new()).collect(),
             ports,
             wires,
-            events: EventQueue::new(),
+            events: CalendarQueue::new(),
             flows,
             watchdog_events: Vec::new(),
             observer: obs,
