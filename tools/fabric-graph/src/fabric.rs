@@ -136,6 +136,12 @@ impl Fabric {
         Ok(())
     }
 
+    /// Forgets every observation and keeps the devices and links: a collector that sees the
+    /// same topology round after round builds it once.
+    pub fn clear_observations(&mut self) {
+        self.observations.clear();
+    }
+
     pub fn devices(&self) -> impl Iterator<Item = &str> {
         self.devices.iter().map(String::as_str)
     }

@@ -41,6 +41,24 @@ fn the_36_7_ring_is_one_deadlock_of_three_bridges() {
     assert_eq!(d.closed_at, 305, "the latest part: b2's west ingress went into XOFF at 305");
 }
 
+/// A collector that keeps its fabric between rounds: the next round's observations alone count,
+/// over the same links.
+#[test]
+fn cleared_observations_leave_the_links_for_the_next_round() {
+    let mut f = ring([100, 300, 200]);
+    f.clear_observations();
+    assert!(f.deadlocks(10_000, 1_000).is_empty(), "no observation, no deadlock");
+    assert_eq!(f.links().len(), 3);
+    assert_eq!(f.peer(&port("b1", "east")), Some(&port("b2", "west")));
+    for d in ["b1", "b2", "b3"] {
+        f.observe(port(d, "east"), 3, Observation::paused(400)).expect("observe");
+        f.observe(port(d, "west"), 3, Observation::xoff(500, &["east"])).expect("observe");
+    }
+    let found = f.deadlocks(10_000, 1_000);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0].closed_at, 500, "only this round's times");
+}
+
 #[test]
 fn a_chain_has_no_deadlock() {
     let mut f = ring([100, 100, 100]);
