@@ -1,21 +1,26 @@
-//! The network run's event queue: a calendar of buckets about a microsecond wide over the next
-//! 64 µs, where nearly every event falls (a frame's end, its arrival, the next frame of a flow),
-//! and a binary heap for the few beyond (a port's wake-up at the end of its peer's pause, up to
-//! 3.4 ms ahead at 10G; thousands pending at once in an incast). A binary heap over all of them
-//! paid a dozen levels per event; the calendar files an event in its bucket at once and sorts
-//! only the current bucket's few, and its buckets are reused often enough to stay in cache. The
-//! order is exactly a binary heap's over (time, order of scheduling): earliest first, and first
-//! scheduled first among equal times.
+//! The network run's event queue: a timing wheel of two levels and a binary heap. Nearly every
+//! event falls within the next microseconds (a frame's end, its arrival, the next frame of a
+//! flow): those go to fine buckets of about a microsecond, 64 of them. Thousands more wait
+//! milliseconds ahead (a port's wake-up at the end of its peer's pause, up to 3.4 ms at 10G, in
+//! an incast): those go to coarse buckets of 64 fine ones, 256 of them (17 ms), and move to the
+//! fine buckets when their turn comes; only events further still wait in a heap. Filing an
+//! event is a push onto its bucket; only the current fine bucket's few are sorted. The order is
+//! exactly a binary heap's over (time, order of scheduling): earliest first, and first scheduled
+//! first among equal times.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 use dataplane::time::Picos;
 
-/// A bucket covers 2^20 ps (1.05 µs), about a 1000-octet frame's time at 10G.
+/// A fine bucket covers 2^20 ps (1.05 µs), about a 1000-octet frame's time at 10G.
 const BUCKET_SHIFT: u32 = 20;
-/// Buckets in the calendar: it covers 67 µs ahead; later events wait in `later`.
-const BUCKETS: u64 = 64;
+/// Fine buckets: 67 µs ahead.
+const FINE: u64 = 64;
+/// Fine buckets per coarse one (log2).
+const COARSE_SHIFT: u32 = 6;
+/// Coarse buckets: 17 ms ahead.
+const COARSE: u64 = 256;
 
 struct Entry<E> {
     at: Picos,
@@ -43,20 +48,25 @@ impl<E> Ord for Entry<E> {
     }
 }
 
+/// The fine bucket of a time.
 fn bucket(at: Picos) -> u64 {
     at.as_ps() >> BUCKET_SHIFT
 }
 
 /// Timed events, earliest first; among equal times, in the order they were scheduled.
 pub(super) struct CalendarQueue<E> {
-    /// The events of the current bucket and any earlier one, in order.
+    /// The events of the current fine bucket and any earlier one, in order.
     current: BinaryHeap<Reverse<Entry<E>>>,
-    /// The bucket `current` holds.
+    /// The fine bucket `current` holds.
     now: u64,
-    /// Events of buckets `now + 1` to `now + BUCKETS - 1`, each in slot `bucket % BUCKETS`.
-    calendar: Vec<Vec<Entry<E>>>,
-    in_calendar: usize,
-    /// Events beyond the calendar, earliest first.
+    /// Events of fine buckets `now + 1` to `now + FINE - 1`, each in slot `bucket % FINE`.
+    fine: Vec<Vec<Entry<E>>>,
+    in_fine: usize,
+    /// Events of the coarse buckets after the current one, up to `COARSE - 1` ahead, each in
+    /// slot `coarse bucket % COARSE`; a coarse bucket moves to the fine ones as it starts.
+    coarse: Vec<Vec<Entry<E>>>,
+    in_coarse: usize,
+    /// Events beyond the coarse buckets, earliest first.
     later: BinaryHeap<Reverse<Entry<E>>>,
     seq: u64,
 }
@@ -66,8 +76,10 @@ impl<E> CalendarQueue<E> {
         CalendarQueue {
             current: BinaryHeap::new(),
             now: 0,
-            calendar: (0..BUCKETS).map(|_| Vec::new()).collect(),
-            in_calendar: 0,
+            fine: (0..FINE).map(|_| Vec::new()).collect(),
+            in_fine: 0,
+            coarse: (0..COARSE).map(|_| Vec::new()).collect(),
+            in_coarse: 0,
             later: BinaryHeap::new(),
             seq: 0,
         }
@@ -83,9 +95,12 @@ impl<E> CalendarQueue<E> {
         let b = bucket(entry.at);
         if b <= self.now {
             self.current.push(Reverse(entry));
-        } else if b - self.now < BUCKETS {
-            self.calendar[(b % BUCKETS) as usize].push(entry);
-            self.in_calendar += 1;
+        } else if b - self.now < FINE {
+            self.fine[(b % FINE) as usize].push(entry);
+            self.in_fine += 1;
+        } else if (b >> COARSE_SHIFT) - (self.now >> COARSE_SHIFT) < COARSE {
+            self.coarse[((b >> COARSE_SHIFT) % COARSE) as usize].push(entry);
+            self.in_coarse += 1;
         } else {
             self.later.push(Reverse(entry));
         }
@@ -96,32 +111,43 @@ impl<E> CalendarQueue<E> {
             if let Some(Reverse(e)) = self.current.pop() {
                 return Some((e.at, e.event));
             }
-            if self.in_calendar == 0 {
-                // Nothing within the calendar: straight to the earliest later event's bucket.
-                self.now = bucket(self.later.peek()?.0.at);
-                self.take_due_later();
-            } else {
-                self.advance();
+            if self.in_fine == 0 {
+                // Nothing in the fine buckets: on to the start of the next coarse bucket that
+                // holds anything, or of the earliest later event's.
+                let next = if self.in_coarse > 0 {
+                    (self.now >> COARSE_SHIFT) + 1
+                } else {
+                    bucket(self.later.peek()?.0.at) >> COARSE_SHIFT
+                };
+                self.now = (next << COARSE_SHIFT) - 1;
             }
+            self.advance();
         }
     }
 
-    /// Moves to the next bucket: its events become current, and the later events that now
-    /// fall within the calendar enter it.
+    /// Moves to the next fine bucket: its events become current. As a coarse bucket starts,
+    /// the later events that now fall within the coarse buckets enter them, and the coarse
+    /// bucket's events spread over the fine ones.
     fn advance(&mut self) {
         self.now += 1;
-        let slot = &mut self.calendar[(self.now % BUCKETS) as usize];
-        self.in_calendar -= slot.len();
-        self.current.extend(slot.drain(..).map(Reverse));
-        self.take_due_later();
-    }
-
-    fn take_due_later(&mut self) {
-        while self.later.peek().is_some_and(|e| bucket(e.0.at).saturating_sub(self.now) < BUCKETS) {
-            if let Some(Reverse(entry)) = self.later.pop() {
+        if self.now % FINE == 0 {
+            let coarse_now = self.now >> COARSE_SHIFT;
+            while self.later.peek().is_some_and(|e| {
+                (bucket(e.0.at) >> COARSE_SHIFT).saturating_sub(coarse_now) < COARSE
+            }) {
+                if let Some(Reverse(entry)) = self.later.pop() {
+                    self.place(entry);
+                }
+            }
+            let slot = std::mem::take(&mut self.coarse[(coarse_now % COARSE) as usize]);
+            self.in_coarse -= slot.len();
+            for entry in slot {
                 self.place(entry);
             }
         }
+        let slot = &mut self.fine[(self.now % FINE) as usize];
+        self.in_fine -= slot.len();
+        self.current.extend(slot.drain(..).map(Reverse));
     }
 }
 
@@ -165,6 +191,7 @@ mod tests {
 
     #[test]
     fn an_event_earlier_than_the_current_bucket_still_comes_first() {
+        assert_eq!(FINE, 1 << COARSE_SHIFT, "a coarse bucket is the fine ones' span");
         let mut q = CalendarQueue::new();
         q.schedule(Picos(5 << BUCKET_SHIFT), "b");
         assert_eq!(q.pop(), Some((Picos(5 << BUCKET_SHIFT), "b")));
