@@ -72,8 +72,8 @@ impl Fabric {
     /// The egresses not paused that an XOFF ingress waits on.
     fn roots(&self, priority: u8) -> BTreeSet<PortRef> {
         let mut roots = BTreeSet::new();
-        for (n, ingress, o) in self.observed() {
-            if n != priority || o.ingress_xoff_since.is_none() {
+        for (ingress, o) in self.observed_on(priority) {
+            if o.ingress_xoff_since.is_none() {
                 continue;
             }
             for egress in self.waits_on(ingress, priority) {
@@ -92,13 +92,12 @@ impl Fabric {
         let mut xoff = BTreeSet::new();
         let mut frontier = VecDeque::from([root.clone()]);
         while let Some(egress) = frontier.pop_front() {
-            let waiting = self.observed().filter(|(n, ingress, o)| {
-                *n == priority
-                    && ingress.device == egress.device
+            let waiting = self.observed_on(priority).filter(|(ingress, o)| {
+                ingress.device == egress.device
                     && o.ingress_xoff_since.is_some()
-                    && self.waits_on(ingress, priority).contains(&egress)
+                    && self.waits_on_port(ingress, priority, &egress)
             });
-            for (_, ingress, _) in waiting {
+            for (ingress, _) in waiting {
                 if !xoff.insert(ingress.clone()) {
                     continue;
                 }
