@@ -63,8 +63,9 @@ fn bucket(at: Picos) -> u64 {
 
 /// Timed events, earliest first; among equal times, in the order they were scheduled.
 pub(super) struct CalendarQueue<E> {
-    /// The events of the current fine bucket and any earlier one, in order.
-    current: BinaryHeap<Reverse<Entry<E>>>,
+    /// The events of the current fine bucket and any earlier one, latest first: the next is
+    /// the last. (One or two: a sorted insertion beats a heap's sifting.)
+    current: Vec<Entry<E>>,
     /// The fine bucket `current` holds.
     now: u64,
     /// Events of fine buckets `now + 1` to `now + FINE - 1`, each in slot `bucket % FINE`.
@@ -82,7 +83,7 @@ pub(super) struct CalendarQueue<E> {
 impl<E> CalendarQueue<E> {
     pub fn new() -> Self {
         CalendarQueue {
-            current: BinaryHeap::new(),
+            current: Vec::new(),
             now: 0,
             fine: (0..FINE).map(|_| Vec::new()).collect(),
             in_fine: 0,
@@ -98,7 +99,7 @@ impl<E> CalendarQueue<E> {
         self.seq += 1;
         // The entry is built where it is kept (a copy of a freshly written one stalls).
         match self.place_of(at) {
-            Place::Current => self.current.push(Reverse(Entry { at, seq, event })),
+            Place::Current => self.insert_current(Entry { at, seq, event }),
             Place::Fine(i) => {
                 self.fine[i].push(Entry { at, seq, event });
                 self.in_fine += 1;
@@ -124,10 +125,15 @@ impl<E> CalendarQueue<E> {
         }
     }
 
+    fn insert_current(&mut self, entry: Entry<E>) {
+        let at = self.current.partition_point(|e| *e > entry);
+        self.current.insert(at, entry);
+    }
+
     /// Files an entry again, as time moves on.
     fn place(&mut self, entry: Entry<E>) {
         match self.place_of(entry.at) {
-            Place::Current => self.current.push(Reverse(entry)),
+            Place::Current => self.insert_current(entry),
             Place::Fine(i) => {
                 self.fine[i].push(entry);
                 self.in_fine += 1;
@@ -142,7 +148,7 @@ impl<E> CalendarQueue<E> {
 
     pub fn pop(&mut self) -> Option<(Picos, E)> {
         loop {
-            if let Some(Reverse(e)) = self.current.pop() {
+            if let Some(e) = self.current.pop() {
                 return Some((e.at, e.event));
             }
             if self.in_fine == 0 {
@@ -181,7 +187,14 @@ impl<E> CalendarQueue<E> {
         }
         let slot = &mut self.fine[(self.now % FINE) as usize];
         self.in_fine -= slot.len();
-        self.current.extend(slot.drain(..).map(Reverse));
+        if self.current.is_empty() {
+            // The bucket's vector becomes the current one, and the emptied current one takes
+            // its place for the bucket FINE ahead: no copy.
+            std::mem::swap(&mut self.current, slot);
+        } else {
+            self.current.append(slot);
+        }
+        self.current.sort_unstable_by(|a, b| b.cmp(a));
     }
 }
 
