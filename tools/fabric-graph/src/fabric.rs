@@ -190,7 +190,7 @@ impl Fabric {
     pub(crate) fn waits_on_port(&self, port: &PortRef, priority: u8, egress: &PortRef) -> bool {
         let known = self.observation(port, priority).and_then(|o| o.waits_on.as_ref());
         if let Some(ports) = known {
-            return egress.device == port.device && ports.iter().any(|e| *e == egress.port);
+            return egress.device == port.device && ports.contains(&egress.port);
         }
         self.observation(egress, priority)
             .is_some_and(|o| Self::waited_on_when_unknown(port, egress, o))

@@ -170,7 +170,7 @@ impl<E> CalendarQueue<E> {
     /// bucket's events spread over the fine ones.
     fn advance(&mut self) {
         self.now += 1;
-        if self.now % FINE == 0 {
+        if self.now.is_multiple_of(FINE) {
             let coarse_now = self.now >> COARSE_SHIFT;
             while self.later.peek().is_some_and(|e| {
                 (bucket(e.0.at) >> COARSE_SHIFT).saturating_sub(coarse_now) < COARSE
@@ -223,7 +223,7 @@ mod tests {
             };
             calendar.schedule(Picos(now + gap), id);
             heap.schedule(Picos(now + gap), id);
-            if rng.next_u64() % 3 != 0 {
+            if !rng.next_u64().is_multiple_of(3) {
                 let got = calendar.pop();
                 assert_eq!(got, heap.pop(), "pop {popped}");
                 popped += 1;
