@@ -95,7 +95,9 @@ impl Fabric {
         if name.is_empty() {
             return Err(GraphError::EmptyDevice);
         }
-        self.devices.insert(name.to_string());
+        if !self.devices.contains(name) {
+            self.devices.insert(name.to_string());
+        }
         Ok(())
     }
 

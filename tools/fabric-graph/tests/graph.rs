@@ -209,6 +209,27 @@ fn a_36_6_tree_names_its_root_and_its_victims() {
     assert_eq!(to_c.victims, ["b-v"], "b's flow is held though its own port has bandwidth");
 }
 
+/// A collector that cannot tell which egresses an ingress's frames wait for: each XOFF ingress
+/// waits on every other paused or backlogged egress of its device, and the tree is the same.
+#[test]
+fn a_tree_through_ingresses_whose_waits_are_unknown() {
+    let mut f = Fabric::new();
+    f.add_link(port("s1", "up"), port("s2", "from-s1")).expect("link");
+    f.observe(port("s1", "up"), 3, Observation::paused(10)).expect("observe");
+    let unknown = Observation { ingress_xoff_since: Some(20), ..Observation::default() };
+    for host in ["a", "b"] {
+        f.observe(port("s1", host), 3, unknown.clone()).expect("observe");
+    }
+    f.observe(port("s2", "from-s1"), 3, unknown).expect("observe");
+    let backlog = Observation { egress_backlog: true, ..Observation::default() };
+    f.observe(port("s2", "c"), 3, backlog).expect("observe");
+    let trees = f.congestion_trees(&[]);
+    assert_eq!(trees.len(), 1, "{trees:?}");
+    assert_eq!(trees[0].root, port("s2", "c"));
+    assert_eq!(trees[0].paused, [port("s1", "up")]);
+    assert_eq!(trees[0].xoff, [port("s1", "a"), port("s1", "b"), port("s2", "from-s1")]);
+}
+
 #[test]
 fn bad_input_is_refused_with_what_to_fix() {
     let mut f = Fabric::new();
