@@ -23,14 +23,25 @@ const COARSE_SHIFT: u32 = 10;
 const COARSE: u64 = 256;
 
 struct Entry<E> {
-    at: Picos,
-    seq: u64,
+    /// The time in the high 64 bits, the order of scheduling in the low: one comparison orders
+    /// both.
+    key: u128,
     event: E,
+}
+
+impl<E> Entry<E> {
+    fn new(at: Picos, seq: u64, event: E) -> Self {
+        Entry { key: (u128::from(at.as_ps()) << 64) | u128::from(seq), event }
+    }
+
+    fn at(&self) -> Picos {
+        Picos((self.key >> 64) as u64)
+    }
 }
 
 impl<E> PartialEq for Entry<E> {
     fn eq(&self, other: &Self) -> bool {
-        (self.at, self.seq) == (other.at, other.seq)
+        self.key == other.key
     }
 }
 
@@ -44,7 +55,7 @@ impl<E> PartialOrd for Entry<E> {
 
 impl<E> Ord for Entry<E> {
     fn cmp(&self, other: &Self) -> std::cmp::Ordering {
-        (self.at, self.seq).cmp(&(other.at, other.seq))
+        self.key.cmp(&other.key)
     }
 }
 
@@ -99,16 +110,16 @@ impl<E> CalendarQueue<E> {
         self.seq += 1;
         // The entry is built where it is kept (a copy of a freshly written one stalls).
         match self.place_of(at) {
-            Place::Current => self.insert_current(Entry { at, seq, event }),
+            Place::Current => self.insert_current(Entry::new(at, seq, event)),
             Place::Fine(i) => {
-                self.fine[i].push(Entry { at, seq, event });
+                self.fine[i].push(Entry::new(at, seq, event));
                 self.in_fine += 1;
             }
             Place::Coarse(i) => {
-                self.coarse[i].push(Entry { at, seq, event });
+                self.coarse[i].push(Entry::new(at, seq, event));
                 self.in_coarse += 1;
             }
-            Place::Later => self.later.push(Reverse(Entry { at, seq, event })),
+            Place::Later => self.later.push(Reverse(Entry::new(at, seq, event))),
         }
     }
 
@@ -132,7 +143,7 @@ impl<E> CalendarQueue<E> {
 
     /// Files an entry again, as time moves on.
     fn place(&mut self, entry: Entry<E>) {
-        match self.place_of(entry.at) {
+        match self.place_of(entry.at()) {
             Place::Current => self.insert_current(entry),
             Place::Fine(i) => {
                 self.fine[i].push(entry);
@@ -149,7 +160,7 @@ impl<E> CalendarQueue<E> {
     pub fn pop(&mut self) -> Option<(Picos, E)> {
         loop {
             if let Some(e) = self.current.pop() {
-                return Some((e.at, e.event));
+                return Some((e.at(), e.event));
             }
             if self.in_fine == 0 {
                 // Nothing in the fine buckets: on to the start of the next coarse bucket that
@@ -157,7 +168,7 @@ impl<E> CalendarQueue<E> {
                 let next = if self.in_coarse > 0 {
                     (self.now >> COARSE_SHIFT) + 1
                 } else {
-                    bucket(self.later.peek()?.0.at) >> COARSE_SHIFT
+                    bucket(self.later.peek()?.0.at()) >> COARSE_SHIFT
                 };
                 self.now = (next << COARSE_SHIFT) - 1;
             }
@@ -173,7 +184,7 @@ impl<E> CalendarQueue<E> {
         if self.now.is_multiple_of(FINE) {
             let coarse_now = self.now >> COARSE_SHIFT;
             while self.later.peek().is_some_and(|e| {
-                (bucket(e.0.at) >> COARSE_SHIFT).saturating_sub(coarse_now) < COARSE
+                (bucket(e.0.at()) >> COARSE_SHIFT).saturating_sub(coarse_now) < COARSE
             }) {
                 if let Some(Reverse(entry)) = self.later.pop() {
                     self.place(entry);
