@@ -1,12 +1,12 @@
 //! The network run's event queue: a timing wheel of two levels and a binary heap. Nearly every
 //! event falls within the next microseconds (a frame's end, its arrival, the next frame of a
-//! flow): those go to fine buckets of 65 ns, 1024 of them. Thousands more wait
+//! flow): those go to fine buckets of 65 ns, 1024 of them (67 µs). Thousands more wait
 //! milliseconds ahead (a port's wake-up at the end of its peer's pause, up to 3.4 ms at 10G, in
-//! an incast): those go to coarse buckets of 64 fine ones, 256 of them (17 ms), and move to the
-//! fine buckets when their turn comes; only events further still wait in a heap. Filing an
-//! event is a push onto its bucket; only the current fine bucket's one or two are sorted. The order is
-//! exactly a binary heap's over (time, order of scheduling): earliest first, and first scheduled
-//! first among equal times.
+//! an incast): those go to coarse buckets of 67 µs, 256 of them (17 ms), and move to the fine
+//! buckets when their turn comes; only events further still wait in a heap. Filing an event is
+//! a push onto its bucket; only the current fine bucket's one or two are sorted. The order is
+//! exactly a binary heap's over (time, order of scheduling): earliest first, and first
+//! scheduled first among equal times.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
