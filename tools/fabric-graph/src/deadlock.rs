@@ -46,10 +46,8 @@ impl Fabric {
         for priority in 0..PRIORITIES {
             // Egress → (its peer's ingress, the latest since of the two, the egresses it waits on).
             let mut next: BTreeMap<&PortRef, (PortRef, Nanos, Vec<PortRef>)> = BTreeMap::new();
-            for (n, egress, o) in self.observed() {
-                let Some(paused) = held(o.egress_paused_since).filter(|_| n == priority) else {
-                    continue;
-                };
+            for (egress, o) in self.observed_on(priority) {
+                let Some(paused) = held(o.egress_paused_since) else { continue };
                 let Some(ingress) = self.peer(egress) else { continue };
                 let Some(xoff) = held(self.xoff_since(ingress, priority)) else { continue };
                 let waits: Vec<PortRef> = self

@@ -81,7 +81,8 @@ pub struct Fabric {
     devices: BTreeSet<String>,
     links: Vec<Link>,
     peers: BTreeMap<PortRef, PortRef>,
-    observations: BTreeMap<(u8, PortRef), Observation>,
+    /// Per priority, each port's observation (looked up by a borrowed port).
+    observations: [BTreeMap<PortRef, Observation>; PRIORITIES as usize],
 }
 
 impl Fabric {
@@ -94,7 +95,9 @@ impl Fabric {
         if name.is_empty() {
             return Err(GraphError::EmptyDevice);
         }
-        self.devices.insert(name.to_string());
+        if !self.devices.contains(name) {
+            self.devices.insert(name.to_string());
+        }
         Ok(())
     }
 
@@ -132,8 +135,14 @@ impl Fabric {
             return Err(GraphError::Priority(priority));
         }
         self.add_device(&port.device)?;
-        self.observations.entry((priority, port)).or_default().merge(observation);
+        self.observations[usize::from(priority)].entry(port).or_default().merge(observation);
         Ok(())
+    }
+
+    /// Forgets every observation and keeps the devices and links: a collector that sees the
+    /// same topology round after round builds it once.
+    pub fn clear_observations(&mut self) {
+        self.observations.iter_mut().for_each(BTreeMap::clear);
     }
 
     pub fn devices(&self) -> impl Iterator<Item = &str> {
@@ -150,12 +159,7 @@ impl Fabric {
     }
 
     pub fn observation(&self, port: &PortRef, priority: u8) -> Option<&Observation> {
-        self.observations.get(&(priority, port.clone()))
-    }
-
-    /// Every observed (priority, port).
-    pub(crate) fn observed(&self) -> impl Iterator<Item = (u8, &PortRef, &Observation)> {
-        self.observations.iter().map(|((n, p), o)| (*n, p, o))
+        self.observations.get(usize::from(priority))?.get(port)
     }
 
     /// When the egress `port` on `priority` became paused, if it is.
@@ -177,16 +181,37 @@ impl Fabric {
         if let Some(ports) = known {
             return ports.iter().map(|e| PortRef::new(port.device.clone(), e.clone())).collect();
         }
-        self.observations
-            .iter()
-            .filter(|((n, e), o)| {
-                *n == priority
-                    && e.device == port.device
-                    && e.port != port.port
-                    && (o.egress_paused_since.is_some() || o.egress_backlog)
-            })
-            .map(|((_, e), _)| e.clone())
+        self.observed_on(priority)
+            .filter(|(e, o)| Self::waited_on_when_unknown(port, e, o))
+            .map(|(e, _)| e.clone())
             .collect()
+    }
+
+    /// Whether the ingress `port` on `priority` waits on the egress `egress` (as
+    /// [`Fabric::waits_on`] has it, without building the list).
+    pub(crate) fn waits_on_port(&self, port: &PortRef, priority: u8, egress: &PortRef) -> bool {
+        let known = self.observation(port, priority).and_then(|o| o.waits_on.as_ref());
+        if let Some(ports) = known {
+            return egress.device == port.device && ports.contains(&egress.port);
+        }
+        self.observation(egress, priority)
+            .is_some_and(|o| Self::waited_on_when_unknown(port, egress, o))
+    }
+
+    /// Every observed port on `priority`.
+    pub(crate) fn observed_on(
+        &self,
+        priority: u8,
+    ) -> impl Iterator<Item = (&PortRef, &Observation)> {
+        self.observations.get(usize::from(priority)).into_iter().flatten()
+    }
+
+    /// An ingress whose waits are unknown waits on every other egress of its device that is
+    /// paused or has a backlog.
+    fn waited_on_when_unknown(ingress: &PortRef, egress: &PortRef, o: &Observation) -> bool {
+        egress.device == ingress.device
+            && egress.port != ingress.port
+            && (o.egress_paused_since.is_some() || o.egress_backlog)
     }
 }
 
@@ -211,10 +236,15 @@ impl From<Fabric> for FabricLists {
         FabricLists {
             devices: f.devices.into_iter().collect(),
             links: f.links,
-            observations: f
-                .observations
-                .into_iter()
-                .map(|((priority, port), observation)| Observed { port, priority, observation })
+            observations: (0..PRIORITIES)
+                .zip(f.observations)
+                .flat_map(|(priority, ports)| {
+                    ports.into_iter().map(move |(port, observation)| Observed {
+                        port,
+                        priority,
+                        observation,
+                    })
+                })
                 .collect(),
         }
     }

@@ -1,7 +1,7 @@
 //! Congestion trees (36.2.4, Figure 36-6): from an egress that drains slower than it is fed,
 //! the ports it pauses transitively, and the flows caught in them.
 
-use std::collections::{BTreeSet, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 use serde::{Deserialize, Serialize};
 
@@ -55,51 +55,76 @@ impl CongestionTree {
     }
 }
 
+/// The XOFF ingresses waiting on each egress of one priority, by egress (device, port).
+type Waiting<'a> = BTreeMap<(&'a str, &'a str), Vec<&'a PortRef>>;
+
 impl Fabric {
     /// Every congestion tree, sorted by priority and root, with `flows` sorted into caught and
     /// victims.
     pub fn congestion_trees(&self, flows: &[Flow]) -> Vec<CongestionTree> {
         let mut trees = Vec::new();
         for priority in 0..PRIORITIES {
-            for root in self.roots(priority) {
-                trees.push(self.tree(priority, root, flows));
+            let waiting = self.waiting(priority);
+            for root in self.roots(priority, &waiting) {
+                trees.push(self.tree(priority, root, &waiting, flows));
             }
         }
         trees.sort();
         trees
     }
 
-    /// The egresses not paused that an XOFF ingress waits on.
-    fn roots(&self, priority: u8) -> BTreeSet<PortRef> {
-        let mut roots = BTreeSet::new();
-        for (n, ingress, o) in self.observed() {
-            if n != priority || o.ingress_xoff_since.is_none() {
+    /// For each egress an XOFF ingress waits on, those ingresses.
+    fn waiting(&self, priority: u8) -> Waiting<'_> {
+        let mut waiting: Waiting<'_> = BTreeMap::new();
+        for (ingress, o) in self.observed_on(priority) {
+            if o.ingress_xoff_since.is_none() {
                 continue;
             }
-            for egress in self.waits_on(ingress, priority) {
-                if self.paused_since(&egress, priority).is_none() {
-                    roots.insert(egress);
+            let device = ingress.device.as_str();
+            match &o.waits_on {
+                Some(ports) => {
+                    for port in ports {
+                        waiting.entry((device, port.as_str())).or_default().push(ingress);
+                    }
+                }
+                None => {
+                    for (egress, _) in self
+                        .observed_on(priority)
+                        .filter(|(e, _)| self.waits_on_port(ingress, priority, e))
+                    {
+                        waiting.entry((device, egress.port.as_str())).or_default().push(ingress);
+                    }
                 }
             }
         }
-        roots
+        waiting
+    }
+
+    /// The egresses not paused that an XOFF ingress waits on.
+    fn roots(&self, priority: u8, waiting: &Waiting<'_>) -> BTreeSet<PortRef> {
+        waiting
+            .keys()
+            .map(|(device, port)| PortRef::new(*device, *port))
+            .filter(|egress| self.paused_since(egress, priority).is_none())
+            .collect()
     }
 
     /// Upstream from `root`: XOFF ingresses waiting on an egress of the tree, and the paused
     /// egresses across their links.
-    fn tree(&self, priority: u8, root: PortRef, flows: &[Flow]) -> CongestionTree {
+    fn tree(
+        &self,
+        priority: u8,
+        root: PortRef,
+        waiting: &Waiting<'_>,
+        flows: &[Flow],
+    ) -> CongestionTree {
         let mut paused = BTreeSet::new();
         let mut xoff = BTreeSet::new();
         let mut frontier = VecDeque::from([root.clone()]);
         while let Some(egress) = frontier.pop_front() {
-            let waiting = self.observed().filter(|(n, ingress, o)| {
-                *n == priority
-                    && ingress.device == egress.device
-                    && o.ingress_xoff_since.is_some()
-                    && self.waits_on(ingress, priority).contains(&egress)
-            });
-            for (_, ingress, _) in waiting {
-                if !xoff.insert(ingress.clone()) {
+            let key = (egress.device.as_str(), egress.port.as_str());
+            for ingress in waiting.get(&key).into_iter().flatten() {
+                if !xoff.insert((*ingress).clone()) {
                     continue;
                 }
                 let Some(upstream) = self.peer(ingress) else { continue };

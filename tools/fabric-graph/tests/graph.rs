@@ -41,6 +41,24 @@ fn the_36_7_ring_is_one_deadlock_of_three_bridges() {
     assert_eq!(d.closed_at, 305, "the latest part: b2's west ingress went into XOFF at 305");
 }
 
+/// A collector that keeps its fabric between rounds: the next round's observations alone count,
+/// over the same links.
+#[test]
+fn cleared_observations_leave_the_links_for_the_next_round() {
+    let mut f = ring([100, 300, 200]);
+    f.clear_observations();
+    assert!(f.deadlocks(10_000, 1_000).is_empty(), "no observation, no deadlock");
+    assert_eq!(f.links().len(), 3);
+    assert_eq!(f.peer(&port("b1", "east")), Some(&port("b2", "west")));
+    for d in ["b1", "b2", "b3"] {
+        f.observe(port(d, "east"), 3, Observation::paused(400)).expect("observe");
+        f.observe(port(d, "west"), 3, Observation::xoff(500, &["east"])).expect("observe");
+    }
+    let found = f.deadlocks(10_000, 1_000);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0].closed_at, 500, "only this round's times");
+}
+
 #[test]
 fn a_chain_has_no_deadlock() {
     let mut f = ring([100, 100, 100]);
@@ -189,6 +207,27 @@ fn a_36_6_tree_names_its_root_and_its_victims() {
     );
     assert_eq!(to_c.caught, ["a-c", "b-v", "d-c"]);
     assert_eq!(to_c.victims, ["b-v"], "b's flow is held though its own port has bandwidth");
+}
+
+/// A collector that cannot tell which egresses an ingress's frames wait for: each XOFF ingress
+/// waits on every other paused or backlogged egress of its device, and the tree is the same.
+#[test]
+fn a_tree_through_ingresses_whose_waits_are_unknown() {
+    let mut f = Fabric::new();
+    f.add_link(port("s1", "up"), port("s2", "from-s1")).expect("link");
+    f.observe(port("s1", "up"), 3, Observation::paused(10)).expect("observe");
+    let unknown = Observation { ingress_xoff_since: Some(20), ..Observation::default() };
+    for host in ["a", "b"] {
+        f.observe(port("s1", host), 3, unknown.clone()).expect("observe");
+    }
+    f.observe(port("s2", "from-s1"), 3, unknown).expect("observe");
+    let backlog = Observation { egress_backlog: true, ..Observation::default() };
+    f.observe(port("s2", "c"), 3, backlog).expect("observe");
+    let trees = f.congestion_trees(&[]);
+    assert_eq!(trees.len(), 1, "{trees:?}");
+    assert_eq!(trees[0].root, port("s2", "c"));
+    assert_eq!(trees[0].paused, [port("s1", "up")]);
+    assert_eq!(trees[0].xoff, [port("s1", "a"), port("s1", "b"), port("s2", "from-s1")]);
 }
 
 #[test]

@@ -5,6 +5,7 @@
 //! drawn by [`network_svg`].
 
 mod build;
+mod calendar;
 mod error;
 mod observe;
 mod plot;

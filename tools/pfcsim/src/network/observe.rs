@@ -50,6 +50,13 @@ pub(super) struct Observer {
     /// Each cycle seen, and whether the last sample saw it.
     deadlocks: BTreeMap<(u8, Vec<CycleHop>), (DeadlockSeen, bool)>,
     trees: BTreeMap<(u8, PortRef), TreeSeen>,
+    /// The devices and links, built once; each sample replaces the observations.
+    fabric: Fabric,
+    /// Each port's reference, by port index.
+    refs: Vec<PortRef>,
+    /// Per ingress and priority (`port * PRIORITIES + priority`): the egress ports its buffered
+    /// frames wait in, refilled each sample.
+    waits: Vec<Vec<usize>>,
 }
 
 fn us(t: Picos) -> f64 {
@@ -81,33 +88,36 @@ impl Observer {
                     .collect(),
             })
             .collect();
+        let refs: Vec<PortRef> = (0..topo.ports.len()).map(|p| port_ref(topo, p)).collect();
+        let mut fabric = Fabric::new();
+        for (p, info) in topo.ports.iter().enumerate() {
+            if let Some(peer) = info.peer.filter(|q| *q > p) {
+                // Both ends exist and are distinct: the graph takes the link.
+                let _ = fabric.add_link(refs[p].clone(), refs[peer].clone());
+            }
+        }
         Observer {
             threshold: threshold.as_ns(),
             flows,
             deadlocks: BTreeMap::new(),
             trees: BTreeMap::new(),
+            fabric,
+            refs,
+            waits: vec![Vec::new(); topo.ports.len() * PRIORITIES],
         }
     }
 
-    /// The fabric as every port shows it at `now`.
-    pub fn fabric(now: Picos, topo: &Topology, ports: &[Port]) -> Fabric {
-        let mut f = Fabric::new();
-        for (p, info) in topo.ports.iter().enumerate() {
-            if let Some(peer) = info.peer.filter(|q| *q > p) {
-                // Both ends exist and are distinct: the graph takes the link.
-                let _ = f.add_link(port_ref(topo, p), port_ref(topo, peer));
-            }
-        }
+    /// Fills the fabric with what every port shows at `now`.
+    fn observe(&mut self, now: Picos, topo: &Topology, ports: &[Port]) {
+        self.fabric.clear_observations();
         // Per ingress and priority: the egress ports its buffered frames wait for.
-        let mut waits: BTreeMap<(usize, usize), BTreeSet<String>> = BTreeMap::new();
+        self.waits.iter_mut().for_each(Vec::clear);
         for (p, port) in ports.iter().enumerate() {
             for (n, queue) in port.queues.iter().enumerate() {
-                for q in queue {
-                    if let Some(i) = q.ingress {
-                        waits
-                            .entry((i as usize, n))
-                            .or_default()
-                            .insert(topo.ports[p].name.clone());
+                for i in queue.iter().filter_map(|q| q.ingress) {
+                    let waits = &mut self.waits[i as usize * PRIORITIES + n];
+                    if waits.last() != Some(&p) {
+                        waits.push(p);
                     }
                 }
             }
@@ -121,25 +131,28 @@ impl Observer {
                 if paused.is_none() && xoff.is_none() && !backlog {
                     continue;
                 }
+                let mut waits_on: Vec<String> = self.waits[p * PRIORITIES + n]
+                    .iter()
+                    .map(|e| topo.ports[*e].name.clone())
+                    .collect();
+                waits_on.sort_unstable();
+                waits_on.dedup();
                 let observation = Observation {
                     egress_paused_since: paused.map(Picos::as_ns),
                     ingress_xoff_since: xoff.map(Picos::as_ns),
                     egress_backlog: backlog,
-                    waits_on: Some(
-                        waits.get(&(p, n)).map(|s| s.iter().cloned().collect()).unwrap_or_default(),
-                    ),
+                    waits_on: Some(waits_on),
                 };
-                let _ = f.observe(port_ref(topo, p), n as u8, observation);
+                let _ = self.fabric.observe(self.refs[p].clone(), n as u8, observation);
             }
         }
-        f
     }
 
     pub fn sample(&mut self, now: Picos, topo: &Topology, ports: &[Port]) {
-        let fabric = Self::fabric(now, topo, ports);
+        self.observe(now, topo, ports);
         let at = us(now);
         let mut present = BTreeSet::new();
-        for d in fabric.deadlocks(now.as_ns(), self.threshold) {
+        for d in self.fabric.deadlocks(now.as_ns(), self.threshold) {
             let key = (d.priority, d.cycle.clone());
             present.insert(key.clone());
             let (seen, was_present) = self.deadlocks.entry(key).or_insert_with(|| {
@@ -169,7 +182,7 @@ impl Observer {
                 seen.cleared_at_us = Some(at);
             }
         }
-        for t in fabric.congestion_trees(&self.flows) {
+        for t in self.fabric.congestion_trees(&self.flows) {
             let seen = self.trees.entry((t.priority, t.root.clone())).or_insert_with(|| TreeSeen {
                 priority: t.priority,
                 root: t.root.clone(),

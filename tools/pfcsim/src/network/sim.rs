@@ -5,12 +5,13 @@
 
 use std::collections::VecDeque;
 
-use dataplane::sim::{BufferVerdict, DataFrame, EventQueue, LinkFrame, SimLink};
+use dataplane::sim::{BufferVerdict, DataFrame, LinkFrame, SimLink};
 use dataplane::time::Picos;
 use dataplane::watchdog::{self, Action};
 use dataplane::wire::{MacControl, PRIORITIES};
 
 use super::build::Topology;
+use super::calendar::CalendarQueue;
 use super::observe::Observer;
 use super::port::{Drops, Port, Queued};
 
@@ -24,7 +25,8 @@ const LOSSY_QUEUE_FRAMES: usize = 256;
 enum Event {
     Tx(usize),
     Arrive(usize),
-    Pause(usize, MacControl),
+    /// The next of the port's `pauses_due` takes effect.
+    Pause(usize),
     Watchdog(usize),
     Source(usize),
     Sample,
@@ -56,7 +58,10 @@ pub(super) struct Sim {
     wires: Vec<SimLink>,
     /// The frames on each wire beyond what `DataFrame` carries, in order.
     in_flight: Vec<VecDeque<Queued>>,
-    events: EventQueue<Event>,
+    /// The PFC frames each port received whose pause entry delay runs, in order (the delay is
+    /// the port's own, so they take effect in the order they arrived).
+    pauses_due: Vec<VecDeque<MacControl>>,
+    events: CalendarQueue<Event>,
     pub flows: Vec<FlowStats>,
     pub watchdog_events: Vec<WatchdogRecord>,
     pub observer: Observer,
@@ -93,9 +98,10 @@ impl Sim {
             .collect();
         Sim {
             in_flight: topo.ports.iter().map(|_| VecDeque::new()).collect(),
+            pauses_due: topo.ports.iter().map(|_| VecDeque::new()).collect(),
             ports,
             wires,
-            events: EventQueue::new(),
+            events: CalendarQueue::new(),
             flows,
             watchdog_events: Vec::new(),
             observer: obs,
@@ -125,7 +131,11 @@ impl Sim {
                     self.tx_free(p, now);
                 }
                 Event::Arrive(w) => self.arrive(w, now),
-                Event::Pause(p, frame) => self.apply_pause(p, now, &frame),
+                Event::Pause(p) => {
+                    if let Some(frame) = self.pauses_due[p].pop_front() {
+                        self.apply_pause(p, now, &frame);
+                    }
+                }
                 Event::Watchdog(p) => self.watchdog_due(p, now),
                 Event::Source(f) => self.source(f, now),
                 Event::Sample => {
@@ -378,7 +388,8 @@ impl Sim {
                     if let Ok(control) = MacControl::parse(&bytes) {
                         let d = self.topo.ports[to].delays;
                         let entry = self.topo.ports[to].speed.bits_time(d.pause_entry_bits);
-                        self.events.schedule(now + entry, Event::Pause(to, control));
+                        self.pauses_due[to].push_back(control);
+                        self.events.schedule(now + entry, Event::Pause(to));
                     }
                 }
                 LinkFrame::Data(d) => {
