@@ -3,8 +3,6 @@
 //! (`port`) that runs LLDP/DCBX on it, selects its allowance and tells the bridge port
 //! what to run. The northbound side sees them as it sees the lab's ports.
 
-pub mod calculation;
-pub mod interface_lldp;
 pub mod port;
 
 use std::sync::{Arc, Mutex, PoisonError};
