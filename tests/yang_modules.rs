@@ -22,6 +22,7 @@ const OURS: [(&str, &str); 11] = [
     ("pfcd-watchdog", "2026-11-29"),
     ("pfcd-pfc", "2026-11-29"),
     ("pfcd-lldp", "2026-11-29"),
+    ("pfcd-nic", "2026-11-29"),
 ];
 
 fn yang() -> PathBuf {
