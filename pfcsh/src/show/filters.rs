@@ -9,6 +9,7 @@ pub const PIPELINE_NS: &str = "urn:pfcd:yang:pfcd-pipeline";
 pub const WATCHDOG_NS: &str = "urn:pfcd:yang:pfcd-watchdog";
 pub const PFCD_PFC_NS: &str = "urn:pfcd:yang:pfcd-pfc";
 pub const LAB_NS: &str = "urn:pfcd:yang:pfcd-lab";
+pub const NIC_NS: &str = "urn:pfcd:yang:pfcd-nic";
 
 /// pfcd-pfc's leaves `names`, each selected in its own namespace beside the IEEE module's.
 fn own(names: &[&str]) -> String {
@@ -141,9 +142,11 @@ pub fn pfc_counters(port: Option<&str>, time_paused: bool, lab: bool) -> String 
     ) + &clock
 }
 
-/// `show interfaces pfc PORT detail`: everything of the port's pfc container.
+/// `show interfaces pfc PORT detail`: everything of the port's pfc container, and what pfcd
+/// set on its NIC when it runs on one (pfcd-nic; nothing otherwise).
 pub fn pfc_detail(port: &str) -> String {
     pfc_and(Some(port), "<speed/>", "")
+        + &format!("<nic xmlns=\"{NIC_NS}\"><port>{}</port></nic>", name(Some(port)))
 }
 
 /// `show pfc watchdog`.
