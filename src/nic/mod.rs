@@ -73,7 +73,11 @@ impl NicPorts {
             let driver = sysfs::driver(name);
             tracing::info!(port = %name, ?driver, ?dcbx, %speed, "NIC port");
             state.update(|s| {
-                *s = NicState { driver, dcbx_mode_found: dcbx, ..NicState::default() };
+                *s = NicState {
+                    driver: driver.clone(),
+                    dcbx_mode_found: dcbx,
+                    ..NicState::default()
+                };
             });
             let setup = NicPortSetup {
                 name: name.clone(),
@@ -82,6 +86,7 @@ impl NicPorts {
                 system: system.clone(),
                 max_frame: settings.max_frame,
                 found: objects.pfc,
+                driver,
             };
             let handle = port::spawn(setup, state.clone(), events.clone())
                 .map_err(|e| format!("port {name}: {e}"))?;

@@ -45,6 +45,8 @@ pub struct NicPortSetup {
     pub max_frame: u16,
     /// The NIC's own PFC as its start-up GET reported it.
     pub found: Option<IeeePfc>,
+    /// The interface's driver (`sysfs::driver`), which decides how `delay` is given.
+    pub driver: Option<String>,
 }
 
 impl NicPortSetup {
@@ -152,7 +154,7 @@ impl NicPort {
     fn facts(&self) -> PortFacts {
         let f = &self.followed;
         PortFacts {
-            driver: self.state.read().driver,
+            driver: self.setup.driver.clone(),
             oper_pfc_enable: f.oper_pfc_enable,
             pfc_cap: self.setup.found.map_or(0, |p| p.pfc_cap),
             mbc: f.intent.dcbx.mbc,
