@@ -11,7 +11,7 @@ use dataplane::time::{LinkSpeed, Picos};
 use lldp::port::LocalSystem;
 use lldp::wire::TimeInterval;
 use pfc_dcb::{DcbSocket, IeeePfc};
-use tracing::{info, warn};
+use tracing::{info, warn, Level};
 
 use super::apply::{apply, pfc_counters};
 use super::plan::{Plan, PortFacts};
@@ -32,6 +32,11 @@ const TICK: Duration = Duration::from_millis(50);
 /// How often the NIC's PFC (its counters) is read back: a `<get>` sees counters at most this
 /// old, and a GET a second costs the NIC's firmware nothing worth counting.
 pub const READ_BACK_EVERY: Duration = Duration::from_secs(1);
+
+/// The port's log lines that a peer's DCBX can cause (each change of the plan).
+const CLAMPED: &str = "ieee_pfc.delay clamped to what the driver takes";
+const REFUSED: &str = "the NIC refused an object; the others stay applied";
+const PROGRAMMED: &str = "NIC programmed";
 
 /// A NIC port: its interface and what is known of it at start.
 #[derive(Debug, Clone)]
@@ -174,16 +179,20 @@ impl NicPort {
             return;
         }
         let outcome = apply(&mut self.dcb, &self.setup.name, &plan);
+        // A peer whose DCBX flaps changes the plan as often as it likes: bounded per port.
+        let admit = |kind, level| pfc_logging::limit::admit(&self.setup.name, kind, level);
         let delay = plan.delay.describe();
-        if plan.delay.clamped() {
-            warn!(delay = %delay, allowance = self.followed.allowance.bits, "ieee_pfc.delay clamped to what the driver takes");
+        if plan.delay.clamped() && admit(CLAMPED, Level::WARN) {
+            warn!(delay = %delay, allowance = self.followed.allowance.bits, "{CLAMPED}");
         }
         for r in &outcome.refused {
-            warn!(object = r.object.as_str(), error = %r.error, "the NIC refused an object; the others stay applied");
+            if admit(REFUSED, Level::WARN) {
+                warn!(object = r.object.as_str(), error = %r.error, "{REFUSED}");
+            }
         }
-        if !outcome.applied.is_empty() {
+        if !outcome.applied.is_empty() && admit(PROGRAMMED, Level::INFO) {
             let applied: Vec<_> = outcome.applied.iter().map(|o| o.as_str()).collect();
-            info!(pfc_enable = plan.pfc.pfc_en, delay = %delay, applied = %applied.join(", "), "NIC programmed");
+            info!(pfc_enable = plan.pfc.pfc_en, delay = %delay, applied = %applied.join(", "), "{PROGRAMMED}");
         }
         self.state.update(|s| {
             s.programmed = Some(Programmed { plan: plan.clone(), outcome, at: SystemTime::now() })
