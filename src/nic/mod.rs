@@ -72,6 +72,13 @@ impl NicPorts {
             let state = SharedNicState::default();
             let driver = sysfs::driver(name);
             tracing::info!(port = %name, ?driver, ?dcbx, %speed, "NIC port");
+            if dcbx.is_some_and(|m| m.lld_managed()) {
+                tracing::warn!(
+                    port = %name,
+                    "the NIC's firmware runs DCBX on it: pfcd sets the mode to host and IEEE and \
+                     runs DCBX itself (pfcd-nic dcbx-mode-found keeps what was found)"
+                );
+            }
             state.update(|s| {
                 *s = NicState {
                     driver: driver.clone(),
