@@ -10,7 +10,7 @@ use mgmt::yang::model::{Kind, SNode};
 use mgmt::yang::schema::Schema;
 
 /// pfcd's modules and their revisions.
-const OURS: [(&str, &str); 11] = [
+const OURS: [(&str, &str); 12] = [
     ("ieee802-dot1q-pfc", "2026-11-29"),
     ("ieee802-dot1q-pfc-if", "2026-11-29"),
     ("ieee802-dot1q-pfc-bridge", "2026-11-29"),
@@ -22,6 +22,7 @@ const OURS: [(&str, &str); 11] = [
     ("pfcd-watchdog", "2026-11-29"),
     ("pfcd-pfc", "2026-11-29"),
     ("pfcd-lldp", "2026-11-29"),
+    ("pfcd-nic", "2026-11-29"),
 ];
 
 fn yang() -> PathBuf {

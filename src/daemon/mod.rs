@@ -14,6 +14,7 @@ use std::time::Duration;
 use tracing::{info, warn};
 
 use crate::lab::Lab;
+use crate::nic::NicPorts;
 use crate::northbound;
 use crate::ports::set::PortSet;
 use crate::real::RealPorts;
@@ -52,15 +53,20 @@ const BLOCKING: usize = 8;
 /// Runs pfcd until SIGTERM or SIGINT; `source` is where `settings` came from (SIGHUP reads it
 /// again).
 pub fn run(settings: Settings, source: SettingsSource) -> Result<(), DaemonError> {
-    if settings.ports == Ports::Interfaces && settings.interfaces.data_plane == DataPlane::Nic {
-        crate::nic::check_before_start(&settings.interfaces.names).map_err(DaemonError::Nic)?;
-    }
+    let nic_mode =
+        settings.ports == Ports::Interfaces && settings.interfaces.data_plane == DataPlane::Nic;
+    let nic_found = if nic_mode {
+        Some(crate::nic::check_before_start(&settings.interfaces.names).map_err(DaemonError::Nic)?)
+    } else {
+        None
+    };
     startup_signals::hold_hangups().map_err(|e| DaemonError::Signals(e.into()))?;
     let state_dir = &settings.state_dir;
     mgmt::state_dir::prepare(state_dir)?;
     let users_file = settings.users_path();
     let admin = credentials::ensure_admin(&users_file, state_dir, &settings.admin_user)?;
     let yang_dirs = write_modules(state_dir)?;
+    let mut nic = None;
     let (ports, lab, initial_config): (Arc<dyn PortSet>, _, _) = match settings.ports {
         Ports::Lab => {
             let lab = Arc::new(Lab::start(&settings.lab).map_err(DaemonError::Lab)?);
@@ -68,9 +74,22 @@ pub fn run(settings: Settings, source: SettingsSource) -> Result<(), DaemonError
             (lab.clone(), Some(lab), initial)
         }
         Ports::Interfaces => {
-            let real = RealPorts::start(&settings.interfaces).map_err(DaemonError::Interfaces)?;
             let names: Vec<&str> = settings.interfaces.names.iter().map(String::as_str).collect();
-            (Arc::new(real), None, northbound::initial_config_for(&names))
+            let initial = northbound::initial_config_for(&names);
+            match nic_found {
+                Some(found) => {
+                    let ports = Arc::new(
+                        NicPorts::start(&settings.interfaces, found).map_err(DaemonError::Nic)?,
+                    );
+                    nic = Some(ports.clone());
+                    (ports as Arc<dyn PortSet>, None, initial)
+                }
+                None => {
+                    let real =
+                        RealPorts::start(&settings.interfaces).map_err(DaemonError::Interfaces)?;
+                    (Arc::new(real), None, initial)
+                }
+            }
         }
     };
     let config = mgmt::config::Config {
@@ -90,7 +109,8 @@ pub fn run(settings: Settings, source: SettingsSource) -> Result<(), DaemonError
         .enable_all()
         .build()
         .map_err(DaemonError::Runtime)?;
-    let result = runtime.block_on(serve(config, &settings, &source, &admin, ports.clone(), lab));
+    let result =
+        runtime.block_on(serve(config, &settings, &source, &admin, ports.clone(), lab, nic));
     ports.stop();
     result
 }
@@ -102,6 +122,7 @@ async fn serve(
     admin: &credentials::Admin,
     ports: Arc<dyn PortSet>,
     lab: Option<Arc<Lab>>,
+    nic: Option<Arc<NicPorts>>,
 ) -> Result<(), DaemonError> {
     use tokio::signal::unix::{signal, SignalKind};
     // The handlers first: a signal that came between "pfcd ready" and their installation
@@ -110,7 +131,10 @@ async fn serve(
     let mut int = signal(SignalKind::interrupt()).map_err(DaemonError::Signals)?;
     let mut hup = signal(SignalKind::hangup()).map_err(DaemonError::Signals)?;
     startup_signals::release_hangups().map_err(|e| DaemonError::Signals(e.into()))?;
-    let backends = northbound::backends(ports.clone(), lab);
+    let mut backends = northbound::backends(ports.clone(), lab);
+    if let Some(nic) = nic {
+        backends.push(Arc::new(northbound::nic::NicBackend::new(nic)));
+    }
     let server = mgmt::ssh::Server::start_with_backends(config, backends).await?;
     banner::print(server.local_addr(), settings, admin, ports.as_ref());
     let mut health = tokio::time::interval(Duration::from_secs(1));

@@ -11,6 +11,7 @@ pub const OURS: &[(&str, &str)] = &[
     ("pfcd-headroom.yang", include_str!("../../yang/pfcd-headroom.yang")),
     ("pfcd-lab.yang", include_str!("../../yang/pfcd-lab.yang")),
     ("pfcd-lldp.yang", include_str!("../../yang/pfcd-lldp.yang")),
+    ("pfcd-nic.yang", include_str!("../../yang/pfcd-nic.yang")),
     ("pfcd-pfc.yang", include_str!("../../yang/pfcd-pfc.yang")),
     ("pfcd-pipeline.yang", include_str!("../../yang/pfcd-pipeline.yang")),
     ("pfcd-watchdog.yang", include_str!("../../yang/pfcd-watchdog.yang")),

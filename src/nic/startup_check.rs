@@ -3,28 +3,30 @@
 //! driver has no DCB operations cannot take PFC from pfcd, and pfcd refuses to start rather than
 //! run half configured.
 
-use pfc_dcb::{DcbError, DcbSocket};
+use pfc_dcb::{DcbError, DcbSocket, DcbxMode, IeeeObjects};
 
 /// What the operator can run instead, named in every refusal.
 const THE_OTHER_KINDS: &str = "run these interfaces on pfcd's software bridge instead \
      (data-plane = \"bridge\" in [interfaces], the default), or use the embedded lab \
      (ports = \"lab\")";
 
-/// Refuses every interface that does not answer DCB netlink, naming each and why, and the two
-/// other kinds of port. NIC ports do not run yet, so interfaces that all answer are refused too,
-/// saying so, rather than started half built.
-pub fn check_before_start(names: &[String]) -> Result<(), String> {
+/// What an interface answered: its IEEE objects and its DCBX mode.
+pub type Found = (IeeeObjects, Option<DcbxMode>);
+
+/// What each interface answered, in order; or, when any does not answer, a refusal naming each
+/// that does not and why, and the two other kinds of port.
+pub fn check_before_start(names: &[String]) -> Result<Vec<Found>, String> {
     let mut dcb = DcbSocket::open().map_err(|e| format!("data-plane = \"nic\": {e}"))?;
-    let refusals: Vec<String> = names
-        .iter()
-        .filter_map(|name| dcb.ieee_get(name).err().map(|e| refusal(name, &e)))
-        .collect();
+    let mut found = Vec::new();
+    let mut refusals = Vec::new();
+    for name in names {
+        match dcb.ieee_get(name) {
+            Ok(answer) => found.push(answer),
+            Err(e) => refusals.push(refusal(name, &e)),
+        }
+    }
     if refusals.is_empty() {
-        return Err(format!(
-            "data-plane = \"nic\": {} answer DCB netlink, but pfcd does not program NICs yet; \
-             {THE_OTHER_KINDS}. Nothing was changed",
-            names.join(", ")
-        ));
+        return Ok(found);
     }
     Err(format!(
         "data-plane = \"nic\" needs interfaces whose NIC takes PFC through DCB netlink: {}; \

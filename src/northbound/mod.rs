@@ -23,6 +23,7 @@ pub mod lab;
 pub mod lldp;
 pub mod moved;
 pub mod namespaces;
+pub mod nic;
 pub mod pfc;
 pub mod pipeline;
 pub mod watchdog;

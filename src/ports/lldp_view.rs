@@ -1,6 +1,6 @@
 //! What LLDP/DCBX on a port tells the rest of the port task, whichever agent runs it (the lab's
 //! two agents over a simulated link, `crate::lab::link_lldp`; ours on a real interface,
-//! `crate::real::interface_lldp`): the view the northbound side reads, what one step did, and the DCBX
+//! `crate::ports::interface_lldp`): the view the northbound side reads, what one step did, and the DCBX
 //! settings a configuration asks for.
 
 use std::time::{Duration, Instant};

@@ -4,9 +4,13 @@
 //! [`event_channel`]), what a task follows and reports ([`follow`], [`report`], [`drops`], the
 //! PFC [`watchdog`]'s view), the headroom results and the allowance selected from them
 //! ([`headroom`]), LLDP's view ([`lldp_view`]), [`PortSet`], what the northbound side needs of a
-//! set of ports, and the health of their threads ([`watched`]). The kinds of port are apart: the embedded
-//! lab's simulated ports in `crate::lab`, real interfaces in `crate::real`.
+//! set of ports, and the health of their threads ([`watched`]); what both kinds of port on a
+//! real interface run: LLDP/DCBX on its socket ([`interface_lldp`]) and the headroom calculated
+//! from the configuration ([`calculation`]). The kinds of port are apart: the embedded lab's
+//! simulated ports in `crate::lab`, the software bridge's on real interfaces in `crate::real`,
+//! a NIC's in `crate::nic`.
 
+pub mod calculation;
 pub mod drops;
 pub mod event;
 pub mod event_channel;
@@ -14,6 +18,7 @@ pub mod follow;
 pub mod handle;
 pub mod headroom;
 pub mod intent;
+pub mod interface_lldp;
 pub mod lldp_view;
 pub mod report;
 pub mod run;

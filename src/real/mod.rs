@@ -3,8 +3,6 @@
 //! (`port`) that runs LLDP/DCBX on it, selects its allowance and tells the bridge port
 //! what to run. The northbound side sees them as it sees the lab's ports.
 
-pub mod calculation;
-pub mod interface_lldp;
 pub mod port;
 
 use std::sync::{Arc, Mutex, PoisonError};
@@ -216,7 +214,7 @@ fn port_speed(names: &[String], configured: LinkSpeed) -> LinkSpeed {
 
 /// An interface's speed as Linux reports it (Mb/s in /sys/class/net/IF/speed), if it is one
 /// of the pipeline's.
-fn reported_speed(name: &str) -> Option<LinkSpeed> {
+pub(crate) fn reported_speed(name: &str) -> Option<LinkSpeed> {
     let text = std::fs::read_to_string(format!("/sys/class/net/{name}/speed")).ok()?;
     let mbps: u64 = text.trim().parse().ok()?;
     LinkSpeed::ALL.into_iter().find(|s| s.gbps() * 1000 == mbps)

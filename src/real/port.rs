@@ -15,11 +15,11 @@ use lldp::port::LocalSystem;
 use lldp::wire::TimeInterval;
 use tracing::{info, warn};
 
-use super::calculation::Calculation;
-use super::interface_lldp::RealLldp;
+use crate::ports::calculation::Calculation;
 use crate::ports::follow::{Followed, PortFigures};
 use crate::ports::headroom::{select_allowance, ReceiveBuffer, Results};
 use crate::ports::intent::{mixed_classes, priority_list, HeadroomMethod, PortIntent, PRIORITIES};
+use crate::ports::interface_lldp::RealLldp;
 use crate::ports::lldp_view::Step;
 use crate::ports::run::PortTask;
 use crate::ports::snapshot::{PortSnapshot, PrioritySnapshot};

@@ -9,6 +9,7 @@ pub const PIPELINE_NS: &str = pfc_yang_names::pfcd_pipeline::NAMESPACE;
 pub const WATCHDOG_NS: &str = pfc_yang_names::pfcd_watchdog::NAMESPACE;
 pub const PFCD_PFC_NS: &str = pfc_yang_names::pfcd_pfc::NAMESPACE;
 pub const LAB_NS: &str = pfc_yang_names::pfcd_lab::NAMESPACE;
+pub const NIC_NS: &str = pfc_yang_names::pfcd_nic::NAMESPACE;
 
 /// pfcd-pfc's leaves `names`, each selected in its own namespace beside the IEEE module's.
 fn own(names: &[&str]) -> String {
@@ -141,9 +142,11 @@ pub fn pfc_counters(port: Option<&str>, time_paused: bool, lab: bool) -> String 
     ) + &clock
 }
 
-/// `show interfaces pfc PORT detail`: everything of the port's pfc container.
+/// `show interfaces pfc PORT detail`: everything of the port's pfc container, and what pfcd
+/// set on its NIC when it runs on one (pfcd-nic; nothing otherwise).
 pub fn pfc_detail(port: &str) -> String {
     pfc_and(Some(port), "<speed/>", "")
+        + &format!("<nic xmlns=\"{NIC_NS}\"><port>{}</port></nic>", name(Some(port)))
 }
 
 /// `show pfc watchdog`.

@@ -169,5 +169,61 @@ pub fn render_detail(v: &Value) -> String {
         ("PFC frames ignored", count(pfc, pfcd::PFC_FRAMES_IGNORED)),
         ("counting since", or_dash(text(pfc, ieee::DISCONTINUITY_TIME))),
     ]);
+    out += &nic_line(v);
     out
+}
+
+/// What pfcd set on the port's NIC (pfcd-nic), when it runs on one: the driver, `delay` as
+/// given, and each object the NIC refused.
+fn nic_line(v: &Value) -> String {
+    let Some(port) = list(v, "nic/port").first() else { return String::new() };
+    let refused: Vec<String> = list(port, "programmed/refused")
+        .iter()
+        .map(|r| format!("{} ({})", or_dash(text(r, "object")), or_dash(text(r, "error"))))
+        .collect();
+    pairs(&[
+        ("NIC driver", or_dash(text(port, "driver"))),
+        ("NIC delay", or_dash(text(port, "programmed/delay-meaning"))),
+        ("NIC refused", if refused.is_empty() { "-".into() } else { refused.join("; ") }),
+    ])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn port(nic: Option<Value>) -> Value {
+        let mut v = serde_json::json!({
+            "ietf-interfaces:interfaces": {"interface": [{
+                "name": "eth2",
+                "ieee802-dot1q-bridge:bridge-port": {
+                    "ieee802-dot1q-pfc-bridge:pfc": {"pfc-enable": "p3"}
+                }
+            }]}
+        });
+        if let Some(nic) = nic {
+            v["pfcd-nic:nic"] = nic;
+        }
+        v
+    }
+
+    #[test]
+    fn a_nic_port_shows_its_driver_the_delay_given_and_what_the_nic_refused() {
+        let nic = serde_json::json!({"port": [{
+            "name": "eth2",
+            "driver": "mlx5_core",
+            "programmed": {
+                "delay-meaning": "114 m of cable",
+                "refused": [{"object": "dcbx-mode", "error": "eth2: the kernel refused DCB DCBX mode set to 0x09: EINVAL (Invalid argument)"}]
+            }
+        }]});
+        let out = render_detail(&port(Some(nic)));
+        assert!(out.contains("NIC driver   mlx5_core\n"), "{out}");
+        assert!(out.contains("NIC delay    114 m of cable\n"), "{out}");
+        assert!(
+            out.contains("NIC refused  dcbx-mode (eth2: the kernel refused DCB DCBX mode set"),
+            "{out}"
+        );
+        assert!(!render_detail(&port(None)).contains("NIC"), "no NIC lines on other ports");
+    }
 }

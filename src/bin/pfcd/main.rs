@@ -24,7 +24,8 @@ in-process peer that congests lossless priority 3 and runs LLDP/DCBX with it (la
 willing, lab3's is not), and the bridge's transmit pipeline, paused as the peers pause the ports. \
 Modules served: ieee802-dot1q-pfc-bridge, ieee802-dot1ab-lldp with the DCBX and PFC TLV modules, \
 ietf-interfaces, ieee802-dot1q-bridge, and pfcd's own pfcd-pipeline, pfcd-headroom, \
-pfcd-watchdog (the PFC watchdog), pfcd-pfc (time paused per priority), pfcd-lldp (neighbours' TTL and age), pfcd-lab (the lab's state and its peers' storms) and \
+pfcd-watchdog (the PFC watchdog), pfcd-pfc (time paused per priority), pfcd-lldp (neighbours' TTL and age), pfcd-lab (the lab's state and its peers' storms), \
+pfcd-nic (what was set on each NIC, with data-plane = \"nic\") and \
 pfcd-deviations (what pfcd does not implement of the IEEE modules).
 
 On first start pfcd creates the administrator with a random password (Argon2id hash in the users \
@@ -49,8 +50,9 @@ first start configures every interface as a Bridge Port with PFC off and LLDP on
   max-frame = 9216              # the largest frame forwarded, octets without FCS
   receive-buffer = 1048576      # octets per port for the PFC-enabled priorities
   max-transit-ms = 1000         # frames held longer are discarded (802.1Q 6.5.6; 1-4000)
-  data-plane = \"bridge\"         # \"nic\": the NICs run PFC, through DCB netlink (refused,
-                                # naming each interface, where a driver has no DCB)
+  data-plane = \"bridge\"         # \"nic\": the NICs run PFC, programmed through DCB netlink
+                                # from DCBX (refused, naming each interface, where a
+                                # driver has no DCB); what was set: pfcd-nic
   [lab]
   time-ratio = 0.001            # simulated seconds per wall-clock second (0 < r <= 1)
   tick-ms = 50                  # how often each port catches up with the clock

@@ -1,0 +1,284 @@
+//! A port whose NIC runs PFC: the same handle, intents and snapshots as the other kinds, the
+//! same LLDP/DCBX on the interface as the software bridge's ports (`ports::interface_lldp`) and
+//! the same allowance selection; but nothing is forwarded, and what DCBX and the configuration
+//! leave in force is put on the NIC through DCB netlink (`plan`, `apply`) whenever it changes.
+//! The NIC's PFC counters are read back on a short period.
+
+use std::time::{Duration, Instant, SystemTime};
+
+use dataplane::headroom::{LinkDelay, Medium};
+use dataplane::time::{LinkSpeed, Picos};
+use lldp::port::LocalSystem;
+use lldp::wire::TimeInterval;
+use pfc_dcb::{DcbSocket, IeeePfc};
+use tracing::{info, warn, Level};
+
+use super::apply::{apply, pfc_counters};
+use super::plan::{Plan, PortFacts};
+use super::state::{Programmed, SharedNicState};
+use crate::ports::calculation::Calculation;
+use crate::ports::follow::{Followed, PortFigures};
+use crate::ports::headroom::{select_allowance, ReceiveBuffer, Results};
+use crate::ports::intent::{PortIntent, PRIORITIES};
+use crate::ports::interface_lldp::RealLldp;
+use crate::ports::lldp_view::Step;
+use crate::ports::run::PortTask;
+use crate::ports::snapshot::{PortSnapshot, PrioritySnapshot};
+use crate::ports::{EventSender, PortHandle};
+
+/// How often the task looks at the LLDP socket when nothing else wakes it.
+const TICK: Duration = Duration::from_millis(50);
+
+/// How often the NIC's PFC (its counters) is read back: a `<get>` sees counters at most this
+/// old, and a GET a second costs the NIC's firmware nothing worth counting.
+pub const READ_BACK_EVERY: Duration = Duration::from_secs(1);
+
+/// The port's log lines that a peer's DCBX can cause (each change of the plan).
+const CLAMPED: &str = "ieee_pfc.delay clamped to what the driver takes";
+const REFUSED: &str = "the NIC refused an object; the others stay applied";
+const PROGRAMMED: &str = "NIC programmed";
+
+/// A NIC port: its interface and what is known of it at start.
+#[derive(Debug, Clone)]
+pub struct NicPortSetup {
+    pub name: String,
+    pub speed: LinkSpeed,
+    /// Octets for the PFC-enabled priorities together (what an allowance must fit).
+    pub receive_buffer_size: u64,
+    pub system: LocalSystem,
+    /// The largest frame, octets without FCS (the calculation's frames).
+    pub max_frame: u16,
+    /// The NIC's own PFC as its start-up GET reported it.
+    pub found: Option<IeeePfc>,
+    /// The interface's driver (`sysfs::driver`), which decides how `delay` is given.
+    pub driver: Option<String>,
+}
+
+impl NicPortSetup {
+    fn receive_buffer(&self) -> ReceiveBuffer {
+        ReceiveBuffer::for_max_frame(self.receive_buffer_size, self.max_frame)
+    }
+}
+
+/// Starts a NIC port's task; `state` is where it reports what it programmed.
+pub fn spawn(
+    setup: NicPortSetup,
+    state: SharedNicState,
+    events: EventSender,
+) -> std::io::Result<PortHandle> {
+    let lldp = RealLldp::open(&setup.name, setup.system.clone()).map_err(std::io::Error::other)?;
+    let dcb = DcbSocket::open().map_err(std::io::Error::other)?;
+    let (name, buffer) = (setup.name.clone(), setup.receive_buffer());
+    PortHandle::start(name, buffer, NicPort::new(setup, lldp, dcb, state, events))
+}
+
+/// The port's state, owned by its thread.
+struct NicPort {
+    setup: NicPortSetup,
+    lldp: RealLldp,
+    dcb: DcbSocket,
+    followed: Followed,
+    calculation: Calculation,
+    state: SharedNicState,
+    /// The plan last sent (sent again only when it changes).
+    given: Option<Plan>,
+    /// The NIC's PFC as last read, and the counters when they were last cleared.
+    read: IeeePfc,
+    base: IeeePfc,
+    last_read: Option<Instant>,
+}
+
+impl NicPort {
+    fn new(
+        setup: NicPortSetup,
+        lldp: RealLldp,
+        dcb: DcbSocket,
+        state: SharedNicState,
+        events: EventSender,
+    ) -> Self {
+        let intent = PortIntent::default();
+        let results = Results::default();
+        let allowance =
+            select_allowance(&intent, Default::default(), &results, setup.receive_buffer());
+        let followed =
+            Followed::new(setup.name.clone(), intent, results, allowance, lldp.view(), events);
+        let found = setup.found.unwrap_or_default();
+        NicPort {
+            calculation: Calculation::new(setup.speed, setup.max_frame),
+            lldp,
+            dcb,
+            followed,
+            state,
+            given: None,
+            read: found,
+            base: found,
+            last_read: None,
+            setup,
+        }
+    }
+
+    /// Follows DCBX (operational PFC Enable, the headroom method agreed) and the peer's Local
+    /// Delay; a change selects the allowance again and programs the NIC.
+    fn follow_lldp(&mut self, step: Step) {
+        let lldp = &self.lldp;
+        let f = &mut self.followed;
+        if !f.take_step(&step, || lldp.remote_statistics(), || lldp.view()) {
+            return;
+        }
+        let peer_delay = Calculation::peer_delay(&f.lldp_view);
+        let inputs = self.calculation.inputs(&f.intent.calculation, peer_delay);
+        let recalculate = self.calculation.stale(&inputs);
+        let change =
+            f.take_dcbx(lldp.oper_pfc_enable(f.intent.pfc_enable), f.lldp_view.agreed_headroom());
+        if change.oper_pfc_enable || change.method || recalculate {
+            self.reselect();
+        }
+    }
+
+    /// Selects the allowance again (the calculation run when its method is in force; the NIC
+    /// does not measure) and programs the NIC when the plan changed.
+    fn reselect(&mut self) {
+        use dataplane::headroom::allowance::AutomaticCalculation;
+        let automatic = self.followed.method_in_force().automatic();
+        if matches!(automatic, AutomaticCalculation::LinkDelay | AutomaticCalculation::Both) {
+            let f = &mut self.followed;
+            let peer_delay =
+                self.calculation.sane_peer_delay(&f.name, Calculation::peer_delay(&f.lldp_view));
+            let inputs = self.calculation.inputs(&f.intent.calculation, peer_delay);
+            self.calculation.run(&f.name, inputs, &mut f.results);
+            f.peer_delays_refused = self.calculation.peer_delays_refused;
+        }
+        let buffer = self.setup.receive_buffer();
+        let allowance =
+            select_allowance(&self.followed.intent, automatic, &self.followed.results, buffer);
+        self.followed.put_in_force(allowance, buffer);
+        self.program();
+    }
+
+    /// What the port knows, for the plan.
+    fn facts(&self) -> PortFacts {
+        let f = &self.followed;
+        PortFacts {
+            driver: self.setup.driver.clone(),
+            oper_pfc_enable: f.oper_pfc_enable,
+            pfc_cap: self.setup.found.map_or(0, |p| p.pfc_cap),
+            mbc: f.intent.dcbx.mbc,
+            allowance_bits: f.allowance.bits,
+            speed: self.setup.speed,
+            medium: match f.intent.calculation.link_delay {
+                LinkDelay::Cable { medium, .. } => medium,
+                LinkDelay::OneWay(_) => Medium::Fibre,
+            },
+        }
+    }
+
+    /// Puts the plan on the NIC if it is not what was last sent; each refusal is logged.
+    fn program(&mut self) {
+        let plan = Plan::for_port(&self.facts());
+        if self.given.as_ref() == Some(&plan) {
+            return;
+        }
+        let outcome = apply(&mut self.dcb, &self.setup.name, &plan);
+        // A peer whose DCBX flaps changes the plan as often as it likes: bounded per port.
+        let admit = |kind, level| pfc_logging::limit::admit(&self.setup.name, kind, level);
+        let delay = plan.delay.describe();
+        if plan.delay.clamped() && admit(CLAMPED, Level::WARN) {
+            warn!(delay = %delay, allowance = self.followed.allowance.bits, "{CLAMPED}");
+        }
+        for r in &outcome.refused {
+            if admit(REFUSED, Level::WARN) {
+                warn!(object = r.object.as_str(), error = %r.error, "{REFUSED}");
+            }
+        }
+        if !outcome.applied.is_empty() && admit(PROGRAMMED, Level::INFO) {
+            let applied: Vec<_> = outcome.applied.iter().map(|o| o.as_str()).collect();
+            info!(pfc_enable = plan.pfc.pfc_en, delay = %delay, applied = %applied.join(", "), "{PROGRAMMED}");
+        }
+        self.state.update(|s| {
+            s.programmed = Some(Programmed { plan: plan.clone(), outcome, at: SystemTime::now() })
+        });
+        self.given = Some(plan);
+    }
+
+    /// Reads the NIC's PFC back once [`READ_BACK_EVERY`] has passed.
+    fn read_back(&mut self) {
+        if self.last_read.is_some_and(|t| t.elapsed() < READ_BACK_EVERY) {
+            return;
+        }
+        self.last_read = Some(Instant::now());
+        match self.dcb.ieee_get(&self.setup.name) {
+            Ok((objects, _)) => {
+                if let Some(pfc) = objects.pfc {
+                    self.read = pfc;
+                }
+                self.state.update(|s| {
+                    s.read_back = objects.pfc;
+                    s.read_error = None;
+                });
+            }
+            Err(e) => {
+                let error = e.to_string();
+                if self.state.read().read_error.as_ref() != Some(&error) {
+                    warn!(%error, "reading the NIC's PFC back failed");
+                }
+                self.state.update(|s| s.read_error = Some(error));
+            }
+        }
+    }
+}
+
+impl PortTask for NicPort {
+    fn wait(&self) -> Duration {
+        TICK
+    }
+
+    fn apply(&mut self, intent: PortIntent) {
+        self.followed.take_intent(intent);
+        let speed = self.setup.speed;
+        let ours = self.followed.intent.calculation.local_delays(speed).local_delay_tlv(speed);
+        let step = self.lldp.apply(&self.followed.intent, TimeInterval(ours));
+        self.follow_lldp(step);
+        self.reselect();
+    }
+
+    /// The NIC sends no HMPDUs: there is nothing to measure with.
+    fn measure(&mut self) {
+        info!("measure-headroom: a NIC port does not measure (its NIC sends no HMPDUs)");
+    }
+
+    /// A NIC's counters cannot be reset through DCB netlink: the port counts from here on.
+    fn clear_counters(&mut self) {
+        self.last_read = None;
+        self.read_back();
+        self.base = self.read;
+        self.followed.counters_cleared();
+    }
+
+    fn shutdown_lldp(&mut self) -> bool {
+        self.lldp.shutdown()
+    }
+
+    /// LLDP's step, then the NIC's PFC when it is due; the snapshot is published after every
+    /// step, as a real port's is.
+    fn step(&mut self, _commanded: bool) -> bool {
+        let step = self.lldp.poll();
+        self.follow_lldp(step);
+        self.read_back();
+        true
+    }
+
+    fn snapshot(&self) -> PortSnapshot {
+        let (sent, received) = pfc_counters(&self.read, &self.base);
+        let figures = PortFigures {
+            speed: self.setup.speed,
+            receive_buffer_size: self.setup.receive_buffer_size,
+            peer_oper_pfc_enable: 0,
+            sent: &sent,
+            received: &received,
+            priorities: [PrioritySnapshot::default(); PRIORITIES],
+            simulated_time: Picos::ZERO,
+            watchdog: Default::default(),
+        };
+        self.followed.snapshot(figures)
+    }
+}

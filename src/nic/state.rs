@@ -1,0 +1,47 @@
+//! What a NIC port reports of the NIC beyond the PFC model's objects (served as pfcd-nic): the
+//! driver, the DCBX mode found, what was programmed last (the `delay` given and how the driver
+//! reads it) and what the driver refused. Written by the port's thread, read by the northbound
+//! side without waiting for it.
+
+use std::sync::{Arc, PoisonError, RwLock};
+use std::time::SystemTime;
+
+use pfc_dcb::{DcbxMode, IeeePfc};
+
+use super::apply::Applied;
+use super::plan::Plan;
+
+/// One NIC port's state.
+#[derive(Debug, Clone, Default)]
+pub struct NicState {
+    pub driver: Option<String>,
+    /// The DCBX mode the NIC reported at start, before pfcd set its own (firmware agents show
+    /// as LLD_MANAGED).
+    pub dcbx_mode_found: Option<DcbxMode>,
+    /// The last plan sent, what became of it, and when.
+    pub programmed: Option<Programmed>,
+    /// The NIC's PFC as last read back, and the read's error if the last one failed.
+    pub read_back: Option<IeeePfc>,
+    pub read_error: Option<String>,
+}
+
+#[derive(Debug, Clone)]
+pub struct Programmed {
+    pub plan: Plan,
+    pub outcome: Applied,
+    pub at: SystemTime,
+}
+
+/// Shared between a port's thread and the northbound side.
+#[derive(Debug, Clone, Default)]
+pub struct SharedNicState(Arc<RwLock<NicState>>);
+
+impl SharedNicState {
+    pub fn read(&self) -> NicState {
+        self.0.read().unwrap_or_else(PoisonError::into_inner).clone()
+    }
+
+    pub fn update(&self, f: impl FnOnce(&mut NicState)) {
+        f(&mut self.0.write().unwrap_or_else(PoisonError::into_inner));
+    }
+}

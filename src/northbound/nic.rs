@@ -1,0 +1,104 @@
+//! pfcd-nic: what pfcd put on each NIC (`data-plane = "nic"`): the driver, the objects set and
+//! refused, `ieee_pfc.delay` and how the driver reads it, and the NIC's PFC as read back.
+//! State only; the NIC ports' PFC model objects are the ports backend's, as for every port.
+
+use std::sync::Arc;
+
+use mgmt::backend::{Backend, BackendError, StateRequest, Transaction};
+use netconf_proto::xml::Element;
+
+use super::xml::{leaf, pfc_enable_bits};
+use crate::nic::state::NicState;
+use crate::nic::NicPorts;
+
+/// pfcd-nic's namespace.
+pub const NIC_NS: &str = "urn:pfcd:yang:pfcd-nic";
+
+/// The backend of pfcd-nic.
+pub struct NicBackend {
+    nic: Arc<NicPorts>,
+}
+
+impl NicBackend {
+    pub fn new(nic: Arc<NicPorts>) -> Self {
+        NicBackend { nic }
+    }
+}
+
+/// The DCBX mode's bits by their pfcd-nic names.
+fn dcbx_bits(mode: u8) -> String {
+    ["host", "lld-managed", "cee", "ieee", "static"]
+        .iter()
+        .enumerate()
+        .filter(|(n, _)| mode & (1 << n) != 0)
+        .map(|(_, name)| *name)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// One port's entry.
+pub fn port_entry(name: &str, state: &NicState) -> Element {
+    let ns = NIC_NS;
+    let mut port = Element::new(ns, "port").with(leaf(ns, "name", name));
+    if let Some(driver) = &state.driver {
+        port.push(leaf(ns, "driver", driver));
+    }
+    if let Some(mode) = state.dcbx_mode_found {
+        port.push(leaf(ns, "dcbx-mode-found", dcbx_bits(mode.0)));
+    }
+    if let Some(p) = &state.programmed {
+        let (plan, delay) = (&p.plan, &p.plan.delay);
+        let mut programmed = Element::new(ns, "programmed")
+            .with(leaf(ns, "time", mgmt::notify::format_time(p.at)))
+            .with(leaf(ns, "dcbx-mode", dcbx_bits(plan.dcbx.0)))
+            .with(leaf(ns, "pfc-enable", pfc_enable_bits(plan.pfc.pfc_en)))
+            .with(leaf(ns, "mbc", plan.pfc.mbc != 0))
+            .with(leaf(ns, "delay", delay.value))
+            .with(leaf(ns, "delay-unit", delay.unit.as_str()))
+            .with(leaf(ns, "delay-wanted", delay.wanted))
+            .with(leaf(ns, "delay-clamped", delay.clamped()))
+            .with(leaf(ns, "delay-meaning", delay.describe()));
+        for object in &p.outcome.applied {
+            programmed.push(leaf(ns, "applied", object.as_str()));
+        }
+        for r in &p.outcome.refused {
+            programmed.push(
+                Element::new(ns, "refused")
+                    .with(leaf(ns, "object", r.object.as_str()))
+                    .with(leaf(ns, "error", &r.error)),
+            );
+        }
+        port.push(programmed);
+    }
+    let mut read = Element::new(ns, "read-back");
+    if let Some(pfc) = &state.read_back {
+        read.push(leaf(ns, "pfc-enable", pfc_enable_bits(pfc.pfc_en)));
+        read.push(leaf(ns, "pfc-cap", pfc.pfc_cap));
+        read.push(leaf(ns, "delay", pfc.delay));
+    }
+    if let Some(error) = &state.read_error {
+        read.push(leaf(ns, "error", error));
+    }
+    port.push(read);
+    port
+}
+
+impl Backend for NicBackend {
+    fn name(&self) -> &str {
+        "nic"
+    }
+
+    fn modules(&self) -> Vec<String> {
+        vec!["pfcd-nic".to_string()]
+    }
+
+    fn apply(&self, _tx: &Transaction<'_>) {}
+
+    fn state(&self, _request: &StateRequest<'_>) -> Result<Vec<Element>, BackendError> {
+        let mut nic = Element::new(NIC_NS, "nic");
+        for (name, state) in self.nic.states() {
+            nic.push(port_entry(&name, &state));
+        }
+        Ok(vec![nic])
+    }
+}
