@@ -141,8 +141,15 @@ fn pause_run(t: &mut Topology, still_flowing: bool) -> (PauseRun, Duration) {
             && s["frames_in_bridge"] == 0
     });
     // p1's XOFF is over, so its XON has been sent (on a loaded machine, maybe after the
-    // drain above).
-    at_h1.extend(drain(&mut t.h1, Duration::from_millis(20)));
+    // drain above): h1 reads until it has every PFC frame the bridge says p1 sent.
+    let sent = port(&state, "p1")["pfc_requests"].as_u64().unwrap_or(0);
+    let asked = Instant::now();
+    loop {
+        at_h1.extend(drain(&mut t.h1, Duration::from_millis(20)));
+        if pfc_frames(&at_h1).len() as u64 >= sent || asked.elapsed() > Duration::from_secs(5) {
+            break;
+        }
+    }
     (PauseRun { during, after, at_h1, state }, gap)
 }
 
