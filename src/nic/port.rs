@@ -18,6 +18,7 @@ use super::plan::{Plan, PortFacts};
 use super::state::{Programmed, SharedNicState};
 use crate::ports::calculation::Calculation;
 use crate::ports::follow::{Followed, PortFigures};
+use crate::ports::follow_interface::follow_step;
 use crate::ports::headroom::{select_allowance, ReceiveBuffer, Results};
 use crate::ports::intent::{PortIntent, PRIORITIES};
 use crate::ports::interface_lldp::RealLldp;
@@ -120,17 +121,8 @@ impl NicPort {
     /// Follows DCBX (operational PFC Enable, the headroom method agreed) and the peer's Local
     /// Delay; a change selects the allowance again and programs the NIC.
     fn follow_lldp(&mut self, step: Step) {
-        let lldp = &self.lldp;
-        let f = &mut self.followed;
-        if !f.take_step(&step, || lldp.remote_statistics(), || lldp.view()) {
-            return;
-        }
-        let peer_delay = Calculation::peer_delay(&f.lldp_view);
-        let inputs = self.calculation.inputs(&f.intent.calculation, peer_delay);
-        let recalculate = self.calculation.stale(&inputs);
-        let change =
-            f.take_dcbx(lldp.oper_pfc_enable(f.intent.pfc_enable), f.lldp_view.agreed_headroom());
-        if change.oper_pfc_enable || change.method || recalculate {
+        let change = follow_step(&mut self.followed, &self.lldp, &self.calculation, &step);
+        if change.is_some_and(|c| c.any()) {
             self.reselect();
         }
     }

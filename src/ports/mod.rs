@@ -15,6 +15,7 @@ pub mod drops;
 pub mod event;
 pub mod event_channel;
 pub mod follow;
+pub mod follow_interface;
 pub mod handle;
 pub mod headroom;
 pub mod intent;

@@ -17,6 +17,7 @@ use tracing::{info, warn};
 
 use crate::ports::calculation::Calculation;
 use crate::ports::follow::{Followed, PortFigures};
+use crate::ports::follow_interface::follow_step;
 use crate::ports::headroom::{select_allowance, ReceiveBuffer, Results};
 use crate::ports::intent::{mixed_classes, priority_list, HeadroomMethod, PortIntent, PRIORITIES};
 use crate::ports::interface_lldp::RealLldp;
@@ -111,20 +112,14 @@ impl RealPort {
     /// Reports the agent's events and follows DCBX: operational PFC Enable and the headroom
     /// method agreed. Either changed, the bridge port is told again.
     fn follow_lldp(&mut self, step: Step) {
-        let lldp = &self.lldp;
-        let f = &mut self.followed;
-        if !f.take_step(&step, || lldp.remote_statistics(), || lldp.view()) {
+        let Some(change) = follow_step(&mut self.followed, &self.lldp, &self.calculation, &step)
+        else {
             return;
-        }
-        let peer_delay = Calculation::peer_delay(&f.lldp_view);
-        let inputs = self.calculation.inputs(&f.intent.calculation, peer_delay);
-        let recalculate = self.calculation.stale(&inputs);
-        let change =
-            f.take_dcbx(lldp.oper_pfc_enable(f.intent.pfc_enable), f.lldp_view.agreed_headroom());
-        if change.method {
+        };
+        if change.dcbx.method {
             self.last_result_at = None;
         }
-        if !change.oper_pfc_enable && !change.method && !recalculate {
+        if !change.any() {
             return;
         }
         self.reselect();
