@@ -244,12 +244,14 @@ fn schema_info() -> String {
         "ieee802-dot1q-lldp-pfc-tlv.yang",
         "pfcd-pipeline.yang",
         "pfcd-lab.yang",
+        "pfcd-pfc.yang",
         "standard/ietf-interfaces@2018-02-20.yang",
         "standard/ieee802-dot1ab-lldp@2022-03-15.yang",
     ];
     let out = Command::new("yanglint")
         .current_dir(&yang)
         .args(["-p", "standard", "-F", "ieee802-dot1q-pfc-bridge:priority-flow-control"])
+        .args(["-F", "ieee802-dot1q-pfc:automatic-headroom,macsec,privacy,local-delay-tlv"])
         .args(["-f", "info"])
         .args(modules)
         .output()

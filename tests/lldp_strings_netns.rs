@@ -59,7 +59,10 @@ fn yanglint(yanglint: &Path, scratch: &Scratch, data: &str) -> Result<(), String
     let yang = Path::new(env!("CARGO_MANIFEST_DIR")).join("yang");
     let file = scratch.path("lldp.xml");
     std::fs::write(&file, data).expect("write");
-    let modules = ["ieee802-dot1q-lldp-pfc-tlv.yang", "pfcd-lldp.yang"].map(|m| yang.join(m));
+    // ieee802-dot1q-pfc implemented too, so that its features (which the TLV bits depend on)
+    // are on, as pfcd announces them.
+    let modules = ["ieee802-dot1q-pfc.yang", "ieee802-dot1q-lldp-pfc-tlv.yang", "pfcd-lldp.yang"]
+        .map(|m| yang.join(m));
     let out = Command::new(yanglint)
         .args(["-f", "xml", "-t", "get", "-p"])
         .arg(&yang)
