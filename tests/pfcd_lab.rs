@@ -241,6 +241,22 @@ fn the_lab_pauses_and_the_under_provisioned_port_stops_dropping_once_measured() 
             top_leaf(p, "allowance-source").as_deref() == Some("pfc:measured")
         });
     let allowance = number(&lab2, "allowance-in-force");
+    // PFCHeadroomAllowance reads as 12.23 d) names it: the automatically calculated value.
+    assert_eq!(number(&lab2, "pfc-headroom-allowance"), allowance, "{lab2}");
+    assert_eq!(number(&lab2, "calculated-allowance"), allowance, "{lab2}");
+    // On every lab port the four Table 12-1 objects read as 12.23 describes them: the manual
+    // allowance, the PFC frames sent and received, and PFCHeadroomAllowance the automatic
+    // value where automatic calculation has one, its default (PFCLinkDelayAllowance) else.
+    for port in PORTS {
+        let p = pfc_of(&mut c, port);
+        let automatic = value(&p, "calculated-allowance")
+            .map(|v| v.parse::<u64>().expect("a number"))
+            .unwrap_or_else(|| number(&p, "pfc-link-delay-allowance"));
+        assert_eq!(number(&p, "pfc-headroom-allowance"), automatic, "{port}: {p}");
+        for counter in ["pfc-requests", "pfc-indications"] {
+            assert!(value(&p, counter).is_some(), "{port}'s {counter}: {p}");
+        }
+    }
     assert!(lab2.contains("<measurement><round-trip>"), "{lab2}");
     assert!(
         lab2.contains(&format!("<breakdown xmlns=\"{PFCD_PFC_NS}\"><line><index>1</index>")),

@@ -23,18 +23,14 @@ pub fn pfc_state(s: &PortSnapshot) -> Element {
     let ns = PFC_BRIDGE_NS;
     let a = &s.allowance;
     let (source, clamp) = source_identity(a.source);
-    // The four Table 12-1 objects first. The two writable ones are reported as in force:
-    // pfc-headroom-allowance, when not written, is pfc-link-delay-allowance (its YANG default).
+    // The four Table 12-1 objects first, the two writable ones as in use (NMDA's operational
+    // view of a configuration leaf): pfc-headroom-allowance is the automatic value.
     let intent = &s.intent;
     let mut pfc = Element::new(ns, ieee::PFC)
         .with(leaf(ns, ieee::PFC_LINK_DELAY_ALLOWANCE, intent.link_delay_allowance_bits))
         .with(leaf(ns, ieee::PFC_REQUESTS, s.pfc_requests))
         .with(leaf(ns, ieee::PFC_INDICATIONS, s.pfc_indications))
-        .with(leaf(
-            ns,
-            ieee::PFC_HEADROOM_ALLOWANCE,
-            intent.headroom_allowance_bits.unwrap_or(intent.link_delay_allowance_bits),
-        ))
+        .with(leaf(ns, ieee::PFC_HEADROOM_ALLOWANCE, headroom_allowance(s)))
         .with(leaf(ns, ieee::ALLOWANCE_IN_FORCE, a.bits))
         .with(pfc_identity_leaf(ns, ieee::ALLOWANCE_SOURCE, source));
     if let Some(clamp) = clamp {
@@ -119,6 +115,20 @@ pub fn pfc_state(s: &PortSnapshot) -> Element {
         );
     }
     pfc
+}
+
+/// PFCHeadroomAllowance as 12.23 d) names it, "the automatically calculated allowance": the
+/// administrator's value when written (an override, in force); otherwise the latest calculated
+/// or measured result, clamped, while automatic calculation has one; otherwise its default,
+/// PFCLinkDelayAllowance. Running holds the written value alone, so the state never differs
+/// from a value written there.
+fn headroom_allowance(s: &PortSnapshot) -> u64 {
+    let intent = &s.intent;
+    match (intent.headroom_allowance_bits, s.allowance.calculated) {
+        (Some(written), _) => written,
+        (None, Some((_, bits))) => bits,
+        (None, None) => intent.link_delay_allowance_bits,
+    }
 }
 
 /// pfcd-headroom's `allowance-bounds`: the receive buffer's limit, why the allowance in force
