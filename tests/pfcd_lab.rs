@@ -522,7 +522,7 @@ fn a_willing_peer_adopts_our_pfc_enable_within_a_second_and_the_headroom_is_meas
          m.edit_config(target='candidate', config='<config>' + sys.argv[1] + '</config>')\n\
          m.commit()\n\
          t = time.monotonic()\n\
-         ours = '<lldp xmlns=\"{LLDP_NS}\"><port><name>lab0</name><pfc-dcbx xmlns=\"urn:ieee:std:802.1Q:yang:ieee802-dot1q-lldp-pfc-tlv\"/></port></lldp>'\n\
+         ours = '<interfaces xmlns=\"{IF_NS}\"><interface><name>lab0</name><bridge-port xmlns=\"{DOT1Q_NS}\"><pfc xmlns=\"{PFCB_NS}\"><oper-pfc-enable/></pfc></bridge-port></interface></interfaces>'\n\
          peer = '<lab xmlns=\"{LAB_NS}\"><port><name>lab0</name><peer-dcbx/></port></lab>'\n\
          want = '<oper-pfc-enable>p3 p4</oper-pfc-enable>'\n\
          while not (want in m.get(('subtree', ours)).data_xml and want in m.get(('subtree', peer)).data_xml):\n\

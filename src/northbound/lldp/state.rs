@@ -186,7 +186,6 @@ fn pfc_dcbx(view: &LldpView) -> Element {
     let ns = PFC_TLV_NS;
     let pfc = &view.ours.state().pfc;
     let mut e = Element::new(ns, "pfc-dcbx")
-        .with(leaf(ns, "oper-pfc-enable", pfc_enable_bits(pfc.pfc_enable)))
         .with(leaf(ns, "pfc-enable-source", pfc.source.as_str()))
         .with(leaf(PFCD_LLDP_NS, "reason", pfc.reason.as_str()));
     if let lldp::dcbx::Peer::One(p) = &view.ours.state().peer {
