@@ -176,14 +176,18 @@ pub fn render_detail(v: &Value) -> String {
 /// What pfcd set on the port's NIC (pfcd-nic), when it runs on one: the driver, `delay` as
 /// given, and each object the NIC refused.
 fn nic_line(v: &Value) -> String {
-    let Some(port) = list(v, "nic/port").first() else { return String::new() };
-    let refused: Vec<String> = list(port, "programmed/refused")
+    use pfc_yang_names::pfcd_nic as nic;
+    let (ports, refused) =
+        (format!("{}/{}", nic::NIC, nic::PORT), format!("{}/{}", nic::PROGRAMMED, nic::REFUSED));
+    let Some(port) = list(v, &ports).first() else { return String::new() };
+    let refused: Vec<String> = list(port, &refused)
         .iter()
-        .map(|r| format!("{} ({})", or_dash(text(r, "object")), or_dash(text(r, "error"))))
+        .map(|r| format!("{} ({})", or_dash(text(r, nic::OBJECT)), or_dash(text(r, nic::ERROR))))
         .collect();
+    let meaning = format!("{}/{}", nic::PROGRAMMED, nic::DELAY_MEANING);
     pairs(&[
-        ("NIC driver", or_dash(text(port, "driver"))),
-        ("NIC delay", or_dash(text(port, "programmed/delay-meaning"))),
+        ("NIC driver", or_dash(text(port, nic::DRIVER))),
+        ("NIC delay", or_dash(text(port, &meaning))),
         ("NIC refused", if refused.is_empty() { "-".into() } else { refused.join("; ") }),
     ])
 }
