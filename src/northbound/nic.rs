@@ -46,6 +46,11 @@ pub fn port_entry(name: &str, state: &NicState) -> Element {
     if let Some(mode) = state.dcbx_mode_found {
         port.push(leaf(ns, "dcbx-mode-found", dcbx_bits(mode.0)));
     }
+    port.push(leaf(ns, "nic-dcbx", state.nic_dcbx.as_str()));
+    if let Some(owner) = state.dcbx_owner {
+        port.push(leaf(ns, "dcbx-agent", owner.agent()));
+        port.push(leaf(ns, "dcbx-decision", &state.dcbx_decision));
+    }
     if let Some(p) = &state.programmed {
         let (plan, delay) = (&p.plan, &p.plan.delay);
         let mut programmed = Element::new(ns, "programmed")
