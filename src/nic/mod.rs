@@ -6,6 +6,7 @@
 //! `state`: what was programmed, for pfcd-nic).
 
 pub mod apply;
+pub mod buffers;
 pub mod dcbx_owner;
 pub mod plan;
 pub mod port;
@@ -99,6 +100,7 @@ impl NicPorts {
                 system: system.clone(),
                 max_frame: settings.max_frame,
                 found: objects.pfc,
+                found_buffer: objects.buffer,
                 driver,
                 dcbx_owner: owner,
             };

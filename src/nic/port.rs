@@ -14,10 +14,11 @@ use dataplane::time::{LinkSpeed, Picos};
 use lldp::dcbx::{PfcAdmin, PfcOper, PfcReason};
 use lldp::port::{DcbxPort, LocalSystem, PortSettings};
 use lldp::wire::TimeInterval;
-use pfc_dcb::{DcbSocket, IeeePfc};
+use pfc_dcb::{DcbBuffer, DcbSocket, IeeePfc};
 use tracing::{info, warn, Level};
 
 use super::apply::{apply, pfc_counters};
+use super::buffers::BufferFacts;
 use super::dcbx_owner::DcbxOwner;
 use super::plan::{Plan, PortFacts};
 use super::state::{Programmed, SharedNicState};
@@ -41,6 +42,7 @@ pub const READ_BACK_EVERY: Duration = Duration::from_secs(1);
 
 /// The port's log lines that a peer's DCBX can cause (each change of the plan).
 const CLAMPED: &str = "ieee_pfc.delay clamped to what the driver takes";
+const BUFFERS_CUT: &str = "the lossless receive buffers cut to the NIC's total";
 const REFUSED: &str = "the NIC refused an object; the others stay applied";
 const PROGRAMMED: &str = "NIC programmed";
 
@@ -56,6 +58,9 @@ pub struct NicPortSetup {
     pub max_frame: u16,
     /// The NIC's own PFC as its start-up GET reported it.
     pub found: Option<IeeePfc>,
+    /// The NIC's receive buffers as its start-up GET reported them; `None` when the driver has
+    /// no buffer operations.
+    pub found_buffer: Option<DcbBuffer>,
     /// The interface's driver (`sysfs::driver`), which decides how `delay` is given.
     pub driver: Option<String>,
     /// Whether pfcd or the NIC's firmware runs DCBX here.
@@ -181,6 +186,11 @@ impl NicPort {
                 LinkDelay::Cable { medium, .. } => medium,
                 LinkDelay::OneWay(_) => Medium::Fibre,
             },
+            buffers: self.setup.found_buffer.map(|b| BufferFacts {
+                max_frame: self.setup.max_frame,
+                allocation_octets: f.intent.buffer_allocation_octets,
+                total_size: b.total_size,
+            }),
         }
     }
 
@@ -199,6 +209,11 @@ impl NicPort {
         let delay = plan.delay.describe();
         if plan.delay.clamped() && admit(CLAMPED, Level::WARN) {
             warn!(delay = %delay, allowance = self.followed.allowance.bits, "{CLAMPED}");
+        }
+        if let Some(buffers) = plan.buffers.filter(|b| b.clamped) {
+            if admit(BUFFERS_CUT, Level::WARN) {
+                warn!(buffers = %buffers.describe(), allowance = self.followed.allowance.bits, "{BUFFERS_CUT}");
+            }
         }
         for r in &outcome.refused {
             if admit(REFUSED, Level::WARN) {
