@@ -2,7 +2,8 @@
 //! the NIC's answer: `nic_program IFNAME [COUNT]` makes COUNT changes of the operational PFC
 //! Enable, alternately priority 3 and priorities 3 and 4, and for each works out the plan and
 //! puts it on IFNAME through DCB netlink exactly as a NIC port does (DCBX mode, then
-//! `ieee_pfc`, each its own request, waiting for each answer), then prints p50 and p99 in
+//! `ieee_pfc`, then the receive buffers where the NIC reports them, each its own request,
+//! waiting for each answer), then prints p50 and p99 in
 //! microseconds. On veth every request is refused (EOPNOTSUPP): the time is pfcd's and the
 //! kernel's round trips, no driver's. On a NIC it changes its PFC: run it only on one you may
 //! reconfigure.
@@ -12,6 +13,7 @@ use std::time::{Duration, Instant};
 use pfcd::dataplane::headroom::Medium;
 use pfcd::dataplane::time::LinkSpeed;
 use pfcd::nic::apply::apply;
+use pfcd::nic::buffers::BufferFacts;
 use pfcd::nic::plan::{Plan, PortFacts};
 use pfcd::nic::sysfs;
 
@@ -28,6 +30,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         allowance_bits: 126_224,
         speed: LinkSpeed::G100,
         medium: Medium::Fibre,
+        buffers: dcb.ieee_get(&interface).ok().and_then(|(objects, _)| objects.buffer).map(|b| {
+            BufferFacts { max_frame: 9216, allocation_octets: [None; 8], total_size: b.total_size }
+        }),
     };
     let first = apply(&mut dcb, &interface, &Plan::for_port(&facts));
     println!("{interface} (driver {:?}): {first:?}", facts.driver);

@@ -15,6 +15,7 @@
 //! receive-buffer = 1048576        # octets per port for the lossless priorities together
 //! max-transit-ms = 1000           # frames held longer are discarded (802.1Q 6.5.6), 1..4000
 //! data-plane = "bridge"           # pfcd's software bridge; "nic": the NICs' own PFC (DCB netlink)
+//! nic-dcbx = "take-over"          # with "nic": pfcd runs DCBX; "leave": a NIC's firmware keeps it
 //!
 //! [lab]
 //! time-ratio = 0.001              # simulated seconds per wall-clock second
@@ -78,6 +79,32 @@ pub struct InterfaceSettings {
     pub cables: Option<Removed>,
     /// What carries the frames and PFC of these interfaces. Default the software bridge.
     pub data_plane: DataPlane,
+    /// With `data-plane = "nic"`, what pfcd does on a NIC whose firmware runs DCBX itself.
+    /// Default take-over.
+    pub nic_dcbx: NicDcbx,
+}
+
+/// Who runs DCBX on a NIC whose firmware has its own agent (DCB_CAP_DCBX_LLD_MANAGED): two
+/// agents on one link would fight, so one of them is chosen.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum NicDcbx {
+    /// pfcd sets the DCBX mode to host and IEEE, runs LLDP/DCBX and programs PFC.
+    #[default]
+    TakeOver,
+    /// The firmware keeps DCBX: pfcd sets nothing on that NIC, runs no LLDP on it, and reads
+    /// its PFC back. A NIC whose DCBX is host-managed has nothing to leave: pfcd takes it over.
+    Leave,
+}
+
+impl NicDcbx {
+    /// As the settings file writes it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            NicDcbx::TakeOver => "take-over",
+            NicDcbx::Leave => "leave",
+        }
+    }
 }
 
 /// What carries the frames and PFC of the interfaces.
@@ -121,6 +148,7 @@ impl Default for InterfaceSettings {
             max_transit_ms: 1_000,
             cables: None,
             data_plane: DataPlane::Bridge,
+            nic_dcbx: NicDcbx::TakeOver,
         }
     }
 }
@@ -362,6 +390,20 @@ mod tests {
             .expect_err("refused")
             .to_string();
         assert!(e.contains("data-plane") && e.contains("`bridge` or `nic`"), "{e}");
+    }
+
+    #[test]
+    fn a_nics_firmware_dcbx_is_taken_over_unless_left_and_a_misspelling_is_refused() {
+        let text = "ports = \"interfaces\"\n[interfaces]\nnames = [\"p1\"]\ndata-plane = \"nic\"\n";
+        let s: Settings = toml::from_str(text).expect("parses");
+        assert_eq!(s.interfaces.nic_dcbx, NicDcbx::TakeOver);
+        let s: Settings = toml::from_str(&format!("{text}nic-dcbx = \"leave\"\n")).expect("parses");
+        assert_eq!(s.interfaces.nic_dcbx, NicDcbx::Leave);
+        assert_eq!(s.check(), Ok(()));
+        let e = toml::from_str::<Settings>(&format!("{text}nic-dcbx = \"leve\"\n"))
+            .expect_err("refused")
+            .to_string();
+        assert!(e.contains("nic-dcbx") && e.contains("`take-over` or `leave`"), "{e}");
     }
 
     #[test]

@@ -31,6 +31,7 @@ fn on_veth_every_object_is_tried_and_each_refusal_is_kept_and_served() {
         allowance_bits: 126_224,
         speed: LinkSpeed::G10,
         medium: Medium::Cat6,
+        buffers: None,
     };
     let plan = Plan::for_port(&facts);
     let outcome = in_netns(&ns, || {

@@ -1,7 +1,9 @@
 //! pfcd on a DCB-capable NIC named by `DCB_NIC` (e.g. `DCB_NIC=eth2`): started with
 //! `data-plane = "nic"` on it, a committed PFC enable reaches the NIC, and iproute2's
 //! `dcb pfc show` reads back exactly the operational PFC enable pfcd reports (DCBX's outcome with
-//! whatever peer is on the wire); the NIC's PFC and DCBX mode are put back afterwards. Without
+//! whatever peer is on the wire); on a NIC whose driver has buffer operations, `dcb buffer show`
+//! has each operational PFC-enabled priority in a buffer of its own, the others in buffer 0; the
+//! NIC's PFC, buffers and DCBX mode are put back afterwards. Without
 //! `DCB_NIC` the test says loudly that it was skipped: no NIC here has DCB.
 
 use std::io::{BufRead, BufReader};
@@ -9,7 +11,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use netconf_client::{Auth, Client, ConnectOptions};
-use pfc_dcb::{DcbSocket, DcbxMode, IeeeObjects, IeeePfc};
+use pfc_dcb::{DcbBuffer, DcbSocket, DcbxMode, IeeeObjects, IeeePfc};
 use test_support::pfcd::{commit_pfc, pfc_of, value};
 use test_support::Scratch;
 
@@ -17,6 +19,7 @@ use test_support::Scratch;
 struct Restore {
     nic: String,
     pfc: Option<IeeePfc>,
+    buffer: Option<DcbBuffer>,
     mode: Option<DcbxMode>,
     pfcd: Option<Child>,
 }
@@ -40,6 +43,12 @@ impl Drop for Restore {
                 eprintln!("{}: PFC not restored: {e}", self.nic);
             }
         }
+        if let Some(buffer) = self.buffer {
+            let objects = IeeeObjects { buffer: Some(buffer), ..Default::default() };
+            if let Err(e) = dcb.ieee_set(&self.nic, &objects) {
+                eprintln!("{}: receive buffers not restored: {e}", self.nic);
+            }
+        }
     }
 }
 
@@ -59,6 +68,34 @@ fn dcb_pfc_enabled(nic: &str) -> String {
     on.join(" ")
 }
 
+/// The buffer of each priority as `dcb buffer show` reports it ("prio-buffer 0:0 1:0 … 3:1 …").
+fn dcb_prio_buffer(nic: &str) -> [u8; 8] {
+    let out =
+        Command::new("/usr/sbin/dcb").args(["buffer", "show", "dev", nic]).output().expect("dcb");
+    assert!(out.status.success(), "dcb buffer show: {}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let line = text.lines().find(|l| l.contains("prio-buffer")).unwrap_or_else(|| panic!("{text}"));
+    let mut map = [0; 8];
+    for (p, b) in line.split_whitespace().filter_map(|w| w.split_once(':')) {
+        if let (Ok(p), Ok(b)) = (p.parse::<usize>(), b.parse()) {
+            map[p] = b;
+        }
+    }
+    map
+}
+
+/// Whether `map` has each priority of `oper` ("p3 p4") in a buffer of its own and the others in
+/// buffer 0.
+fn buffers_follow(map: [u8; 8], oper: &str) -> bool {
+    let lossless: Vec<usize> =
+        oper.split_whitespace().filter_map(|p| p.strip_prefix('p')?.parse().ok()).collect();
+    let own = lossless.iter().all(|p| {
+        lossless.iter().filter(|q| map[**q] == map[*p]).count() == 1
+            && (map[*p] != 0 || lossless.len() == 8)
+    });
+    own && (0..8).filter(|p| !lossless.contains(p)).all(|p| map[p] == 0)
+}
+
 #[test]
 fn pfcd_programs_a_dcb_nics_pfc_and_dcb_reads_it_back() {
     let Some(nic) = std::env::var_os("DCB_NIC").map(|n| n.to_string_lossy().into_owned()) else {
@@ -69,7 +106,9 @@ fn pfcd_programs_a_dcb_nics_pfc_and_dcb_reads_it_back() {
     };
     let mut dcb = DcbSocket::open().expect("a DCB socket");
     let (objects, mode) = dcb.ieee_get(&nic).expect("the NIC answers an IEEE GET");
-    let mut restore = Restore { nic: nic.clone(), pfc: objects.pfc, mode, pfcd: None };
+    let has_buffers = objects.buffer.is_some();
+    let mut restore =
+        Restore { nic: nic.clone(), pfc: objects.pfc, buffer: objects.buffer, mode, pfcd: None };
 
     let scratch = Scratch::new("pfcd-nic-dcb");
     let settings = scratch.path("pfcd.toml");
@@ -117,13 +156,16 @@ fn pfcd_programs_a_dcb_nics_pfc_and_dcb_reads_it_back() {
             let pfc = pfc_of(&mut c, &nic);
             let oper = value(&pfc, "oper-pfc-enable").unwrap_or_default();
             let on_nic = dcb_pfc_enabled(&nic);
-            if on_nic == oper && value(&pfc, "pfc-enable").as_deref() == Some(asked) {
+            let buffers = if has_buffers { Some(dcb_prio_buffer(&nic)) } else { None };
+            let buffered = buffers.is_none_or(|map| buffers_follow(map, &oper));
+            if on_nic == oper && buffered && value(&pfc, "pfc-enable").as_deref() == Some(asked) {
                 eprintln!("{nic}: asked {asked}, operational {oper:?}, dcb pfc show {on_nic:?}");
                 break;
             }
             assert!(
                 Instant::now() < end,
-                "{nic}: dcb pfc show says {on_nic:?}, pfcd's operational PFC enable is {oper:?}: {}",
+                "{nic}: dcb pfc show says {on_nic:?}, dcb buffer show {buffers:?}, pfcd's \
+                 operational PFC enable is {oper:?}: {}",
                 std::fs::read_to_string(scratch.path("pfcd.log")).unwrap_or_default()
             );
             std::thread::sleep(Duration::from_millis(100));

@@ -3,7 +3,7 @@
 //! what the NIC's PFC counters say, read back with an IEEE GET.
 
 use dataplane::mac::MacCounters;
-use pfc_dcb::{DcbSocket, IeeePfc};
+use pfc_dcb::{DcbSocket, IeeePfc, Request};
 
 use super::plan::{Plan, PlannedObject};
 
@@ -23,11 +23,17 @@ pub struct Applied {
 
 /// Sends each of `plan`'s requests about `interface` and waits for each answer.
 pub fn apply(dcb: &mut DcbSocket, interface: &str, plan: &Plan) -> Applied {
+    apply_with(plan, |request| dcb.request(interface, request).map(drop).map_err(|e| e.to_string()))
+}
+
+/// Puts each of `plan`'s requests to `send` (the kernel, or a stand-in for a driver), in order,
+/// whatever became of the ones before.
+pub fn apply_with(plan: &Plan, mut send: impl FnMut(&Request) -> Result<(), String>) -> Applied {
     let mut out = Applied::default();
     for (object, request) in plan.requests() {
-        match dcb.request(interface, &request) {
-            Ok(_) => out.applied.push(object),
-            Err(e) => out.refused.push(Refusal { object, error: e.to_string() }),
+        match send(&request) {
+            Ok(()) => out.applied.push(object),
+            Err(error) => out.refused.push(Refusal { object, error }),
         }
     }
     out

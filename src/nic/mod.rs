@@ -6,6 +6,8 @@
 //! `state`: what was programmed, for pfcd-nic).
 
 pub mod apply;
+pub mod buffers;
+pub mod dcbx_owner;
 pub mod plan;
 pub mod port;
 mod startup_check;
@@ -24,6 +26,7 @@ use lldp::wire::{ChassisId, SystemCapabilities};
 use crate::ports::set::PortSet;
 use crate::ports::{event_channel, EventReceiver, PortHandle};
 use crate::settings::InterfaceSettings;
+use dcbx_owner::DcbxOwner;
 use port::NicPortSetup;
 use state::{NicState, SharedNicState};
 
@@ -72,17 +75,21 @@ impl NicPorts {
             let state = SharedNicState::default();
             let driver = sysfs::driver(name);
             tracing::info!(port = %name, ?driver, ?dcbx, %speed, "NIC port");
-            if dcbx.is_some_and(|m| m.lld_managed()) {
-                tracing::warn!(
-                    port = %name,
-                    "the NIC's firmware runs DCBX on it: pfcd sets the mode to host and IEEE and \
-                     runs DCBX itself (pfcd-nic dcbx-mode-found keeps what was found)"
-                );
+            let firmware = dcbx.is_some_and(|m| m.lld_managed());
+            let owner = DcbxOwner::decide(settings.nic_dcbx, dcbx);
+            let decision = owner.describe(firmware);
+            if owner == DcbxOwner::TakenOver && firmware {
+                tracing::warn!(port = %name, "{decision}");
+            } else {
+                tracing::info!(port = %name, "{decision}");
             }
             state.update(|s| {
                 *s = NicState {
                     driver: driver.clone(),
                     dcbx_mode_found: dcbx,
+                    nic_dcbx: settings.nic_dcbx,
+                    dcbx_owner: Some(owner),
+                    dcbx_decision: decision.to_string(),
                     ..NicState::default()
                 };
             });
@@ -93,7 +100,9 @@ impl NicPorts {
                 system: system.clone(),
                 max_frame: settings.max_frame,
                 found: objects.pfc,
+                found_buffer: objects.buffer,
                 driver,
+                dcbx_owner: owner,
             };
             let handle = port::spawn(setup, state.clone(), events.clone())
                 .map_err(|e| format!("port {name}: {e}"))?;

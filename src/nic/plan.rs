@@ -1,6 +1,7 @@
 //! What pfcd asks of a NIC, worked out without touching it: from what the port knows (the
 //! operational PFC Enable DCBX left, MBC, the allowance in force, the link, the driver's name)
-//! the DCB netlink requests to send, in order, and what `ieee_pfc.delay` is given.
+//! the DCB netlink requests to send, in order, what `ieee_pfc.delay` is given, and the
+//! receive buffers where the driver has buffer operations (`buffers`).
 //!
 //! `delay` is a `__u16` the kernel documents as "allowance made for a round-trip propagation
 //! delay of the link in bits", but drivers read it as they please: the table [`DRIVERS`] says
@@ -9,6 +10,8 @@
 use dataplane::headroom::Medium;
 use dataplane::time::LinkSpeed;
 use pfc_dcb::{DcbxMode, IeeeObjects, IeeePfc, Request};
+
+use super::buffers::{BufferFacts, BuffersGiven};
 
 /// How a driver reads `ieee_pfc.delay`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -70,6 +73,9 @@ pub struct PortFacts {
     /// The link's speed and the cable's medium: what turns bits into metres.
     pub speed: LinkSpeed,
     pub medium: Medium,
+    /// The receive buffers' facts, where the NIC's IEEE GET answered a buffer (its driver has
+    /// buffer operations); `None` leaves the buffers as they are.
+    pub buffers: Option<BufferFacts>,
 }
 
 /// What `delay` was given, and why.
@@ -139,6 +145,8 @@ pub struct Plan {
     pub dcbx: DcbxMode,
     pub pfc: IeeePfc,
     pub delay: DelayGiven,
+    /// Last, as the driver sizes lossless buffers from PFC and `delay` (mlx5_core).
+    pub buffers: Option<BuffersGiven>,
 }
 
 impl Plan {
@@ -153,18 +161,26 @@ impl Plan {
             delay: delay.value,
             ..IeeePfc::default()
         };
-        Plan { dcbx: DcbxMode::HOST_IEEE, pfc, delay }
+        let buffers = facts
+            .buffers
+            .map(|b| BuffersGiven::for_port(facts.oper_pfc_enable, facts.allowance_bits, &b));
+        Plan { dcbx: DcbxMode::HOST_IEEE, pfc, delay, buffers }
     }
 
     /// Each object as its own request, so that a driver refusing one leaves the others applied.
     pub fn requests(&self) -> Vec<(PlannedObject, Request)> {
-        vec![
+        let mut requests = vec![
             (PlannedObject::DcbxMode, Request::SetDcbx(self.dcbx)),
             (
                 PlannedObject::Pfc,
                 Request::ieee_set(IeeeObjects { pfc: Some(self.pfc), ..Default::default() }),
             ),
-        ]
+        ];
+        if let Some(given) = &self.buffers {
+            let objects = IeeeObjects { buffer: Some(given.buffer), ..Default::default() };
+            requests.push((PlannedObject::Buffer, Request::ieee_set(objects)));
+        }
+        requests
     }
 }
 
@@ -173,6 +189,7 @@ impl Plan {
 pub enum PlannedObject {
     DcbxMode,
     Pfc,
+    Buffer,
 }
 
 impl PlannedObject {
@@ -180,6 +197,7 @@ impl PlannedObject {
         match self {
             PlannedObject::DcbxMode => "dcbx-mode",
             PlannedObject::Pfc => "ieee-pfc",
+            PlannedObject::Buffer => "dcb-buffer",
         }
     }
 }
@@ -201,6 +219,7 @@ mod tests {
             allowance_bits,
             speed,
             medium: Medium::Cat6,
+            buffers: None,
         }
     }
 
@@ -281,5 +300,52 @@ mod tests {
     fn a_zero_allowance_on_mlx5_is_one_metre_as_zero_would_keep_the_old_length() {
         let plan = Plan::for_port(&facts(Some("mlx5_core"), 0, LinkSpeed::G100));
         assert_eq!((plan.pfc.delay, plan.delay.clamped()), (1, true));
+    }
+}
+
+#[cfg(test)]
+mod buffer_tests {
+    use super::*;
+    use pfc_dcb::{decode, DcbBuffer, Incoming};
+
+    fn facts(buffers: Option<BufferFacts>) -> PortFacts {
+        PortFacts {
+            driver: Some("mlx5_core".into()),
+            oper_pfc_enable: 0b0000_1000,
+            pfc_cap: 8,
+            mbc: false,
+            allowance_bits: 126_224,
+            speed: LinkSpeed::G100,
+            medium: Medium::Cat6,
+            buffers,
+        }
+    }
+
+    #[test]
+    fn a_nic_with_buffer_operations_gets_its_buffers_last_in_a_request_of_their_own() {
+        let nic =
+            BufferFacts { max_frame: 9216, allocation_octets: [None; 8], total_size: 262_144 };
+        let plan = Plan::for_port(&facts(Some(nic)));
+        let requests = plan.requests();
+        let objects: Vec<_> = requests.iter().map(|(o, _)| *o).collect();
+        assert_eq!(objects, [PlannedObject::DcbxMode, PlannedObject::Pfc, PlannedObject::Buffer]);
+        // The buffer request as the kernel reads it: only the buffer, the Annex N sizes.
+        let wire = requests[2].1.encode("eth1", 7, 0).expect("encodes");
+        let [Ok(Incoming::Dcb(m))] = &decode(&wire)[..] else { panic!("one DCB message") };
+        let ieee = m.ieee.as_ref().expect("an IEEE nest");
+        assert_eq!((ieee.pfc, ieee.ets, ieee.apps.len()), (None, None, 0));
+        let expected = DcbBuffer {
+            prio2buffer: [0, 0, 0, 1, 0, 0, 0, 0],
+            buffer_size: [230_400, 31_744, 0, 0, 0, 0, 0, 0],
+            total_size: 262_144,
+        };
+        assert_eq!(ieee.buffer, Some(expected));
+    }
+
+    #[test]
+    fn a_nic_without_buffer_operations_is_not_asked_for_buffers() {
+        let plan = Plan::for_port(&facts(None));
+        assert_eq!(plan.buffers, None);
+        assert_eq!(plan.requests().len(), 2);
     }
 }

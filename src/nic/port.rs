@@ -2,18 +2,24 @@
 //! same LLDP/DCBX on the interface as the software bridge's ports (`ports::interface_lldp`) and
 //! the same allowance selection; but nothing is forwarded, and what DCBX and the configuration
 //! leave in force is put on the NIC through DCB netlink (`plan`, `apply`) whenever it changes.
-//! The NIC's PFC counters are read back on a short period.
+//! The NIC's PFC counters are read back on a short period. Where the NIC's firmware keeps DCBX
+//! (`nic-dcbx = "leave"`, `dcbx_owner`), the port runs no LLDP, sets nothing, and takes the
+//! NIC's PFC enable as read back for the operational one.
 
+use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
 
 use dataplane::headroom::{LinkDelay, Medium};
 use dataplane::time::{LinkSpeed, Picos};
-use lldp::port::LocalSystem;
+use lldp::dcbx::{PfcAdmin, PfcOper, PfcReason};
+use lldp::port::{DcbxPort, LocalSystem, PortSettings};
 use lldp::wire::TimeInterval;
-use pfc_dcb::{DcbSocket, IeeePfc};
+use pfc_dcb::{DcbBuffer, DcbSocket, IeeePfc};
 use tracing::{info, warn, Level};
 
 use super::apply::{apply, pfc_counters};
+use super::buffers::BufferFacts;
+use super::dcbx_owner::DcbxOwner;
 use super::plan::{Plan, PortFacts};
 use super::state::{Programmed, SharedNicState};
 use crate::ports::calculation::Calculation;
@@ -22,7 +28,7 @@ use crate::ports::follow_interface::follow_step;
 use crate::ports::headroom::{select_allowance, ReceiveBuffer, Results};
 use crate::ports::intent::{PortIntent, PRIORITIES};
 use crate::ports::interface_lldp::RealLldp;
-use crate::ports::lldp_view::Step;
+use crate::ports::lldp_view::{LldpView, Step};
 use crate::ports::run::PortTask;
 use crate::ports::snapshot::{PortSnapshot, PrioritySnapshot};
 use crate::ports::{EventSender, PortHandle};
@@ -36,6 +42,7 @@ pub const READ_BACK_EVERY: Duration = Duration::from_secs(1);
 
 /// The port's log lines that a peer's DCBX can cause (each change of the plan).
 const CLAMPED: &str = "ieee_pfc.delay clamped to what the driver takes";
+const BUFFERS_CUT: &str = "the lossless receive buffers cut to the NIC's total";
 const REFUSED: &str = "the NIC refused an object; the others stay applied";
 const PROGRAMMED: &str = "NIC programmed";
 
@@ -51,8 +58,13 @@ pub struct NicPortSetup {
     pub max_frame: u16,
     /// The NIC's own PFC as its start-up GET reported it.
     pub found: Option<IeeePfc>,
+    /// The NIC's receive buffers as its start-up GET reported them; `None` when the driver has
+    /// no buffer operations.
+    pub found_buffer: Option<DcbBuffer>,
     /// The interface's driver (`sysfs::driver`), which decides how `delay` is given.
     pub driver: Option<String>,
+    /// Whether pfcd or the NIC's firmware runs DCBX here.
+    pub dcbx_owner: DcbxOwner,
 }
 
 impl NicPortSetup {
@@ -67,7 +79,11 @@ pub fn spawn(
     state: SharedNicState,
     events: EventSender,
 ) -> std::io::Result<PortHandle> {
-    let lldp = RealLldp::open(&setup.name, setup.system.clone()).map_err(std::io::Error::other)?;
+    let lldp = if setup.dcbx_owner.pfcd_runs_dcbx() {
+        Some(RealLldp::open(&setup.name, setup.system.clone()).map_err(std::io::Error::other)?)
+    } else {
+        None
+    };
     let dcb = DcbSocket::open().map_err(std::io::Error::other)?;
     let (name, buffer) = (setup.name.clone(), setup.receive_buffer());
     PortHandle::start(name, buffer, NicPort::new(setup, lldp, dcb, state, events))
@@ -76,7 +92,8 @@ pub fn spawn(
 /// The port's state, owned by its thread.
 struct NicPort {
     setup: NicPortSetup,
-    lldp: RealLldp,
+    /// Our LLDP/DCBX agent; none where the NIC's firmware keeps DCBX.
+    lldp: Option<RealLldp>,
     dcb: DcbSocket,
     followed: Followed,
     calculation: Calculation,
@@ -92,7 +109,7 @@ struct NicPort {
 impl NicPort {
     fn new(
         setup: NicPortSetup,
-        lldp: RealLldp,
+        lldp: Option<RealLldp>,
         dcb: DcbSocket,
         state: SharedNicState,
         events: EventSender,
@@ -101,9 +118,16 @@ impl NicPort {
         let results = Results::default();
         let allowance =
             select_allowance(&intent, Default::default(), &results, setup.receive_buffer());
-        let followed =
-            Followed::new(setup.name.clone(), intent, results, allowance, lldp.view(), events);
+        let view = match &lldp {
+            Some(lldp) => lldp.view(),
+            None => no_agent_view(&setup),
+        };
+        let mut followed =
+            Followed::new(setup.name.clone(), intent, results, allowance, view, events);
         let found = setup.found.unwrap_or_default();
+        if !setup.dcbx_owner.pfcd_runs_dcbx() {
+            followed.take_oper_pfc_enable(found.pfc_en);
+        }
         NicPort {
             calculation: Calculation::new(setup.speed, setup.max_frame),
             lldp,
@@ -121,7 +145,8 @@ impl NicPort {
     /// Follows DCBX (operational PFC Enable, the headroom method agreed) and the peer's Local
     /// Delay; a change selects the allowance again and programs the NIC.
     fn follow_lldp(&mut self, step: Step) {
-        let change = follow_step(&mut self.followed, &self.lldp, &self.calculation, &step);
+        let Some(lldp) = &self.lldp else { return };
+        let change = follow_step(&mut self.followed, lldp, &self.calculation, &step);
         if change.is_some_and(|c| c.any()) {
             self.reselect();
         }
@@ -161,11 +186,19 @@ impl NicPort {
                 LinkDelay::Cable { medium, .. } => medium,
                 LinkDelay::OneWay(_) => Medium::Fibre,
             },
+            buffers: self.setup.found_buffer.map(|b| BufferFacts {
+                max_frame: self.setup.max_frame,
+                allocation_octets: f.intent.buffer_allocation_octets,
+                total_size: b.total_size,
+            }),
         }
     }
 
     /// Puts the plan on the NIC if it is not what was last sent; each refusal is logged.
     fn program(&mut self) {
+        if !self.setup.dcbx_owner.pfcd_runs_dcbx() {
+            return;
+        }
         let plan = Plan::for_port(&self.facts());
         if self.given.as_ref() == Some(&plan) {
             return;
@@ -176,6 +209,11 @@ impl NicPort {
         let delay = plan.delay.describe();
         if plan.delay.clamped() && admit(CLAMPED, Level::WARN) {
             warn!(delay = %delay, allowance = self.followed.allowance.bits, "{CLAMPED}");
+        }
+        if let Some(buffers) = plan.buffers.filter(|b| b.clamped) {
+            if admit(BUFFERS_CUT, Level::WARN) {
+                warn!(buffers = %buffers.describe(), allowance = self.followed.allowance.bits, "{BUFFERS_CUT}");
+            }
         }
         for r in &outcome.refused {
             if admit(REFUSED, Level::WARN) {
@@ -202,6 +240,11 @@ impl NicPort {
             Ok((objects, _)) => {
                 if let Some(pfc) = objects.pfc {
                     self.read = pfc;
+                    if !self.setup.dcbx_owner.pfcd_runs_dcbx()
+                        && self.followed.take_oper_pfc_enable(pfc.pfc_en)
+                    {
+                        self.reselect();
+                    }
                 }
                 self.state.update(|s| {
                     s.read_back = objects.pfc;
@@ -228,8 +271,13 @@ impl PortTask for NicPort {
         self.followed.take_intent(intent);
         let speed = self.setup.speed;
         let ours = self.followed.intent.calculation.local_delays(speed).local_delay_tlv(speed);
-        let step = self.lldp.apply(&self.followed.intent, TimeInterval(ours));
-        self.follow_lldp(step);
+        if let Some(lldp) = &mut self.lldp {
+            let step = lldp.apply(&self.followed.intent, TimeInterval(ours));
+            self.follow_lldp(step);
+        } else {
+            // The operational PFC enable is the NIC's, not the configuration's.
+            self.followed.take_oper_pfc_enable(self.read.pfc_en);
+        }
         self.reselect();
     }
 
@@ -247,14 +295,16 @@ impl PortTask for NicPort {
     }
 
     fn shutdown_lldp(&mut self) -> bool {
-        self.lldp.shutdown()
+        self.lldp.as_mut().is_some_and(RealLldp::shutdown)
     }
 
     /// LLDP's step, then the NIC's PFC when it is due; the snapshot is published after every
     /// step, as a real port's is.
     fn step(&mut self, _commanded: bool) -> bool {
-        let step = self.lldp.poll();
-        self.follow_lldp(step);
+        if let Some(lldp) = &mut self.lldp {
+            let step = lldp.poll();
+            self.follow_lldp(step);
+        }
         self.read_back();
         true
     }
@@ -273,4 +323,19 @@ impl PortTask for NicPort {
         };
         self.followed.snapshot(figures)
     }
+}
+
+/// The LLDP view of a port whose NIC's firmware keeps DCBX: no agent of pfcd's runs there.
+fn no_agent_view(setup: &NicPortSetup) -> Arc<LldpView> {
+    let mac = dataplane::io::link::identity(&setup.name).map(|(_, mac)| mac).unwrap_or_default();
+    let ours = DcbxPort::new(&setup.name, mac, setup.system.clone(), PortSettings::default())
+        .expect("the default LLDP settings are valid");
+    Arc::new(LldpView {
+        ours,
+        peer_oper: PfcOper::local_only(&PfcAdmin::default(), PfcReason::NoPeer),
+        peer_admin: PfcAdmin::default(),
+        enabled: false,
+        now: Duration::ZERO,
+        taken: Instant::now(),
+    })
 }

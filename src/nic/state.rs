@@ -9,7 +9,9 @@ use std::time::SystemTime;
 use pfc_dcb::{DcbxMode, IeeePfc};
 
 use super::apply::Applied;
+use super::dcbx_owner::DcbxOwner;
 use super::plan::Plan;
+use crate::settings::NicDcbx;
 
 /// One NIC port's state.
 #[derive(Debug, Clone, Default)]
@@ -18,6 +20,10 @@ pub struct NicState {
     /// The DCBX mode the NIC reported at start, before pfcd set its own (firmware agents show
     /// as LLD_MANAGED).
     pub dcbx_mode_found: Option<DcbxMode>,
+    /// The `nic-dcbx` setting, what became of it on this NIC, and that in words.
+    pub nic_dcbx: NicDcbx,
+    pub dcbx_owner: Option<DcbxOwner>,
+    pub dcbx_decision: String,
     /// The last plan sent, what became of it, and when.
     pub programmed: Option<Programmed>,
     /// The NIC's PFC as last read back, and the read's error if the last one failed.

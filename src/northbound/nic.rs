@@ -8,6 +8,7 @@ use mgmt::backend::{Backend, BackendError, StateRequest, Transaction};
 use netconf_proto::xml::Element;
 
 use super::xml::{leaf, pfc_enable_bits};
+use crate::nic::buffers::BuffersGiven;
 use crate::nic::state::NicState;
 use crate::nic::NicPorts;
 
@@ -46,6 +47,11 @@ pub fn port_entry(name: &str, state: &NicState) -> Element {
     if let Some(mode) = state.dcbx_mode_found {
         port.push(leaf(ns, "dcbx-mode-found", dcbx_bits(mode.0)));
     }
+    port.push(leaf(ns, "nic-dcbx", state.nic_dcbx.as_str()));
+    if let Some(owner) = state.dcbx_owner {
+        port.push(leaf(ns, "dcbx-agent", owner.agent()));
+        port.push(leaf(ns, "dcbx-decision", &state.dcbx_decision));
+    }
     if let Some(p) = &state.programmed {
         let (plan, delay) = (&p.plan, &p.plan.delay);
         let mut programmed = Element::new(ns, "programmed")
@@ -58,6 +64,9 @@ pub fn port_entry(name: &str, state: &NicState) -> Element {
             .with(leaf(ns, "delay-wanted", delay.wanted))
             .with(leaf(ns, "delay-clamped", delay.clamped()))
             .with(leaf(ns, "delay-meaning", delay.describe()));
+        if let Some(given) = &plan.buffers {
+            programmed.push(buffers_entry(given));
+        }
         for object in &p.outcome.applied {
             programmed.push(leaf(ns, "applied", object.as_str()));
         }
@@ -81,6 +90,32 @@ pub fn port_entry(name: &str, state: &NicState) -> Element {
     }
     port.push(read);
     port
+}
+
+/// The receive buffers asked for: each buffer in use with its priorities and size.
+fn buffers_entry(given: &BuffersGiven) -> Element {
+    let ns = NIC_NS;
+    let b = &given.buffer;
+    let mut buffers = Element::new(ns, "buffers")
+        .with(leaf(ns, "total-size", b.total_size))
+        .with(leaf(ns, "clamped", given.clamped))
+        .with(leaf(ns, "meaning", given.describe()));
+    for n in 0..b.buffer_size.len() {
+        let priorities =
+            (0..8).filter(|p| usize::from(b.prio2buffer[*p]) == n).fold(0u8, |a, p| a | 1 << p);
+        if priorities == 0 {
+            continue;
+        }
+        let mut buffer = Element::new(ns, "buffer")
+            .with(leaf(ns, "index", n))
+            .with(leaf(ns, "priorities", pfc_enable_bits(priorities)))
+            .with(leaf(ns, "size", b.buffer_size[n]));
+        if given.wanted[n] != 0 {
+            buffer.push(leaf(ns, "wanted", given.wanted[n]));
+        }
+        buffers.push(buffer);
+    }
+    buffers
 }
 
 impl Backend for NicBackend {

@@ -53,6 +53,9 @@ first start configures every interface as a Bridge Port with PFC off and LLDP on
   data-plane = \"bridge\"         # \"nic\": the NICs run PFC, programmed through DCB netlink
                                 # from DCBX (refused, naming each interface, where a
                                 # driver has no DCB); what was set: pfcd-nic
+  nic-dcbx = \"take-over\"        # with \"nic\", a NIC whose firmware runs DCBX: pfcd takes
+                                # it over; \"leave\": pfcd sets nothing there, runs no
+                                # LLDP on it, serves the NIC's PFC as read back
   [lab]
   time-ratio = 0.001            # simulated seconds per wall-clock second (0 < r <= 1)
   tick-ms = 50                  # how often each port catches up with the clock
