@@ -66,6 +66,17 @@ fn assert_whole(r: &Run, p: &str) {
     assert_eq!(n(&got["duplicates"]), 0, "priority {p}: {got}");
 }
 
+/// Lossy priority `p` arrived in order, without duplicates, and all but at most 1 %: a
+/// software bridge kept off the CPU by other work (three builds on two cores) lets its
+/// receive ring overflow for lossy frames, which nothing pauses (52 of 14 997 seen).
+fn assert_lossy_kept(r: &Run, p: &str) {
+    let got = &r.received["priorities"][p];
+    let sent = n(&r.sent["priorities"][p]["frames"]);
+    assert!(n(&got["lost"]) * 100 <= sent, "priority {p}: {got}");
+    assert_eq!(n(&got["reordered"]), 0, "priority {p}: {got}");
+    assert_eq!(n(&got["duplicates"]), 0, "priority {p}: {got}");
+}
+
 #[test]
 fn pfcd_holds_a_paused_priority_pauses_its_sender_and_loses_nothing() {
     if !can_run("pfcd_holds_a_paused_priority_pauses_its_sender_and_loses_nothing") {
@@ -108,7 +119,7 @@ fn pfcd_holds_a_paused_priority_pauses_its_sender_and_loses_nothing() {
     let s3 = &external.sent["priorities"]["3"];
     assert!(n(&r3["pfc_sent"]) > 0, "h2 paused priority 3: {r3}");
     assert_whole(&external, "3");
-    assert_whole(&external, "0");
+    assert_lossy_kept(&external, "0");
     // pfcd's buffer for priority 3 filled: it paused h1, which honoured it.
     assert!(n(&s3["pfc_frames"]) > 0 && n(&s3["pause_ns"]) > 0, "pfcd paused h1: {s3}");
     assert_eq!(n(&external.sent["priorities"]["0"]["pause_ns"]), 0, "priority 0 never paused");
