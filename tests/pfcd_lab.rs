@@ -696,26 +696,29 @@ fn the_lldp_model_drives_the_agent_and_refuses_what_it_cannot_run() {
 
     // What pfcd cannot run is refused, naming the path; running stays as it was.
     let before = running_config(&mut c);
-    let refusals = [
-        (
-            format!(
-                "<lldp xmlns=\"{LLDP_NS}\"><port><name>lab1</name>\
-                 <dest-mac-address>01-80-C2-00-00-0E</dest-mac-address>\
-                 <pfc-tlv-extension xmlns=\"{DCBX_NS}\"><enable>p5</enable></pfc-tlv-extension>\
-                 </port></lldp>"
-            ),
-            "pfc-tlv-extension/lldp-dcbx-tlv:enable",
-            "differs from port lab1's pfc-enable",
-        ),
-        (
-            format!(
-                "<lldp xmlns=\"{LLDP_NS}\"><port><name>lab1</name>\
+    // One administrative PFC Enable, the Bridge Port's: the TLV's own is not supported
+    // (pfcd-deviations) and refused at once, by name.
+    let edit = format!(
+        "<lldp xmlns=\"{LLDP_NS}\"><port><name>lab1</name>\
+         <dest-mac-address>01-80-C2-00-00-0E</dest-mac-address>\
+         <pfc-tlv-extension xmlns=\"{DCBX_NS}\"><enable>p5</enable></pfc-tlv-extension>\
+         </port></lldp>"
+    );
+    let err = c.edit_config(Datastore::Candidate, &edit, None).expect_err("enable refused");
+    let errors = err.reply().map(|r| r.errors().to_vec()).unwrap_or_default();
+    assert!(
+        errors.iter().any(|e| e.error_tag == "unknown-element"
+            && e.error_message.as_deref().is_some_and(|m| m.contains("enable"))),
+        "the TLV's enable: {errors:?}"
+    );
+    let refusals = [(
+        format!(
+            "<lldp xmlns=\"{LLDP_NS}\"><port><name>lab1</name>\
                  <dest-mac-address>01-80-C2-00-00-03</dest-mac-address></port></lldp>"
-            ),
-            "dest-mac-address='01-80-C2-00-00-03'",
-            "nearest bridge address only",
         ),
-    ];
+        "dest-mac-address='01-80-C2-00-00-03'",
+        "nearest bridge address only",
+    )];
     for (edit, path, message) in refusals {
         assert_commit_refused(&mut c, &edit, path, message, &before);
     }

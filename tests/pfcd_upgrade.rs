@@ -1,10 +1,11 @@
 //! Upgrading keeps the configuration: `tests/upgrade/state-2026-11-29.tgz` is a state directory
 //! the release before the IEEE modules were cut to what the draft defines wrote (its lab with
 //! lab1 described, PFC on priorities 3 and 4, an allowance of 130 000 bits, buffer allocations
-//! of 40 000 and 36 000 octets written in ieee802-dot1q-pfc-bridge, and the 6-octet PFC TLV
-//! asked for in ieee802-dot1q-lldp-pfc-tlv). pfcd starts on it, says what it carried over, and
-//! serves every value, the moved ones in their new modules (pfcd-pfc, pfcd-lldp); the next
-//! start has nothing left to carry.
+//! of 40 000 and 36 000 octets written in ieee802-dot1q-pfc-bridge, the 6-octet PFC TLV asked
+//! for in ieee802-dot1q-lldp-pfc-tlv, and the TLV's own PFC Enable, equal to pfc-enable). pfcd
+//! starts on it, says what it carried over, and serves every value, the moved ones in their new
+//! modules (pfcd-pfc, pfcd-lldp), the second PFC Enable dropped; the next start has nothing
+//! left to carry.
 
 use std::path::Path;
 use std::process::Command;
@@ -30,7 +31,10 @@ fn a_state_directory_of_the_previous_release_starts_with_its_configuration() {
     let mut pfcd = LabPfcd::start_on_state("upgrade", unpack);
     let log = pfcd.log_text();
     assert!(
-        log.contains(CARRIED) && log.contains("buffer-allocation") && log.contains("legacy-tlv"),
+        log.contains(CARRIED)
+            && log.contains("buffer-allocation")
+            && log.contains("legacy-tlv")
+            && log.contains("enable"),
         "pfcd says what it carried over: {log}"
     );
     let mut c = pfcd.client();
@@ -76,4 +80,7 @@ fn assert_configuration_kept(c: &mut Client) {
     }
     let moved = format!("<legacy-tlv xmlns=\"{PFCD_LLDP_NS}\">true</legacy-tlv>");
     assert!(all.contains(&moved), "legacy-tlv, in pfcd-lldp: {all}");
+    // The TLV's own PFC Enable, once kept equal to the Bridge Port's, is gone: pfc-enable says
+    // what the TLV advertises (p3 p4, above).
+    assert!(!all.contains("<enable>"), "the TLV's enable dropped: {all}");
 }

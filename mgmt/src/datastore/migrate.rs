@@ -1,20 +1,22 @@
 //! Carrying a stored configuration over a schema change that moved data nodes to another
-//! module: the same place in the tree, a new namespace. A configuration saved before the move
-//! names the old one, which the new schema refuses; [`Moved`] entries rewrite it on open, so
-//! the first start after an upgrade keeps every value instead of refusing to start.
+//! module (the same place in the tree, a new namespace) or out of the configuration. A
+//! configuration saved before the change names what the new schema refuses; [`Moved`] entries
+//! rewrite it on open, so the first start after an upgrade keeps every value instead of
+//! refusing to start.
 
-use netconf_proto::xml::{self, Element};
+use netconf_proto::xml::{self, Element, Node};
 
-/// A data node that moved from one module to another without changing place: an element
-/// `name` in namespace `from`, whose parent is element `parent` in namespace `parent_ns`, is
-/// now in namespace `to`.
+/// A data node that moved without changing place: an element `name` in namespace `from`,
+/// whose parent is element `parent` in namespace `parent_ns`, is now in namespace `to`; or,
+/// with `to` `None`, is no longer configuration (its value is said elsewhere, which the move's
+/// author answers for) and is dropped.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Moved {
     pub parent_ns: &'static str,
     pub parent: &'static str,
     pub name: &'static str,
     pub from: &'static str,
-    pub to: &'static str,
+    pub to: Option<&'static str>,
 }
 
 /// What a migration changed: each moved node's name, once per element rewritten.
@@ -54,14 +56,27 @@ pub fn carry_over(text: String, moves: &[Moved], migrated: &mut Rewritten) -> St
 fn rewrite(parent: &mut Element, moves: &[Moved], rewritten: &mut Rewritten) {
     let parent_ns = parent.namespace.clone();
     let parent_name = parent.name.clone();
-    for child in parent.elements_mut() {
-        if let Some(m) = moves.iter().find(|m| {
+    let applies = |child: &Element| {
+        moves.iter().find(|m| {
             parent_ns.as_deref() == Some(m.parent_ns)
                 && parent_name == m.parent
                 && child.name == m.name
                 && child.namespace.as_deref() == Some(m.from)
-        }) {
-            child.namespace = Some(m.to.into());
+        })
+    };
+    parent.children.retain(|node| match node {
+        Node::Element(child) => match applies(child) {
+            Some(m) if m.to.is_none() => {
+                rewritten.push(m.name);
+                false
+            }
+            _ => true,
+        },
+        _ => true,
+    });
+    for child in parent.elements_mut() {
+        if let Some((m, to)) = applies(child).and_then(|m| m.to.map(|to| (m, to))) {
+            child.namespace = Some(to.into());
             // A default namespace declared on the element itself would keep the old one.
             child.retain_namespaces(|(prefix, _)| prefix.is_some());
             rewritten.push(m.name);
@@ -76,7 +91,8 @@ mod tests {
 
     const A: &str = "urn:a";
     const B: &str = "urn:b";
-    const MOVE: Moved = Moved { parent_ns: A, parent: "item", name: "size", from: A, to: B };
+    const MOVE: Moved = Moved { parent_ns: A, parent: "item", name: "size", from: A, to: Some(B) };
+    const DROP: Moved = Moved { parent_ns: A, parent: "item", name: "echo", from: A, to: None };
 
     #[test]
     fn a_moved_leaf_takes_its_new_namespace_and_everything_else_stays() {
@@ -93,6 +109,16 @@ mod tests {
         // The same name elsewhere, in another namespace or under another parent, is not moved.
         let other = root.child("urn:c", "other").expect("other");
         assert!(other.child("urn:c", "size").is_some());
+    }
+
+    #[test]
+    fn a_node_no_longer_configuration_is_dropped_and_said() {
+        let old =
+            r#"<top xmlns="urn:a"><item><key>1</key><echo>3</echo><size>40</size></item></top>"#;
+        let (new, rewritten) = apply(old, &[MOVE, DROP]).expect("parses").expect("changed");
+        assert_eq!(rewritten, vec!["echo", "size"]);
+        assert!(!new.contains("echo"), "{new}");
+        assert!(new.contains("<key>1</key>"), "{new}");
     }
 
     #[test]

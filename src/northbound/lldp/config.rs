@@ -8,7 +8,7 @@ use netconf_proto::xml::Element;
 
 use super::nearest_bridge;
 use crate::northbound::namespaces::{DCBX_NS, LLDP_NS, PFCD_LLDP_NS, PFC_TLV_NS};
-use crate::northbound::xml::{child_text, child_u64, pfc_enable_bits, pfc_enable_mask};
+use crate::northbound::xml::{child_text, child_u64};
 use crate::ports::{DcbxIntent, PortIntent};
 
 /// The path of a port's LLDP entry (for rpc-error paths).
@@ -67,7 +67,7 @@ pub fn fill_intent(
     });
     let Some(entry) = entry else { return Ok(()) };
     intent.lldp = Some(agent_config(lldp, entry, name)?);
-    intent.dcbx = dcbx_intent(entry, name, intent.pfc_enable)?;
+    intent.dcbx = dcbx_intent(entry);
     Ok(())
 }
 
@@ -113,9 +113,9 @@ fn agent_config(lldp: &Element, entry: &Element, name: &str) -> Result<AgentConf
     Ok(config)
 }
 
-/// The PFC TLV settings. The TLV's `enable` is pfc-enable (of the pfc container): a different
-/// value written here is refused rather than one of the two silently ignored.
-fn dcbx_intent(entry: &Element, name: &str, pfc_enable: u8) -> Result<DcbxIntent, BackendError> {
+/// The PFC TLV settings. The PFC Enable the TLV advertises is the Bridge Port's pfc-enable, the
+/// one administrative PFC Enable (the TLV's own `enable` is deviated not-supported).
+fn dcbx_intent(entry: &Element) -> DcbxIntent {
     let mut d = DcbxIntent::default();
     let flag = |e: &Element, ns: &str, leaf: &str| child_text(e, ns, leaf).map(|t| t == "true");
     if let Some(tlv) = entry.child(DCBX_NS, "pfc-tlv-extension") {
@@ -129,33 +129,11 @@ fn dcbx_intent(entry: &Element, name: &str, pfc_enable: u8) -> Result<DcbxIntent
         d.rtm_hdrm = flag(tlv, PFC_TLV_NS, "rtm-hdrm").unwrap_or(false);
         d.ptp_hdrm = flag(tlv, PFC_TLV_NS, "ptp-hdrm").unwrap_or(false);
         d.legacy_tlv = flag(tlv, PFCD_LLDP_NS, "legacy-tlv").unwrap_or(false);
-        if let Some(bits) = child_text(tlv, DCBX_NS, "enable") {
-            let written = pfc_enable_mask(&bits);
-            if written != pfc_enable {
-                return Err(BackendError::new(format!(
-                    "pfc-tlv-extension/enable ({}) differs from port {name}'s pfc-enable ({}): \
-                     the PFC Configuration TLV sends pfc-enable. Remove enable here, or write \
-                     the same priorities in both.",
-                    show_bits(written),
-                    show_bits(pfc_enable)
-                ))
-                .at(port_path(name, "ieee802-dot1q-lldp-dcbx-tlv:pfc-tlv-extension/enable")));
-            }
-        }
     }
     if let Some(ld) = entry.child(PFC_TLV_NS, "pfc-local-delay-tlv-extension") {
         d.local_delay_tx = flag(ld, PFC_TLV_NS, "tx-enable").unwrap_or(true);
     }
-    Ok(d)
-}
-
-fn show_bits(mask: u8) -> String {
-    let bits = pfc_enable_bits(mask);
-    if bits.is_empty() {
-        "none".into()
-    } else {
-        bits
-    }
+    d
 }
 
 /// The lab's first-start LLDP configuration: an agent on every port, DCBX not willing (the
@@ -193,10 +171,7 @@ mod tests {
              </pfc-local-delay-tlv-extension></port>"
         );
         let entry = netconf_proto::xml::parse(xml.as_bytes()).expect("XML");
-        let intent = PortIntent {
-            dcbx: dcbx_intent(&entry, "p1", 0).expect("taken"),
-            ..PortIntent::default()
-        };
+        let intent = PortIntent { dcbx: dcbx_intent(&entry), ..PortIntent::default() };
         let admin = dcbx_admin(&intent, lldp::wire::TimeInterval::from_nanos(1_000));
         let p = admin.pfc;
         assert!(p.macsec_capable && p.privacy_capable && p.rtm_hdrm && p.ptp_hdrm && p.legacy_tlv);
