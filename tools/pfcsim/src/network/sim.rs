@@ -13,7 +13,7 @@ use dataplane::wire::{MacControl, PRIORITIES};
 use super::build::Topology;
 use super::calendar::CalendarQueue;
 use super::observe::Observer;
-use super::port::{Drops, Port, Queued};
+use super::port::{Drops, Fixed, Port, Queued};
 
 /// A host queues at most this many frames per priority; a source whose host is held longer
 /// waits (the frame is not offered) rather than loses.
@@ -55,6 +55,9 @@ pub(super) struct WatchdogRecord {
 pub(super) struct Sim {
     pub topo: Topology,
     pub ports: Vec<Port>,
+    /// What the transmitter and arrivals look up on every event, kept apart from the topology's
+    /// larger records.
+    fixed: Vec<Fixed>,
     wires: Vec<SimLink>,
     /// The frames on each wire beyond what `DataFrame` carries, in order.
     in_flight: Vec<VecDeque<Queued>>,
@@ -88,6 +91,8 @@ impl Sim {
                 Port::new(i, info, node.pfc, node.watchdog)
             })
             .collect();
+        let fixed =
+            topo.ports.iter().map(|info| Fixed::new(info, &topo.nodes[info.node])).collect();
         let wires = topo.ports.iter().map(|p| SimLink::new(p.speed, p.one_way)).collect();
         let windows =
             usize::try_from(duration.as_ps().div_ceil(window.as_ps().max(1))).unwrap_or(0);
@@ -100,6 +105,7 @@ impl Sim {
             in_flight: topo.ports.iter().map(|_| VecDeque::new()).collect(),
             pauses_due: topo.ports.iter().map(|_| VecDeque::new()).collect(),
             ports,
+            fixed,
             wires,
             events: CalendarQueue::new(),
             flows,
@@ -188,7 +194,7 @@ impl Sim {
             self.wake(p, idle);
             return;
         }
-        if self.topo.ports[p].peer.is_none() {
+        if self.fixed[p].peer.is_none() {
             return;
         }
         let port = &mut self.ports[p];
@@ -235,7 +241,7 @@ impl Sim {
     /// Nothing to send now: wake for a pause ending on a queue with frames, a PFC refresh, or
     /// the maximum transit delay of a held frame.
     fn sleep(&mut self, p: usize, now: Picos) {
-        let max_transit = self.topo.nodes[self.topo.ports[p].node].max_transit;
+        let max_transit = self.fixed[p].max_transit;
         let port = &mut self.ports[p];
         let mut at: Option<Picos> = None;
         let mut earliest = |t: Picos| at = Some(at.map_or(t, |a| a.min(t)));
@@ -249,7 +255,9 @@ impl Sim {
                 }
             }
         }
-        if let Some(t) = port.tx.next_refresh(now) {
+        // No priority in XOFF, no refresh to ask for.
+        let refresh = if port.tx.xoff() != 0 { port.tx.next_refresh(now) } else { None };
+        if let Some(t) = refresh {
             let t = t.max(now);
             port.pfc_ready_at = Some(port.pfc_ready_at.map_or(t, |r| r.min(t)));
         }
@@ -264,7 +272,7 @@ impl Sim {
     /// Frames at the head of `p`'s queues held longer than the bridge's maximum transit delay
     /// are discarded (802.1Q 6.5.6), freeing the buffers they hold.
     fn expire(&mut self, p: usize, now: Picos) {
-        let Some(limit) = self.topo.nodes[self.topo.ports[p].node].max_transit else { return };
+        let Some(limit) = self.fixed[p].max_transit else { return };
         for n in 0..PRIORITIES {
             while let Some(q) = self.ports[p].queues[n].front().copied() {
                 if now.saturating_sub(q.enqueued) <= limit {
@@ -291,8 +299,6 @@ impl Sim {
     /// Passes ingress `i`'s XOFF level on priority `n` to its PFC initiator; a change makes a
     /// PFC frame due after the generation delay.
     fn xoff_changed(&mut self, i: usize, n: usize, now: Picos) {
-        let generation =
-            self.topo.ports[i].speed.bits_time(self.topo.ports[i].delays.pfc_generation_bits);
         let port = &mut self.ports[i];
         let xoff = port.ingress[n].as_ref().is_some_and(|b| b.xoff());
         if (port.tx.xoff() & (1 << n) != 0) == xoff {
@@ -300,7 +306,7 @@ impl Sim {
         }
         port.tx.set_xoff(n, xoff);
         port.xoff_since[n] = xoff.then_some(now);
-        let ready = now + generation;
+        let ready = now + self.fixed[i].pfc_generation;
         port.pfc_ready_at = Some(ready);
         self.wake(i, ready);
     }
@@ -381,13 +387,12 @@ impl Sim {
 
     /// Frames finish arriving over wire `w` (from port `w` to its peer).
     fn arrive(&mut self, w: usize, now: Picos) {
-        let Some(to) = self.topo.ports[w].peer else { return };
+        let Some(to) = self.fixed[w].peer else { return };
         while let Some((_, frame)) = self.wires[w].receive(now) {
             match frame {
                 LinkFrame::Bytes(bytes) => {
                     if let Ok(control) = MacControl::parse(&bytes) {
-                        let d = self.topo.ports[to].delays;
-                        let entry = self.topo.ports[to].speed.bits_time(d.pause_entry_bits);
+                        let entry = self.fixed[to].pause_entry;
                         self.pauses_due[to].push_back(control);
                         self.events.schedule(now + entry, Event::Pause(to));
                     }
@@ -405,8 +410,7 @@ impl Sim {
     /// buffer and onto the egress queue of the flow's next hop.
     fn data_in(&mut self, at: usize, n: usize, mut q: Queued, now: Picos) {
         let flow = q.flow as usize;
-        let node = self.topo.ports[at].node;
-        if self.topo.nodes[node].host {
+        if self.fixed[at].host {
             let stats = &mut self.flows[flow];
             stats.delivered += 1;
             stats.delivered_octets += u64::from(q.len);
