@@ -6,7 +6,8 @@
 //! buckets when their turn comes; only events further still wait in a heap. Filing an event is
 //! a push onto its bucket; only the current fine bucket's one or two are sorted. The order is
 //! exactly a binary heap's over (time, order of scheduling): earliest first, and first
-//! scheduled first among equal times.
+//! scheduled first among equal times. The current bucket is kept earliest first, as its events
+//! were mostly scheduled (sorting it is then a pass), and taken from the front.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -74,9 +75,11 @@ fn bucket(at: Picos) -> u64 {
 
 /// Timed events, earliest first; among equal times, in the order they were scheduled.
 pub(super) struct CalendarQueue<E> {
-    /// The events of the current fine bucket and any earlier one, latest first: the next is
-    /// the last. (One or two: a sorted insertion beats a heap's sifting.)
+    /// The events of the current fine bucket and any earlier one, earliest first, from `head`
+    /// on (those before it were taken). (One or two: a sorted insertion beats a heap's
+    /// sifting.)
     current: Vec<Entry<E>>,
+    head: usize,
     /// The fine bucket `current` holds.
     now: u64,
     /// Events of fine buckets `now + 1` to `now + FINE - 1`, each in slot `bucket % FINE`.
@@ -91,10 +94,11 @@ pub(super) struct CalendarQueue<E> {
     seq: u64,
 }
 
-impl<E> CalendarQueue<E> {
+impl<E: Copy> CalendarQueue<E> {
     pub fn new() -> Self {
         CalendarQueue {
             current: Vec::new(),
+            head: 0,
             now: 0,
             fine: (0..FINE).map(|_| Vec::new()).collect(),
             in_fine: 0,
@@ -137,7 +141,7 @@ impl<E> CalendarQueue<E> {
     }
 
     fn insert_current(&mut self, entry: Entry<E>) {
-        let at = self.current.partition_point(|e| *e > entry);
+        let at = self.head + self.current[self.head..].partition_point(|e| *e < entry);
         self.current.insert(at, entry);
     }
 
@@ -159,7 +163,8 @@ impl<E> CalendarQueue<E> {
 
     pub fn pop(&mut self) -> Option<(Picos, E)> {
         loop {
-            if let Some(e) = self.current.pop() {
+            if let Some(e) = self.current.get(self.head) {
+                self.head += 1;
                 return Some((e.at(), e.event));
             }
             if self.in_fine == 0 {
@@ -180,6 +185,8 @@ impl<E> CalendarQueue<E> {
     /// the later events that now fall within the coarse buckets enter them, and the coarse
     /// bucket's events spread over the fine ones.
     fn advance(&mut self) {
+        self.current.clear();
+        self.head = 0;
         self.now += 1;
         if self.now.is_multiple_of(FINE) {
             let coarse_now = self.now >> COARSE_SHIFT;
@@ -205,7 +212,7 @@ impl<E> CalendarQueue<E> {
         } else {
             self.current.append(slot);
         }
-        self.current.sort_unstable_by(|a, b| b.cmp(a));
+        self.current.sort_unstable();
     }
 }
 

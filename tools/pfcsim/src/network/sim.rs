@@ -21,7 +21,7 @@ const HOST_QUEUE_FRAMES: usize = 32;
 /// A lossy priority's egress queue on a bridge, frames (tail-dropped beyond).
 const LOSSY_QUEUE_FRAMES: usize = 256;
 
-#[derive(Debug)]
+#[derive(Debug, Clone, Copy)]
 enum Event {
     Tx(usize),
     Arrive(usize),
