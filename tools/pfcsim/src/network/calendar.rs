@@ -23,26 +23,27 @@ const COARSE_SHIFT: u32 = 10;
 /// Coarse buckets: 17 ms ahead.
 const COARSE: u64 = 256;
 
+/// Ordered by time, then by the order of scheduling. (Two 64-bit fields, not one 128-bit key:
+/// an entry of 24 octets rather than 32 keeps more of the buckets in cache.)
 struct Entry<E> {
-    /// The time in the high 64 bits, the order of scheduling in the low: one comparison orders
-    /// both.
-    key: u128,
+    at: u64,
+    seq: u64,
     event: E,
 }
 
 impl<E> Entry<E> {
     fn new(at: Picos, seq: u64, event: E) -> Self {
-        Entry { key: (u128::from(at.as_ps()) << 64) | u128::from(seq), event }
+        Entry { at: at.as_ps(), seq, event }
     }
 
     fn at(&self) -> Picos {
-        Picos((self.key >> 64) as u64)
+        Picos(self.at)
     }
 }
 
 impl<E> PartialEq for Entry<E> {
     fn eq(&self, other: &Self) -> bool {
-        self.key == other.key
+        (self.at, self.seq) == (other.at, other.seq)
     }
 }
 
@@ -56,7 +57,7 @@ impl<E> PartialOrd for Entry<E> {
 
 impl<E> Ord for Entry<E> {
     fn cmp(&self, other: &Self) -> std::cmp::Ordering {
-        self.key.cmp(&other.key)
+        (self.at, self.seq).cmp(&(other.at, other.seq))
     }
 }
 

@@ -21,15 +21,21 @@ const HOST_QUEUE_FRAMES: usize = 32;
 /// A lossy priority's egress queue on a bridge, frames (tail-dropped beyond).
 const LOSSY_QUEUE_FRAMES: usize = 256;
 
+/// An event and the port, wire or flow it is for (32-bit indices: an event of 8 octets).
 #[derive(Debug, Clone, Copy)]
 enum Event {
-    Tx(usize),
-    Arrive(usize),
+    Tx(u32),
+    Arrive(u32),
     /// The next of the port's `pauses_due` takes effect.
-    Pause(usize),
-    Watchdog(usize),
-    Source(usize),
+    Pause(u32),
+    Watchdog(u32),
+    Source(u32),
     Sample,
+}
+
+/// An index as an event carries it (the topology's ports and flows number far fewer than 2^32).
+fn ix(i: usize) -> u32 {
+    i as u32
 }
 
 /// What the run counted for one flow.
@@ -121,7 +127,7 @@ impl Sim {
 
     pub fn run(&mut self) {
         for (f, flow) in self.topo.flows.iter().enumerate() {
-            self.events.schedule(flow.start, Event::Source(f));
+            self.events.schedule(flow.start, Event::Source(ix(f)));
         }
         self.events.schedule(self.sample, Event::Sample);
         while let Some((now, event)) = self.events.pop() {
@@ -131,19 +137,21 @@ impl Sim {
             self.events_run += 1;
             match event {
                 Event::Tx(p) => {
+                    let p = p as usize;
                     if self.ports[p].tx_wake == Some(now) {
                         self.ports[p].tx_wake = None;
                     }
                     self.tx_free(p, now);
                 }
-                Event::Arrive(w) => self.arrive(w, now),
+                Event::Arrive(w) => self.arrive(w as usize, now),
                 Event::Pause(p) => {
+                    let p = p as usize;
                     if let Some(frame) = self.pauses_due[p].pop_front() {
                         self.apply_pause(p, now, &frame);
                     }
                 }
-                Event::Watchdog(p) => self.watchdog_due(p, now),
-                Event::Source(f) => self.source(f, now),
+                Event::Watchdog(p) => self.watchdog_due(p as usize, now),
+                Event::Source(f) => self.source(f as usize, now),
                 Event::Sample => {
                     self.observer.sample(now, &self.topo, &self.ports);
                     self.events.schedule(now + self.sample, Event::Sample);
@@ -158,7 +166,7 @@ impl Sim {
             return;
         }
         self.ports[p].tx_wake = Some(at);
-        self.events.schedule(at, Event::Tx(p));
+        self.events.schedule(at, Event::Tx(ix(p)));
     }
 
     fn source(&mut self, f: usize, now: Picos) {
@@ -183,7 +191,7 @@ impl Sim {
             self.ports[p].queues[n].push_back(q);
             self.wake(p, now);
         }
-        self.events.schedule(now + interval, Event::Source(f));
+        self.events.schedule(now + interval, Event::Source(ix(f)));
     }
 
     /// Port `p` may start a frame: a PFC frame when one is due, else the next data frame of a
@@ -229,7 +237,7 @@ impl Sim {
     /// evaluated again after it (refresh included), the transmitter free then.
     fn sent(&mut self, p: usize, end: Picos) {
         if let Some(at) = self.wires[p].last_arrival() {
-            self.events.schedule(at, Event::Arrive(p));
+            self.events.schedule(at, Event::Arrive(ix(p)));
         }
         let port = &mut self.ports[p];
         if port.pfc_ready_at.is_none() && port.tx.xoff() != 0 {
@@ -333,7 +341,7 @@ impl Sim {
             return;
         }
         port.watchdog_wake = Some(at);
-        self.events.schedule(at, Event::Watchdog(p));
+        self.events.schedule(at, Event::Watchdog(ix(p)));
     }
 
     fn watchdog_due(&mut self, p: usize, now: Picos) {
@@ -394,7 +402,7 @@ impl Sim {
                     if let Ok(control) = MacControl::parse(&bytes) {
                         let entry = self.fixed[to].pause_entry;
                         self.pauses_due[to].push_back(control);
-                        self.events.schedule(now + entry, Event::Pause(to));
+                        self.events.schedule(now + entry, Event::Pause(ix(to)));
                     }
                 }
                 LinkFrame::Data(d) => {
