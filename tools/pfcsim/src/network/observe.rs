@@ -113,9 +113,12 @@ impl Observer {
         // Per ingress and priority: the egress ports its buffered frames wait for.
         self.waits.iter_mut().for_each(Vec::clear);
         for (p, port) in ports.iter().enumerate() {
-            for (n, from) in port.queued_from.iter().enumerate() {
-                for (i, _) in from {
-                    self.waits[*i as usize * PRIORITIES + n].push(p);
+            for (n, queue) in port.queues.iter().enumerate() {
+                for i in queue.iter().filter_map(|q| q.ingress) {
+                    let waits = &mut self.waits[i as usize * PRIORITIES + n];
+                    if waits.last() != Some(&p) {
+                        waits.push(p);
+                    }
                 }
             }
         }

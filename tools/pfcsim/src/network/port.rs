@@ -98,9 +98,6 @@ pub(super) struct Port {
     pub tx: PfcInitiator,
     pub pfc_ready_at: Option<Picos>,
     pub queues: [VecDeque<Queued>; PRIORITIES],
-    /// Per priority, the ingress ports whose buffered frames wait in that queue, each with how
-    /// many: what the wait-for graph's samples read instead of walking the queues.
-    pub queued_from: [Vec<(u32, u32)>; PRIORITIES],
     pub ingress: [Option<IngressBuffer>; PRIORITIES],
     pub xoff_since: [Option<Picos>; PRIORITIES],
     pub paused: [Held; PRIORITIES],
@@ -139,7 +136,6 @@ impl Port {
             tx: PfcInitiator::new(info.speed, addr, pfc),
             pfc_ready_at: None,
             queues: std::array::from_fn(|_| VecDeque::new()),
-            queued_from: std::array::from_fn(|_| Vec::new()),
             ingress,
             xoff_since: [None; PRIORITIES],
             paused: [Held::default(); PRIORITIES],
@@ -149,30 +145,6 @@ impl Port {
             tx_wake: None,
             watchdog_wake: None,
             drops: Drops::default(),
-        }
-    }
-
-    /// Queues `q` on priority `n`, counting it against its ingress.
-    pub fn enqueue(&mut self, n: usize, q: Queued) {
-        if let Some(i) = q.ingress {
-            let from = &mut self.queued_from[n];
-            match from.iter_mut().find(|(f, _)| *f == i) {
-                Some((_, count)) => *count += 1,
-                None => from.push((i, 1)),
-            }
-        }
-        self.queues[n].push_back(q);
-    }
-
-    /// `q` left priority `n`'s queue (sent or discarded).
-    pub fn dequeued(&mut self, n: usize, q: &Queued) {
-        let Some(i) = q.ingress else { return };
-        let from = &mut self.queued_from[n];
-        if let Some(k) = from.iter().position(|(f, _)| *f == i) {
-            from[k].1 -= 1;
-            if from[k].1 == 0 {
-                from.swap_remove(k);
-            }
         }
     }
 

@@ -188,7 +188,7 @@ impl Sim {
                 enqueued: now,
                 ingress: None,
             };
-            self.ports[p].enqueue(n, q);
+            self.ports[p].queues[n].push_back(q);
             self.wake(p, now);
         }
         self.events.schedule(now + interval, Event::Source(ix(f)));
@@ -221,7 +221,6 @@ impl Sim {
         };
         let port = &mut self.ports[p];
         let Some(frame) = port.queues[n].pop_front() else { return };
-        port.dequeued(n, &frame);
         port.last_served = n;
         if let Some(wd) = port.watchdog.as_mut() {
             wd.frame_sent(now, n);
@@ -288,7 +287,6 @@ impl Sim {
                     break;
                 }
                 self.ports[p].queues[n].pop_front();
-                self.ports[p].dequeued(n, &q);
                 self.ports[p].drops.transit += 1;
                 self.flows[q.flow as usize].lost.transit += 1;
                 self.release(q, n, now);
@@ -372,7 +370,6 @@ impl Sim {
             wd.count_dropped(n, frames.len() as u64);
         }
         for q in frames {
-            self.ports[p].dequeued(n, &q);
             self.ports[p].drops.watchdog += 1;
             self.flows[q.flow as usize].lost.watchdog += 1;
             self.release(q, n, now);
@@ -462,7 +459,7 @@ impl Sim {
             self.release(q, n, now);
             return;
         }
-        self.ports[out].enqueue(n, q);
+        self.ports[out].queues[n].push_back(q);
         self.tell_waiting(out, now);
         self.wake(out, now);
     }
