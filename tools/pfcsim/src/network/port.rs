@@ -11,7 +11,7 @@ use dataplane::time::Picos;
 use dataplane::watchdog::{Watchdog, WatchdogSetup};
 use dataplane::wire::{MacAddr, PRIORITIES};
 
-use super::build::PortInfo;
+use super::build::{Node, PortInfo};
 
 /// A frame waiting in an egress queue.
 #[derive(Debug, Clone, Copy)]
@@ -62,6 +62,32 @@ impl Held {
     /// The whole time held up to `end`.
     pub fn total_to(&self, end: Picos) -> Picos {
         self.total + self.since.map_or(Picos::ZERO, |s| self.until.min(end).saturating_sub(s))
+    }
+}
+
+/// What a port's events look up that never changes during a run.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Fixed {
+    pub peer: Option<usize>,
+    /// The port belongs to a host (frames received are delivered).
+    pub host: bool,
+    /// The bridge's maximum transit delay (6.5.6), if set.
+    pub max_transit: Option<Picos>,
+    /// From an XOFF change to the PFC frame that tells it.
+    pub pfc_generation: Picos,
+    /// From a PFC frame's reception to its pause taking effect.
+    pub pause_entry: Picos,
+}
+
+impl Fixed {
+    pub fn new(info: &PortInfo, node: &Node) -> Self {
+        Fixed {
+            peer: info.peer,
+            host: node.host,
+            max_transit: node.max_transit,
+            pfc_generation: info.speed.bits_time(info.delays.pfc_generation_bits),
+            pause_entry: info.speed.bits_time(info.delays.pause_entry_bits),
+        }
     }
 }
 

@@ -13,7 +13,7 @@ use dataplane::wire::{MacControl, PRIORITIES};
 use super::build::Topology;
 use super::calendar::CalendarQueue;
 use super::observe::Observer;
-use super::port::{Drops, Port, Queued};
+use super::port::{Drops, Fixed, Port, Queued};
 
 /// A host queues at most this many frames per priority; a source whose host is held longer
 /// waits (the frame is not offered) rather than loses.
@@ -21,15 +21,21 @@ const HOST_QUEUE_FRAMES: usize = 32;
 /// A lossy priority's egress queue on a bridge, frames (tail-dropped beyond).
 const LOSSY_QUEUE_FRAMES: usize = 256;
 
-#[derive(Debug)]
+/// An event and the port, wire or flow it is for (32-bit indices: an event of 8 octets).
+#[derive(Debug, Clone, Copy)]
 enum Event {
-    Tx(usize),
-    Arrive(usize),
+    Tx(u32),
+    Arrive(u32),
     /// The next of the port's `pauses_due` takes effect.
-    Pause(usize),
-    Watchdog(usize),
-    Source(usize),
+    Pause(u32),
+    Watchdog(u32),
+    Source(u32),
     Sample,
+}
+
+/// An index as an event carries it (the topology's ports and flows number far fewer than 2^32).
+fn ix(i: usize) -> u32 {
+    i as u32
 }
 
 /// What the run counted for one flow.
@@ -55,6 +61,9 @@ pub(super) struct WatchdogRecord {
 pub(super) struct Sim {
     pub topo: Topology,
     pub ports: Vec<Port>,
+    /// What the transmitter and arrivals look up on every event, kept apart from the topology's
+    /// larger records.
+    fixed: Vec<Fixed>,
     wires: Vec<SimLink>,
     /// The frames on each wire beyond what `DataFrame` carries, in order.
     in_flight: Vec<VecDeque<Queued>>,
@@ -88,6 +97,8 @@ impl Sim {
                 Port::new(i, info, node.pfc, node.watchdog)
             })
             .collect();
+        let fixed =
+            topo.ports.iter().map(|info| Fixed::new(info, &topo.nodes[info.node])).collect();
         let wires = topo.ports.iter().map(|p| SimLink::new(p.speed, p.one_way)).collect();
         let windows =
             usize::try_from(duration.as_ps().div_ceil(window.as_ps().max(1))).unwrap_or(0);
@@ -100,6 +111,7 @@ impl Sim {
             in_flight: topo.ports.iter().map(|_| VecDeque::new()).collect(),
             pauses_due: topo.ports.iter().map(|_| VecDeque::new()).collect(),
             ports,
+            fixed,
             wires,
             events: CalendarQueue::new(),
             flows,
@@ -115,7 +127,7 @@ impl Sim {
 
     pub fn run(&mut self) {
         for (f, flow) in self.topo.flows.iter().enumerate() {
-            self.events.schedule(flow.start, Event::Source(f));
+            self.events.schedule(flow.start, Event::Source(ix(f)));
         }
         self.events.schedule(self.sample, Event::Sample);
         while let Some((now, event)) = self.events.pop() {
@@ -125,19 +137,21 @@ impl Sim {
             self.events_run += 1;
             match event {
                 Event::Tx(p) => {
+                    let p = p as usize;
                     if self.ports[p].tx_wake == Some(now) {
                         self.ports[p].tx_wake = None;
                     }
                     self.tx_free(p, now);
                 }
-                Event::Arrive(w) => self.arrive(w, now),
+                Event::Arrive(w) => self.arrive(w as usize, now),
                 Event::Pause(p) => {
+                    let p = p as usize;
                     if let Some(frame) = self.pauses_due[p].pop_front() {
                         self.apply_pause(p, now, &frame);
                     }
                 }
-                Event::Watchdog(p) => self.watchdog_due(p, now),
-                Event::Source(f) => self.source(f, now),
+                Event::Watchdog(p) => self.watchdog_due(p as usize, now),
+                Event::Source(f) => self.source(f as usize, now),
                 Event::Sample => {
                     self.observer.sample(now, &self.topo, &self.ports);
                     self.events.schedule(now + self.sample, Event::Sample);
@@ -152,7 +166,7 @@ impl Sim {
             return;
         }
         self.ports[p].tx_wake = Some(at);
-        self.events.schedule(at, Event::Tx(p));
+        self.events.schedule(at, Event::Tx(ix(p)));
     }
 
     fn source(&mut self, f: usize, now: Picos) {
@@ -177,7 +191,7 @@ impl Sim {
             self.ports[p].queues[n].push_back(q);
             self.wake(p, now);
         }
-        self.events.schedule(now + interval, Event::Source(f));
+        self.events.schedule(now + interval, Event::Source(ix(f)));
     }
 
     /// Port `p` may start a frame: a PFC frame when one is due, else the next data frame of a
@@ -188,7 +202,7 @@ impl Sim {
             self.wake(p, idle);
             return;
         }
-        if self.topo.ports[p].peer.is_none() {
+        if self.fixed[p].peer.is_none() {
             return;
         }
         let port = &mut self.ports[p];
@@ -223,7 +237,7 @@ impl Sim {
     /// evaluated again after it (refresh included), the transmitter free then.
     fn sent(&mut self, p: usize, end: Picos) {
         if let Some(at) = self.wires[p].last_arrival() {
-            self.events.schedule(at, Event::Arrive(p));
+            self.events.schedule(at, Event::Arrive(ix(p)));
         }
         let port = &mut self.ports[p];
         if port.pfc_ready_at.is_none() && port.tx.xoff() != 0 {
@@ -235,7 +249,7 @@ impl Sim {
     /// Nothing to send now: wake for a pause ending on a queue with frames, a PFC refresh, or
     /// the maximum transit delay of a held frame.
     fn sleep(&mut self, p: usize, now: Picos) {
-        let max_transit = self.topo.nodes[self.topo.ports[p].node].max_transit;
+        let max_transit = self.fixed[p].max_transit;
         let port = &mut self.ports[p];
         let mut at: Option<Picos> = None;
         let mut earliest = |t: Picos| at = Some(at.map_or(t, |a| a.min(t)));
@@ -249,7 +263,9 @@ impl Sim {
                 }
             }
         }
-        if let Some(t) = port.tx.next_refresh(now) {
+        // No priority in XOFF, no refresh to ask for.
+        let refresh = if port.tx.xoff() != 0 { port.tx.next_refresh(now) } else { None };
+        if let Some(t) = refresh {
             let t = t.max(now);
             port.pfc_ready_at = Some(port.pfc_ready_at.map_or(t, |r| r.min(t)));
         }
@@ -264,7 +280,7 @@ impl Sim {
     /// Frames at the head of `p`'s queues held longer than the bridge's maximum transit delay
     /// are discarded (802.1Q 6.5.6), freeing the buffers they hold.
     fn expire(&mut self, p: usize, now: Picos) {
-        let Some(limit) = self.topo.nodes[self.topo.ports[p].node].max_transit else { return };
+        let Some(limit) = self.fixed[p].max_transit else { return };
         for n in 0..PRIORITIES {
             while let Some(q) = self.ports[p].queues[n].front().copied() {
                 if now.saturating_sub(q.enqueued) <= limit {
@@ -291,8 +307,6 @@ impl Sim {
     /// Passes ingress `i`'s XOFF level on priority `n` to its PFC initiator; a change makes a
     /// PFC frame due after the generation delay.
     fn xoff_changed(&mut self, i: usize, n: usize, now: Picos) {
-        let generation =
-            self.topo.ports[i].speed.bits_time(self.topo.ports[i].delays.pfc_generation_bits);
         let port = &mut self.ports[i];
         let xoff = port.ingress[n].as_ref().is_some_and(|b| b.xoff());
         if (port.tx.xoff() & (1 << n) != 0) == xoff {
@@ -300,7 +314,7 @@ impl Sim {
         }
         port.tx.set_xoff(n, xoff);
         port.xoff_since[n] = xoff.then_some(now);
-        let ready = now + generation;
+        let ready = now + self.fixed[i].pfc_generation;
         port.pfc_ready_at = Some(ready);
         self.wake(i, ready);
     }
@@ -327,7 +341,7 @@ impl Sim {
             return;
         }
         port.watchdog_wake = Some(at);
-        self.events.schedule(at, Event::Watchdog(p));
+        self.events.schedule(at, Event::Watchdog(ix(p)));
     }
 
     fn watchdog_due(&mut self, p: usize, now: Picos) {
@@ -381,15 +395,14 @@ impl Sim {
 
     /// Frames finish arriving over wire `w` (from port `w` to its peer).
     fn arrive(&mut self, w: usize, now: Picos) {
-        let Some(to) = self.topo.ports[w].peer else { return };
+        let Some(to) = self.fixed[w].peer else { return };
         while let Some((_, frame)) = self.wires[w].receive(now) {
             match frame {
                 LinkFrame::Bytes(bytes) => {
                     if let Ok(control) = MacControl::parse(&bytes) {
-                        let d = self.topo.ports[to].delays;
-                        let entry = self.topo.ports[to].speed.bits_time(d.pause_entry_bits);
+                        let entry = self.fixed[to].pause_entry;
                         self.pauses_due[to].push_back(control);
-                        self.events.schedule(now + entry, Event::Pause(to));
+                        self.events.schedule(now + entry, Event::Pause(ix(to)));
                     }
                 }
                 LinkFrame::Data(d) => {
@@ -405,8 +418,7 @@ impl Sim {
     /// buffer and onto the egress queue of the flow's next hop.
     fn data_in(&mut self, at: usize, n: usize, mut q: Queued, now: Picos) {
         let flow = q.flow as usize;
-        let node = self.topo.ports[at].node;
-        if self.topo.nodes[node].host {
+        if self.fixed[at].host {
             let stats = &mut self.flows[flow];
             stats.delivered += 1;
             stats.delivered_octets += u64::from(q.len);

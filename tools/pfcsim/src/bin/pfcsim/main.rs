@@ -15,6 +15,10 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 use dataplane::time::LinkSpeed;
 
+/// mimalloc, as pfcd: the network runs allocate and free small buffers on most events.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[derive(Parser)]
 #[command(name = "pfcsim", version, about = "Simulations and benchmarks of pfcd's data plane")]
 struct Cli {
