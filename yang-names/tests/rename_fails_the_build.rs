@@ -58,6 +58,41 @@ fn a_leaf_renamed_in_the_yang_fails_the_build_of_code_that_names_it() {
     );
 }
 
+/// The node names `files` (yang/ file names) define.
+fn names_of(modules: &[(String, String)], files: &[&str]) -> Vec<String> {
+    modules
+        .iter()
+        .filter(|(file, _)| files.contains(&file.as_str()))
+        .flat_map(|(_, text)| generate::names(text).expect("parses").nodes)
+        .collect()
+}
+
+/// Which of `names` `file` (from the workspace root) spells out as a string literal, outside
+/// its tests (which may spell the XML out).
+fn spelt<'n>(file: &str, names: &'n [String]) -> Vec<&'n String> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let text = std::fs::read_to_string(root.join(file)).expect("read");
+    let code = text.split("#[cfg(test)]\nmod tests").next().unwrap_or_default().to_string();
+    names.iter().filter(|n| code.contains(&format!("\"{n}\""))).collect()
+}
+
+#[test]
+fn the_pipeline_and_watchdog_families_name_their_nodes_through_the_constants() {
+    let modules = generate::read_dir(&yang_dir()).expect("yang/");
+    for (files, module) in [
+        (["config.rs", "state.rs"].as_slice(), "pfcd-pipeline.yang"),
+        (["config.rs", "state.rs", "notification.rs", "mod.rs"].as_slice(), "pfcd-watchdog.yang"),
+    ] {
+        let names = names_of(&modules, &[module]);
+        let family = module.trim_start_matches("pfcd-").trim_end_matches(".yang");
+        for file in files {
+            let file = format!("src/northbound/{family}/{file}");
+            let literals = spelt(&file, &names);
+            assert!(literals.is_empty(), "{file} spells {literals:?} out");
+        }
+    }
+}
+
 #[test]
 fn the_daemon_and_pfcsh_name_the_pfc_leaves_through_the_constants() {
     // The files that write the Bridge Port's pfc container (the northbound) and read it

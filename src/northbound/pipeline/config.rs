@@ -4,6 +4,7 @@ use dataplane::pipeline::{PauseMode, PipelineConfig};
 use dataplane::time::Picos;
 use mgmt::backend::BackendError;
 use netconf_proto::xml::Element;
+use pfc_yang_names::pfcd_pipeline as pipe;
 
 use crate::northbound::namespaces::PIPE_NS;
 use crate::northbound::xml::{child_text, child_u64};
@@ -19,7 +20,7 @@ pub fn config_from(root: &Element, set: &dyn PortSet) -> Result<PipelineConfig, 
     config.validate().map_err(|e| {
         BackendError::new(format!("the pipeline cannot run so: {e}")).at(PATH.to_string())
     })?;
-    if let Some(p) = root.child(PIPE_NS, "pipeline") {
+    if let Some(p) = root.child(PIPE_NS, pipe::PIPELINE) {
         refuse_what_is_not_taken(p, &written, &config)?;
     }
     Ok(config)
@@ -30,8 +31,8 @@ type Figure = fn(&PipelineConfig) -> u64;
 
 /// Each numeric leaf of `/pipeline`: its path, and its figure in a configuration.
 const FIGURES: [(&str, Figure); 6] = [
-    ("port-credit", |c| c.port_credit as u64),
-    ("pause-detect-latency", |c| c.pause_detect_latency.0),
+    (pipe::PORT_CREDIT, |c| c.port_credit as u64),
+    (pipe::PAUSE_DETECT_LATENCY, |c| c.pause_detect_latency.0),
     ("external-memory/capacity", |c| c.external.capacity_fds as u64),
     ("external-memory/write-latency", |c| c.external.write_latency),
     ("external-memory/read-latency", |c| c.external.read_latency),
@@ -65,35 +66,35 @@ fn refuse_what_is_not_taken(
 /// What `/pipeline` writes over the engine's defaults, before the ports' own figures.
 fn written(root: &Element) -> Result<PipelineConfig, BackendError> {
     let mut base = PipelineConfig::default();
-    if let Some(p) = root.child(PIPE_NS, "pipeline") {
+    if let Some(p) = root.child(PIPE_NS, pipe::PIPELINE) {
         let number = |e: &Element, name: &str, path: &str| {
             child_u64(e, PIPE_NS, name).map_err(|t| {
                 BackendError::new(format!("'{t}' is not a number.")).at(format!("{PATH}/{path}"))
             })
         };
-        if let Some(mode) = child_text(p, PIPE_NS, "mode") {
+        if let Some(mode) = child_text(p, PIPE_NS, pipe::MODE) {
             base.mode = mode
                 .parse::<PauseMode>()
                 .map_err(|e| BackendError::new(e).at(format!("{PATH}/mode")))?;
         }
-        if let Some(v) = number(p, "port-credit", "port-credit")? {
+        if let Some(v) = number(p, pipe::PORT_CREDIT, pipe::PORT_CREDIT)? {
             base.port_credit = usize::try_from(v).unwrap_or(usize::MAX);
         }
-        if let Some(v) = number(p, "pause-detect-latency", "pause-detect-latency")? {
+        if let Some(v) = number(p, pipe::PAUSE_DETECT_LATENCY, pipe::PAUSE_DETECT_LATENCY)? {
             base.pause_detect_latency = Picos(v);
         }
-        if let Some(x) = p.child(PIPE_NS, "external-memory") {
+        if let Some(x) = p.child(PIPE_NS, pipe::EXTERNAL_MEMORY) {
             let path = |leaf: &str| format!("external-memory/{leaf}");
-            if let Some(v) = number(x, "capacity", &path("capacity"))? {
+            if let Some(v) = number(x, pipe::CAPACITY, &path(pipe::CAPACITY))? {
                 base.external.capacity_fds = usize::try_from(v).unwrap_or(usize::MAX);
             }
-            if let Some(v) = number(x, "write-latency", &path("write-latency"))? {
+            if let Some(v) = number(x, pipe::WRITE_LATENCY, &path(pipe::WRITE_LATENCY))? {
                 base.external.write_latency = v;
             }
-            if let Some(v) = number(x, "read-latency", &path("read-latency"))? {
+            if let Some(v) = number(x, pipe::READ_LATENCY, &path(pipe::READ_LATENCY))? {
                 base.external.read_latency = v;
             }
-            if let Some(v) = number(x, "ops-per-cycle", &path("ops-per-cycle"))? {
+            if let Some(v) = number(x, pipe::OPS_PER_CYCLE, &path(pipe::OPS_PER_CYCLE))? {
                 base.external.ops_per_cycle = usize::try_from(v).unwrap_or(usize::MAX);
             }
         }

@@ -4,6 +4,7 @@
 
 use dataplane::pipeline::{FsmState, PipelineSnapshot};
 use netconf_proto::xml::Element;
+use pfc_yang_names::pfcd_pipeline as pipe;
 
 use crate::northbound::namespaces::PIPE_NS;
 use crate::northbound::xml::leaf;
@@ -13,75 +14,75 @@ use crate::ports::snapshot::FrameDiscards;
 pub fn state(s: &PipelineSnapshot) -> Element {
     let ns = PIPE_NS;
     let st = &s.stats;
-    let external = Element::new(ns, "external-memory")
-        .with(leaf(ns, "used", s.external_used))
-        .with(leaf(ns, "peak-used", st.external_used_peak as u64));
-    let mut statistics = Element::new(ns, "statistics");
+    let external = Element::new(ns, pipe::EXTERNAL_MEMORY)
+        .with(leaf(ns, pipe::USED, s.external_used))
+        .with(leaf(ns, pipe::PEAK_USED, st.external_used_peak as u64));
+    let mut statistics = Element::new(ns, pipe::STATISTICS);
     for (name, value) in [
-        ("cycles", st.cycles),
-        ("enqueued", st.enqueued),
-        ("departed", st.departed),
-        ("departed-octets", st.departed_octets),
-        ("order-violations", st.order_violations),
-        ("late-frames", st.late_frames),
-        ("frames-within-bound", st.frames_within_bound),
-        ("recycled-by-nti", st.recycled_by_nti),
-        ("returned-by-mac", st.returned_by_mac),
-        ("flushed", st.flushed),
-        ("external-fifo-peak", st.external_fifo_peak as u64),
-        ("external-full-cycles", st.external_full_cycles),
-        ("recycle-staging-peak", st.recycle_staging_peak as u64),
-        ("onchip-paused-octets-peak", st.onchip_paused_octets_peak),
-        ("stalled-cycles", st.stalled_cycles),
-        ("pause-indications", st.pause_indications),
+        (pipe::CYCLES, st.cycles),
+        (pipe::ENQUEUED, st.enqueued),
+        (pipe::DEPARTED, st.departed),
+        (pipe::DEPARTED_OCTETS, st.departed_octets),
+        (pipe::ORDER_VIOLATIONS, st.order_violations),
+        (pipe::LATE_FRAMES, st.late_frames),
+        (pipe::FRAMES_WITHIN_BOUND, st.frames_within_bound),
+        (pipe::RECYCLED_BY_NTI, st.recycled_by_nti),
+        (pipe::RETURNED_BY_MAC, st.returned_by_mac),
+        (pipe::FLUSHED, st.flushed),
+        (pipe::EXTERNAL_FIFO_PEAK, st.external_fifo_peak as u64),
+        (pipe::EXTERNAL_FULL_CYCLES, st.external_full_cycles),
+        (pipe::RECYCLE_STAGING_PEAK, st.recycle_staging_peak as u64),
+        (pipe::ONCHIP_PAUSED_OCTETS_PEAK, st.onchip_paused_octets_peak),
+        (pipe::STALLED_CYCLES, st.stalled_cycles),
+        (pipe::PAUSE_INDICATIONS, st.pause_indications),
     ] {
         statistics.push(leaf(ns, name, value));
     }
-    Element::new(ns, "pipeline").with(external).with(statistics)
+    Element::new(ns, pipe::PIPELINE).with(external).with(statistics)
 }
 
 /// The frames a port discarded for what they are, within its `pipeline` container.
 pub fn frame_discards(d: &FrameDiscards) -> Element {
     let ns = PIPE_NS;
-    Element::new(ns, "frame-discards")
-        .with(leaf(ns, "oversize", d.oversize))
-        .with(leaf(ns, "reserved-vid", d.reserved_vid))
-        .with(leaf(ns, "lossy-share", d.lossy_share))
-        .with(leaf(ns, "transit-delay", d.transit_delay))
+    Element::new(ns, pipe::FRAME_DISCARDS)
+        .with(leaf(ns, pipe::OVERSIZE, d.oversize))
+        .with(leaf(ns, pipe::RESERVED_VID, d.reserved_vid))
+        .with(leaf(ns, pipe::LOSSY_SHARE, d.lossy_share))
+        .with(leaf(ns, pipe::TRANSIT_DELAY, d.transit_delay))
 }
 
 /// The `pipeline` container of port `port`'s Bridge Port.
 pub fn port_state(s: &PipelineSnapshot, port: usize) -> Option<Element> {
     let ns = PIPE_NS;
     let row = s.classes.get(port)?;
-    let mut e = Element::new(ns, "pipeline");
+    let mut e = Element::new(ns, pipe::PIPELINE);
     for (n, c) in row.iter().enumerate() {
         let class = s.traffic_classes.get(port).map_or(n, |t| usize::from(t[n]));
-        let mut p = Element::new(ns, "priority").with(leaf(ns, "priority", n)).with(leaf(
+        let mut p = Element::new(ns, pipe::PRIORITY).with(leaf(ns, pipe::PRIORITY, n)).with(leaf(
             ns,
-            "traffic-class",
+            pipe::TRAFFIC_CLASS,
             class,
         ));
         if let Some(c) = c {
-            p.push(leaf(ns, "fsm-state", fsm_name(c.fsm)));
-            p.push(leaf(ns, "pause", c.pause));
-            p.push(leaf(ns, "external-fifo-depth", c.external_depth));
-            p.push(leaf(ns, "onchip-fifo-depth", c.onchip_depth));
-            p.push(leaf(ns, "inflight", c.inflight));
-            p.push(leaf(ns, "departed", c.departed));
+            p.push(leaf(ns, pipe::FSM_STATE, fsm_name(c.fsm)));
+            p.push(leaf(ns, pipe::PAUSE, c.pause));
+            p.push(leaf(ns, pipe::EXTERNAL_FIFO_DEPTH, c.external_depth));
+            p.push(leaf(ns, pipe::ONCHIP_FIFO_DEPTH, c.onchip_depth));
+            p.push(leaf(ns, pipe::INFLIGHT, c.inflight));
+            p.push(leaf(ns, pipe::DEPARTED, c.departed));
         }
         e.push(p);
     }
     if let Some(r) = s.reactions.get(port) {
-        let mut reaction = Element::new(ns, "pause-reaction");
+        let mut reaction = Element::new(ns, pipe::PAUSE_REACTION);
         for (name, value) in [
-            ("pauses", r.pauses),
-            ("late-after-indication", r.late_after_indication),
-            ("indication-max", r.indication_max_ns),
-            ("late-after-arrival", r.late_after_arrival),
-            ("arrival-p50", r.arrival_p50_ns),
-            ("arrival-p99", r.arrival_p99_ns),
-            ("arrival-max", r.arrival_max_ns),
+            (pipe::PAUSES, r.pauses),
+            (pipe::LATE_AFTER_INDICATION, r.late_after_indication),
+            (pipe::INDICATION_MAX, r.indication_max_ns),
+            (pipe::LATE_AFTER_ARRIVAL, r.late_after_arrival),
+            (pipe::ARRIVAL_P50, r.arrival_p50_ns),
+            (pipe::ARRIVAL_P99, r.arrival_p99_ns),
+            (pipe::ARRIVAL_MAX, r.arrival_max_ns),
         ] {
             reaction.push(leaf(ns, name, value));
         }

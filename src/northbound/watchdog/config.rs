@@ -6,6 +6,7 @@ use dataplane::time::Picos;
 use dataplane::watchdog::{Action, ClassConfig, WatchdogSetup, CLASSES, LINK_PAUSE};
 use mgmt::backend::BackendError;
 use netconf_proto::xml::Element;
+use pfc_yang_names::pfcd_watchdog as wd;
 
 use crate::northbound::namespaces::WD_NS;
 use crate::northbound::xml::{child_text, child_u64, interface_path};
@@ -16,13 +17,14 @@ pub fn setup_from(name: &str, wd: Option<&Element>) -> Result<WatchdogSetup, Bac
     let Some(wd) = wd else { return Ok(setup) };
     let port = settings(name, wd, "", ClassConfig::default())?;
     setup.classes = [port; CLASSES];
-    setup.ignore_link_pause = child_text(wd, WD_NS, "ignore-link-pause").as_deref() == Some("true");
-    for p in wd.elements().filter(|e| e.is(WD_NS, "priority")) {
-        let n = child_u64(p, WD_NS, "priority").ok().flatten().unwrap_or(u64::MAX);
+    setup.ignore_link_pause =
+        child_text(wd, WD_NS, wd::IGNORE_LINK_PAUSE).as_deref() == Some("true");
+    for p in wd.elements().filter(|e| e.is(WD_NS, wd::PRIORITY)) {
+        let n = child_u64(p, WD_NS, wd::PRIORITY).ok().flatten().unwrap_or(u64::MAX);
         let Some(slot) = usize::try_from(n).ok().filter(|n| *n < LINK_PAUSE) else { continue };
         setup.classes[slot] = settings(name, p, &format!("priority[priority='{n}']/"), port)?;
     }
-    if let Some(l) = wd.child(WD_NS, "link-pause") {
+    if let Some(l) = wd.child(WD_NS, wd::LINK_PAUSE) {
         setup.classes[LINK_PAUSE] = settings(name, l, "link-pause/", port)?;
     }
     Ok(setup)
@@ -42,16 +44,16 @@ fn settings(
                 .at(format!("{}/pfcd-watchdog:pfc-watchdog/{at}{leaf}", bridge_port(name)))
         })
     };
-    if let Some(v) = child_text(e, WD_NS, "enabled") {
+    if let Some(v) = child_text(e, WD_NS, wd::ENABLED) {
         c.enabled = v == "true";
     }
-    if let Some(ms) = millis("detection-time")? {
+    if let Some(ms) = millis(wd::DETECTION_TIME)? {
         c.detection = Picos::from_ms(ms);
     }
-    if let Some(ms) = millis("restoration-time")? {
+    if let Some(ms) = millis(wd::RESTORATION_TIME)? {
         c.restoration = Picos::from_ms(ms);
     }
-    if let Some(a) = child_text(e, WD_NS, "action") {
+    if let Some(a) = child_text(e, WD_NS, wd::ACTION) {
         c.action = Action::from_name(&a).ok_or_else(|| {
             BackendError::new(format!("pfcd does not know the watchdog action '{a}'."))
                 .at(format!("{}/pfcd-watchdog:pfc-watchdog/{at}action", bridge_port(name)))

@@ -7,11 +7,12 @@ pub mod notification;
 pub mod state;
 
 use dataplane::watchdog::LINK_PAUSE;
+use pfc_yang_names::pfcd_watchdog as wd;
 
 /// A class's name in the module: its priority, or `link-pause`.
 pub fn class_name(class: usize) -> String {
     if class == LINK_PAUSE {
-        "link-pause".to_string()
+        wd::LINK_PAUSE.to_string()
     } else {
         class.to_string()
     }

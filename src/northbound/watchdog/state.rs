@@ -2,6 +2,7 @@
 //! `pfc-watchdog` container.
 
 use netconf_proto::xml::Element;
+use pfc_yang_names::pfcd_watchdog as wd;
 
 use super::class_name;
 use crate::northbound::namespaces::WD_NS;
@@ -11,17 +12,17 @@ use crate::ports::watchdog::WatchdogView;
 /// The `pfc-watchdog` container's state: one `class` entry per priority and the link pause.
 pub fn port_state(view: &WatchdogView) -> Element {
     let ns = WD_NS;
-    let mut e = Element::new(ns, "pfc-watchdog");
+    let mut e = Element::new(ns, wd::PFC_WATCHDOG);
     for (n, c) in view.iter().enumerate() {
-        let mut class = Element::new(ns, "class")
-            .with(leaf(ns, "name", class_name(n)))
-            .with(leaf(ns, "status", if c.stormed { "stormed" } else { "operational" }))
-            .with(leaf(ns, "action", c.action.name()))
-            .with(leaf(ns, "storms-detected", c.storms_detected))
-            .with(leaf(ns, "restorations", c.restorations))
-            .with(leaf(ns, "frames-dropped", c.frames_dropped));
+        let mut class = Element::new(ns, wd::CLASS)
+            .with(leaf(ns, wd::NAME, class_name(n)))
+            .with(leaf(ns, wd::STATUS, if c.stormed { "stormed" } else { "operational" }))
+            .with(leaf(ns, wd::ACTION, c.action.name()))
+            .with(leaf(ns, wd::STORMS_DETECTED, c.storms_detected))
+            .with(leaf(ns, wd::RESTORATIONS, c.restorations))
+            .with(leaf(ns, wd::FRAMES_DROPPED, c.frames_dropped));
         for (name, t) in
-            [("last-storm-start", c.last_storm_start), ("last-storm-end", c.last_storm_end)]
+            [(wd::LAST_STORM_START, c.last_storm_start), (wd::LAST_STORM_END, c.last_storm_end)]
         {
             if let Some(t) = t {
                 class.push(leaf(ns, name, mgmt::notify::format_time(t)));
