@@ -77,14 +77,22 @@ fn spelt<'n>(file: &str, names: &'n [String]) -> Vec<&'n String> {
 }
 
 #[test]
-fn the_pipeline_and_watchdog_families_name_their_nodes_through_the_constants() {
+fn the_pipeline_watchdog_and_lldp_families_name_their_nodes_through_the_constants() {
     let modules = generate::read_dir(&yang_dir()).expect("yang/");
-    for (files, module) in [
-        (["config.rs", "state.rs"].as_slice(), "pfcd-pipeline.yang"),
-        (["config.rs", "state.rs", "notification.rs", "mod.rs"].as_slice(), "pfcd-watchdog.yang"),
+    for (files, family, module) in [
+        (["config.rs", "state.rs"].as_slice(), "pipeline", ["pfcd-pipeline.yang"].as_slice()),
+        (
+            ["config.rs", "state.rs", "notification.rs", "mod.rs"].as_slice(),
+            "watchdog",
+            ["pfcd-watchdog.yang"].as_slice(),
+        ),
+        (
+            ["config.rs", "state.rs", "notification.rs"].as_slice(),
+            "lldp",
+            ["ieee802-dot1q-lldp-pfc-tlv.yang", "pfcd-lldp.yang"].as_slice(),
+        ),
     ] {
-        let names = names_of(&modules, &[module]);
-        let family = module.trim_start_matches("pfcd-").trim_end_matches(".yang");
+        let names = names_of(&modules, module);
         for file in files {
             let file = format!("src/northbound/{family}/{file}");
             let literals = spelt(&file, &names);

@@ -5,6 +5,10 @@
 use lldp::agent::{AdminStatus, AgentConfig};
 use mgmt::backend::BackendError;
 use netconf_proto::xml::Element;
+use pfc_yang_names::{
+    ieee802_dot1ab_lldp as dot1ab, ieee802_dot1q_lldp_dcbx_tlv as dcbx,
+    ieee802_dot1q_lldp_pfc_tlv as tlv, pfcd_lldp as pfcd,
+};
 
 use super::nearest_bridge;
 use crate::northbound::namespaces::{DCBX_NS, LLDP_NS, PFCD_LLDP_NS, PFC_TLV_NS};
@@ -23,11 +27,11 @@ fn port_path(name: &str, leaf: &str) -> String {
 /// The LLDP entries pfcd cannot run, each with its refusal: a port it does not have, another
 /// destination address.
 pub fn check_entries(root: &Element, ports: &[&str]) -> Vec<BackendError> {
-    let Some(lldp) = root.child(LLDP_NS, "lldp") else { return Vec::new() };
+    let Some(lldp) = root.child(LLDP_NS, dot1ab::LLDP) else { return Vec::new() };
     let mut refused = Vec::new();
-    for entry in lldp.elements().filter(|e| e.is(LLDP_NS, "port")) {
-        let name = child_text(entry, LLDP_NS, "name").unwrap_or_default();
-        let dest = child_text(entry, LLDP_NS, "dest-mac-address").unwrap_or_default();
+    for entry in lldp.elements().filter(|e| e.is(LLDP_NS, dot1ab::PORT)) {
+        let name = child_text(entry, LLDP_NS, tlv::NAME).unwrap_or_default();
+        let dest = child_text(entry, LLDP_NS, tlv::DEST_MAC_ADDRESS).unwrap_or_default();
         let path =
             format!("/ieee802-dot1ab-lldp:lldp/port[name='{name}'][dest-mac-address='{dest}']");
         if !ports.contains(&name.as_str()) {
@@ -59,10 +63,10 @@ pub fn fill_intent(
     name: &str,
     intent: &mut PortIntent,
 ) -> Result<(), BackendError> {
-    let Some(lldp) = root.child(LLDP_NS, "lldp") else { return Ok(()) };
-    let entry = lldp.elements().filter(|e| e.is(LLDP_NS, "port")).find(|e| {
-        child_text(e, LLDP_NS, "name").as_deref() == Some(name)
-            && child_text(e, LLDP_NS, "dest-mac-address")
+    let Some(lldp) = root.child(LLDP_NS, dot1ab::LLDP) else { return Ok(()) };
+    let entry = lldp.elements().filter(|e| e.is(LLDP_NS, dot1ab::PORT)).find(|e| {
+        child_text(e, LLDP_NS, tlv::NAME).as_deref() == Some(name)
+            && child_text(e, LLDP_NS, tlv::DEST_MAC_ADDRESS)
                 .is_some_and(|d| d.eq_ignore_ascii_case(&nearest_bridge()))
     });
     let Some(entry) = entry else { return Ok(()) };
@@ -84,28 +88,28 @@ fn agent_config(lldp: &Element, entry: &Element, name: &str) -> Result<AgentConf
         Ok(own.map_err(bad)?.or(global.map_err(bad)?))
     };
     let small = |v: u64| u16::try_from(v).unwrap_or(u16::MAX);
-    if let Some(v) = number("message-tx-interval")? {
+    if let Some(v) = number(dot1ab::MESSAGE_TX_INTERVAL)? {
         config.message_tx_interval = small(v);
     }
-    if let Some(v) = number("message-tx-hold-multiplier")? {
+    if let Some(v) = number(dot1ab::MESSAGE_TX_HOLD_MULTIPLIER)? {
         config.message_tx_hold_multiplier = small(v);
     }
-    if let Some(v) = number("message-fast-tx")? {
+    if let Some(v) = number(dot1ab::MESSAGE_FAST_TX)? {
         config.message_fast_tx = small(v);
     }
-    if let Some(v) = number("reinit-delay")? {
+    if let Some(v) = number(dot1ab::REINIT_DELAY)? {
         config.reinit_delay = small(v);
     }
-    if let Some(v) = number("tx-credit-max")? {
+    if let Some(v) = number(dot1ab::TX_CREDIT_MAX)? {
         config.tx_credit_max = u8::try_from(v).unwrap_or(u8::MAX);
     }
-    if let Some(v) = number("tx-fast-init")? {
+    if let Some(v) = number(dot1ab::TX_FAST_INIT)? {
         config.tx_fast_init = u8::try_from(v).unwrap_or(u8::MAX);
     }
-    if let Some(s) = child_text(entry, LLDP_NS, "admin-status") {
+    if let Some(s) = child_text(entry, LLDP_NS, dot1ab::ADMIN_STATUS) {
         config.admin_status = s
             .parse::<AdminStatus>()
-            .map_err(|e| BackendError::new(e).at(port_path(name, "admin-status")))?;
+            .map_err(|e| BackendError::new(e).at(port_path(name, dot1ab::ADMIN_STATUS)))?;
     }
     config.validate().map_err(|e| {
         BackendError::new(format!("{e}: set it within the range.")).at(port_path(name, e.name))
@@ -118,20 +122,20 @@ fn agent_config(lldp: &Element, entry: &Element, name: &str) -> Result<AgentConf
 fn dcbx_intent(entry: &Element) -> DcbxIntent {
     let mut d = DcbxIntent::default();
     let flag = |e: &Element, ns: &str, leaf: &str| child_text(e, ns, leaf).map(|t| t == "true");
-    if let Some(tlv) = entry.child(DCBX_NS, "pfc-tlv-extension") {
-        d.willing = flag(tlv, DCBX_NS, "willing").unwrap_or(false);
-        d.mbc = flag(tlv, DCBX_NS, "macsec-bypass-capable").unwrap_or(false);
-        if let Ok(Some(n)) = child_u64(tlv, DCBX_NS, "number-tc-capable") {
+    if let Some(tlv) = entry.child(DCBX_NS, dcbx::PFC_TLV_EXTENSION) {
+        d.willing = flag(tlv, DCBX_NS, dcbx::WILLING).unwrap_or(false);
+        d.mbc = flag(tlv, DCBX_NS, dcbx::MACSEC_BYPASS_CAPABLE).unwrap_or(false);
+        if let Ok(Some(n)) = child_u64(tlv, DCBX_NS, dcbx::NUMBER_TC_CAPABLE) {
             d.pfc_cap = u8::try_from(n).unwrap_or(8);
         }
-        d.macsec_capable = flag(tlv, PFC_TLV_NS, "macsec-capable").unwrap_or(false);
-        d.privacy_capable = flag(tlv, PFC_TLV_NS, "privacy-capable").unwrap_or(false);
-        d.rtm_hdrm = flag(tlv, PFC_TLV_NS, "rtm-hdrm").unwrap_or(false);
-        d.ptp_hdrm = flag(tlv, PFC_TLV_NS, "ptp-hdrm").unwrap_or(false);
-        d.legacy_tlv = flag(tlv, PFCD_LLDP_NS, "legacy-tlv").unwrap_or(false);
+        d.macsec_capable = flag(tlv, PFC_TLV_NS, tlv::MACSEC_CAPABLE).unwrap_or(false);
+        d.privacy_capable = flag(tlv, PFC_TLV_NS, tlv::PRIVACY_CAPABLE).unwrap_or(false);
+        d.rtm_hdrm = flag(tlv, PFC_TLV_NS, tlv::RTM_HDRM).unwrap_or(false);
+        d.ptp_hdrm = flag(tlv, PFC_TLV_NS, tlv::PTP_HDRM).unwrap_or(false);
+        d.legacy_tlv = flag(tlv, PFCD_LLDP_NS, pfcd::LEGACY_TLV).unwrap_or(false);
     }
-    if let Some(ld) = entry.child(PFC_TLV_NS, "pfc-local-delay-tlv-extension") {
-        d.local_delay_tx = flag(ld, PFC_TLV_NS, "tx-enable").unwrap_or(true);
+    if let Some(ld) = entry.child(PFC_TLV_NS, tlv::PFC_LOCAL_DELAY_TLV_EXTENSION) {
+        d.local_delay_tx = flag(ld, PFC_TLV_NS, tlv::TX_ENABLE).unwrap_or(true);
     }
     d
 }

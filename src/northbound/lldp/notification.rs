@@ -3,6 +3,9 @@
 
 use lldp::agent::RemoteStatistics;
 use netconf_proto::xml::Element;
+use pfc_yang_names::{
+    ieee802_dot1ab_lldp as dot1ab, ieee802_dot1q_lldp_pfc_tlv as tlv, pfcd_lldp as pfcd,
+};
 
 use super::nearest_bridge;
 use super::state::{counter32, misconfiguration_name, remote_totals};
@@ -15,19 +18,19 @@ use crate::ports::LldpView;
 pub fn pfc_dcbx_misconfiguration(port: &str, view: &LldpView) -> Element {
     let ns = PFC_TLV_NS;
     let pfc = &view.ours.state().pfc;
-    let mut e = Element::new(ns, "pfc-dcbx-misconfiguration")
-        .with(leaf(ns, "name", port))
-        .with(leaf(ns, "dest-mac-address", nearest_bridge()))
-        .with(leaf(ns, "misconfigured", pfc.misconfiguration.is_some()));
+    let mut e = Element::new(ns, tlv::PFC_DCBX_MISCONFIGURATION)
+        .with(leaf(ns, tlv::NAME, port))
+        .with(leaf(ns, tlv::DEST_MAC_ADDRESS, nearest_bridge()))
+        .with(leaf(ns, tlv::MISCONFIGURED, pfc.misconfiguration.is_some()));
     if let Some(m) = pfc.misconfiguration {
-        e.push(leaf(ns, "misconfiguration", misconfiguration_name(m)));
-        e.push(leaf(PFCD_LLDP_NS, "misconfiguration-description", m.to_string()));
+        e.push(leaf(ns, tlv::MISCONFIGURATION, misconfiguration_name(m)));
+        e.push(leaf(PFCD_LLDP_NS, pfcd::MISCONFIGURATION_DESCRIPTION, m.to_string()));
     }
-    e.push(leaf(ns, "local-pfc-enable", pfc_enable_bits(view.ours.admin().pfc.pfc_enable)));
+    e.push(leaf(ns, tlv::LOCAL_PFC_ENABLE, pfc_enable_bits(view.ours.admin().pfc.pfc_enable)));
     if let Some(peer) = view.ours.state().peer.dcbx().and_then(|d| d.pfc.as_ref()) {
-        e.push(leaf(ns, "peer-pfc-enable", pfc_enable_bits(peer.pfc_enable)));
+        e.push(leaf(ns, tlv::PEER_PFC_ENABLE, pfc_enable_bits(peer.pfc_enable)));
     }
-    e.push(leaf(ns, "oper-pfc-enable", pfc_enable_bits(pfc.pfc_enable)));
+    e.push(leaf(ns, tlv::OPER_PFC_ENABLE, pfc_enable_bits(pfc.pfc_enable)));
     e
 }
 
@@ -35,11 +38,11 @@ pub fn pfc_dcbx_misconfiguration(port: &str, view: &LldpView) -> Element {
 /// being what they are now.
 pub fn remote_table_change(stats: &RemoteStatistics) -> Element {
     let ns = LLDP_NS;
-    Element::new(ns, "remote-table-change")
-        .with(leaf(ns, "remote-insert", counter32(stats.remote_inserts)))
-        .with(leaf(ns, "remote-delete", counter32(stats.remote_deletes)))
-        .with(leaf(ns, "remote-drops", counter32(stats.remote_drops)))
-        .with(leaf(ns, "remote-ageouts", counter32(stats.remote_ageouts)))
+    Element::new(ns, dot1ab::REMOTE_TABLE_CHANGE)
+        .with(leaf(ns, dot1ab::REMOTE_INSERT, counter32(stats.remote_inserts)))
+        .with(leaf(ns, dot1ab::REMOTE_DELETE, counter32(stats.remote_deletes)))
+        .with(leaf(ns, dot1ab::REMOTE_DROPS, counter32(stats.remote_drops)))
+        .with(leaf(ns, dot1ab::REMOTE_AGEOUTS, counter32(stats.remote_ageouts)))
 }
 
 /// The remote table's counters over every port of `set`: `own` for `port` (its counters after

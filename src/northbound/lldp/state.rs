@@ -1,6 +1,10 @@
 //! LLDP's state: the remote table's counters over every port, our system, and per port with
 //! an LLDP entry its identity, counters, neighbours and DCBX outcome.
 
+use pfc_yang_names::{
+    ieee802_dot1ab_lldp as dot1ab, ieee802_dot1q_lldp_dcbx_tlv as dcbx,
+    ieee802_dot1q_lldp_pfc_tlv as tlv, pfcd_lldp as pfcd,
+};
 use std::time::Duration;
 
 use lldp::agent::RemoteStatistics;
@@ -19,12 +23,12 @@ use crate::ports::{LldpView, PortSnapshot};
 pub fn state(ports: &[std::sync::Arc<PortSnapshot>]) -> Element {
     let ns = LLDP_NS;
     let totals = remote_totals(ports.iter().map(|s| s.lldp.ours.agent().statistics().remote));
-    let mut lldp = Element::new(ns, "lldp").with(
-        Element::new(ns, "remote-statistics")
-            .with(leaf(ns, "remote-inserts", counter32(totals.remote_inserts)))
-            .with(leaf(ns, "remote-deletes", counter32(totals.remote_deletes)))
-            .with(leaf(ns, "remote-drops", counter32(totals.remote_drops)))
-            .with(leaf(ns, "remote-ageouts", counter32(totals.remote_ageouts))),
+    let mut lldp = Element::new(ns, dot1ab::LLDP).with(
+        Element::new(ns, dot1ab::REMOTE_STATISTICS)
+            .with(leaf(ns, dot1ab::REMOTE_INSERTS, counter32(totals.remote_inserts)))
+            .with(leaf(ns, dot1ab::REMOTE_DELETES, counter32(totals.remote_deletes)))
+            .with(leaf(ns, dot1ab::REMOTE_DROPS, counter32(totals.remote_drops)))
+            .with(leaf(ns, dot1ab::REMOTE_AGEOUTS, counter32(totals.remote_ageouts))),
     );
     if let Some(first) = ports.first() {
         lldp.push(local_system(&first.lldp));
@@ -53,15 +57,15 @@ pub fn counter32(v: u64) -> u64 {
 fn local_system(view: &LldpView) -> Element {
     let ns = LLDP_NS;
     let local = view.ours.agent().local();
-    let mut e = Element::new(ns, "local-system-data");
+    let mut e = Element::new(ns, dot1ab::LOCAL_SYSTEM_DATA);
     push_chassis(&mut e, &local.chassis_id);
     for t in &local.tlvs {
         match t {
             lldp::wire::Tlv::SystemName(n) => {
-                e.push(leaf(ns, "system-name", wire_text(&n.0.to_string())))
+                e.push(leaf(ns, dot1ab::SYSTEM_NAME, wire_text(&n.0.to_string())))
             }
             lldp::wire::Tlv::SystemDescription(d) => {
-                e.push(leaf(ns, "system-description", wire_text(&d.0.to_string())))
+                e.push(leaf(ns, dot1ab::SYSTEM_DESCRIPTION, wire_text(&d.0.to_string())))
             }
             lldp::wire::Tlv::SystemCapabilities(c) => push_capabilities(&mut e, c),
             _ => {}
@@ -74,47 +78,48 @@ fn local_system(view: &LldpView) -> Element {
 fn push_times(e: &mut Element, r: &RemoteSystem, now: Duration) {
     let ns = PFCD_LLDP_NS;
     let ms = |d: Duration| u64::try_from(d.as_millis()).unwrap_or(u64::MAX);
-    e.push(leaf(ns, "ttl", r.lldpdu.ttl));
-    e.push(leaf(ns, "age", ms(now.saturating_sub(r.time_mark))));
-    e.push(leaf(ns, "last-update", ms(now.saturating_sub(r.last_seen))));
-    e.push(leaf(ns, "expires-in", ms(r.expires_at.saturating_sub(now))));
+    e.push(leaf(ns, pfcd::TTL, r.lldpdu.ttl));
+    e.push(leaf(ns, pfcd::AGE, ms(now.saturating_sub(r.time_mark))));
+    e.push(leaf(ns, pfcd::LAST_UPDATE, ms(now.saturating_sub(r.last_seen))));
+    e.push(leaf(ns, pfcd::EXPIRES_IN, ms(r.expires_at.saturating_sub(now))));
 }
 
 fn port_state(s: &PortSnapshot) -> Element {
     let ns = LLDP_NS;
     let agent = s.lldp.ours.agent();
     let stats = agent.statistics();
-    let mut port = Element::new(ns, "port").with(leaf(ns, "name", &s.name)).with(leaf(
+    let mut port = Element::new(ns, dot1ab::PORT).with(leaf(ns, tlv::NAME, &s.name)).with(leaf(
         ns,
-        "dest-mac-address",
+        tlv::DEST_MAC_ADDRESS,
         nearest_bridge(),
     ));
     push_port_id(&mut port, &agent.local().port_id);
-    port.push(leaf(ns, "port-desc", &s.name));
+    port.push(leaf(ns, dot1ab::PORT_DESC, &s.name));
     port.push(
-        Element::new(ns, "tx-statistics")
-            .with(leaf(ns, "total-frames", counter32(stats.tx.total_frames)))
-            .with(leaf(ns, "total-length-errors", counter32(stats.tx.total_length_errors))),
+        Element::new(ns, dot1ab::TX_STATISTICS)
+            .with(leaf(ns, dot1ab::TOTAL_FRAMES, counter32(stats.tx.total_frames)))
+            .with(leaf(ns, dot1ab::TOTAL_LENGTH_ERRORS, counter32(stats.tx.total_length_errors))),
     );
     let rx = &stats.rx;
     port.push(
-        Element::new(ns, "rx-statistics")
-            .with(leaf(ns, "total-ageouts", counter32(rx.total_ageouts)))
-            .with(leaf(ns, "total-discarded-frames", counter32(rx.total_discarded_frames)))
-            .with(leaf(ns, "error-frames", counter32(rx.error_frames)))
-            .with(leaf(ns, "total-frames", counter32(rx.total_frames)))
-            .with(leaf(ns, "total-discarded-tlvs", counter32(rx.total_discarded_tlvs)))
-            .with(leaf(ns, "total-unrecognized-tlvs", counter32(rx.total_unrecognized_tlvs))),
+        Element::new(ns, dot1ab::RX_STATISTICS)
+            .with(leaf(ns, dot1ab::TOTAL_AGEOUTS, counter32(rx.total_ageouts)))
+            .with(leaf(ns, dot1ab::TOTAL_DISCARDED_FRAMES, counter32(rx.total_discarded_frames)))
+            .with(leaf(ns, dot1ab::ERROR_FRAMES, counter32(rx.error_frames)))
+            .with(leaf(ns, dot1ab::TOTAL_FRAMES, counter32(rx.total_frames)))
+            .with(leaf(ns, dot1ab::TOTAL_DISCARDED_TLVS, counter32(rx.total_discarded_tlvs)))
+            .with(leaf(ns, dot1ab::TOTAL_UNRECOGNIZED_TLVS, counter32(rx.total_unrecognized_tlvs))),
     );
     let too_many = agent.neighbours().too_many_neighbours();
     for r in agent.neighbours().iter() {
         port.push(remote_system(r, too_many, s.lldp.agent_time()));
     }
     if let Some(delay) = s.lldp.ours.admin().local_delay {
-        port.push(
-            Element::new(PFC_TLV_NS, "pfc-local-delay-tlv-extension")
-                .with(leaf(PFC_TLV_NS, "delay", delay.0)),
-        );
+        port.push(Element::new(PFC_TLV_NS, tlv::PFC_LOCAL_DELAY_TLV_EXTENSION).with(leaf(
+            PFC_TLV_NS,
+            tlv::DELAY,
+            delay.0,
+        )));
     }
     port.push(pfc_dcbx(&s.lldp));
     port
@@ -125,20 +130,20 @@ fn remote_system(r: &RemoteSystem, too_many: bool, now: Duration) -> Element {
     let ns = LLDP_NS;
     let pdu = &r.lldpdu;
     let ticks = u32::try_from(r.time_mark.as_millis() / 10).unwrap_or(u32::MAX);
-    let mut e = Element::new(ns, "remote-systems-data")
-        .with(leaf(ns, "time-mark", ticks))
-        .with(leaf(ns, "remote-index", r.remote_index))
-        .with(leaf(ns, "remote-too-many-neighbors", too_many));
+    let mut e = Element::new(ns, dot1ab::REMOTE_SYSTEMS_DATA)
+        .with(leaf(ns, dot1ab::TIME_MARK, ticks))
+        .with(leaf(ns, dot1ab::REMOTE_INDEX, r.remote_index))
+        .with(leaf(ns, dot1ab::REMOTE_TOO_MANY_NEIGHBORS, too_many));
     push_chassis(&mut e, &pdu.chassis_id);
     push_port_id(&mut e, &pdu.port_id);
     if let Some(d) = pdu.port_description() {
-        e.push(leaf(ns, "port-desc", wire_text(&d.0.to_string())));
+        e.push(leaf(ns, dot1ab::PORT_DESC, wire_text(&d.0.to_string())));
     }
     if let Some(n) = pdu.system_name() {
-        e.push(leaf(ns, "system-name", wire_text(&n.0.to_string())));
+        e.push(leaf(ns, dot1ab::SYSTEM_NAME, wire_text(&n.0.to_string())));
     }
     if let Some(d) = pdu.system_description() {
-        e.push(leaf(ns, "system-description", wire_text(&d.0.to_string())));
+        e.push(leaf(ns, dot1ab::SYSTEM_DESCRIPTION, wire_text(&d.0.to_string())));
     }
     if let Some(c) = pdu.system_capabilities() {
         push_capabilities(&mut e, c);
@@ -147,10 +152,11 @@ fn remote_system(r: &RemoteSystem, too_many: bool, now: Duration) -> Element {
         e.push(pfc_tlv(p));
     }
     if let Some(d) = pdu.pfc_local_delay() {
-        e.push(
-            Element::new(PFC_TLV_NS, "pfc-local-delay-tlv-extension")
-                .with(leaf(PFC_TLV_NS, "delay", d.delay.0)),
-        );
+        e.push(Element::new(PFC_TLV_NS, tlv::PFC_LOCAL_DELAY_TLV_EXTENSION).with(leaf(
+            PFC_TLV_NS,
+            tlv::DELAY,
+            d.delay.0,
+        )));
     }
     push_times(&mut e, r, now);
     e
@@ -159,25 +165,25 @@ fn remote_system(r: &RemoteSystem, too_many: bool, now: Duration) -> Element {
 /// A received PFC Configuration TLV.
 fn pfc_tlv(p: &PfcConfig) -> Element {
     let (d, q) = (DCBX_NS, PFC_TLV_NS);
-    let mut e = Element::new(d, "pfc-tlv-extension")
-        .with(leaf(d, "willing", p.willing))
-        .with(leaf(d, "macsec-bypass-capable", p.mbc));
+    let mut e = Element::new(d, dcbx::PFC_TLV_EXTENSION)
+        .with(leaf(d, dcbx::WILLING, p.willing))
+        .with(leaf(d, dcbx::MACSEC_BYPASS_CAPABLE, p.mbc));
     // number-tc-capable ranges over 1..8; pfc-cap carries the field as sent.
     if (1..=8).contains(&p.pfc_cap) {
-        e.push(leaf(d, "number-tc-capable", p.pfc_cap));
+        e.push(leaf(d, dcbx::NUMBER_TC_CAPABLE, p.pfc_cap));
     }
-    e.push(leaf(d, "enable", pfc_enable_bits(p.pfc_enable)));
+    e.push(leaf(d, dcbx::ENABLE, pfc_enable_bits(p.pfc_enable)));
     let length = match &p.format {
         PfcFormat::Legacy => 6,
         PfcFormat::Qdt => 7,
         PfcFormat::Extended(extra) => 7 + extra.len(),
     };
-    e.push(leaf(q, "macsec-capable", p.macsec_capable));
-    e.push(leaf(q, "privacy-capable", p.privacy_capable));
-    e.push(leaf(q, "rtm-hdrm", p.rtm_hdrm));
-    e.push(leaf(q, "ptp-hdrm", p.ptp_hdrm));
-    e.push(leaf(q, "pfc-cap", p.pfc_cap));
-    e.push(leaf(q, "tlv-length", length));
+    e.push(leaf(q, tlv::MACSEC_CAPABLE, p.macsec_capable));
+    e.push(leaf(q, tlv::PRIVACY_CAPABLE, p.privacy_capable));
+    e.push(leaf(q, tlv::RTM_HDRM, p.rtm_hdrm));
+    e.push(leaf(q, tlv::PTP_HDRM, p.ptp_hdrm));
+    e.push(leaf(q, tlv::PFC_CAP, p.pfc_cap));
+    e.push(leaf(q, tlv::TLV_LENGTH, length));
     e
 }
 
@@ -185,21 +191,21 @@ fn pfc_tlv(p: &PfcConfig) -> Element {
 fn pfc_dcbx(view: &LldpView) -> Element {
     let ns = PFC_TLV_NS;
     let pfc = &view.ours.state().pfc;
-    let mut e = Element::new(ns, "pfc-dcbx")
-        .with(leaf(ns, "pfc-enable-source", pfc.source.as_str()))
-        .with(leaf(PFCD_LLDP_NS, "reason", pfc.reason.as_str()));
+    let mut e = Element::new(ns, tlv::PFC_DCBX)
+        .with(leaf(ns, tlv::PFC_ENABLE_SOURCE, pfc.source.as_str()))
+        .with(leaf(PFCD_LLDP_NS, pfcd::REASON, pfc.reason.as_str()));
     if let lldp::dcbx::Peer::One(p) = &view.ours.state().peer {
-        e.push(leaf(ns, "peer-address", p.source_mac.to_string().to_uppercase()));
+        e.push(leaf(ns, tlv::PEER_ADDRESS, p.source_mac.to_string().to_uppercase()));
     }
-    e.push(leaf(ns, "misconfigured", pfc.misconfiguration.is_some()));
+    e.push(leaf(ns, tlv::MISCONFIGURED, pfc.misconfiguration.is_some()));
     if let Some(m) = pfc.misconfiguration {
-        e.push(leaf(ns, "misconfiguration", misconfiguration_name(m)));
-        e.push(leaf(PFCD_LLDP_NS, "misconfiguration-description", m.to_string()));
+        e.push(leaf(ns, tlv::MISCONFIGURATION, misconfiguration_name(m)));
+        e.push(leaf(PFCD_LLDP_NS, pfcd::MISCONFIGURATION_DESCRIPTION, m.to_string()));
     }
-    e.push(leaf(ns, "macsec", pfc.macsec));
-    e.push(leaf(ns, "privacy", pfc.privacy));
-    e.push(leaf(ns, "headroom-measurement", pfc.headroom.measurement));
-    e.push(leaf(ns, "headroom-link-delay", pfc.headroom.link_delay));
+    e.push(leaf(ns, tlv::MACSEC, pfc.macsec));
+    e.push(leaf(ns, tlv::PRIVACY, pfc.privacy));
+    e.push(leaf(ns, tlv::HEADROOM_MEASUREMENT, pfc.headroom.measurement));
+    e.push(leaf(ns, tlv::HEADROOM_LINK_DELAY, pfc.headroom.link_delay));
     e
 }
 
@@ -224,8 +230,8 @@ fn push_chassis(e: &mut Element, id: &ChassisId) {
     };
     let value = wire_text(&value);
     if !value.is_empty() {
-        e.push(leaf(ns, "chassis-id-subtype", subtype));
-        e.push(leaf(ns, "chassis-id", value));
+        e.push(leaf(ns, dot1ab::CHASSIS_ID_SUBTYPE, subtype));
+        e.push(leaf(ns, dot1ab::CHASSIS_ID, value));
     }
 }
 
@@ -242,8 +248,8 @@ fn push_port_id(e: &mut Element, id: &PortId) {
     };
     let value = wire_text(&value);
     if !value.is_empty() {
-        e.push(leaf(ns, "port-id-subtype", subtype));
-        e.push(leaf(ns, "port-id", value));
+        e.push(leaf(ns, dot1ab::PORT_ID_SUBTYPE, subtype));
+        e.push(leaf(ns, dot1ab::PORT_ID, value));
     }
 }
 
@@ -271,6 +277,6 @@ fn push_capabilities(e: &mut Element, c: &SystemCapabilities) {
             .collect::<Vec<_>>()
             .join(" ")
     };
-    e.push(leaf(LLDP_NS, "system-capabilities-supported", bits(c.capabilities)));
-    e.push(leaf(LLDP_NS, "system-capabilities-enabled", bits(c.enabled)));
+    e.push(leaf(LLDP_NS, dot1ab::SYSTEM_CAPABILITIES_SUPPORTED, bits(c.capabilities)));
+    e.push(leaf(LLDP_NS, dot1ab::SYSTEM_CAPABILITIES_ENABLED, bits(c.enabled)));
 }
