@@ -17,14 +17,17 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
     version,
     about = "IEEE 802.1Q Priority-based Flow Control management daemon (NETCONF over SSH)",
     long_about = "pfcd serves the PFC YANG model (ieee802-dot1q-pfc-bridge: the Table 12-1 \
-objects, headroom, per-priority buffers and pause state) over NETCONF/SSH. With no settings file \
+objects, PFC enable, headroom, per-priority pause state, and the port's measure-headroom and \
+clear-pfc-counters actions) over NETCONF/SSH. With no settings file \
 it runs the embedded lab: four simulated Bridge Ports (lab0 3 m at 100G, lab1 100 m of Cat6 at \
 10G, lab2 10 km at 100G on an allowance too small for it, lab3 60 km at 400G), each linked to an \
 in-process peer that congests lossless priority 3 and runs LLDP/DCBX with it (lab0-lab2's peers are \
 willing, lab3's is not), and the bridge's transmit pipeline, paused as the peers pause the ports. \
 Modules served: ieee802-dot1q-pfc-bridge, ieee802-dot1ab-lldp with the DCBX and PFC TLV modules, \
 ietf-interfaces, ieee802-dot1q-bridge, and pfcd's own pfcd-pipeline, pfcd-headroom, \
-pfcd-watchdog (the PFC watchdog), pfcd-pfc (time paused per priority), pfcd-lldp (neighbours' TTL and age), pfcd-lab (the lab's state and its peers' storms), \
+pfcd-watchdog (the PFC watchdog), pfcd-pfc (each priority's buffer, PFC counts and time paused; \
+the itemised headroom; the measurement's history and counters), pfcd-lldp (neighbours' TTL and \
+age, the 6-octet TLV, DCBX's reasons), pfcd-lab (the lab's state and its peers' storms), \
 pfcd-nic (what was set on each NIC, with data-plane = \"nic\") and \
 pfcd-deviations (what pfcd does not implement of the IEEE modules).
 
