@@ -1,9 +1,7 @@
 //! `show headroom [PORT]`: the method and the allowance per port; for one port the itemised
 //! calculation, the measurement and its history.
 
-use pfc_yang_names::{
-    ieee802_dot1q_pfc as ieee, ieee802_dot1q_pfc_bridge as bridge, pfcd_pfc as pfcd,
-};
+use pfc_yang_names::{ieee802_dot1q_pfc as ieee, pfcd_pfc as pfcd};
 use serde_json::Value;
 
 use super::table::{pairs, Align, Table};
@@ -69,11 +67,11 @@ fn detail(i: &Value) -> String {
     let h = at(pfc, ieee::HEADROOM).unwrap_or(&empty);
     let mut out = format!("{}\n", name_of(i));
     out += &pairs(&[
-        (ieee::METHOD, or_dash(text(h, ieee::METHOD))),
+        ("headroom method", or_dash(text(h, ieee::METHOD))),
         ("method in force", or_dash(text(h, ieee::METHOD_IN_FORCE))),
         ("allowance in force", opt_bits(pfc, ieee::ALLOWANCE_IN_FORCE)),
         ("source", or_dash(text(pfc, ieee::ALLOWANCE_SOURCE))),
-        (bridge::CLAMP, or_dash(text(pfc, ieee::ALLOWANCE_CLAMP))),
+        ("clamped", or_dash(text(pfc, ieee::ALLOWANCE_CLAMP))),
         ("link delay allowance", opt_bits(pfc, ieee::PFC_LINK_DELAY_ALLOWANCE)),
         ("headroom allowance", opt_bits(pfc, ieee::PFC_HEADROOM_ALLOWANCE)),
         (
@@ -134,7 +132,7 @@ fn detail(i: &Value) -> String {
                     number(e, ieee::ROUND_TRIP)
                         .map(|x| quanta_at(x, speed))
                         .unwrap_or_else(|| "-".into()),
-                    or_dash(text(e, if outcome { pfcd::OUTCOME } else { bridge::CLAMP })),
+                    or_dash(text(e, if outcome { pfcd::OUTCOME } else { pfcd::CLAMP })),
                 ]);
             }
             out += "\nhistory:\n";
