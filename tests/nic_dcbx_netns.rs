@@ -16,7 +16,7 @@ use pfcd::northbound::nic::port_entry;
 use pfcd::ports::set::PortSet;
 use pfcd::ports::PortIntent;
 use pfcd::settings::{InterfaceSettings, NicDcbx};
-use test_support::netns::{can_run, Netns};
+use test_support::netns::{can_run, run_inside_veth_pair, Netns};
 use test_support::{program, Scratch};
 
 /// pfcd run on `settings` until it exits (it refuses here: a bad setting, or veth's lack of
@@ -79,26 +79,9 @@ const TEST: &str = "leave_leaves_a_firmware_nic_alone_takes_a_host_one_over_and_
 
 #[test]
 fn leave_leaves_a_firmware_nic_alone_takes_a_host_one_over_and_shows_both() {
-    if std::env::var_os(INSIDE).is_some() {
-        return inside();
+    if run_inside_veth_pair("nicl", TEST, INSIDE) {
+        inside();
     }
-    if !can_run(TEST) {
-        return;
-    }
-    let ns = Netns::new("nicl");
-    ns.link(&["add", "nicl0", "type", "veth", "peer", "name", "nicl1"]);
-    ns.link(&["set", "nicl0", "up"]);
-    ns.link(&["set", "nicl1", "up"]);
-    let exe = std::env::current_exe().expect("this test's program");
-    let out = ns
-        .command(exe)
-        .args(["--exact", TEST, "--nocapture"])
-        .env(INSIDE, "1")
-        .output()
-        .expect("run inside the namespace");
-    let text =
-        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success() && text.contains("1 passed"), "{text}");
 }
 
 fn inside() {

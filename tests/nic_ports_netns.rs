@@ -12,7 +12,7 @@ use pfcd::nic::NicPorts;
 use pfcd::ports::set::PortSet;
 use pfcd::ports::PortIntent;
 use pfcd::settings::InterfaceSettings;
-use test_support::netns::{can_run, Netns};
+use test_support::netns::run_inside_veth_pair;
 
 fn wait_for_state(ports: &NicPorts, what: &str, ready: impl Fn(&[(String, NicState)]) -> bool) {
     let end = Instant::now() + Duration::from_secs(20);
@@ -38,26 +38,9 @@ const TEST: &str = "a_dcbx_agreement_and_a_commit_are_each_put_to_the_nic_and_re
 
 #[test]
 fn a_dcbx_agreement_and_a_commit_are_each_put_to_the_nic_and_refusals_shown() {
-    if std::env::var_os(INSIDE).is_some() {
-        return inside();
+    if run_inside_veth_pair("nicp", TEST, INSIDE) {
+        inside();
     }
-    if !can_run(TEST) {
-        return;
-    }
-    let ns = Netns::new("nicp");
-    ns.link(&["add", "nicp0", "type", "veth", "peer", "name", "nicp1"]);
-    ns.link(&["set", "nicp0", "up"]);
-    ns.link(&["set", "nicp1", "up"]);
-    let exe = std::env::current_exe().expect("this test's program");
-    let out = ns
-        .command(exe)
-        .args(["--exact", TEST, "--nocapture"])
-        .env(INSIDE, "1")
-        .output()
-        .expect("run inside the namespace");
-    let text =
-        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success() && text.contains("1 passed"), "{text}");
 }
 
 fn inside() {

@@ -24,7 +24,7 @@ use super::plan::{Plan, PortFacts};
 use super::state::{Programmed, SharedNicState};
 use crate::ports::calculation::Calculation;
 use crate::ports::follow::{Followed, PortFigures};
-use crate::ports::follow_interface::follow_step;
+use crate::ports::follow_interface::{calculate_if_in_force, follow_step};
 use crate::ports::headroom::{select_allowance, ReceiveBuffer, Results};
 use crate::ports::intent::{PortIntent, PRIORITIES};
 use crate::ports::interface_lldp::RealLldp;
@@ -155,16 +155,7 @@ impl NicPort {
     /// Selects the allowance again (the calculation run when its method is in force; the NIC
     /// does not measure) and programs the NIC when the plan changed.
     fn reselect(&mut self) {
-        use dataplane::headroom::allowance::AutomaticCalculation;
-        let automatic = self.followed.method_in_force().automatic();
-        if matches!(automatic, AutomaticCalculation::LinkDelay | AutomaticCalculation::Both) {
-            let f = &mut self.followed;
-            let peer_delay =
-                self.calculation.sane_peer_delay(&f.name, Calculation::peer_delay(&f.lldp_view));
-            let inputs = self.calculation.inputs(&f.intent.calculation, peer_delay);
-            self.calculation.run(&f.name, inputs, &mut f.results);
-            f.peer_delays_refused = self.calculation.peer_delays_refused;
-        }
+        let automatic = calculate_if_in_force(&mut self.followed, &mut self.calculation);
         let buffer = self.setup.receive_buffer();
         let allowance =
             select_allowance(&self.followed.intent, automatic, &self.followed.results, buffer);

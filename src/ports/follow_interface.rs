@@ -1,6 +1,8 @@
 //! What one step of a real interface's LLDP agent changes for its port, whatever carries the
 //! port's frames (pfcd's bridge or the NIC): DCBX's outcome and the calculation's inputs.
 
+use dataplane::headroom::allowance::AutomaticCalculation;
+
 use crate::ports::calculation::Calculation;
 use crate::ports::follow::{DcbxChange, Followed};
 use crate::ports::interface_lldp::RealLldp;
@@ -40,4 +42,22 @@ pub fn follow_step(
         followed.lldp_view.agreed_headroom(),
     );
     Some(StepChange { dcbx, recalculate })
+}
+
+/// The automatic calculation in force, the link-delay calculation run first when it is part
+/// of it (with the peer's Local Delay, if it is sane) and its result kept in `followed`.
+pub fn calculate_if_in_force(
+    followed: &mut Followed,
+    calculation: &mut Calculation,
+) -> AutomaticCalculation {
+    let automatic = followed.method_in_force().automatic();
+    if matches!(automatic, AutomaticCalculation::LinkDelay | AutomaticCalculation::Both) {
+        let f = followed;
+        let peer_delay =
+            calculation.sane_peer_delay(&f.name, Calculation::peer_delay(&f.lldp_view));
+        let inputs = calculation.inputs(&f.intent.calculation, peer_delay);
+        calculation.run(&f.name, inputs, &mut f.results);
+        f.peer_delays_refused = calculation.peer_delays_refused;
+    }
+    automatic
 }

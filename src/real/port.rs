@@ -17,7 +17,7 @@ use tracing::{info, warn};
 
 use crate::ports::calculation::Calculation;
 use crate::ports::follow::{Followed, PortFigures};
-use crate::ports::follow_interface::follow_step;
+use crate::ports::follow_interface::{calculate_if_in_force, follow_step};
 use crate::ports::headroom::{select_allowance, ReceiveBuffer, Results};
 use crate::ports::intent::{mixed_classes, priority_list, HeadroomMethod, PortIntent, PRIORITIES};
 use crate::ports::interface_lldp::RealLldp;
@@ -135,19 +135,7 @@ impl RealPort {
 
     /// Selects the allowance again and tells the bridge port what to run.
     fn reselect(&mut self) {
-        let automatic = self.followed.method_in_force().automatic();
-        if matches!(
-            automatic,
-            dataplane::headroom::allowance::AutomaticCalculation::LinkDelay
-                | dataplane::headroom::allowance::AutomaticCalculation::Both
-        ) {
-            let f = &mut self.followed;
-            let peer_delay =
-                self.calculation.sane_peer_delay(&f.name, Calculation::peer_delay(&f.lldp_view));
-            let inputs = self.calculation.inputs(&f.intent.calculation, peer_delay);
-            self.calculation.run(&f.name, inputs, &mut f.results);
-            f.peer_delays_refused = self.calculation.peer_delays_refused;
-        }
+        let automatic = calculate_if_in_force(&mut self.followed, &mut self.calculation);
         let allowance = select_allowance(
             &self.followed.intent,
             automatic,

@@ -24,6 +24,36 @@ pub fn can_run(test: &str) -> bool {
     false
 }
 
+/// For a test that must run inside a namespace of its own (`ip netns exec` mounts the
+/// namespace's /sys, where the code under test reads its interfaces): outside, builds the
+/// namespace with the veth pair `{prefix}0`/`{prefix}1` up, runs this test's own program there
+/// as test `test` with `inside` set in its environment, asserts it passed, and returns false;
+/// inside, returns true, and the caller runs the test's body. Not root: see [`can_run`].
+pub fn run_inside_veth_pair(prefix: &str, test: &str, inside: &str) -> bool {
+    if std::env::var_os(inside).is_some() {
+        return true;
+    }
+    if !can_run(test) {
+        return false;
+    }
+    let ns = Netns::new(prefix);
+    let (a, b) = (format!("{prefix}0"), format!("{prefix}1"));
+    ns.link(&["add", &a, "type", "veth", "peer", "name", &b]);
+    ns.link(&["set", &a, "up"]);
+    ns.link(&["set", &b, "up"]);
+    let exe = std::env::current_exe().expect("this test's program");
+    let out = ns
+        .command(exe)
+        .args(["--exact", test, "--nocapture"])
+        .env(inside, "1")
+        .output()
+        .expect("run inside the namespace");
+    let text =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success() && text.contains("1 passed"), "{text}");
+    false
+}
+
 /// Runs `ip` with these arguments; panics with its message when it fails.
 pub fn ip(args: &[&str]) {
     let out = Command::new("/usr/sbin/ip").args(args).output().expect("run ip");
