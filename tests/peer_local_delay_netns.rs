@@ -83,6 +83,8 @@ fn a_peers_local_delay_never_puts_more_in_force_than_the_receive_buffer_holds() 
     assert_eq!(number(&p1, "receive-buffer-limit"), LIMIT_BITS, "{p1}");
     assert!(number(&p1, "calculated-allowance") <= LIMIT_BITS, "{p1}");
     assert_eq!(number(&p1, "peer-local-delays-refused"), 0, "{p1}");
+    // The calculation says where the peer's delays came from (36.8 a) 3)).
+    assert_eq!(value(&p1, "peer-delay-source").as_deref(), Some("local-delay-tlv"), "{p1}");
     assert!(p1.contains(HEADROOM_NS), "pfcd's own namespace: {p1}");
     let priority3 = priority(&p1, 3);
     assert!(number(&priority3, "allocation") <= 1 << 20, "{priority3}");
@@ -100,6 +102,7 @@ fn a_peers_local_delay_never_puts_more_in_force_than_the_receive_buffer_holds() 
             && value(p, "clamp-reason").as_deref() == Some("none")
     });
     assert_eq!(number(&p1, "allowance-in-force"), 126_224, "Annex N's figure: {p1}");
+    assert_eq!(value(&p1, "peer-delay-source").as_deref(), Some("configured"), "{p1}");
     assert!(number(&p1, "allowance-in-force") <= LIMIT_BITS, "{p1}");
     let log = std::fs::read_to_string(scratch.path("pfcd.log")).unwrap_or_default();
     assert!(log.contains("beyond 1 ms: refused"), "a warning: {log}");

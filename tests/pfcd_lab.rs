@@ -264,6 +264,8 @@ fn the_lab_pauses_and_the_under_provisioned_port_stops_dropping_once_measured() 
     );
     let lab3 = pfc_of(&mut c, "lab3");
     let calculated = value(&lab3, "calculation").expect("lab3's calculation");
+    // The lab's peers' delays are the link's stations', configured (no Local Delay TLV used).
+    assert_eq!(value(&calculated, "peer-delay-source").as_deref(), Some("configured"), "{lab3}");
     assert!(
         calculated.contains(&format!("<line xmlns=\"{PFCD_PFC_NS}\"><index>1</index>")),
         "itemised, in pfcd-pfc: {lab3}"

@@ -26,10 +26,13 @@ pub fn allowance_for(
     use dataplane::headroom::allowance::AutomaticCalculation as A;
     let automatic = intent.method.in_force(agreed).automatic();
     if matches!(automatic, A::LinkDelay | A::Both) && results.calculation_bits.is_none() {
-        match stations.headroom_inputs().and_then(|i| calculate(&i)) {
-            Ok(h) => {
+        let inputs = stations.headroom_inputs();
+        match inputs.and_then(|i| calculate(&i).map(|h| (h, i))) {
+            Ok((h, i)) => {
                 results.calculation_bits = Some(h.bits);
                 results.calculation_lines = Some(Arc::new(h.breakdown));
+                results.calculation_peer_tlv =
+                    Some(matches!(i.peer, dataplane::headroom::PeerDelay::LocalDelayTlv(_)));
             }
             Err(e) => warn!(port = name, error = %e, "headroom calculation failed"),
         }

@@ -7,7 +7,7 @@
 
 use std::sync::Arc;
 
-use dataplane::headroom::{calculate, HeadroomInputs};
+use dataplane::headroom::{calculate, HeadroomInputs, PeerDelay};
 use dataplane::time::{LinkSpeed, FCS_OCTETS};
 use tracing::{info, warn};
 
@@ -125,12 +125,15 @@ impl Calculation {
                 );
                 results.calculation_bits = Some(h.bits);
                 results.calculation_lines = Some(Arc::new(h.breakdown));
+                results.calculation_peer_tlv =
+                    Some(matches!(inputs.peer, PeerDelay::LocalDelayTlv(_)));
             }
             Err(e) => {
                 warn!(port, error = %e, "headroom calculation failed: check calculation-inputs");
                 self.failed = true;
                 results.calculation_bits = None;
                 results.calculation_lines = None;
+                results.calculation_peer_tlv = None;
             }
         }
     }

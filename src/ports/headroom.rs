@@ -21,6 +21,9 @@ pub struct Results {
     pub calculation_bits: Option<u64>,
     /// The calculation's items (36.1.1 a) … k)), shared with every snapshot.
     pub calculation_lines: Option<Arc<Breakdown>>,
+    /// Whether the calculation took the peer's delays (g) to i)) from its PFC Local Delay TLV
+    /// (else they were configured); with a calculation result.
+    pub calculation_peer_tlv: Option<bool>,
     pub round_trip_quanta: Option<u32>,
     pub measurement_bits: Option<u64>,
     pub measurement_lines: Option<Arc<Breakdown>>,

@@ -60,9 +60,13 @@ pub fn pfc_state(s: &PortSnapshot) -> Element {
     ));
     let r = &s.results;
     if let Some(bits) = r.calculation_bits {
-        let mut calculation = Element::new(ns, ieee::CALCULATION)
-            .with(leaf(ns, ieee::HEADROOM, bits))
-            .with(leaf(own, pfcd::HEADROOM_OCTETS, bits.div_ceil(8)));
+        let mut calculation =
+            Element::new(ns, ieee::CALCULATION).with(leaf(ns, ieee::HEADROOM, bits));
+        if let Some(tlv) = r.calculation_peer_tlv {
+            let source = if tlv { "local-delay-tlv" } else { "configured" };
+            calculation.push(leaf(ns, ieee::PEER_DELAY_SOURCE, source));
+        }
+        calculation.push(leaf(own, pfcd::HEADROOM_OCTETS, bits.div_ceil(8)));
         push_lines(&mut calculation, r.calculation_lines.as_deref());
         headroom.push(calculation);
     }
