@@ -5,8 +5,15 @@
 //! bridge`) or with pfc-bridge (one core: its loop is one thread). Runs alternate between the
 //! two; medians are printed with their ratio.
 //!
+//! For each pfc-bridge run it also prints the bridge's CPU time (user + system, read from
+//! `/proc`) per frame h2 received: what one forwarded frame costs the forwarding thread,
+//! including the kernel's transmit path and h2's receive, which veth runs in the sender's
+//! context.
+//!
 //! Run as root, after `cargo build --release --bin pfc-bridge`:
-//! `cargo run --release --example bridge_rate -- [SECONDS] [RUNS]`
+//! `cargo run --release --example bridge_rate -- [SECONDS] [RUNS] [pfc]` (`pfc`: pfc-bridge's
+//! runs only, for profiling). `PFC_BRIDGE_ARGS` adds options to pfc-bridge's command line
+//! (e.g. `--no-tx-ring`, to compare its send paths).
 
 use std::fs::File;
 use std::process::{Child, Command, Stdio};
@@ -112,6 +119,7 @@ fn bed(kind: Kind, run: usize) -> Bed {
                 .args(["netns", "exec", sw])
                 .arg(bin)
                 .args(["--port", "p1", "--port", "p2", "--speed", "100G"])
+                .args(std::env::var("PFC_BRIDGE_ARGS").unwrap_or_default().split_whitespace())
                 .stdout(Stdio::null())
                 .stderr(File::create("/dev/null").expect("null"))
                 .spawn()
@@ -155,11 +163,24 @@ fn frame(len: usize) -> Vec<u8> {
     f
 }
 
-/// Frames per second h2 received while h1 sent `len`-octet frames for `secs`.
-fn measure(kind: Kind, len: usize, secs: f64, run: usize) -> f64 {
+/// CPU time (user + system) process `pid` has used so far, seconds.
+fn cpu_seconds(pid: u32) -> f64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    // Fields after the command's closing parenthesis: utime and stime are the 12th and 13th.
+    let after = stat.rsplit_once(')').map_or("", |(_, rest)| rest);
+    let ticks: f64 =
+        after.split_whitespace().skip(11).take(2).filter_map(|f| f.parse::<f64>().ok()).sum();
+    ticks / 100.0
+}
+
+/// Frames per second h2 received while h1 sent `len`-octet frames for `secs`, and for
+/// pfc-bridge its CPU time per received frame (ns).
+fn measure(kind: Kind, len: usize, secs: f64, run: usize) -> (f64, Option<f64>) {
     let bed = bed(kind, run);
     let mut tx = open_in(&bed.names[0]);
     let mut rx = open_in(&bed.names[2]);
+    let bridge_pid = bed.bridge.as_ref().map(Child::id);
+    let cpu_before = bridge_pid.map(cpu_seconds);
     let sending = Arc::new(AtomicBool::new(true));
     let receiver = {
         let sending = sending.clone();
@@ -193,8 +214,9 @@ fn measure(kind: Kind, len: usize, secs: f64, run: usize) -> f64 {
     }
     sending.store(false, Ordering::Relaxed);
     let got = receiver.join().expect("receiver");
+    let cpu = bridge_pid.zip(cpu_before).map(|(pid, before)| cpu_seconds(pid) - before);
     drop(bed);
-    got as f64 / secs
+    (got as f64 / secs, cpu.map(|c| c * 1e9 / got.max(1) as f64))
 }
 
 fn median(mut v: Vec<f64>) -> f64 {
@@ -206,15 +228,30 @@ fn main() {
     let args: Vec<String> = std::env::args().collect();
     let secs: f64 = args.get(1).and_then(|a| a.parse().ok()).unwrap_or(3.0);
     let runs: usize = args.get(2).and_then(|a| a.parse().ok()).unwrap_or(3);
+    let pfc_only = args.get(3).is_some_and(|a| a == "pfc");
     println!("forwarding rate h1 -> h2 through sw, {secs} s per run, {runs} runs each, alternated");
-    println!("{:>6}  {:>14}  {:>14}  {:>7}", "octets", "linux bridge", "pfc-bridge", "ratio");
+    println!(
+        "{:>6}  {:>14}  {:>14}  {:>7}  {:>16}",
+        "octets", "linux bridge", "pfc-bridge", "ratio", "pfc-bridge CPU"
+    );
     for len in [64usize, 1500] {
-        let (mut linux, mut pfc) = (Vec::new(), Vec::new());
+        let (mut linux, mut pfc, mut cost) = (Vec::new(), Vec::new(), Vec::new());
         for run in 0..runs {
-            linux.push(measure(Kind::Linux, len, secs, run * 2));
-            pfc.push(measure(Kind::PfcBridge, len, secs, run * 2 + 1));
+            if !pfc_only {
+                linux.push(measure(Kind::Linux, len, secs, run * 2).0);
+            }
+            let (rate, ns) = measure(Kind::PfcBridge, len, secs, run * 2 + 1);
+            pfc.push(rate);
+            cost.extend(ns);
         }
-        let (l, p) = (median(linux), median(pfc));
-        println!("{len:>6}  {:>10.3} Mpps  {:>10.3} Mpps  {:>6.2}", l / 1e6, p / 1e6, p / l);
+        let l = if pfc_only { f64::NAN } else { median(linux) };
+        let (p, c) = (median(pfc), median(cost));
+        println!(
+            "{len:>6}  {:>10.3} Mpps  {:>10.3} Mpps  {:>6.2}  {:>8.0} ns/frame",
+            l / 1e6,
+            p / 1e6,
+            p / l,
+            c
+        );
     }
 }

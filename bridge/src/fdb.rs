@@ -38,7 +38,9 @@ struct Entry {
 /// Learned addresses per VLAN.
 #[derive(Debug)]
 pub struct Fdb {
-    entries: HashMap<Key, Entry>,
+    /// Hashed with foldhash, seeded per process: SipHash cost a few per cent of the forwarding
+    /// thread, and a peer cannot predict the seed to pile its addresses into one bucket.
+    entries: HashMap<Key, Entry, foldhash::fast::RandomState>,
     /// Per port, its entries oldest record first (`Entry::queued`); a record whose entry has
     /// since moved, been re-queued or removed is stale and dropped when reached.
     queues: Vec<VecDeque<(Key, Instant)>>,
@@ -79,7 +81,7 @@ impl Fdb {
     /// A table of at most `total` entries, `per_port` on any one port (both at least 1).
     pub fn with_limits(ageing: Duration, total: usize, per_port: usize) -> Self {
         Fdb {
-            entries: HashMap::new(),
+            entries: HashMap::default(),
             queues: Vec::new(),
             counts: Vec::new(),
             ageing,

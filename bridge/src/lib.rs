@@ -37,6 +37,7 @@ pub mod static_entries;
 pub mod store;
 pub mod transmit;
 pub mod watchdog;
+pub mod xsk;
 
 use std::os::fd::AsFd;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -91,6 +92,18 @@ pub trait BridgeIo: FramePort + AsFd + Send {
     fn put_control_ring(&mut self, _ring: ring::RxRing) {}
     /// The receive ring's slots; 0 without a ring.
     fn ring_slots(&self) -> usize {
+        0
+    }
+    /// Whether frames leave through a transmit ring.
+    fn transmit_ring(&self) -> bool {
+        false
+    }
+    /// Has the kernel send what waits in the transmit ring; whether some still waits.
+    fn flush_transmit(&mut self) -> bool {
+        false
+    }
+    /// Frames the interface dropped after the bridge handed them over, since the last call.
+    fn take_transmit_drops(&mut self) -> u64 {
         0
     }
 }

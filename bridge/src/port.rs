@@ -133,6 +133,9 @@ pub struct PortCounters {
     pub lossy_drops: u64,
     /// Frames the socket refused for good (interface gone or down).
     pub tx_errors: u64,
+    /// Frames the interface dropped after the bridge handed them over (its transmit ring's
+    /// frames the driver refused).
+    pub tx_kernel_drops: u64,
     /// Frames the kernel dropped before the bridge read them (its socket buffers were full:
     /// the bridge fell behind its ports). Lost whatever their priority.
     pub rx_kernel_drops: u64,
@@ -193,6 +196,8 @@ pub struct BridgePort<P> {
     /// The port's receive ring's slots, as last looked at (0: frames come through the
     /// socket's queue).
     pub rx_ring_slots: usize,
+    /// Frames leave through a transmit ring (`AF_XDP`) rather than the socket alone.
+    pub tx_ring: bool,
     /// The PFC watchdog of the port's transmit side.
     pub watchdog: Watchdog,
     /// Watchdog settings to take at the loop's next turn (they need its clock).
@@ -240,6 +245,7 @@ impl<P> BridgePort<P> {
             behind: false,
             rx_held: false,
             rx_ring_slots: 0,
+            tx_ring: false,
             handover: Default::default(),
             link_up: true,
             watchdog: Watchdog::new(setup.watchdog.classes),

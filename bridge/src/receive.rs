@@ -297,5 +297,7 @@ pub fn count_kernel_drops<P: BridgeIo>(ports: &mut [BridgePort<P>]) {
         port.counters.rx_kernel_drops += dropped;
         port.counters.oversize += port.io.take_truncated();
         port.rx_ring_slots = port.io.ring_slots();
+        port.tx_ring = port.io.transmit_ring();
+        port.counters.tx_kernel_drops += port.io.take_transmit_drops();
     }
 }

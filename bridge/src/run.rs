@@ -112,6 +112,11 @@ pub fn run<P: BridgeIo>(
             pfc_initiator(port, now);
             headroom_measurement(port, epoch.start);
         }
+        // What a transmit ring still holds goes before anything newer.
+        let mut transmit_waits = false;
+        for port in ports.iter_mut() {
+            transmit_waits |= port.io.flush_transmit();
+        }
         let mut more_due = false;
         for p in 0..ports.len() {
             more_due |= flush_backlog(&mut ports, p, &mut fwd, &mut batches.control, &clock);
@@ -123,7 +128,8 @@ pub fn run<P: BridgeIo>(
             last_publish = wall;
         }
         if !more_due {
-            wait(&ports, &fwd, now, moved, [Some(woken.as_fd()), watch.notifications()]);
+            let wakers = [Some(woken.as_fd()), watch.notifications()];
+            wait(&ports, &fwd, now, (moved, transmit_waits), wakers);
         }
     }
     publish(&published, &ports, &fwd);
@@ -196,14 +202,15 @@ fn headroom_measurement<P: BridgeIo>(port: &mut BridgePort<P>, start: Instant) {
 
 /// Sleeps until a frame arrives on any port, a waker is readable (a control was sent, the
 /// kernel told of a link change), or the next thing due: soon while frames are
-/// moving through the bridge (`moved`: some came in or left in this turn), or wait for the
-/// socket; otherwise at the next PFC refresh, pause end or measurement deadline. Frames held by
+/// moving through the bridge (`moved`: some came in or left in this turn) or a transmit ring
+/// still holds some (`transmit_waits`: the interface was busy); otherwise at the next PFC
+/// refresh, pause end or measurement deadline. Frames held by
 /// a pause wait without the loop spinning: a PFC storm costs no CPU.
 fn wait<P: BridgeIo>(
     ports: &[BridgePort<P>],
     fwd: &Forwarder,
     now: Picos,
-    moved: bool,
+    (moved, transmit_waits): (bool, bool),
     wakers: [Option<BorrowedFd<'_>>; 2],
 ) {
     // Frames held for a pause wait for its end (below), not in a spin.
@@ -211,7 +218,7 @@ fn wait<P: BridgeIo>(
         let stopped = p.stopped(now);
         p.tx_backlog.iter().any(|h| stopped & (1 << frame_priority(fwd, *h)) == 0)
     });
-    let busy = backlog || (moved && fwd.store.in_use() > 0);
+    let busy = backlog || transmit_waits || (moved && fwd.store.in_use() > 0);
     let mut timeout = if busy { BUSY_WAIT } else { IDLE_WAIT };
     for port in ports {
         let due = [

@@ -55,6 +55,10 @@ pub struct PortSnapshot {
     /// none asked for).
     pub receive_path: &'static str,
     pub rx_ring_slots: usize,
+    /// How frames leave: "ring" (an `AF_XDP` transmit ring, copy mode; frames longer than
+    /// its chunks through the socket) or "socket" (`sendmmsg`: the kernel or the interface
+    /// refused a ring, said in the log).
+    pub transmit_path: &'static str,
     /// Receive buffer occupancy and its peak per priority, octets.
     pub occupancy: [u64; PRIORITIES],
     pub occupancy_peak: [u64; PRIORITIES],
@@ -150,6 +154,7 @@ impl BridgeSnapshot {
                     mac: p.mac.to_string(),
                     receive_path: if p.rx_ring_slots > 0 { "ring" } else { "socket" },
                     rx_ring_slots: p.rx_ring_slots,
+                    transmit_path: if p.tx_ring { "ring" } else { "socket" },
                     headroom_bits: p.headroom_bits,
                     headroom_source: if p.headroom_measured { "measured" } else { "configured" },
                     measured_round_trip_quanta: p

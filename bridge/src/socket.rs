@@ -13,11 +13,12 @@ use dataplane::wire::{EtherType, MacAddr};
 use tracing::warn;
 
 use super::ring::{RingOptions, RxRing};
+use super::xsk::XskTx;
 use super::BridgeIo;
 
 /// The MAC Control socket's ring: 1 MiB, 640 slots of a tagged 1522-octet frame (PFC frames
 /// are 64 octets; a longer 88-08 frame is no MAC Control frame and only its start is kept).
-const CONTROL_RING: RingOptions = RingOptions { octets: 1 << 20, max_frame: 1522 };
+const CONTROL_RING: RingOptions = RingOptions { octets: 1 << 20, max_frame: 1522, transmit: false };
 
 #[derive(Debug)]
 pub struct PortSockets {
@@ -34,6 +35,8 @@ pub struct PortSockets {
     ring_slots: usize,
     /// Frames lost before the ring was attached (queued on the socket then), not yet taken.
     lost_at_open: u64,
+    /// The transmit ring, where the kernel gives one.
+    tx: Option<XskTx>,
 }
 
 impl PortSockets {
@@ -52,6 +55,7 @@ impl PortSockets {
         options: &RawOptions,
         ring: RingOptions,
     ) -> Result<Self, IoError> {
+        let transmit = ring.transmit;
         let control_options = RawOptions {
             ethertype: Some(EtherType::MAC_CONTROL.0),
             timestamps: options.timestamps,
@@ -87,6 +91,8 @@ impl PortSockets {
             r.ok()
         });
         let ring_slots = ring.as_ref().map_or(0, RxRing::slots);
+        let tx = transmit.then(|| open_transmit_ring(interface, &data)).flatten();
+
         Ok(PortSockets {
             data,
             control,
@@ -96,8 +102,23 @@ impl PortSockets {
             control_ring,
             ring_slots,
             lost_at_open,
+            tx,
         })
     }
+}
+
+/// The interface's transmit ring; `None`, said once in the log, where the kernel or the
+/// interface refuses one (no `AF_XDP`, no queue 0, not allowed to lock its memory).
+fn open_transmit_ring(interface: &str, data: &RawPort) -> Option<XskTx> {
+    let index = u32::try_from(data.ifindex()).unwrap_or(0);
+    XskTx::open(index)
+        .map_err(|e| {
+            warn!(
+                port = interface, error = %e,
+                "no transmit ring (AF_XDP) on this interface: frames leave through the socket (sendmmsg), at a higher cost per frame"
+            );
+        })
+        .ok()
 }
 
 impl FramePort for PortSockets {
@@ -130,7 +151,22 @@ impl BridgeIo for PortSockets {
     }
 
     fn send_many(&mut self, frames: &[&[u8]]) -> Result<usize, IoError> {
-        self.data.send_batch(frames)
+        let Some(tx) = self.tx.as_mut() else { return self.data.send_batch(frames) };
+        let fit = frames.iter().take_while(|f| XskTx::fits(f)).count();
+        if fit > 0 {
+            return tx.send(&frames[..fit]).map_err(|source| IoError::Os {
+                op: "AF_XDP transmit",
+                interface: self.data.name().to_owned(),
+                source,
+            });
+        }
+        // A frame longer than a chunk leaves through the socket once the ring's frames have
+        // gone before it.
+        if tx.pending() && (tx.flush().is_err() || tx.pending()) {
+            return Ok(0);
+        }
+        let longer = frames.iter().take_while(|f| !XskTx::fits(f)).count();
+        self.data.send_batch(&frames[..longer])
     }
 
     fn recv_control(&mut self, batch: &mut RxBatch) -> Result<usize, IoError> {
@@ -182,5 +218,20 @@ impl BridgeIo for PortSockets {
 
     fn ring_slots(&self) -> usize {
         self.ring_slots
+    }
+
+    fn transmit_ring(&self) -> bool {
+        self.tx.is_some()
+    }
+
+    fn flush_transmit(&mut self) -> bool {
+        self.tx.as_mut().is_some_and(|tx| {
+            let _ = tx.flush();
+            tx.pending()
+        })
+    }
+
+    fn take_transmit_drops(&mut self) -> u64 {
+        self.tx.as_mut().map_or(0, XskTx::take_dropped)
     }
 }

@@ -48,7 +48,7 @@ pub struct StaticEntry {
 /// The static entries in force, by (VLAN, address).
 #[derive(Debug, Default)]
 pub struct StaticTable {
-    entries: HashMap<(u16, MacAddr), PortMap>,
+    entries: HashMap<(u16, MacAddr), PortMap, foldhash::fast::RandomState>,
 }
 
 impl StaticTable {

@@ -132,7 +132,7 @@ fn a_port_refused_its_ring_receives_through_its_socket() {
     b.link(&["set", "eth0", "up"]);
     wait_up(&a, "p1");
     let options = RawOptions { promiscuous: true, ..RawOptions::default() };
-    let too_large = RingOptions { octets: usize::MAX, max_frame: 1522 };
+    let too_large = RingOptions { octets: usize::MAX, max_frame: 1522, transmit: true };
     let mut port = in_netns(&a, || PortSockets::open_with_ring("p1", &options, too_large))
         .expect("the port opens without its ring");
     assert_eq!(port.ring_slots(), 0, "no ring");
@@ -185,5 +185,44 @@ fn jumbo_frames_longer_than_a_slot_are_forwarded_whole_and_in_order() {
     let p1 = port(&state, "p1");
     assert_eq!((n(&p1["oversize"]), n(&p1["rx_kernel_drops"])), (0, 0), "{p1}");
     assert_eq!(p1["receive_path"], "ring");
+    // The 1000-octet frames left through the transmit ring, the others through the socket.
+    assert_eq!(port(&state, "p2")["transmit_path"], "ring");
     drop((h1_ns, h2_ns));
+}
+
+/// An interface whose queue another `AF_XDP` socket holds refuses the bridge a transmit ring:
+/// the bridge says so in its log, sends through the port's socket, and the state says which.
+#[test]
+fn a_port_refused_its_transmit_ring_sends_through_its_socket() {
+    use dataplane::io::{RawOptions, RawPort};
+    use pfc_bridge::xsk::XskTx;
+    use test_support::hosts::{data, drain, send, sequences};
+    use test_support::netns::in_netns;
+
+    if !can_run("a_port_refused_its_transmit_ring_sends_through_its_socket") {
+        return;
+    }
+    let scratch = Scratch::new("bridge-lltxr");
+    let Hosts { mut h1, mut h2, h1_ns, sw, h2_ns } = hosts("lltx");
+    // Another program's AF_XDP socket on p2's queue 0.
+    let holder = in_netns(&sw, || {
+        let p2 = RawPort::open("p2", &RawOptions::default()).expect("p2");
+        XskTx::open(u32::try_from(p2.ifindex()).expect("an index"))
+    })
+    .expect("the test's own AF_XDP socket binds to p2");
+    let (state, _bridge) = start_bridge(&sw, &scratch, &["--port", "p1", "--port", "p2"]);
+    for seq in 0..50u32 {
+        send(&mut h1, &data(0, seq));
+    }
+    let got = drain(&mut h2, Duration::from_millis(500));
+    assert_eq!(sequences(&got, 0), (0..50).collect::<Vec<u32>>(), "all, once, in order");
+    let state = state_when(&state, "the counters", |s| port(s, "p2")["tx_frames"] == 50);
+    assert_eq!(port(&state, "p2")["transmit_path"], "socket", "p2 was refused its ring");
+    assert_eq!(port(&state, "p1")["transmit_path"], "ring", "p1 has its own");
+    let log = std::fs::read_to_string(scratch.path("bridge.log")).unwrap_or_default();
+    assert!(
+        log.contains("no transmit ring (AF_XDP) on this interface") && log.contains("p2"),
+        "the log says which port sends through its socket: {log}"
+    );
+    drop((holder, h1_ns, h2_ns));
 }

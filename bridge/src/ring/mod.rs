@@ -40,11 +40,13 @@ pub struct RingOptions {
     pub octets: usize,
     /// The largest frame forwarded, octets without FCS: slots hold up to [`SLOT_FRAME`] of it.
     pub max_frame: usize,
+    /// Frames leave through a transmit ring (`crate::xsk`) where the kernel gives one.
+    pub transmit: bool,
 }
 
 impl Default for RingOptions {
     fn default() -> Self {
-        RingOptions { octets: DEFAULT_RING_OCTETS, max_frame: 9216 }
+        RingOptions { octets: DEFAULT_RING_OCTETS, max_frame: 9216, transmit: true }
     }
 }
 
@@ -171,17 +173,23 @@ mod tests {
 
     #[test]
     fn slots_fit_the_largest_frame_and_its_tag_and_never_straddle_blocks() {
-        let g = RingOptions { octets: 32 << 20, max_frame: 1522 }.geometry().expect("a ring");
+        let g = RingOptions { octets: 32 << 20, max_frame: 1522, transmit: true }
+            .geometry()
+            .expect("a ring");
         assert_eq!(g.slot_size, 1600, "66 + 1522 + 4, 16-aligned");
         assert_eq!(g.block_size, 64 << 10);
         assert_eq!(g.per_block, 40);
         assert_eq!(g.slots(), 512 * 40);
         assert!(g.offset(g.slots() - 1) + g.slot_size <= g.block_size * g.blocks);
-        let jumbo = RingOptions { octets: 32 << 20, max_frame: 9216 }.geometry().expect("a ring");
+        let jumbo = RingOptions { octets: 32 << 20, max_frame: 9216, transmit: true }
+            .geometry()
+            .expect("a ring");
         assert_eq!(jumbo, g, "jumbo frames are copied to the socket, not given larger slots");
-        let small = RingOptions { octets: 32 << 20, max_frame: 1000 }.geometry().expect("a ring");
+        let small = RingOptions { octets: 32 << 20, max_frame: 1000, transmit: true }
+            .geometry()
+            .expect("a ring");
         assert_eq!(small.slot_size, 1072, "66 + 1000 + 4, 16-aligned");
-        assert_eq!(RingOptions { octets: 1000, max_frame: 1522 }.geometry(), None);
+        assert_eq!(RingOptions { octets: 1000, max_frame: 1522, transmit: true }.geometry(), None);
     }
 
     #[test]
