@@ -114,6 +114,6 @@ print(f"  h1 sent {s3['frames']} frames, paused {s3['pause_ns']/1e9/secs*100:.0f
       f"h2 received {r3['frames']} at {r3['rate_bps']/1e9:.2f} Gb/s, lost {r3['lost']}, reordered {r3['reordered']} "
       f"(dropped by h2's own socket: {r['kernel_drops']})")
 print(f"  bridge p1 ({p1['receive_path']}, {p1['rx_ring_slots']} slots): fell behind {p1['behind_xoffs']} times, "
-      f"PFC to h1 {p1['pfc_requests']}, kernel drops {p1['rx_kernel_drops']}, lossless drops {p1['lossless_drops']}")
+      f"PFC to h1 {p1['pfc_requests']} (by the pause keeper {p1['keeper_pauses']}), kernel drops {p1['rx_kernel_drops']}, lossless drops {p1['lossless_drops']}")
 PY
 done

@@ -24,6 +24,7 @@ pub mod fdb;
 pub mod forward;
 pub mod handover;
 pub mod ingress;
+pub mod keeper;
 pub mod links;
 pub mod port;
 pub mod reaction;
@@ -43,6 +44,7 @@ use std::os::fd::AsFd;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
 
 use dataplane::io::{FramePort, IoError, RxBatch};
 use dataplane::pipeline::{ExternalMemoryConfig, PauseMode, Pipeline, PipelineConfig, Traffic};
@@ -104,6 +106,17 @@ pub trait BridgeIo: FramePort + AsFd + Send {
     }
     /// Frames the interface dropped after the bridge handed them over, since the last call.
     fn take_transmit_drops(&mut self) -> u64 {
+        0
+    }
+    /// Tells the port's pause keeper (`keeper`) that the loop runs a turn, and what it
+    /// pauses when behind: `pfc_enable` for `quanta`, `pause` at the port's speed.
+    fn keeper_turn(&self, _pfc_enable: u8, _quanta: u16, _pause: Duration) {}
+    /// When the pause keeper last paused the peer, if it has since the last call.
+    fn take_kept_pause(&self) -> Option<Instant> {
+        None
+    }
+    /// Pauses the keeper has sent in all.
+    fn kept_pauses(&self) -> u64 {
         0
     }
 }

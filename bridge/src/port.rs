@@ -133,6 +133,8 @@ pub struct PortCounters {
     pub lossy_drops: u64,
     /// Frames the socket refused for good (interface gone or down).
     pub tx_errors: u64,
+    /// Pauses the pause keeper sent for the bridge while its thread did not run (`keeper.rs`).
+    pub keeper_pauses: u64,
     /// Frames the interface dropped after the bridge handed them over (its transmit ring's
     /// frames the driver refused).
     pub tx_kernel_drops: u64,
@@ -311,6 +313,18 @@ impl<P> BridgePort<P> {
             self.counters.behind_xoffs += 1;
         }
         self.behind && !was
+    }
+
+    /// Tells the port's pause keeper that the loop runs a turn, and what it pauses when
+    /// behind.
+    pub fn keeper_turn(&self)
+    where
+        P: super::BridgeIo,
+    {
+        let quanta = self.setup.pause_quanta;
+        let pause = self.speed.quanta(u64::from(quanta));
+        let pause = std::time::Duration::from_nanos(pause.as_ps() / 1_000);
+        self.io.keeper_turn(self.setup.pfc_enable, quanta, pause);
     }
 
     /// Priority `n`'s traffic class.

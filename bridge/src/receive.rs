@@ -298,6 +298,7 @@ pub fn count_kernel_drops<P: BridgeIo>(ports: &mut [BridgePort<P>]) {
         port.counters.oversize += port.io.take_truncated();
         port.rx_ring_slots = port.io.ring_slots();
         port.tx_ring = port.io.transmit_ring();
+        port.counters.keeper_pauses = port.io.kept_pauses();
         port.counters.tx_kernel_drops += port.io.take_transmit_drops();
     }
 }

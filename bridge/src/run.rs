@@ -86,6 +86,12 @@ pub fn run<P: BridgeIo>(
             now = epoch.at(wall);
         }
         let clock = Clock { start: epoch.start, start_unix: epoch.start_unix, now };
+        for port in ports.iter_mut() {
+            port.keeper_turn();
+            if let Some(at) = port.io.take_kept_pause() {
+                port.initiator.paused_elsewhere(epoch.at(at), port.setup.pfc_enable);
+            }
+        }
         let received = receive(&mut ports, &mut batches, &mut fwd, &clock);
         // Pauses that have ended (by XON or by time) close their reaction sample before this
         // turn's frames are sent: a frame sent after the end is not a late one.

@@ -7,11 +7,13 @@
 //! through the socket's receive queue otherwise (said once in the log, and in the state).
 
 use std::os::fd::{AsFd, BorrowedFd};
+use std::time::{Duration, Instant};
 
 use dataplane::io::{FramePort, IoError, RawOptions, RawPort, RxBatch};
 use dataplane::wire::{EtherType, MacAddr};
 use tracing::warn;
 
+use super::keeper::PauseKeeper;
 use super::ring::{RingOptions, RxRing};
 use super::xsk::XskTx;
 use super::BridgeIo;
@@ -37,6 +39,8 @@ pub struct PortSockets {
     lost_at_open: u64,
     /// The transmit ring, where the kernel gives one.
     tx: Option<XskTx>,
+    /// Keeps the peer paused while the loop does not run (with a receive ring only).
+    keeper: Option<PauseKeeper>,
 }
 
 impl PortSockets {
@@ -92,6 +96,7 @@ impl PortSockets {
         });
         let ring_slots = ring.as_ref().map_or(0, RxRing::slots);
         let tx = transmit.then(|| open_transmit_ring(interface, &data)).flatten();
+        let keeper = ring.as_ref().and_then(|r| start_keeper(interface, r, &data));
 
         Ok(PortSockets {
             data,
@@ -103,8 +108,29 @@ impl PortSockets {
             ring_slots,
             lost_at_open,
             tx,
+            keeper,
         })
     }
+}
+
+/// The port's pause keeper; `None`, said in the log, where its thread or sockets cannot be had
+/// (the bridge then pauses from its own thread alone).
+fn start_keeper(interface: &str, ring: &RxRing, data: &RawPort) -> Option<PauseKeeper> {
+    let sender_options = RawOptions { ethertype: Some(0), ..RawOptions::default() };
+    let started = ring
+        .watch(data.as_fd())
+        .and_then(|watch| Ok((watch, data.as_fd().try_clone_to_owned()?)))
+        .map_err(|e| e.to_string())
+        .and_then(|(watch, readable)| {
+            let sender = RawPort::open(interface, &sender_options).map_err(|e| e.to_string())?;
+            PauseKeeper::start(interface, watch, readable, sender, data.mac())
+                .map_err(|e| e.to_string())
+        });
+    started
+        .map_err(|e| {
+            warn!(port = interface, error = %e, "no pause keeper: a stall of the bridge's thread longer than a pause may let the peer overfill the receive ring");
+        })
+        .ok()
 }
 
 /// The interface's transmit ring; `None`, said once in the log, where the kernel or the
@@ -233,5 +259,19 @@ impl BridgeIo for PortSockets {
 
     fn take_transmit_drops(&mut self) -> u64 {
         self.tx.as_mut().map_or(0, XskTx::take_dropped)
+    }
+
+    fn keeper_turn(&self, pfc_enable: u8, quanta: u16, pause: Duration) {
+        if let Some(k) = &self.keeper {
+            k.turn(pfc_enable, quanta, pause);
+        }
+    }
+
+    fn take_kept_pause(&self) -> Option<Instant> {
+        self.keeper.as_ref().and_then(PauseKeeper::take_kept)
+    }
+
+    fn kept_pauses(&self) -> u64 {
+        self.keeper.as_ref().map_or(0, PauseKeeper::kept)
     }
 }

@@ -47,8 +47,8 @@ fn offer(tag: &str, rate: &str) -> (Value, Value, Value) {
     let scratch = Scratch::new(&format!("bridge-{tag}"));
     let Hosts { h1_ns, sw, h2_ns, .. } = hosts(tag);
     // The watchdog off: h1 is meant to be paused for as long as the bridge is behind.
-    // A ring of 256 MiB, 163 840 slots: while the busy core keeps the bridge's thread from
-    // running (longer than one pause lasts, so h1 resumes), the ring holds what h1 sends.
+    // The default ring (8 MiB, 5 120 slots): while the busy core keeps the bridge's thread from
+    // running longer than one pause lasts, the pause keeper keeps h1 paused.
     let args = [
         "--port",
         "p1,pfc=3,watchdog=off",
@@ -56,8 +56,6 @@ fn offer(tag: &str, rate: &str) -> (Value, Value, Value) {
         "p2,pfc=3,watchdog=off",
         "--max-frame",
         "1522",
-        "--rx-ring-mib",
-        "256",
         "--max-transit-ms",
         "4000",
     ];

@@ -9,6 +9,8 @@ mod sys;
 
 use std::io;
 use std::os::fd::BorrowedFd;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
 
 pub use sys::Geometry;
 use sys::Mapping;
@@ -104,6 +106,8 @@ impl RingFrame<'_> {
 pub struct RxRing {
     map: Mapping,
     head: usize,
+    /// `head`, for a [`RingWatch`] on another thread.
+    shared_head: Arc<AtomicUsize>,
 }
 
 impl RxRing {
@@ -112,7 +116,15 @@ impl RxRing {
         let geometry = options.geometry().ok_or_else(|| {
             io::Error::new(io::ErrorKind::InvalidInput, "the ring holds not one block")
         })?;
-        Ok(RxRing { map: Mapping::attach(socket, geometry)?, head: 0 })
+        let map = Mapping::attach(socket, geometry)?;
+        Ok(RxRing { map, head: 0, shared_head: Arc::new(AtomicUsize::new(0)) })
+    }
+
+    /// A view of how full the ring is for another thread (`socket` is the one the ring is
+    /// attached to).
+    pub fn watch(&self, socket: BorrowedFd<'_>) -> io::Result<RingWatch> {
+        let map = Mapping::map_again(socket, self.map.geometry())?;
+        Ok(RingWatch { map, head: self.shared_head.clone() })
     }
 
     /// Slots in the ring.
@@ -150,6 +162,7 @@ impl RxRing {
     pub fn advance(&mut self) {
         self.map.release(self.head);
         self.head = (self.head + 1) % self.slots();
+        self.shared_head.store(self.head, Ordering::Relaxed);
     }
 
     /// Whether at least `n` frames wait (the kernel fills slots in order, so the `n`th from
@@ -164,6 +177,26 @@ impl RxRing {
         (0..self.slots())
             .take_while(|k| self.map.status(self.head + k) & sys::TP_STATUS_USER != 0)
             .count()
+    }
+}
+
+/// How full a ring is, seen from another thread than the one reading it: the reader's head as
+/// it last published it (a few frames behind at most) and the kernel's status words.
+#[derive(Debug)]
+pub struct RingWatch {
+    map: Mapping,
+    head: Arc<AtomicUsize>,
+}
+
+impl RingWatch {
+    pub fn slots(&self) -> usize {
+        self.map.geometry().slots()
+    }
+
+    /// Whether at least `n` frames wait, as [`RxRing::holds_at_least`].
+    pub fn holds_at_least(&self, n: usize) -> bool {
+        let head = self.head.load(Ordering::Relaxed);
+        n == 0 || (n <= self.slots() && self.map.status(head + n - 1) & sys::TP_STATUS_USER != 0)
     }
 }
 

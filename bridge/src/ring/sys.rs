@@ -80,6 +80,14 @@ impl Mapping {
         Ok(Mapping { base, len, geometry })
     }
 
+    /// A second mapping of the ring `socket` already has (of `geometry`), for another thread
+    /// to read its status words: each thread owns its mapping, the kernel's pages are the same.
+    pub fn map_again(socket: BorrowedFd<'_>, geometry: Geometry) -> io::Result<Mapping> {
+        let len = geometry.block_size * geometry.blocks;
+        let base = map(socket.as_raw_fd(), len)?;
+        Ok(Mapping { base, len, geometry })
+    }
+
     pub fn geometry(&self) -> Geometry {
         self.geometry
     }

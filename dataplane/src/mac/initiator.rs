@@ -67,6 +67,16 @@ impl PfcInitiator {
         self.xoff
     }
 
+    /// A pause of the PFC priorities of `enable` for our pause time, sent to the peer at `at`
+    /// on our behalf (pfc-bridge's pause keeper, while the thread that polls us did not run):
+    /// taken as ours, so that it is refreshed or released (XON) as ours are.
+    pub fn paused_elsewhere(&mut self, at: Picos, enable: u8) {
+        let until = at + self.speed.quanta(u64::from(self.quanta));
+        for n in (0..PRIORITIES).filter(|n| enable & self.pfc_enable & (1 << n) != 0) {
+            self.requested_until[n] = self.requested_until[n].max(until);
+        }
+    }
+
     /// Whether the pause we asked for on priority `n` is still in progress at `now`.
     pub fn pause_in_progress(&self, now: Picos, n: usize) -> bool {
         self.requested_until.get(n).is_some_and(|t| now < *t)
@@ -158,6 +168,23 @@ mod tests {
         assert_eq!((f.enable, f.time[3]), (0x08, 0xffff));
         assert_eq!(tx.poll(Picos::from_ns(10)), None, "pause in progress above threshold");
         assert_eq!(tx.counters.pfc_requests, 1);
+    }
+
+    #[test]
+    fn a_pause_sent_on_our_behalf_is_released_or_refreshed_as_ours() {
+        let mut tx = PfcInitiator::new(LinkSpeed::G100, SRC, 0x08).with_quanta(1000, 400);
+        let q = LinkSpeed::G100.quantum();
+        tx.paused_elsewhere(Picos::ZERO, 0xff);
+        assert!(tx.pause_in_progress(Picos::ZERO, 3), "priority 3 (PFC) is paused");
+        assert!(!tx.pause_in_progress(Picos::ZERO, 0), "priority 0 (not PFC) is not");
+        let f = pfc(tx.poll(q * 10));
+        assert_eq!((f.enable, f.time[3]), (0x08, 0), "no XOFF wanted: released at once");
+        let mut tx = PfcInitiator::new(LinkSpeed::G100, SRC, 0x08).with_quanta(1000, 400);
+        tx.set_xoff(3, true);
+        tx.paused_elsewhere(Picos::ZERO, 0x08);
+        assert_eq!(tx.poll(q * 10), None, "XOFF wanted and the pause has long to run");
+        let f = pfc(tx.poll(q * 600));
+        assert_eq!((f.enable, f.time[3]), (0x08, 1000), "refreshed at the threshold");
     }
 
     #[test]
