@@ -33,6 +33,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         buffers: dcb.ieee_get(&interface).ok().and_then(|(objects, _)| objects.buffer).map(|b| {
             BufferFacts { max_frame: 9216, allocation_octets: [None; 8], total_size: b.total_size }
         }),
+        ets_app: Default::default(),
     };
     let first = apply(&mut dcb, &interface, &Plan::for_port(&facts));
     println!("{interface} (driver {:?}): {first:?}", facts.driver);

@@ -8,6 +8,7 @@
 pub mod apply;
 pub mod buffers;
 pub mod dcbx_owner;
+pub mod ets_app;
 pub mod plan;
 pub mod port;
 mod startup_check;
@@ -101,6 +102,7 @@ impl NicPorts {
                 max_frame: settings.max_frame,
                 found: objects.pfc,
                 found_buffer: objects.buffer,
+                found_apps: objects.apps.clone(),
                 driver,
                 dcbx_owner: owner,
             };
