@@ -16,9 +16,9 @@ use std::time::{Duration, Instant};
 
 use pfcd::dataplane::headroom::Medium;
 use pfcd::dataplane::time::LinkSpeed;
-use pfcd::nic::apply::apply;
 use pfcd::lldp::dcbx::{AppOper, EtsAdmin, EtsOper, EtsReason, Source};
 use pfcd::lldp::wire::{AppEntry, AppSelector};
+use pfcd::nic::apply::apply;
 use pfcd::nic::buffers::BufferFacts;
 use pfcd::nic::ets_app::{EtsAppFacts, EtsFacts};
 use pfcd::nic::plan::{Plan, PortFacts};
@@ -74,7 +74,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 /// The `i`th ETS/APP agreement: even ones the port's own ETS and RoCE at priority 3, odd ones
 /// a peer's recommendation and RoCE at priority 4; the NIC holding the previous one's entry.
 fn agreement(i: usize) -> EtsAppFacts {
-    let roce = |priority| AppEntry { priority, selector: AppSelector::UDP_DCCP_PORT, protocol: 4791 };
+    let roce =
+        |priority| AppEntry { priority, selector: AppSelector::UDP_DCCP_PORT, protocol: 4791 };
     let (ours, theirs) = (i % 2 == 0, roce(if i % 2 == 0 { 3 } else { 4 }));
     let previous = roce(if i % 2 == 0 { 4 } else { 3 });
     let admin = EtsAdmin::default();

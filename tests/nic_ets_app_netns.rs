@@ -40,11 +40,17 @@ fn wait_for_state(ports: &NicPorts, what: &str, ready: impl Fn(&[(String, NicSta
 fn roce_tables() -> EtsTables {
     let mut tsa = [Tsa::STRICT; 8];
     tsa[..2].copy_from_slice(&[Tsa::ETS, Tsa::ETS]);
-    EtsTables { priority_tc: [0, 0, 0, 1, 0, 0, 0, 0], tc_bandwidth: [50, 50, 0, 0, 0, 0, 0, 0], tsa }
+    EtsTables {
+        priority_tc: [0, 0, 0, 1, 0, 0, 0, 0],
+        tc_bandwidth: [50, 50, 0, 0, 0, 0, 0, 0],
+        tsa,
+    }
 }
 
-const ROCE: AppEntry = AppEntry { priority: 3, selector: AppSelector::UDP_DCCP_PORT, protocol: 4791 };
-const ISCSI: AppEntry = AppEntry { priority: 4, selector: AppSelector::TCP_SCTP_PORT, protocol: 3260 };
+const ROCE: AppEntry =
+    AppEntry { priority: 3, selector: AppSelector::UDP_DCCP_PORT, protocol: 4791 };
+const ISCSI: AppEntry =
+    AppEntry { priority: 4, selector: AppSelector::TCP_SCTP_PORT, protocol: 3260 };
 
 /// A port that recommends RoCE's ETS, runs it itself, sends RoCE's APP entry; not willing.
 fn recommending() -> PortIntent {
@@ -65,7 +71,8 @@ fn recommending() -> PortIntent {
 /// namespace's /sys, where the ports read their interfaces).
 const INSIDE: &str = "PFCD_NIC_ETS_APP_INSIDE";
 
-const WILLING: &str = "a_willing_nic_port_puts_its_peers_ets_recommendation_and_app_entries_on_the_nic";
+const WILLING: &str =
+    "a_willing_nic_port_puts_its_peers_ets_recommendation_and_app_entries_on_the_nic";
 
 #[test]
 fn a_willing_nic_port_puts_its_peers_ets_recommendation_and_app_entries_on_the_nic() {
@@ -139,8 +146,10 @@ fn willing_inside() {
         "<traffic-class><traffic-class>1</traffic-class><bandwidth>50</bandwidth>\
          <tsa>enhanced-transmission-selection</tsa></traffic-class>",
         "<app><source>peer</source>",
-        "<entry><selector>pri-udp-dccp</selector><protocol>4791</protocol><priority>3</priority></entry>",
-        "<deleted><selector>pri-udp-dccp</selector><protocol>4791</protocol><priority>5</priority></deleted>",
+        "<entry><selector>pri-udp-dccp</selector><protocol>4791</protocol>\
+         <priority>3</priority></entry>",
+        "<deleted><selector>pri-udp-dccp</selector><protocol>4791</protocol>\
+         <priority>5</priority></deleted>",
         "<refused><object>ieee-ets</object>",
         "<refused><object>app-add</object>",
     ] {
@@ -179,7 +188,8 @@ fn lldpad_inside() {
         tool(&["-L", "-i", "nicv1", "adminStatus=rx"]).filter(|o| o.status.success())
     });
 
-    let settings = InterfaceSettings { names: vec!["nicv0".into()], ..InterfaceSettings::default() };
+    let settings =
+        InterfaceSettings { names: vec!["nicv0".into()], ..InterfaceSettings::default() };
     let ports = NicPorts::start(&settings, vec![(IeeeObjects::default(), None)]).expect("starts");
     ports.ports()[0].apply(recommending());
 

@@ -76,11 +76,8 @@ fn the_nics_receive_buffers_as_it_reports_them_are_served_beside_its_pfc() {
     let Some(answer) = get_answer() else { return };
     let [Ok(Incoming::Dcb(m))] = &decode(&answer)[..] else { panic!("not one DCB message") };
     let ieee = m.ieee.as_ref().expect("an IEEE nest");
-    let state = NicState {
-        read_back: ieee.pfc,
-        read_back_buffer: ieee.buffer,
-        ..NicState::default()
-    };
+    let state =
+        NicState { read_back: ieee.pfc, read_back_buffer: ieee.buffer, ..NicState::default() };
     let xml = port_entry("eth9", &state).to_xml();
     let read_back = &xml[xml.find("<read-back>").expect("read-back")..];
     // The C program's buffer: p3 in buffer 1, p5 in buffer 2, buffer n of 0x12345 * (n + 1)

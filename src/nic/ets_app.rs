@@ -99,9 +99,19 @@ mod tests {
         let theirs = EtsTables {
             priority_tc: [0, 0, 0, 1, 0, 0, 0, 0],
             tc_bandwidth: [40, 60, 0, 0, 0, 0, 0, 0],
-            tsa: [Tsa::ETS, Tsa::ETS, Tsa::STRICT, Tsa::STRICT, Tsa::STRICT, Tsa::STRICT, Tsa::STRICT, Tsa::STRICT],
+            tsa: [
+                Tsa::ETS,
+                Tsa::ETS,
+                Tsa::STRICT,
+                Tsa::STRICT,
+                Tsa::STRICT,
+                Tsa::STRICT,
+                Tsa::STRICT,
+                Tsa::STRICT,
+            ],
         };
-        let oper = EtsOper { tables: theirs, source: Source::Peer, reason: EtsReason::PeerRecommendation };
+        let oper =
+            EtsOper { tables: theirs, source: Source::Peer, reason: EtsReason::PeerRecommendation };
         let given = EtsGiven::for_port(&EtsFacts { admin, oper });
         let e = given.ets;
         assert_eq!((e.willing, e.ets_cap, e.cbs), (1, 8, 0));

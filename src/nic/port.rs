@@ -201,9 +201,12 @@ impl NicPort {
         let (admin, state) = (view.ours.admin(), view.ours.state());
         let enabled = view.enabled;
         EtsAppFacts {
-            ets: admin.ets.clone().zip(state.ets.clone()).filter(|_| enabled).map(
-                |(admin, oper)| EtsFacts { admin, oper },
-            ),
+            ets: admin
+                .ets
+                .clone()
+                .zip(state.ets.clone())
+                .filter(|_| enabled)
+                .map(|(admin, oper)| EtsFacts { admin, oper }),
             app: state.app.clone().filter(|_| enabled),
             apps_on_nic: self.apps_on_nic.clone(),
         }
@@ -245,7 +248,7 @@ impl NicPort {
         self.state.update(|s| {
             s.programmed = Some(Programmed { plan: plan.clone(), outcome, at: SystemTime::now() })
         });
-        match plan.apps.filter(|_| apps_taken) {
+        match plan.apps.clone().filter(|_| apps_taken) {
             // The NIC now has the table in force: what is sent next is measured against it.
             Some(apps) => {
                 self.apps_on_nic = apps.table;

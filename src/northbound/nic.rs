@@ -9,8 +9,8 @@ use mgmt::backend::{Backend, BackendError, StateRequest, Transaction};
 use netconf_proto::xml::Element;
 use pfc_dcb::DcbBuffer;
 
-use super::xml::{leaf, pfc_enable_bits};
 use super::lldp::ets_app::{selector_identity, tsa_identity};
+use super::xml::{leaf, pfc_enable_bits};
 use crate::nic::buffers::BuffersGiven;
 use crate::nic::ets_app::{AppsGiven, EtsGiven};
 use crate::nic::state::NicState;
@@ -155,11 +155,11 @@ fn ets_entry(given: &EtsGiven) -> Element {
         .with(leaf(ns, "willing", e.willing != 0))
         .with(leaf(ns, "ets-cap", e.ets_cap));
     for p in 0..e.prio_tc.len() {
-        ets.push(
-            Element::new(ns, "priority")
-                .with(leaf(ns, "priority", p))
-                .with(leaf(ns, "traffic-class", e.prio_tc[p])),
-        );
+        ets.push(Element::new(ns, "priority").with(leaf(ns, "priority", p)).with(leaf(
+            ns,
+            "traffic-class",
+            e.prio_tc[p],
+        )));
     }
     for tc in 0..e.tc_tx_bw.len() {
         ets.push(

@@ -201,7 +201,11 @@ mod tests {
              <dest-mac-address>{}</dest-mac-address>{inner}</port></lldp></data>",
             nearest_bridge()
         )
-        .replacen("<port>", &format!("<port xmlns:t=\"{DCBX_NS}\" xmlns:dot1q-types=\"{TYPES}\">"), 1);
+        .replacen(
+            "<port>",
+            &format!("<port xmlns:t=\"{DCBX_NS}\" xmlns:dot1q-types=\"{TYPES}\">"),
+            1,
+        );
         netconf_proto::xml::parse(xml.as_bytes()).expect("XML")
     }
 
@@ -298,7 +302,11 @@ mod tests {
             "{path}"
         );
         assert!(e.message.contains("'asynchronous-traffic-shaping'"), "{}", e.message);
-        assert!(e.message.contains("use one of strict-priority, credit-based-shaper"), "{}", e.message);
+        assert!(
+            e.message.contains("use one of strict-priority, credit-based-shaper"),
+            "{}",
+            e.message
+        );
     }
 
     #[test]

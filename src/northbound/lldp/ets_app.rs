@@ -99,7 +99,9 @@ fn tables(tlv: &Element, container: &str, refuse: &Refuse<'_>) -> Result<EtsTabl
         }
     }
     let bandwidth: Vec<(u8, u8)> = list(dcbx::TC_BANDWIDTH_TABLE)
-        .filter_map(|e| Some((number(e, dcbx::TRAFFIC_CLASS)?, number(e, dcbx::PERCENTAGE_BANDWIDTH)?)))
+        .filter_map(|e| {
+            Some((number(e, dcbx::TRAFFIC_CLASS)?, number(e, dcbx::PERCENTAGE_BANDWIDTH)?))
+        })
         .collect();
     if !bandwidth.is_empty() {
         t.tc_bandwidth = [0; 8];
