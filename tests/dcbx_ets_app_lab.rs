@@ -57,7 +57,9 @@ fn commit(c: &mut Client, inner: &str) -> Option<(String, String)> {
     let error = result.err().map(|err| {
         let errors = err.reply().map(|r| r.errors().to_vec()).unwrap_or_default();
         let first = errors.first().cloned().unwrap_or_default();
-        (first.error_path.unwrap_or_default(), first.error_message.unwrap_or_default())
+        // The server writes the module's prefix before each of its nodes.
+        let path = first.error_path.unwrap_or_default().replace("lldp-dcbx-tlv:", "");
+        (path, first.error_message.unwrap_or_default())
     });
     c.discard_changes().expect("discard");
     error
