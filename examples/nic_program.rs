@@ -76,8 +76,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 fn agreement(i: usize) -> EtsAppFacts {
     let roce =
         |priority| AppEntry { priority, selector: AppSelector::UDP_DCCP_PORT, protocol: 4791 };
-    let (ours, theirs) = (i % 2 == 0, roce(if i % 2 == 0 { 3 } else { 4 }));
-    let previous = roce(if i % 2 == 0 { 4 } else { 3 });
+    let ours = i.is_multiple_of(2);
+    let (theirs, previous) = if ours { (roce(3), roce(4)) } else { (roce(4), roce(3)) };
     let admin = EtsAdmin::default();
     let mut tables = admin.config.tables;
     if !ours {
