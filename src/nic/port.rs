@@ -277,6 +277,8 @@ impl NicPort {
                 self.state.update(|s| {
                     s.read_back = objects.pfc;
                     s.read_back_buffer = objects.buffer;
+                    s.read_back_ets = objects.ets;
+                    s.read_back_apps = objects.apps.clone();
                     s.read_error = None;
                 });
             }

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use mgmt::backend::{Backend, BackendError, StateRequest, Transaction};
 use netconf_proto::xml::Element;
-use pfc_dcb::DcbBuffer;
+use pfc_dcb::{DcbApp, DcbBuffer, IeeeEts};
 
 use super::lldp::ets_app::{selector_identity, tsa_identity};
 use super::xml::{leaf, pfc_enable_bits};
@@ -95,6 +95,12 @@ pub fn port_entry(name: &str, state: &NicState) -> Element {
         read.push(leaf(ns, "pfc-cap", pfc.pfc_cap));
         read.push(leaf(ns, "delay", pfc.delay));
     }
+    if let Some(ets) = &state.read_back_ets {
+        read.push(ets_tables(Element::new(ns, "ets"), ets));
+    }
+    for a in &state.read_back_apps {
+        read.push(app_entry("app", a));
+    }
     if let Some(buffer) = &state.read_back_buffer {
         read.push(buffer_table(Element::new(ns, "buffers"), buffer, |_| None));
     }
@@ -149,11 +155,17 @@ fn buffer_table(
 fn ets_entry(given: &EtsGiven) -> Element {
     let ns = NIC_NS;
     let e = &given.ets;
-    let mut ets = Element::new(ns, "ets")
+    let ets = Element::new(ns, "ets")
         .with(leaf(ns, "source", given.source.as_str()))
         .with(leaf(ns, "reason", given.reason.as_str()))
         .with(leaf(ns, "willing", e.willing != 0))
         .with(leaf(ns, "ets-cap", e.ets_cap));
+    ets_tables(ets, e)
+}
+
+/// `ets` with ieee_ets's tables: each priority's traffic class, each class's bandwidth and TSA.
+fn ets_tables(mut ets: Element, e: &IeeeEts) -> Element {
+    let ns = NIC_NS;
     for p in 0..e.prio_tc.len() {
         ets.push(Element::new(ns, "priority").with(leaf(ns, "priority", p)).with(leaf(
             ns,
@@ -184,17 +196,21 @@ fn apps_entry(given: &AppsGiven) -> Element {
     let lists = [("entry", &given.table), ("deleted", &given.delete), ("added", &given.add)];
     for (list, entries) in lists {
         for a in entries {
-            let selector = selector_identity(lldp::wire::AppSelector(a.selector))
-                .map_or_else(|| a.selector.to_string(), str::to_string);
-            apps.push(
-                Element::new(ns, list)
-                    .with(leaf(ns, "selector", selector))
-                    .with(leaf(ns, "protocol", a.protocol))
-                    .with(leaf(ns, "priority", a.priority)),
-            );
+            apps.push(app_entry(list, a));
         }
     }
     apps
+}
+
+/// One APP entry as the list `list` holds it.
+fn app_entry(list: &str, a: &DcbApp) -> Element {
+    let ns = NIC_NS;
+    let selector = selector_identity(lldp::wire::AppSelector(a.selector))
+        .map_or_else(|| a.selector.to_string(), str::to_string);
+    Element::new(ns, list)
+        .with(leaf(ns, "selector", selector))
+        .with(leaf(ns, "protocol", a.protocol))
+        .with(leaf(ns, "priority", a.priority))
 }
 
 impl Backend for NicBackend {
