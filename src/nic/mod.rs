@@ -2,7 +2,8 @@
 //! PFC itself, and pfcd programs it through DCB netlink (`pfc_dcb`). At start-up every
 //! interface must answer DCB netlink (`startup_check`); then each runs LLDP/DCBX as the software
 //! bridge's ports do, nothing is forwarded, and what is in force is put on the NIC
-//! (`plan`: what is asked, without I/O; `apply`: sent, refusals kept; `port`: the task;
+//! (`plan`: what is asked, without I/O, with `ets_app` for ETS and the APP table; `apply`:
+//! sent, refusals kept; `port`: the task;
 //! `state`: what was programmed, for pfcd-nic).
 
 pub mod apply;

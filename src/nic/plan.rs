@@ -172,9 +172,9 @@ impl Plan {
         let buffers = facts
             .buffers
             .map(|b| BuffersGiven::for_port(facts.oper_pfc_enable, facts.allowance_bits, &b));
-        let dcbx = &facts.ets_app;
-        let ets = dcbx.ets.as_ref().map(EtsGiven::for_port);
-        let apps = dcbx.app.as_ref().map(|oper| AppsGiven::for_port(oper, &dcbx.apps_on_nic));
+        let agreed = &facts.ets_app;
+        let ets = agreed.ets.as_ref().map(EtsGiven::for_port);
+        let apps = agreed.app.as_ref().map(|oper| AppsGiven::for_port(oper, &agreed.apps_on_nic));
         Plan { dcbx: DcbxMode::HOST_IEEE, ets, pfc, delay, apps, buffers }
     }
 

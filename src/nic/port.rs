@@ -1,8 +1,8 @@
 //! A port whose NIC runs PFC: the same handle, intents and snapshots as the other kinds, the
 //! same LLDP/DCBX on the interface as the software bridge's ports (`ports::interface_lldp`) and
 //! the same allowance selection; but nothing is forwarded, and what DCBX and the configuration
-//! leave in force is put on the NIC through DCB netlink (`plan`, `apply`) whenever it changes.
-//! The NIC's PFC counters are read back on a short period. Where the NIC's firmware keeps DCBX
+//! leave in force (PFC, the allowance, ETS and the APP table) is put on the NIC through DCB
+//! netlink (`plan`, `apply`) whenever it changes. The NIC's PFC counters are read back on a short period. Where the NIC's firmware keeps DCBX
 //! (`nic-dcbx = "leave"`, `dcbx_owner`), the port runs no LLDP, sets nothing, and takes the
 //! NIC's PFC enable as read back for the operational one.
 
