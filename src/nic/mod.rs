@@ -3,8 +3,7 @@
 //! interface must answer DCB netlink (`startup_check`); then each runs LLDP/DCBX as the software
 //! bridge's ports do, nothing is forwarded, and what is in force is put on the NIC
 //! (`plan`: what is asked, without I/O, with `ets_app` for ETS and the APP table; `apply`:
-//! sent, refusals kept; `port`: the task;
-//! `state`: what was programmed, for pfcd-nic).
+//! sent, refusals kept; `port`: the task; `state`: what was programmed, for pfcd-nic).
 
 pub mod apply;
 pub mod buffers;
