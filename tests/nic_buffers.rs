@@ -31,6 +31,7 @@ fn facts() -> PortFacts {
             allocation_octets: [None; 8],
             total_size: 40_000,
         }),
+        ets_app: Default::default(),
     }
 }
 

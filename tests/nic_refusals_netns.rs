@@ -32,6 +32,7 @@ fn on_veth_every_object_is_tried_and_each_refusal_is_kept_and_served() {
         speed: LinkSpeed::G10,
         medium: Medium::Cat6,
         buffers: None,
+        ets_app: Default::default(),
     };
     let plan = Plan::for_port(&facts);
     let outcome = in_netns(&ns, || {

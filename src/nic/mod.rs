@@ -2,12 +2,13 @@
 //! PFC itself, and pfcd programs it through DCB netlink (`pfc_dcb`). At start-up every
 //! interface must answer DCB netlink (`startup_check`); then each runs LLDP/DCBX as the software
 //! bridge's ports do, nothing is forwarded, and what is in force is put on the NIC
-//! (`plan`: what is asked, without I/O; `apply`: sent, refusals kept; `port`: the task;
-//! `state`: what was programmed, for pfcd-nic).
+//! (`plan`: what is asked, without I/O, with `ets_app` for ETS and the APP table; `apply`:
+//! sent, refusals kept; `port`: the task; `state`: what was programmed, for pfcd-nic).
 
 pub mod apply;
 pub mod buffers;
 pub mod dcbx_owner;
+pub mod ets_app;
 pub mod plan;
 pub mod port;
 mod startup_check;
@@ -101,6 +102,7 @@ impl NicPorts {
                 max_frame: settings.max_frame,
                 found: objects.pfc,
                 found_buffer: objects.buffer,
+                found_apps: objects.apps.clone(),
                 driver,
                 dcbx_owner: owner,
             };

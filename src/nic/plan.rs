@@ -1,7 +1,8 @@
 //! What pfcd asks of a NIC, worked out without touching it: from what the port knows (the
 //! operational PFC Enable DCBX left, MBC, the allowance in force, the link, the driver's name)
 //! the DCB netlink requests to send, in order, what `ieee_pfc.delay` is given, and the
-//! receive buffers where the driver has buffer operations (`buffers`).
+//! receive buffers where the driver has buffer operations (`buffers`), ETS and the APP table
+//! where they are configured (`ets_app`).
 //!
 //! `delay` is a `__u16` the kernel documents as "allowance made for a round-trip propagation
 //! delay of the link in bits", but drivers read it as they please: the table [`DRIVERS`] says
@@ -12,6 +13,7 @@ use dataplane::time::LinkSpeed;
 use pfc_dcb::{DcbxMode, IeeeObjects, IeeePfc, Request};
 
 use super::buffers::{BufferFacts, BuffersGiven};
+use super::ets_app::{AppsGiven, EtsAppFacts, EtsGiven};
 
 /// How a driver reads `ieee_pfc.delay`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -76,6 +78,8 @@ pub struct PortFacts {
     /// The receive buffers' facts, where the NIC's IEEE GET answered a buffer (its driver has
     /// buffer operations); `None` leaves the buffers as they are.
     pub buffers: Option<BufferFacts>,
+    /// ETS and APP as DCBX left them, and the NIC's APP table.
+    pub ets_app: EtsAppFacts,
 }
 
 /// What `delay` was given, and why.
@@ -143,8 +147,12 @@ pub struct Plan {
     /// First: DCBX run by the host (pfcd), IEEE version, so that the NIC's own agent does not
     /// overwrite what follows.
     pub dcbx: DcbxMode,
+    /// ETS in force, where ETS is configured.
+    pub ets: Option<EtsGiven>,
     pub pfc: IeeePfc,
     pub delay: DelayGiven,
+    /// The APP table in force and the NIC's difference from it, where APP is configured.
+    pub apps: Option<AppsGiven>,
     /// Last, as the driver sizes lossless buffers from PFC and `delay` (mlx5_core).
     pub buffers: Option<BuffersGiven>,
 }
@@ -164,18 +172,32 @@ impl Plan {
         let buffers = facts
             .buffers
             .map(|b| BuffersGiven::for_port(facts.oper_pfc_enable, facts.allowance_bits, &b));
-        Plan { dcbx: DcbxMode::HOST_IEEE, pfc, delay, buffers }
+        let agreed = &facts.ets_app;
+        let ets = agreed.ets.as_ref().map(EtsGiven::for_port);
+        let apps = agreed.app.as_ref().map(|oper| AppsGiven::for_port(oper, &agreed.apps_on_nic));
+        Plan { dcbx: DcbxMode::HOST_IEEE, ets, pfc, delay, apps, buffers }
     }
 
     /// Each object as its own request, so that a driver refusing one leaves the others applied.
     pub fn requests(&self) -> Vec<(PlannedObject, Request)> {
-        let mut requests = vec![
-            (PlannedObject::DcbxMode, Request::SetDcbx(self.dcbx)),
-            (
-                PlannedObject::Pfc,
-                Request::ieee_set(IeeeObjects { pfc: Some(self.pfc), ..Default::default() }),
-            ),
-        ];
+        let mut requests = vec![(PlannedObject::DcbxMode, Request::SetDcbx(self.dcbx))];
+        if let Some(given) = &self.ets {
+            let objects = IeeeObjects { ets: Some(given.ets), ..Default::default() };
+            requests.push((PlannedObject::Ets, Request::ieee_set(objects)));
+        }
+        requests.push((
+            PlannedObject::Pfc,
+            Request::ieee_set(IeeeObjects { pfc: Some(self.pfc), ..Default::default() }),
+        ));
+        if let Some(apps) = &self.apps {
+            if !apps.delete.is_empty() {
+                requests.push((PlannedObject::AppDelete, Request::AppDelete(apps.delete.clone())));
+            }
+            if !apps.add.is_empty() {
+                let objects = IeeeObjects { apps: apps.add.clone(), ..Default::default() };
+                requests.push((PlannedObject::AppAdd, Request::ieee_set(objects)));
+            }
+        }
         if let Some(given) = &self.buffers {
             let objects = IeeeObjects { buffer: Some(given.buffer), ..Default::default() };
             requests.push((PlannedObject::Buffer, Request::ieee_set(objects)));
@@ -188,7 +210,10 @@ impl Plan {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum PlannedObject {
     DcbxMode,
+    Ets,
     Pfc,
+    AppDelete,
+    AppAdd,
     Buffer,
 }
 
@@ -196,7 +221,10 @@ impl PlannedObject {
     pub fn as_str(self) -> &'static str {
         match self {
             PlannedObject::DcbxMode => "dcbx-mode",
+            PlannedObject::Ets => "ieee-ets",
             PlannedObject::Pfc => "ieee-pfc",
+            PlannedObject::AppDelete => "app-delete",
+            PlannedObject::AppAdd => "app-add",
             PlannedObject::Buffer => "dcb-buffer",
         }
     }
@@ -220,6 +248,7 @@ mod tests {
             speed,
             medium: Medium::Cat6,
             buffers: None,
+            ets_app: Default::default(),
         }
     }
 
@@ -318,6 +347,7 @@ mod buffer_tests {
             speed: LinkSpeed::G100,
             medium: Medium::Cat6,
             buffers,
+            ets_app: Default::default(),
         }
     }
 

@@ -1,8 +1,8 @@
 //! A port whose NIC runs PFC: the same handle, intents and snapshots as the other kinds, the
 //! same LLDP/DCBX on the interface as the software bridge's ports (`ports::interface_lldp`) and
 //! the same allowance selection; but nothing is forwarded, and what DCBX and the configuration
-//! leave in force is put on the NIC through DCB netlink (`plan`, `apply`) whenever it changes.
-//! The NIC's PFC counters are read back on a short period. Where the NIC's firmware keeps DCBX
+//! leave in force (PFC, the allowance, ETS and the APP table) is put on the NIC through DCB
+//! netlink (`plan`, `apply`) whenever it changes. The NIC's PFC counters are read back on a short period. Where the NIC's firmware keeps DCBX
 //! (`nic-dcbx = "leave"`, `dcbx_owner`), the port runs no LLDP, sets nothing, and takes the
 //! NIC's PFC enable as read back for the operational one.
 
@@ -14,13 +14,14 @@ use dataplane::time::{LinkSpeed, Picos};
 use lldp::dcbx::{PfcAdmin, PfcOper, PfcReason};
 use lldp::port::{DcbxPort, LocalSystem, PortSettings};
 use lldp::wire::TimeInterval;
-use pfc_dcb::{DcbBuffer, DcbSocket, IeeePfc};
+use pfc_dcb::{DcbApp, DcbBuffer, DcbSocket, IeeePfc};
 use tracing::{info, warn, Level};
 
 use super::apply::{apply, pfc_counters};
 use super::buffers::BufferFacts;
 use super::dcbx_owner::DcbxOwner;
-use super::plan::{Plan, PortFacts};
+use super::ets_app::{EtsAppFacts, EtsFacts};
+use super::plan::{Plan, PlannedObject, PortFacts};
 use super::state::{Programmed, SharedNicState};
 use crate::ports::calculation::Calculation;
 use crate::ports::follow::{Followed, PortFigures};
@@ -61,6 +62,8 @@ pub struct NicPortSetup {
     /// The NIC's receive buffers as its start-up GET reported them; `None` when the driver has
     /// no buffer operations.
     pub found_buffer: Option<DcbBuffer>,
+    /// The NIC's APP table as its start-up GET reported it.
+    pub found_apps: Vec<DcbApp>,
     /// The interface's driver (`sysfs::driver`), which decides how `delay` is given.
     pub driver: Option<String>,
     /// Whether pfcd or the NIC's firmware runs DCBX here.
@@ -100,6 +103,8 @@ struct NicPort {
     state: SharedNicState,
     /// The plan last sent (sent again only when it changes).
     given: Option<Plan>,
+    /// The NIC's APP table as last known: read at start, then as pfcd changed it.
+    apps_on_nic: Vec<DcbApp>,
     /// The NIC's PFC as last read, and the counters when they were last cleared.
     read: IeeePfc,
     base: IeeePfc,
@@ -135,6 +140,7 @@ impl NicPort {
             followed,
             state,
             given: None,
+            apps_on_nic: setup.found_apps.clone(),
             read: found,
             base: found,
             last_read: None,
@@ -147,8 +153,11 @@ impl NicPort {
     fn follow_lldp(&mut self, step: Step) {
         let Some(lldp) = &self.lldp else { return };
         let change = follow_step(&mut self.followed, lldp, &self.calculation, &step);
-        if change.is_some_and(|c| c.any()) {
-            self.reselect();
+        match change {
+            Some(c) if c.any() => self.reselect(),
+            // ETS or APP may have changed; the plan is sent only if it did.
+            Some(_) => self.program(),
+            None => {}
         }
     }
 
@@ -182,6 +191,24 @@ impl NicPort {
                 allocation_octets: f.intent.buffer_allocation_octets,
                 total_size: b.total_size,
             }),
+            ets_app: self.ets_app_facts(),
+        }
+    }
+
+    /// ETS and APP as DCBX left them (none without our agent), and the NIC's APP table.
+    fn ets_app_facts(&self) -> EtsAppFacts {
+        let view = &self.followed.lldp_view;
+        let (admin, state) = (view.ours.admin(), view.ours.state());
+        let enabled = view.enabled;
+        EtsAppFacts {
+            ets: admin
+                .ets
+                .clone()
+                .zip(state.ets.clone())
+                .filter(|_| enabled)
+                .map(|(admin, oper)| EtsFacts { admin, oper }),
+            app: state.app.clone().filter(|_| enabled),
+            apps_on_nic: self.apps_on_nic.clone(),
         }
     }
 
@@ -215,10 +242,20 @@ impl NicPort {
             let applied: Vec<_> = outcome.applied.iter().map(|o| o.as_str()).collect();
             info!(pfc_enable = plan.pfc.pfc_en, delay = %delay, applied = %applied.join(", "), "{PROGRAMMED}");
         }
+        let apps_taken = [PlannedObject::AppDelete, PlannedObject::AppAdd]
+            .iter()
+            .all(|o| !outcome.refused.iter().any(|r| r.object == *o));
         self.state.update(|s| {
             s.programmed = Some(Programmed { plan: plan.clone(), outcome, at: SystemTime::now() })
         });
-        self.given = Some(plan);
+        match plan.apps.clone().filter(|_| apps_taken) {
+            // The NIC now has the table in force: what is sent next is measured against it.
+            Some(apps) => {
+                self.apps_on_nic = apps.table;
+                self.given = Some(Plan::for_port(&self.facts()));
+            }
+            None => self.given = Some(plan),
+        }
     }
 
     /// Reads the NIC's PFC back once [`READ_BACK_EVERY`] has passed.
@@ -239,6 +276,9 @@ impl NicPort {
                 }
                 self.state.update(|s| {
                     s.read_back = objects.pfc;
+                    s.read_back_buffer = objects.buffer;
+                    s.read_back_ets = objects.ets;
+                    s.read_back_apps = objects.apps.clone();
                     s.read_error = None;
                 });
             }

@@ -6,7 +6,7 @@
 use std::sync::{Arc, PoisonError, RwLock};
 use std::time::SystemTime;
 
-use pfc_dcb::{DcbxMode, IeeePfc};
+use pfc_dcb::{DcbApp, DcbBuffer, DcbxMode, IeeeEts, IeeePfc};
 
 use super::apply::Applied;
 use super::dcbx_owner::DcbxOwner;
@@ -28,6 +28,11 @@ pub struct NicState {
     pub programmed: Option<Programmed>,
     /// The NIC's PFC as last read back, and the read's error if the last one failed.
     pub read_back: Option<IeeePfc>,
+    /// The NIC's receive buffers as last read back, where its driver has buffer operations.
+    pub read_back_buffer: Option<DcbBuffer>,
+    /// The NIC's ETS and APP table as last read back.
+    pub read_back_ets: Option<IeeeEts>,
+    pub read_back_apps: Vec<DcbApp>,
     pub read_error: Option<String>,
 }
 

@@ -95,6 +95,10 @@ pub struct DcbxIntent {
     pub legacy_tlv: bool,
     /// `pfc-local-delay-tlv-extension/tx-enable`.
     pub local_delay_tx: bool,
+    /// The ETS TLVs' settings; `None`: none sent, and a NIC's ETS left as it is.
+    pub ets: Option<lldp::dcbx::EtsAdmin>,
+    /// The Application Priority TLV's; `None`: none sent, and a NIC's APP table left as it is.
+    pub app: Option<lldp::dcbx::AppAdmin>,
 }
 
 impl Default for DcbxIntent {
@@ -110,6 +114,8 @@ impl Default for DcbxIntent {
             ptp_hdrm: false,
             legacy_tlv: false,
             local_delay_tx: true,
+            ets: None,
+            app: None,
         }
     }
 }

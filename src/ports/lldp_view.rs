@@ -55,8 +55,8 @@ pub struct Step {
     pub changed: bool,
 }
 
-/// The DCBX settings `intent` asks for: PFC Enable from the pfc container, the TLV bits from
-/// the LLDP module.
+/// The DCBX settings `intent` asks for: PFC Enable from the pfc container, the TLV bits, ETS
+/// and APP from the LLDP module.
 pub fn dcbx_admin(intent: &PortIntent, local_delay: TimeInterval) -> DcbxAdmin {
     let d = &intent.dcbx;
     DcbxAdmin {
@@ -71,8 +71,8 @@ pub fn dcbx_admin(intent: &PortIntent, local_delay: TimeInterval) -> DcbxAdmin {
             ptp_hdrm: d.ptp_hdrm,
             legacy_tlv: d.legacy_tlv,
         },
-        ets: None,
-        app: None,
+        ets: d.ets.clone(),
+        app: d.app.clone(),
         local_delay: d.local_delay_tx.then_some(local_delay),
     }
 }

@@ -10,6 +10,7 @@ use pfc_yang_names::{
     ieee802_dot1q_lldp_pfc_tlv as tlv, pfcd_lldp as pfcd,
 };
 
+use super::ets_app::{app_admin, ets_admin, Refuse};
 use super::nearest_bridge;
 use crate::northbound::namespaces::{DCBX_NS, LLDP_NS, PFCD_LLDP_NS, PFC_TLV_NS};
 use crate::northbound::xml::{child_text, child_u64};
@@ -72,6 +73,11 @@ pub fn fill_intent(
     let Some(entry) = entry else { return Ok(()) };
     intent.lldp = Some(agent_config(lldp, entry, name)?);
     intent.dcbx = dcbx_intent(entry);
+    let path_of = |leaf: &str| port_path(name, leaf);
+    let refuse = Refuse { path_of: &path_of };
+    intent.dcbx.ets = ets_admin(entry, &refuse)?;
+    let willing = intent.dcbx.ets.as_ref().is_some_and(|e| e.config.willing);
+    intent.dcbx.app = app_admin(entry, willing, &refuse)?;
     Ok(())
 }
 
@@ -185,5 +191,146 @@ mod tests {
             dcbx_admin(&PortIntent::default(), lldp::wire::TimeInterval::from_nanos(1_000));
         assert!(!default.pfc.macsec_capable && !default.pfc.legacy_tlv);
         assert!(default.local_delay.is_some());
+    }
+
+    /// `/lldp` with one port entry for `p1` holding `inner` (the DCBX TLV module's prefix is
+    /// `t`, ieee802-dot1q-types' `dot1q-types`).
+    fn lldp_root(inner: &str) -> Element {
+        let xml = format!(
+            "<data><lldp xmlns=\"{LLDP_NS}\"><port><name>p1</name>\
+             <dest-mac-address>{}</dest-mac-address>{inner}</port></lldp></data>",
+            nearest_bridge()
+        )
+        .replacen(
+            "<port>",
+            &format!("<port xmlns:t=\"{DCBX_NS}\" xmlns:dot1q-types=\"{TYPES}\">"),
+            1,
+        );
+        netconf_proto::xml::parse(xml.as_bytes()).expect("XML")
+    }
+
+    const TYPES: &str = "urn:ieee:std:802.1Q:yang:ieee802-dot1q-types";
+
+    fn intent_of(inner: &str) -> Result<PortIntent, BackendError> {
+        let mut intent = PortIntent::default();
+        fill_intent(&lldp_root(inner), "p1", &mut intent).map(|()| intent)
+    }
+
+    /// RoCE's usual set-up: priority 3 alone in traffic class 1 with 50%, the rest in class 0.
+    const ETS_AND_APP: &str = "<t:ets-configuration-tlv-extension><t:willing>false</t:willing>\
+        <t:priority-assignment-table><t:priority>3</t:priority>\
+        <t:priority-traffic-class>1</t:priority-traffic-class></t:priority-assignment-table>\
+        <t:tc-bandwidth-table><t:traffic-class>0</t:traffic-class>\
+        <t:percentage-bandwidth>50</t:percentage-bandwidth></t:tc-bandwidth-table>\
+        <t:tc-bandwidth-table><t:traffic-class>1</t:traffic-class>\
+        <t:percentage-bandwidth>50</t:percentage-bandwidth></t:tc-bandwidth-table>\
+        <t:tsa-assignment-table><t:tsa-traffic-class>2</t:tsa-traffic-class>\
+        <t:transmission-selection-algorithm>dot1q-types:strict-priority\
+        </t:transmission-selection-algorithm></t:tsa-assignment-table>\
+        </t:ets-configuration-tlv-extension>\
+        <t:ets-recommendation-tlv-extension><t:priority-assignment-table>\
+        <t:priority>3</t:priority><t:priority-traffic-class>1</t:priority-traffic-class>\
+        </t:priority-assignment-table></t:ets-recommendation-tlv-extension>\
+        <t:application-priority-tlv-extension><t:application-priority-table>\
+        <t:application-priority>3</t:application-priority>\
+        <t:application-priority-selector>t:pri-udp-dccp</t:application-priority-selector>\
+        <t:application-priority-protocol>4791</t:application-priority-protocol>\
+        </t:application-priority-table></t:application-priority-tlv-extension>";
+
+    #[test]
+    fn ets_configuration_recommendation_and_app_entries_are_sent_in_their_tlvs() {
+        use lldp::wire::{AppEntry, AppSelector, Tlv, Tsa};
+        let intent = intent_of(ETS_AND_APP).expect("taken");
+        let tlvs = dcbx_admin(&intent, lldp::wire::TimeInterval::from_nanos(1_000)).tlvs();
+        let config = tlvs.iter().find_map(|t| match t {
+            Tlv::EtsConfig(c) => Some(*c),
+            _ => None,
+        });
+        let config = config.expect("an ETS Configuration TLV");
+        assert!(!config.willing);
+        assert_eq!(config.tables.priority_tc, [0, 0, 0, 1, 0, 0, 0, 0]);
+        assert_eq!(config.tables.tc_bandwidth, [50, 50, 0, 0, 0, 0, 0, 0]);
+        assert_eq!(config.tables.tsa[..3], [Tsa::ETS, Tsa::ETS, Tsa::STRICT]);
+        let reco = tlvs.iter().find_map(|t| match t {
+            Tlv::EtsRecommendation(r) => Some(r.tables),
+            _ => None,
+        });
+        assert_eq!(reco.expect("an ETS Recommendation TLV").priority_tc, [0, 0, 0, 1, 0, 0, 0, 0]);
+        let app = tlvs.iter().find_map(|t| match t {
+            Tlv::AppPriority(a) => Some(a.entries.clone()),
+            _ => None,
+        });
+        let roce = AppEntry { priority: 3, selector: AppSelector::UDP_DCCP_PORT, protocol: 4791 };
+        assert_eq!(app.expect("an Application Priority TLV"), [roce]);
+        // Without the containers, neither is sent.
+        let none = dcbx_admin(&intent_of("").expect("taken"), Default::default()).tlvs();
+        assert!(!none.iter().any(|t| matches!(
+            t,
+            Tlv::EtsConfig(_) | Tlv::EtsRecommendation(_) | Tlv::AppPriority(_)
+        )));
+    }
+
+    fn refusal(inner: &str) -> BackendError {
+        intent_of(inner).expect_err("refused")
+    }
+
+    #[test]
+    fn a_bandwidth_table_not_adding_up_to_100_is_refused_at_the_table_saying_so() {
+        let bad = ETS_AND_APP.replacen(">50<", ">60<", 1);
+        let e = refusal(&bad);
+        let expected = format!(
+            "/ieee802-dot1ab-lldp:lldp/port[name='p1'][dest-mac-address='{}']\
+             /ieee802-dot1q-lldp-dcbx-tlv:ets-configuration-tlv-extension/tc-bandwidth-table",
+            nearest_bridge()
+        );
+        assert_eq!(e.path.as_deref(), Some(expected.as_str()));
+        assert!(e.message.contains("add up to 110%, not 100%"), "{}", e.message);
+        assert!(e.message.contains("traffic class 0: 60%, traffic class 1: 50%"), "{}", e.message);
+        assert!(e.message.contains("so that they add up to 100"), "{}", e.message);
+    }
+
+    #[test]
+    fn a_tsa_a_nic_cannot_run_is_refused_at_its_leaf_naming_the_ones_it_can() {
+        let bad = ETS_AND_APP.replace("strict-priority", "asynchronous-traffic-shaping");
+        let e = refusal(&bad);
+        let path = e.path.unwrap_or_default();
+        assert!(
+            path.ends_with(
+                "ets-configuration-tlv-extension/tsa-assignment-table[tsa-traffic-class='2']\
+                 /transmission-selection-algorithm"
+            ),
+            "{path}"
+        );
+        assert!(e.message.contains("'asynchronous-traffic-shaping'"), "{}", e.message);
+        assert!(
+            e.message.contains("use one of strict-priority, credit-based-shaper"),
+            "{}",
+            e.message
+        );
+    }
+
+    #[test]
+    fn one_application_at_two_priorities_is_refused_at_the_second_entry() {
+        let second = "<t:application-priority-table>\
+            <t:application-priority>5</t:application-priority>\
+            <t:application-priority-selector>t:pri-udp-dccp</t:application-priority-selector>\
+            <t:application-priority-protocol>4791</t:application-priority-protocol>\
+            </t:application-priority-table></t:application-priority-tlv-extension>";
+        let bad = ETS_AND_APP.replace("</t:application-priority-tlv-extension>", second);
+        let e = refusal(&bad);
+        let path = e.path.unwrap_or_default();
+        assert!(
+            path.ends_with(
+                "application-priority-table[application-priority='5']\
+                 /application-priority-protocol"
+            ),
+            "{path}"
+        );
+        assert!(
+            e.message.contains("pri-udp-dccp 4791 is given priority 3 and priority 5"),
+            "{}",
+            e.message
+        );
+        assert!(e.message.contains("delete one of the two entries"), "{}", e.message);
     }
 }

@@ -1,7 +1,8 @@
 //! ieee802-dot1ab-lldp with ieee802-dot1q-lldp-dcbx-tlv and ieee802-dot1q-lldp-pfc-tlv, one
 //! file per direction: [`config`] (each port's LLDP agent and DCBX settings, read into the
-//! port's [`PortIntent`](crate::ports::PortIntent)), [`state`] (counters, the peer as its
-//! LLDPDUs describe it, the DCBX outcome), [`notification`] (pfc-dcbx-misconfiguration,
+//! port's [`PortIntent`](crate::ports::PortIntent); [`ets_app`] its ETS and APP tables),
+//! [`state`] (counters, the peer as its LLDPDUs describe it, the DCBX outcome; the peer's ETS
+//! and APP TLVs in [`ets_app_state`]), [`notification`] (pfc-dcbx-misconfiguration,
 //! remote-table-change); [`wire_text`] (what a peer's text TLVs become in the state: visible
 //! escapes for the characters no client should get raw).
 //!
@@ -10,6 +11,8 @@
 //! wins over the same setting at `/lldp`, which wins over the YANG default.
 
 pub mod config;
+pub mod ets_app;
+pub mod ets_app_state;
 pub mod notification;
 pub mod state;
 pub mod wire_text;

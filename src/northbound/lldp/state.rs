@@ -12,6 +12,7 @@ use lldp::neighbours::RemoteSystem;
 use lldp::wire::{ChassisId, PfcConfig, PfcFormat, PortId, SystemCapabilities};
 use netconf_proto::xml::Element;
 
+use super::ets_app_state::push_peer_ets_app;
 use super::nearest_bridge;
 use super::wire_text::wire_text;
 use crate::northbound::namespaces::{DCBX_NS, LLDP_NS, PFCD_LLDP_NS, PFC_TLV_NS};
@@ -148,6 +149,7 @@ fn remote_system(r: &RemoteSystem, too_many: bool, now: Duration) -> Element {
     if let Some(c) = pdu.system_capabilities() {
         push_capabilities(&mut e, c);
     }
+    push_peer_ets_app(&mut e, pdu);
     if let Some(p) = pdu.pfc_config() {
         e.push(pfc_tlv(p));
     }
