@@ -96,6 +96,10 @@ pub trait BridgeIo: FramePort + AsFd + Send {
     fn ring_slots(&self) -> usize {
         0
     }
+    /// Whether frames wait in a receive ring (one memory read each; false without rings).
+    fn frames_waiting(&self) -> bool {
+        false
+    }
     /// Whether frames leave through a transmit ring.
     fn transmit_ring(&self) -> bool {
         false

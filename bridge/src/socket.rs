@@ -246,6 +246,10 @@ impl BridgeIo for PortSockets {
         self.ring_slots
     }
 
+    fn frames_waiting(&self) -> bool {
+        [&self.ring, &self.control_ring].into_iter().flatten().any(|r| r.holds_at_least(1))
+    }
+
     fn transmit_ring(&self) -> bool {
         self.tx.is_some()
     }
