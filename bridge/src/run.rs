@@ -137,8 +137,8 @@ pub fn run<P: BridgeIo>(
             publish(&published, &ports, &fwd);
             last_publish = wall;
         }
-        let frames_coming = moved && frames_come_soon(&ports);
-        if !more_due && !frames_coming {
+        let frames_coming = !more_due && moved && frames_come_soon(&ports);
+        if !(more_due || frames_coming) {
             let wakers = [Some(woken.as_fd()), watch.notifications()];
             wait(&ports, &fwd, now, (moved, transmit_waits), wakers);
         }
