@@ -170,7 +170,7 @@ impl Sim {
                 Event::Watchdog(p) => self.watchdog_due(p as usize, now),
                 Event::Source(f) => self.source(f as usize, now),
                 Event::Sample => {
-                    self.observer.sample(now, &self.topo, &self.ports);
+                    self.observer.sample(now, &self.ports);
                     self.events.schedule(now + self.sample, Event::Sample);
                 }
             }
