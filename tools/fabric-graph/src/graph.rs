@@ -57,7 +57,7 @@ pub struct PortGraph {
     rank: Vec<usize>,
     by_name: Vec<PortId>,
     states: [Vec<State>; PRIORITIES as usize],
-    /// The ports observed per priority since the last clearing.
+    /// The ports observed per priority since the last clearing, in the order of their names.
     observed: [Vec<PortId>; PRIORITIES as usize],
     flows: Vec<Flow>,
     flow_ports: Vec<FlowPorts>,
@@ -87,6 +87,7 @@ impl PortGraph {
         for (r, p) in self.by_name.iter().enumerate().skip(at) {
             self.rank[*p] = r;
         }
+        // Ranks only shift up past the new port: the observed lists keep their order.
         if !self.flows.is_empty() {
             self.flow_ports = self.resolve_flows();
         }
@@ -128,7 +129,10 @@ impl PortGraph {
         let s = &mut states[id];
         if !s.observed {
             s.observed = true;
-            self.observed[usize::from(priority)].push(id);
+            let observed = &mut self.observed[usize::from(priority)];
+            let rank = &self.rank;
+            let at = observed.partition_point(|p| rank[*p] < rank[id]);
+            observed.insert(at, id);
         }
         s.paused_since = state.egress_paused_since.or(s.paused_since);
         s.xoff_since = state.ingress_xoff_since.or(s.xoff_since);
@@ -201,7 +205,7 @@ impl PortGraph {
     /// `(port, state)` of every port observed on `priority`, in the order of their names.
     pub(crate) fn observed_on(&self, priority: u8) -> impl Iterator<Item = (PortId, &State)> {
         let states = &self.states[usize::from(priority)];
-        self.by_name.iter().map(move |p| (*p, &states[*p])).filter(|(_, s)| s.observed)
+        self.observed[usize::from(priority)].iter().map(move |p| (*p, &states[*p]))
     }
 
     pub(crate) fn state(&self, id: PortId, priority: u8) -> Option<&State> {

@@ -142,6 +142,11 @@ impl<E: Copy> CalendarQueue<E> {
     }
 
     fn insert_current(&mut self, entry: Entry<E>) {
+        // Most often the latest of the bucket (scheduled last, rarely earlier than the rest).
+        if self.current.last().is_none_or(|last| *last < entry) {
+            self.current.push(entry);
+            return;
+        }
         let at = self.head + self.current[self.head..].partition_point(|e| *e < entry);
         self.current.insert(at, entry);
     }

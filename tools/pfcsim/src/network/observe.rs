@@ -136,7 +136,7 @@ impl Observer {
         // Per ingress and priority: the egress ports its buffered frames wait for.
         self.waits.iter_mut().for_each(Vec::clear);
         for (p, port) in ports.iter().enumerate() {
-            for (n, queue) in port.queues.iter().enumerate() {
+            for (n, queue) in port.queues().enumerate() {
                 for i in queue.iter().filter_map(|q| q.ingress) {
                     let waits = &mut self.waits[i as usize * PRIORITIES + n];
                     if waits.last() != Some(&p) {
@@ -150,7 +150,7 @@ impl Observer {
                 let paused =
                     port.paused[n].held_since(now).filter(|_| port.rx.priority_paused(now, n));
                 let xoff = port.xoff_since[n].filter(|_| port.tx.xoff() & (1 << n) != 0);
-                let backlog = !port.queues[n].is_empty();
+                let backlog = port.waiting() & (1 << n) != 0;
                 if paused.is_none() && xoff.is_none() && !backlog {
                     continue;
                 }

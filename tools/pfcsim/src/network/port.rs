@@ -97,7 +97,11 @@ pub(super) struct Port {
     pub rx: PfcReceiver,
     pub tx: PfcInitiator,
     pub pfc_ready_at: Option<Picos>,
-    pub queues: [VecDeque<Queued>; PRIORITIES],
+    /// Frames waiting to leave, per priority (changed through [`Port::push`] and
+    /// [`Port::pop`], which keep `backlog`).
+    queues: [VecDeque<Queued>; PRIORITIES],
+    /// Priorities with frames waiting (bit n = priority n).
+    backlog: u8,
     pub ingress: [Option<IngressBuffer>; PRIORITIES],
     pub xoff_since: [Option<Picos>; PRIORITIES],
     pub paused: [Held; PRIORITIES],
@@ -136,6 +140,7 @@ impl Port {
             tx: PfcInitiator::new(info.speed, addr, pfc),
             pfc_ready_at: None,
             queues: std::array::from_fn(|_| VecDeque::new()),
+            backlog: 0,
             ingress,
             xoff_since: [None; PRIORITIES],
             paused: [Held::default(); PRIORITIES],
@@ -150,7 +155,37 @@ impl Port {
 
     /// Priorities with frames waiting (bit n = priority n).
     pub fn waiting(&self) -> u8 {
-        (0..PRIORITIES).fold(0, |v, n| v | (u8::from(!self.queues[n].is_empty()) << n))
+        self.backlog
+    }
+
+    /// Priority `n`'s queue.
+    pub fn queue(&self, n: usize) -> &VecDeque<Queued> {
+        &self.queues[n]
+    }
+
+    pub fn queues(&self) -> impl Iterator<Item = &VecDeque<Queued>> {
+        self.queues.iter()
+    }
+
+    /// Queues a frame on priority `n`.
+    pub fn push(&mut self, n: usize, q: Queued) {
+        self.queues[n].push_back(q);
+        self.backlog |= 1 << n;
+    }
+
+    /// Takes the frame at the head of priority `n`'s queue.
+    pub fn pop(&mut self, n: usize) -> Option<Queued> {
+        let q = self.queues[n].pop_front();
+        if self.queues[n].is_empty() {
+            self.backlog &= !(1 << n);
+        }
+        q
+    }
+
+    /// Takes every frame of priority `n`'s queue.
+    pub fn take_queue(&mut self, n: usize) -> VecDeque<Queued> {
+        self.backlog &= !(1 << n);
+        std::mem::take(&mut self.queues[n])
     }
 
     /// Whether transmission selection holds priority `n`: paused and the watchdog honours it.
@@ -162,6 +197,6 @@ impl Port {
     pub fn select(&self, now: Picos) -> Option<usize> {
         (1..=PRIORITIES)
             .map(|k| (self.last_served + k) % PRIORITIES)
-            .find(|n| !self.queues[*n].is_empty() && !self.held(now, *n))
+            .find(|n| self.backlog & (1 << n) != 0 && !self.held(now, *n))
     }
 }

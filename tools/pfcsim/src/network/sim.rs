@@ -194,7 +194,7 @@ impl Sim {
         let (n, len, interval) = (usize::from(flow.priority), flow.len, flow.interval);
         let Some(p) = flow.hops[0].2 else { return };
         self.flows[f].offered += 1;
-        if self.ports[p].queues[n].len() >= HOST_QUEUE_FRAMES {
+        if self.ports[p].queue(n).len() >= HOST_QUEUE_FRAMES {
             self.flows[f].held_back += 1;
         } else {
             let q = Queued {
@@ -205,7 +205,7 @@ impl Sim {
                 enqueued: now,
                 ingress: None,
             };
-            self.ports[p].queues[n].push_back(q);
+            self.ports[p].push(n, q);
             self.wake(p, now);
         }
         self.events.schedule(now + interval, Event::Source(ix(f)));
@@ -237,7 +237,7 @@ impl Sim {
             return;
         };
         let port = &mut self.ports[p];
-        let Some(frame) = port.queues[n].pop_front() else { return };
+        let Some(frame) = port.pop(n) else { return };
         port.last_served = n;
         if let Some(wd) = port.watchdog.as_mut() {
             wd.frame_sent(now, n);
@@ -275,7 +275,7 @@ impl Sim {
                 earliest(t);
             }
             if let Some(limit) = max_transit {
-                for q in port.queues.iter().filter_map(VecDeque::front) {
+                for q in port.queues().filter_map(VecDeque::front) {
                     earliest((q.enqueued + limit + Picos(1)).max(now));
                 }
             }
@@ -299,11 +299,11 @@ impl Sim {
     fn expire(&mut self, p: usize, now: Picos) {
         let Some(limit) = self.fixed[p].max_transit else { return };
         for n in 0..PRIORITIES {
-            while let Some(q) = self.ports[p].queues[n].front().copied() {
+            while let Some(q) = self.ports[p].queue(n).front().copied() {
                 if now.saturating_sub(q.enqueued) <= limit {
                     break;
                 }
-                self.ports[p].queues[n].pop_front();
+                self.ports[p].pop(n);
                 self.ports[p].drops.transit += 1;
                 self.flows[q.flow as usize].lost.transit += 1;
                 self.release(q, n, now);
@@ -382,7 +382,7 @@ impl Sim {
 
     /// A stormed priority's queued frames are discarded, freeing the buffers they hold.
     fn discard_queue(&mut self, p: usize, n: usize, now: Picos) {
-        let frames: Vec<Queued> = self.ports[p].queues[n].drain(..).collect();
+        let frames = self.ports[p].take_queue(n);
         if let Some(wd) = self.ports[p].watchdog.as_mut() {
             wd.count_dropped(n, frames.len() as u64);
         }
@@ -460,7 +460,7 @@ impl Sim {
             }
             q.ingress = Some(at as u32);
             self.xoff_changed(at, n, now);
-        } else if self.ports[out].queues[n].len() >= LOSSY_QUEUE_FRAMES {
+        } else if self.ports[out].queue(n).len() >= LOSSY_QUEUE_FRAMES {
             self.ports[out].drops.buffer += 1;
             self.flows[flow].lost.buffer += 1;
             return;
@@ -476,7 +476,7 @@ impl Sim {
             self.release(q, n, now);
             return;
         }
-        self.ports[out].queues[n].push_back(q);
+        self.ports[out].push(n, q);
         self.tell_waiting(out, now);
         self.wake(out, now);
     }
