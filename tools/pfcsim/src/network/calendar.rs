@@ -218,7 +218,23 @@ impl<E: Copy> CalendarQueue<E> {
         } else {
             self.current.append(slot);
         }
-        self.current.sort_unstable();
+        sort_bucket(&mut self.current);
+    }
+}
+
+/// Sorts a bucket's events, earliest first. A bucket holds a few, mostly in order: insertion
+/// sort is then a pass, cheaper than the general sort's set-up.
+fn sort_bucket<E>(entries: &mut [Entry<E>]) {
+    if entries.len() > 16 {
+        entries.sort_unstable();
+        return;
+    }
+    for i in 1..entries.len() {
+        let mut j = i;
+        while j > 0 && entries[j] < entries[j - 1] {
+            entries.swap(j, j - 1);
+            j -= 1;
+        }
     }
 }
 

@@ -136,12 +136,9 @@ impl Observer {
         // Per ingress and priority: the egress ports its buffered frames wait for.
         self.waits.iter_mut().for_each(Vec::clear);
         for (p, port) in ports.iter().enumerate() {
-            for (n, queue) in port.queues().enumerate() {
-                for i in queue.iter().filter_map(|q| q.ingress) {
-                    let waits = &mut self.waits[i as usize * PRIORITIES + n];
-                    if waits.last() != Some(&p) {
-                        waits.push(p);
-                    }
+            for n in (0..PRIORITIES).filter(|n| port.waiting() & (1 << n) != 0) {
+                for i in port.holding(n) {
+                    self.waits[i as usize * PRIORITIES + n].push(p);
                 }
             }
         }

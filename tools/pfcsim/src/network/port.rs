@@ -102,6 +102,9 @@ pub(super) struct Port {
     queues: [VecDeque<Queued>; PRIORITIES],
     /// Priorities with frames waiting (bit n = priority n).
     backlog: u8,
+    /// Per priority, the ingress ports whose buffers the queued frames hold, with how many
+    /// frames each (what the wait-for graph samples, kept as frames come and go).
+    from_ingress: [Vec<(u32, u32)>; PRIORITIES],
     pub ingress: [Option<IngressBuffer>; PRIORITIES],
     pub xoff_since: [Option<Picos>; PRIORITIES],
     pub paused: [Held; PRIORITIES],
@@ -141,6 +144,7 @@ impl Port {
             pfc_ready_at: None,
             queues: std::array::from_fn(|_| VecDeque::new()),
             backlog: 0,
+            from_ingress: std::array::from_fn(|_| Vec::new()),
             ingress,
             xoff_since: [None; PRIORITIES],
             paused: [Held::default(); PRIORITIES],
@@ -167,8 +171,20 @@ impl Port {
         self.queues.iter()
     }
 
+    /// The ingress ports whose buffers priority `n`'s queued frames hold (each once).
+    pub fn holding(&self, n: usize) -> impl Iterator<Item = u32> + '_ {
+        self.from_ingress[n].iter().map(|(i, _)| *i)
+    }
+
     /// Queues a frame on priority `n`.
     pub fn push(&mut self, n: usize, q: Queued) {
+        if let Some(i) = q.ingress {
+            let from = &mut self.from_ingress[n];
+            match from.iter_mut().find(|(j, _)| *j == i) {
+                Some((_, count)) => *count += 1,
+                None => from.push((i, 1)),
+            }
+        }
         self.queues[n].push_back(q);
         self.backlog |= 1 << n;
     }
@@ -179,12 +195,22 @@ impl Port {
         if self.queues[n].is_empty() {
             self.backlog &= !(1 << n);
         }
+        if let Some(i) = q.and_then(|q| q.ingress) {
+            let from = &mut self.from_ingress[n];
+            if let Some(k) = from.iter().position(|(j, _)| *j == i) {
+                from[k].1 -= 1;
+                if from[k].1 == 0 {
+                    from.swap_remove(k);
+                }
+            }
+        }
         q
     }
 
     /// Takes every frame of priority `n`'s queue.
     pub fn take_queue(&mut self, n: usize) -> VecDeque<Queued> {
         self.backlog &= !(1 << n);
+        self.from_ingress[n].clear();
         std::mem::take(&mut self.queues[n])
     }
 
