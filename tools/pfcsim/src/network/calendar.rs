@@ -147,8 +147,13 @@ impl<E: Copy> CalendarQueue<E> {
             self.current.push(entry);
             return;
         }
-        let at = self.head + self.current[self.head..].partition_point(|e| *e < entry);
-        self.current.insert(at, entry);
+        // Otherwise it moves down past the later ones (one or two).
+        self.current.push(entry);
+        let mut at = self.current.len() - 1;
+        while at > self.head && self.current[at] < self.current[at - 1] {
+            self.current.swap(at, at - 1);
+            at -= 1;
+        }
     }
 
     /// Files an entry again, as time moves on.

@@ -70,6 +70,8 @@ pub(super) struct Observer {
     /// Per ingress and priority (`port * PRIORITIES + priority`): the egress ports its buffered
     /// frames wait in, refilled each sample.
     waits: Vec<Vec<usize>>,
+    /// The entries of `waits` filled this sample.
+    waits_filled: Vec<usize>,
     /// One observation's waits, as graph numbers.
     waits_on: Vec<PortId>,
 }
@@ -126,6 +128,7 @@ impl Observer {
             ids,
             name_rank,
             waits: vec![Vec::new(); topo.ports.len() * PRIORITIES],
+            waits_filled: Vec::new(),
             waits_on: Vec::new(),
         }
     }
@@ -134,16 +137,27 @@ impl Observer {
     fn observe(&mut self, now: Picos, ports: &[Port]) {
         self.graph.clear_observations();
         // Per ingress and priority: the egress ports its buffered frames wait for.
-        self.waits.iter_mut().for_each(Vec::clear);
+        for k in self.waits_filled.drain(..) {
+            self.waits[k].clear();
+        }
         for (p, port) in ports.iter().enumerate() {
             for n in (0..PRIORITIES).filter(|n| port.waiting() & (1 << n) != 0) {
                 for i in port.holding(n) {
-                    self.waits[i as usize * PRIORITIES + n].push(p);
+                    let k = i as usize * PRIORITIES + n;
+                    if self.waits[k].is_empty() {
+                        self.waits_filled.push(k);
+                    }
+                    self.waits[k].push(p);
                 }
             }
         }
         for (p, port) in ports.iter().enumerate() {
-            for n in 0..PRIORITIES {
+            // The priorities that may show something: most of a port's show nothing.
+            let held = (0..PRIORITIES)
+                .filter(|n| port.paused[*n].since.is_some())
+                .fold(0u8, |m, n| m | (1 << n));
+            let shown = held | port.tx.xoff() | port.waiting();
+            for n in (0..PRIORITIES).filter(|n| shown & (1 << n) != 0) {
                 let paused =
                     port.paused[n].held_since(now).filter(|_| port.rx.priority_paused(now, n));
                 let xoff = port.xoff_since[n].filter(|_| port.tx.xoff() & (1 << n) != 0);
