@@ -108,7 +108,8 @@ pub(super) struct Port {
     pub ingress: [Option<IngressBuffer>; PRIORITIES],
     pub xoff_since: [Option<Picos>; PRIORITIES],
     pub paused: [Held; PRIORITIES],
-    pub watchdog: Option<Watchdog>,
+    /// Boxed: a watchdog is larger than the rest of the port, and most ports have none.
+    pub watchdog: Option<Box<Watchdog>>,
     pub told_waiting: u8,
     pub last_served: usize,
     /// The earliest transmit wake-up pending, and the watchdog's.
@@ -148,7 +149,7 @@ impl Port {
             ingress,
             xoff_since: [None; PRIORITIES],
             paused: [Held::default(); PRIORITIES],
-            watchdog: watchdog.map(|s| Watchdog::new(s.classes)),
+            watchdog: watchdog.map(|s| Box::new(Watchdog::new(s.classes))),
             told_waiting: 0,
             last_served: PRIORITIES - 1,
             tx_wake: None,
