@@ -220,10 +220,73 @@ impl Port {
         self.rx.priority_paused(now, n) && self.watchdog.as_ref().is_none_or(|w| w.honours_pause(n))
     }
 
-    /// The next priority that may send, round robin.
+    /// The next priority that may send, round robin: of those with frames waiting, the first
+    /// after the last served (it included, last) that is not held.
     pub fn select(&self, now: Picos) -> Option<usize> {
-        (1..=PRIORITIES)
-            .map(|k| (self.last_served + k) % PRIORITIES)
-            .find(|n| self.backlog & (1 << n) != 0 && !self.held(now, *n))
+        let start = (self.last_served + 1) % PRIORITIES;
+        // Priority `start` at bit 0, the one after it at bit 1, and so on round.
+        let mut candidates = self.backlog.rotate_right(start as u32);
+        while candidates != 0 {
+            let k = candidates.trailing_zeros() as usize;
+            let n = (start + k) % PRIORITIES;
+            if !self.held(now, n) {
+                return Some(n);
+            }
+            candidates &= !(1 << k);
+        }
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use dataplane::time::LinkSpeed;
+    use dataplane::wire::{MacControl, PfcFrame};
+
+    /// Transmission selection serves the priorities with frames waiting in turn, starting after
+    /// the last one served and coming back to it last, and passes over a held one.
+    #[test]
+    fn selection_takes_the_waiting_priorities_in_turn_after_the_last_served() {
+        let mut port = Port {
+            rx: PfcReceiver::new(LinkSpeed::G10, MacAddr([2, 0, 0, 0, 0, 1]), 0xff),
+            tx: PfcInitiator::new(LinkSpeed::G10, MacAddr([2, 0, 0, 0, 0, 1]), 0xff),
+            pfc_ready_at: None,
+            queues: std::array::from_fn(|_| VecDeque::new()),
+            backlog: 0,
+            from_ingress: std::array::from_fn(|_| Vec::new()),
+            ingress: std::array::from_fn(|_| None),
+            xoff_since: [None; PRIORITIES],
+            paused: [Held::default(); PRIORITIES],
+            watchdog: None,
+            told_waiting: 0,
+            last_served: 5,
+            tx_wake: None,
+            watchdog_wake: None,
+            drops: Drops::default(),
+        };
+        let frame = Queued {
+            flow: 0,
+            hop: 1,
+            len: 1000,
+            created: Picos::ZERO,
+            enqueued: Picos::ZERO,
+            ingress: None,
+        };
+        assert_eq!(port.select(Picos::ZERO), None, "nothing waits");
+        for n in [1, 3, 5] {
+            port.push(n, frame);
+        }
+        let mut order = Vec::new();
+        for _ in 0..4 {
+            let n = port.select(Picos::ZERO).expect("a priority waits");
+            order.push(n);
+            port.last_served = n;
+        }
+        assert_eq!(order, [1, 3, 5, 1], "after 5 comes 1, then 3, then 5 itself");
+        let pause = PfcFrame::pause(MacAddr([2, 0, 0, 0, 0, 2]), 1 << 3, 0xffff);
+        port.rx.receive(Picos::ZERO, &MacControl::Pfc(pause), Picos::ZERO);
+        port.last_served = 1;
+        assert_eq!(port.select(Picos(1)), Some(5), "3 is paused: passed over");
     }
 }
