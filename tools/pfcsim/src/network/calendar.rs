@@ -110,6 +110,9 @@ impl<E: Copy> CalendarQueue<E> {
         }
     }
 
+    // Inlined: nearly every event schedules one or two, and the call's saving and restoring of
+    // registers cost as much as the filing (callgrind: 3 % of the incast's instructions).
+    #[inline(always)]
     pub fn schedule(&mut self, at: Picos, event: E) {
         let seq = self.seq;
         self.seq += 1;
