@@ -184,7 +184,8 @@ impl Fabric {
                     egress_backlog: o.egress_backlog,
                     waits_on: o.waits_on.as_ref().map(|_| waits.as_slice()),
                 };
-                graph.observe(id, priority, state);
+                // The priority was checked when observed.
+                let _ = graph.observe(id, priority, state);
             }
         }
         graph

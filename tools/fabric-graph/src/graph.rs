@@ -5,7 +5,7 @@
 
 use std::collections::HashMap;
 
-use super::{Flow, Nanos, PortRef, PRIORITIES};
+use super::{Flow, GraphError, Nanos, PortRef, PRIORITIES};
 
 /// A port's number in a [`PortGraph`], in the order the ports were added.
 pub type PortId = usize;
@@ -116,16 +116,31 @@ impl PortGraph {
         &self.ports[id]
     }
 
-    /// Links ports `a` and `b` (a port takes one link: a later one replaces it).
+    /// Links ports `a` and `b` (a port takes one link: a later one replaces it; a caller that
+    /// must refuse a second link checks first, as [`Fabric::add_link`](crate::Fabric::add_link)
+    /// does).
+    ///
+    /// # Panics
+    /// If `a` or `b` was not given by [`PortGraph::port`].
     pub fn link(&mut self, a: PortId, b: PortId) {
         self.peer[a] = Some(b);
         self.peer[b] = Some(a);
     }
 
     /// What port `id` shows on `priority` (merged with what was observed there before, as
-    /// [`Fabric::observe`](crate::Fabric::observe) does). A priority of 8 or more is ignored.
-    pub fn observe(&mut self, id: PortId, priority: u8, state: PortState<'_>) {
-        let Some(states) = self.states.get_mut(usize::from(priority)) else { return };
+    /// [`Fabric::observe`](crate::Fabric::observe) does).
+    ///
+    /// # Panics
+    /// If `id` (or a port it waits on) was not given by [`PortGraph::port`].
+    pub fn observe(
+        &mut self,
+        id: PortId,
+        priority: u8,
+        state: PortState<'_>,
+    ) -> Result<(), GraphError> {
+        let Some(states) = self.states.get_mut(usize::from(priority)) else {
+            return Err(GraphError::Priority(priority));
+        };
         let s = &mut states[id];
         if !s.observed {
             s.observed = true;
@@ -142,6 +157,7 @@ impl PortGraph {
             s.waits.clear();
             s.waits.extend_from_slice(waits);
         }
+        Ok(())
     }
 
     /// Forgets every observation and keeps the ports, links and flows.

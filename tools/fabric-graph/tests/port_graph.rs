@@ -2,7 +2,9 @@
 //! trees as the named [`Fabric`] gives, in the order of the ports' names whatever order the
 //! ports were numbered in, round after round over the same ports.
 
-use fabric_graph::{CycleHop, Fabric, Flow, Hop, Observation, PortGraph, PortRef, PortState};
+use fabric_graph::{
+    CycleHop, Fabric, Flow, GraphError, Hop, Observation, PortGraph, PortRef, PortState,
+};
 
 fn port(d: &str, p: &str) -> PortRef {
     PortRef::new(d, p)
@@ -28,14 +30,14 @@ fn observe_ring(g: &mut PortGraph, ends: &[(usize, usize)], since: u64) {
             egress_backlog: true,
             ..PortState::default()
         };
-        g.observe(*east, 3, paused);
+        g.observe(*east, 3, paused).expect("observe");
         let waits = [*east];
         let xoff = PortState {
             ingress_xoff_since: Some(since + 5),
             waits_on: Some(&waits),
             ..PortState::default()
         };
-        g.observe(*west, 3, xoff);
+        g.observe(*west, 3, xoff).expect("observe");
     }
 }
 
@@ -58,6 +60,10 @@ fn ports_by_number_give_the_36_7_deadlock_in_name_order_round_after_round() {
     let found = g.deadlocks(10_000, 1_000);
     assert_eq!(found.len(), 1, "{found:?}");
     assert_eq!(found[0].closed_at, 405, "only this round's times");
+
+    let refused = g.observe(ends[0].0, 8, PortState::default());
+    assert_eq!(refused, Err(GraphError::Priority(8)), "priorities are 0 to 7");
+    assert_eq!(g.deadlocks(10_000, 1_000), found, "a refused observation changes nothing");
 }
 
 /// Figure 36-6 (as in `graph.rs`), numbered by the graph and named by the fabric: the same
@@ -103,7 +109,7 @@ fn ports_by_number_give_the_36_6_tree_the_named_fabric_gives() {
     g.set_flows(&flows);
     let paused =
         PortState { egress_paused_since: Some(10), egress_backlog: true, ..PortState::default() };
-    g.observe(up, 3, paused);
+    g.observe(up, 3, paused).expect("observe");
     for host in [a, b] {
         g.observe(
             host,
@@ -113,7 +119,8 @@ fn ports_by_number_give_the_36_6_tree_the_named_fabric_gives() {
                 waits_on: Some(&[up]),
                 ..PortState::default()
             },
-        );
+        )
+        .expect("observe");
     }
     let xoff = |waits: &[usize]| {
         let waits = waits.to_vec();
@@ -129,9 +136,9 @@ fn ports_by_number_give_the_36_6_tree_the_named_fabric_gives() {
             )
         }
     };
-    xoff(&[c, v])(&mut g, from_s1);
-    xoff(&[c])(&mut g, d);
-    g.observe(c, 3, PortState { egress_backlog: true, ..PortState::default() });
+    xoff(&[c, v])(&mut g, from_s1).expect("observe");
+    xoff(&[c])(&mut g, d).expect("observe");
+    g.observe(c, 3, PortState { egress_backlog: true, ..PortState::default() }).expect("observe");
 
     assert_eq!(g.congestion_trees(), f.congestion_trees(&flows));
     let ids = g.congestion_tree_ids();

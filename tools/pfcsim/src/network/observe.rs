@@ -177,7 +177,8 @@ impl Observer {
                     egress_backlog: backlog,
                     waits_on: Some(&self.waits_on),
                 };
-                self.graph.observe(self.ids[p], n as u8, state);
+                // A port's priorities are 0 to 7: the graph takes each.
+                let _ = self.graph.observe(self.ids[p], n as u8, state);
             }
         }
     }
