@@ -1,10 +1,9 @@
 //! Deadlocks: cycles in the wait-for graph (36.2.5, Figure 36-7), each paused egress waiting on
 //! the next through the peer's XOFF ingress.
 
-use std::collections::BTreeMap;
-
 use serde::{Deserialize, Serialize};
 
+use super::graph::{PortGraph, PortId};
 use super::{Fabric, Nanos, PortRef, PRIORITIES};
 
 /// The most cycles [`Fabric::deadlocks`] reports (elementary cycles can be exponentially many in
@@ -41,55 +40,74 @@ impl Fabric {
     /// Every deadlock whose every part has held at least `threshold` at `now`, each once, sorted
     /// (at most [`MAX_CYCLES`]).
     pub fn deadlocks(&self, now: Nanos, threshold: Nanos) -> Vec<Deadlock> {
+        self.graph().deadlocks(now, threshold)
+    }
+}
+
+impl PortGraph {
+    /// As [`Fabric::deadlocks`].
+    pub fn deadlocks(&self, now: Nanos, threshold: Nanos) -> Vec<Deadlock> {
         let held = |since: Option<Nanos>| since.filter(|s| now.saturating_sub(*s) >= threshold);
         let mut found = Vec::new();
+        // Each port's place among the nodes of the priority's graph, if it is one.
+        let mut node_of = vec![usize::MAX; self.len()];
         for priority in 0..PRIORITIES {
-            // Egress → (its peer's ingress, the latest since of the two, the egresses it waits on).
-            let mut next: BTreeMap<&PortRef, (PortRef, Nanos, Vec<PortRef>)> = BTreeMap::new();
-            for (egress, o) in self.observed_on(priority) {
-                let Some(paused) = held(o.egress_paused_since) else { continue };
+            // In the order of the egresses' names: each paused egress, its peer's ingress, the
+            // latest since of the two, and the egresses that ingress waits on.
+            let mut nodes: Vec<(PortId, PortId, Nanos, Vec<PortId>)> = Vec::new();
+            for (egress, s) in self.observed_on(priority) {
+                let Some(paused) = held(s.paused_since) else { continue };
                 let Some(ingress) = self.peer(egress) else { continue };
                 let Some(xoff) = held(self.xoff_since(ingress, priority)) else { continue };
-                let waits: Vec<PortRef> = self
-                    .waits_on(ingress, priority)
-                    .into_iter()
-                    .filter(|e| held(self.paused_since(e, priority)).is_some())
-                    .collect();
-                next.insert(egress, (ingress.clone(), paused.max(xoff), waits));
+                let mut waits = Vec::new();
+                self.each_wait(ingress, priority, |e| {
+                    if held(self.paused_since(e, priority)).is_some() {
+                        waits.push(e);
+                    }
+                });
+                nodes.push((egress, ingress, paused.max(xoff), waits));
             }
-            cycles(&next, |cycle| {
+            if nodes.is_empty() {
+                continue;
+            }
+            for (i, node) in nodes.iter().enumerate() {
+                node_of[node.0] = i;
+            }
+            let successors: Vec<Vec<usize>> = nodes
+                .iter()
+                .map(|n| n.3.iter().map(|e| node_of[*e]).filter(|i| *i != usize::MAX).collect())
+                .collect();
+            cycles(&successors, |cycle| {
                 if found.len() >= MAX_CYCLES {
                     return;
                 }
                 let hops: Vec<CycleHop> = cycle
                     .iter()
-                    .map(|e| CycleHop { egress: (*e).clone(), ingress: next[e].0.clone() })
+                    .map(|i| CycleHop {
+                        egress: self.name(nodes[*i].0).clone(),
+                        ingress: self.name(nodes[*i].1).clone(),
+                    })
                     .collect();
-                let closed_at = cycle.iter().map(|e| next[e].1).max().unwrap_or(0);
+                let closed_at = cycle.iter().map(|i| nodes[*i].2).max().unwrap_or(0);
                 found.push(Deadlock { priority, cycle: hops, closed_at });
             });
+            for node in &nodes {
+                node_of[node.0] = usize::MAX;
+            }
         }
         found.sort();
         found
     }
 }
 
-/// Every elementary cycle of the graph, each once and starting at its least node: from each
-/// node in order, a depth-first search through greater nodes only back to it.
-fn cycles<'a>(
-    next: &BTreeMap<&'a PortRef, (PortRef, Nanos, Vec<PortRef>)>,
-    mut report: impl FnMut(&[&'a PortRef]),
-) {
-    let nodes: Vec<&'a PortRef> = next.keys().copied().collect();
-    let index: BTreeMap<&PortRef, usize> = nodes.iter().enumerate().map(|(i, p)| (*p, i)).collect();
-    let successors: Vec<Vec<usize>> = nodes
-        .iter()
-        .map(|p| next[p].2.iter().filter_map(|e| index.get(e).copied()).collect())
-        .collect();
+/// Every elementary cycle of the graph (nodes numbered in their order), each once and starting
+/// at its least node: from each node in order, a depth-first search through greater nodes only
+/// back to it.
+fn cycles(successors: &[Vec<usize>], mut report: impl FnMut(&[usize])) {
     let mut reported = 0usize;
-    for start in 0..nodes.len() {
+    for start in 0..successors.len() {
         let mut path = vec![start];
-        let mut on_path = vec![false; nodes.len()];
+        let mut on_path = vec![false; successors.len()];
         on_path[start] = true;
         // Each frame: (node, next successor to try).
         let mut stack = vec![(start, 0usize)];
@@ -101,8 +119,7 @@ fn cycles<'a>(
             };
             stack.push((node, i + 1));
             if succ == start {
-                let cycle: Vec<&PortRef> = path.iter().map(|k| nodes[*k]).collect();
-                report(&cycle);
+                report(&path);
                 reported += 1;
                 if reported >= MAX_CYCLES {
                     return;

@@ -4,6 +4,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
 
+use super::graph::{PortGraph, PortState};
 use super::{GraphError, Nanos, PRIORITIES};
 
 /// A port of a device.
@@ -162,56 +163,32 @@ impl Fabric {
         self.observations.get(usize::from(priority))?.get(port)
     }
 
-    /// When the egress `port` on `priority` became paused, if it is.
-    pub(crate) fn paused_since(&self, port: &PortRef, priority: u8) -> Option<Nanos> {
-        self.observation(port, priority)?.egress_paused_since
-    }
-
-    /// When the ingress `port` on `priority` went into XOFF, if it is.
-    pub(crate) fn xoff_since(&self, port: &PortRef, priority: u8) -> Option<Nanos> {
-        self.observation(port, priority)?.ingress_xoff_since
-    }
-
-    /// The egress ports the ingress `port` on `priority` waits on: as observed (the port
-    /// itself included: a router in a routing loop sends frames back out of the port they came
-    /// in by), or (unknown) every other egress of the device and priority that is paused or has
-    /// a backlog (a bridge never sends a frame back out of its reception port).
-    pub(crate) fn waits_on(&self, port: &PortRef, priority: u8) -> Vec<PortRef> {
-        let known = self.observation(port, priority).and_then(|o| o.waits_on.as_ref());
-        if let Some(ports) = known {
-            return ports.iter().map(|e| PortRef::new(port.device.clone(), e.clone())).collect();
+    /// The ports, links and observations numbered, for the searches.
+    pub(crate) fn graph(&self) -> PortGraph {
+        let mut graph = PortGraph::new();
+        for link in &self.links {
+            let (a, b) = (graph.port(&link.a), graph.port(&link.b));
+            graph.link(a, b);
         }
-        self.observed_on(priority)
-            .filter(|(e, o)| Self::waited_on_when_unknown(port, e, o))
-            .map(|(e, _)| e.clone())
-            .collect()
-    }
-
-    /// Whether the ingress `port` on `priority` waits on the egress `egress` (as
-    /// [`Fabric::waits_on`] has it, without building the list).
-    pub(crate) fn waits_on_port(&self, port: &PortRef, priority: u8, egress: &PortRef) -> bool {
-        let known = self.observation(port, priority).and_then(|o| o.waits_on.as_ref());
-        if let Some(ports) = known {
-            return egress.device == port.device && ports.contains(&egress.port);
+        let mut waits = Vec::new();
+        for (priority, observed) in (0..PRIORITIES).zip(&self.observations) {
+            for (port, o) in observed {
+                let id = graph.port(port);
+                waits.clear();
+                for name in o.waits_on.iter().flatten() {
+                    waits.push(graph.port(&PortRef::new(port.device.clone(), name.clone())));
+                }
+                let state = PortState {
+                    egress_paused_since: o.egress_paused_since,
+                    ingress_xoff_since: o.ingress_xoff_since,
+                    egress_backlog: o.egress_backlog,
+                    waits_on: o.waits_on.as_ref().map(|_| waits.as_slice()),
+                };
+                // The priority was checked when observed.
+                let _ = graph.observe(id, priority, state);
+            }
         }
-        self.observation(egress, priority)
-            .is_some_and(|o| Self::waited_on_when_unknown(port, egress, o))
-    }
-
-    /// Every observed port on `priority`.
-    pub(crate) fn observed_on(
-        &self,
-        priority: u8,
-    ) -> impl Iterator<Item = (&PortRef, &Observation)> {
-        self.observations.get(usize::from(priority)).into_iter().flatten()
-    }
-
-    /// An ingress whose waits are unknown waits on every other egress of its device that is
-    /// paused or has a backlog.
-    fn waited_on_when_unknown(ingress: &PortRef, egress: &PortRef, o: &Observation) -> bool {
-        egress.device == ingress.device
-            && egress.port != ingress.port
-            && (o.egress_paused_since.is_some() || o.egress_backlog)
+        graph
     }
 }
 

@@ -31,6 +31,10 @@
 //!
 //! Every input and result is serde-serialisable, so a collector can ship either.
 //!
+//! [`Fabric`] takes names; [`PortGraph`] takes port numbers, for a caller that samples the same
+//! ports many times a second (pfcsim): it names each port once, and its results name them
+//! again ([`PortGraph::congestion_tree_ids`] keeps the numbers).
+//!
 //! ```
 //! use fabric_graph::{Fabric, Observation, PortRef};
 //! let mut f = Fabric::new();
@@ -50,12 +54,14 @@
 mod deadlock;
 mod error;
 mod fabric;
+mod graph;
 mod tree;
 
 pub use deadlock::{CycleHop, Deadlock, MAX_CYCLES};
 pub use error::GraphError;
 pub use fabric::{Fabric, Link, Observation, Observed, PortRef};
-pub use tree::{CongestionTree, Flow, Hop};
+pub use graph::{PortGraph, PortId, PortState};
+pub use tree::{CongestionTree, Flow, Hop, TreeIds};
 
 /// A time in nanoseconds on the caller's clock.
 pub type Nanos = u64;

@@ -1,10 +1,11 @@
 //! Congestion trees (36.2.4, Figure 36-6): from an egress that drains slower than it is fed,
 //! the ports it pauses transitively, and the flows caught in them.
 
-use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::collections::VecDeque;
 
 use serde::{Deserialize, Serialize};
 
+use super::graph::{PortGraph, PortId};
 use super::{Fabric, PortRef, PRIORITIES};
 
 /// One device a flow crosses: where it comes in and where it leaves (a host that starts or ends
@@ -40,125 +41,142 @@ pub struct CongestionTree {
     pub victims: Vec<String>,
 }
 
-impl CongestionTree {
-    /// Whether `flow` leaves some device through `port`.
-    fn leaves_through(flow: &Flow, port: &PortRef) -> bool {
-        flow.path
-            .iter()
-            .any(|h| h.device == port.device && h.out_port.as_deref() == Some(port.port.as_str()))
-    }
-
-    fn enters_through(flow: &Flow, port: &PortRef) -> bool {
-        flow.path
-            .iter()
-            .any(|h| h.device == port.device && h.in_port.as_deref() == Some(port.port.as_str()))
-    }
+/// A congestion tree by numbers: ports as [`PortId`]s of its [`PortGraph`], flows as indices
+/// into the graph's flows.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TreeIds {
+    pub priority: u8,
+    pub root: PortId,
+    /// In the order of their names.
+    pub paused: Vec<PortId>,
+    pub xoff: Vec<PortId>,
+    /// In the order of the flows.
+    pub caught: Vec<usize>,
+    pub victims: Vec<usize>,
 }
-
-/// The XOFF ingresses waiting on each egress of one priority, by egress (device, port).
-type Waiting<'a> = BTreeMap<(&'a str, &'a str), Vec<&'a PortRef>>;
 
 impl Fabric {
     /// Every congestion tree, sorted by priority and root, with `flows` sorted into caught and
     /// victims.
     pub fn congestion_trees(&self, flows: &[Flow]) -> Vec<CongestionTree> {
-        let mut trees = Vec::new();
-        for priority in 0..PRIORITIES {
-            let waiting = self.waiting(priority);
-            for root in self.roots(priority, &waiting) {
-                trees.push(self.tree(priority, root, &waiting, flows));
-            }
-        }
-        trees.sort();
-        trees
+        let mut graph = self.graph();
+        graph.set_flows(flows);
+        graph.congestion_trees()
     }
+}
 
-    /// For each egress an XOFF ingress waits on, those ingresses.
-    fn waiting(&self, priority: u8) -> Waiting<'_> {
-        let mut waiting: Waiting<'_> = BTreeMap::new();
-        for (ingress, o) in self.observed_on(priority) {
-            if o.ingress_xoff_since.is_none() {
-                continue;
-            }
-            let device = ingress.device.as_str();
-            match &o.waits_on {
-                Some(ports) => {
-                    for port in ports {
-                        waiting.entry((device, port.as_str())).or_default().push(ingress);
-                    }
-                }
-                None => {
-                    for (egress, _) in self
-                        .observed_on(priority)
-                        .filter(|(e, _)| self.waits_on_port(ingress, priority, e))
-                    {
-                        waiting.entry((device, egress.port.as_str())).or_default().push(ingress);
-                    }
-                }
-            }
-        }
-        waiting
-    }
-
-    /// The egresses not paused that an XOFF ingress waits on.
-    fn roots(&self, priority: u8, waiting: &Waiting<'_>) -> BTreeSet<PortRef> {
-        waiting
-            .keys()
-            .map(|(device, port)| PortRef::new(*device, *port))
-            .filter(|egress| self.paused_since(egress, priority).is_none())
+impl PortGraph {
+    /// As [`Fabric::congestion_trees`], with the flows given to [`PortGraph::set_flows`].
+    pub fn congestion_trees(&self) -> Vec<CongestionTree> {
+        let name = |ids: &[PortId]| ids.iter().map(|p| self.name(*p).clone()).collect();
+        let flow_names = |ids: &[usize]| {
+            let mut names: Vec<String> =
+                ids.iter().map(|f| self.flows()[*f].name.clone()).collect();
+            names.sort();
+            names
+        };
+        self.congestion_tree_ids()
+            .into_iter()
+            .map(|t| CongestionTree {
+                priority: t.priority,
+                root: self.name(t.root).clone(),
+                paused: name(&t.paused),
+                xoff: name(&t.xoff),
+                caught: flow_names(&t.caught),
+                victims: flow_names(&t.victims),
+            })
             .collect()
     }
 
+    /// The congestion trees by numbers, by priority and then by the root's name.
+    pub fn congestion_tree_ids(&self) -> Vec<TreeIds> {
+        let mut trees = Vec::new();
+        let mut in_tree = vec![false; self.len()];
+        for priority in 0..PRIORITIES {
+            let waiting = self.waiting(priority);
+            for root in self.roots(priority, &waiting) {
+                trees.push(self.tree(priority, root, &waiting, &mut in_tree));
+            }
+        }
+        trees
+    }
+
+    /// `(egress, ingress)` for each XOFF ingress and each egress it waits on, by egress.
+    fn waiting(&self, priority: u8) -> Vec<(PortId, PortId)> {
+        let mut waiting = Vec::new();
+        for (ingress, s) in self.observed_on(priority) {
+            if s.xoff_since.is_some() {
+                self.each_wait(ingress, priority, |egress| waiting.push((egress, ingress)));
+            }
+        }
+        waiting.sort_by_key(|(egress, _)| *egress);
+        waiting
+    }
+
+    /// The egresses not paused that an XOFF ingress waits on, in the order of their names.
+    fn roots(&self, priority: u8, waiting: &[(PortId, PortId)]) -> Vec<PortId> {
+        let mut roots: Vec<PortId> = waiting
+            .iter()
+            .map(|(egress, _)| *egress)
+            .filter(|egress| self.paused_since(*egress, priority).is_none())
+            .collect();
+        roots.dedup();
+        roots.sort_by_key(|p| self.rank(*p));
+        roots
+    }
+
     /// Upstream from `root`: XOFF ingresses waiting on an egress of the tree, and the paused
-    /// egresses across their links.
+    /// egresses across their links. `in_tree` is all false before and after.
     fn tree(
         &self,
         priority: u8,
-        root: PortRef,
-        waiting: &Waiting<'_>,
-        flows: &[Flow],
-    ) -> CongestionTree {
-        let mut paused = BTreeSet::new();
-        let mut xoff = BTreeSet::new();
-        let mut frontier = VecDeque::from([root.clone()]);
+        root: PortId,
+        waiting: &[(PortId, PortId)],
+        in_tree: &mut [bool],
+    ) -> TreeIds {
+        let mut paused = Vec::new();
+        let mut xoff = Vec::new();
+        let mut frontier = VecDeque::from([root]);
         while let Some(egress) = frontier.pop_front() {
-            let key = (egress.device.as_str(), egress.port.as_str());
-            for ingress in waiting.get(&key).into_iter().flatten() {
-                if !xoff.insert((*ingress).clone()) {
+            let from = waiting.partition_point(|(e, _)| *e < egress);
+            for (_, ingress) in waiting[from..].iter().take_while(|(e, _)| *e == egress) {
+                if in_tree[*ingress] {
                     continue;
                 }
-                let Some(upstream) = self.peer(ingress) else { continue };
-                if *upstream != root
+                in_tree[*ingress] = true;
+                xoff.push(*ingress);
+                let Some(upstream) = self.peer(*ingress) else { continue };
+                // A port is an ingress and an egress at once: the marks for each are apart.
+                if upstream != root
                     && self.paused_since(upstream, priority).is_some()
-                    && paused.insert(upstream.clone())
+                    && !paused.contains(&upstream)
                 {
-                    frontier.push_back(upstream.clone());
+                    paused.push(upstream);
+                    frontier.push_back(upstream);
                 }
             }
+        }
+        for i in &xoff {
+            in_tree[*i] = false;
         }
         let mut caught = Vec::new();
         let mut victims = Vec::new();
-        for flow in flows.iter().filter(|f| f.priority == priority) {
-            let through_root = CongestionTree::leaves_through(flow, &root);
+        for (f, flow) in
+            self.flow_ports().iter().enumerate().filter(|(_, f)| f.priority == priority)
+        {
+            let through_root = flow.leaves.contains(&root);
             let in_tree = through_root
-                || paused.iter().any(|e| CongestionTree::leaves_through(flow, e))
-                || xoff.iter().any(|i| CongestionTree::enters_through(flow, i));
+                || paused.iter().any(|e| flow.leaves.contains(e))
+                || xoff.iter().any(|i| flow.enters.contains(i));
             if in_tree {
-                caught.push(flow.name.clone());
+                caught.push(f);
                 if !through_root {
-                    victims.push(flow.name.clone());
+                    victims.push(f);
                 }
             }
         }
-        caught.sort();
-        victims.sort();
-        CongestionTree {
-            priority,
-            root,
-            paused: paused.into_iter().collect(),
-            xoff: xoff.into_iter().collect(),
-            caught,
-            victims,
-        }
+        paused.sort_by_key(|p| self.rank(*p));
+        xoff.sort_by_key(|p| self.rank(*p));
+        TreeIds { priority, root, paused, xoff, caught, victims }
     }
 }

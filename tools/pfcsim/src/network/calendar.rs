@@ -110,6 +110,9 @@ impl<E: Copy> CalendarQueue<E> {
         }
     }
 
+    // Inlined: nearly every event schedules one or two, and the call's saving and restoring of
+    // registers cost as much as the filing (callgrind: 3 % of the incast's instructions).
+    #[inline(always)]
     pub fn schedule(&mut self, at: Picos, event: E) {
         let seq = self.seq;
         self.seq += 1;
@@ -142,8 +145,18 @@ impl<E: Copy> CalendarQueue<E> {
     }
 
     fn insert_current(&mut self, entry: Entry<E>) {
-        let at = self.head + self.current[self.head..].partition_point(|e| *e < entry);
-        self.current.insert(at, entry);
+        // Most often the latest of the bucket (scheduled last, rarely earlier than the rest).
+        if self.current.last().is_none_or(|last| *last < entry) {
+            self.current.push(entry);
+            return;
+        }
+        // Otherwise it moves down past the later ones (one or two).
+        self.current.push(entry);
+        let mut at = self.current.len() - 1;
+        while at > self.head && self.current[at] < self.current[at - 1] {
+            self.current.swap(at, at - 1);
+            at -= 1;
+        }
     }
 
     /// Files an entry again, as time moves on.
@@ -213,7 +226,23 @@ impl<E: Copy> CalendarQueue<E> {
         } else {
             self.current.append(slot);
         }
-        self.current.sort_unstable();
+        sort_bucket(&mut self.current);
+    }
+}
+
+/// Sorts a bucket's events, earliest first. A bucket holds a few, mostly in order: insertion
+/// sort is then a pass, cheaper than the general sort's set-up.
+fn sort_bucket<E>(entries: &mut [Entry<E>]) {
+    if entries.len() > 16 {
+        entries.sort_unstable();
+        return;
+    }
+    for i in 1..entries.len() {
+        let mut j = i;
+        while j > 0 && entries[j] < entries[j - 1] {
+            entries.swap(j, j - 1);
+            j -= 1;
+        }
     }
 }
 

@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use dataplane::time::Picos;
 use dataplane::wire::PRIORITIES;
-use fabric_graph::{CycleHop, Fabric, Flow, Hop, Nanos, Observation, PortRef};
+use fabric_graph::{CycleHop, Flow, Hop, Nanos, PortGraph, PortId, PortRef, PortState};
 use serde::Serialize;
 
 use super::build::Topology;
@@ -44,19 +44,36 @@ pub struct TreeSeen {
     pub samples: u64,
 }
 
+/// A congestion tree as the samples saw it, by port numbers and flow indices.
+struct TreeSeenIds {
+    paused: BTreeSet<PortId>,
+    xoff: BTreeSet<PortId>,
+    caught: BTreeSet<usize>,
+    victims: BTreeSet<usize>,
+    first_seen_us: f64,
+    last_seen_us: f64,
+    samples: u64,
+}
+
 pub(super) struct Observer {
     threshold: Nanos,
-    flows: Vec<Flow>,
     /// Each cycle seen, and whether the last sample saw it.
     deadlocks: BTreeMap<(u8, Vec<CycleHop>), (DeadlockSeen, bool)>,
-    trees: BTreeMap<(u8, PortRef), TreeSeen>,
-    /// The devices and links, built once; each sample replaces the observations.
-    fabric: Fabric,
-    /// Each port's reference, by port index.
-    refs: Vec<PortRef>,
+    /// By priority and the root's place in the order of port names (the order of the results).
+    trees: BTreeMap<(u8, usize), (PortId, TreeSeenIds)>,
+    /// The ports, links and flows, numbered once; each sample replaces the observations.
+    graph: PortGraph,
+    /// Each port's number in the graph, by port index.
+    ids: Vec<PortId>,
+    /// Each graph port's place in the order of port names.
+    name_rank: Vec<usize>,
     /// Per ingress and priority (`port * PRIORITIES + priority`): the egress ports its buffered
     /// frames wait in, refilled each sample.
     waits: Vec<Vec<usize>>,
+    /// The entries of `waits` filled this sample.
+    waits_filled: Vec<usize>,
+    /// One observation's waits, as graph numbers.
+    waits_on: Vec<PortId>,
 }
 
 fn us(t: Picos) -> f64 {
@@ -71,7 +88,7 @@ fn port_ref(topo: &Topology, p: usize) -> PortRef {
 impl Observer {
     pub fn new(topo: &Topology, threshold: Picos) -> Self {
         let name = |p: Option<usize>| p.map(|p| topo.ports[p].name.clone());
-        let flows = topo
+        let flows: Vec<Flow> = topo
             .flows
             .iter()
             .map(|f| Flow {
@@ -88,71 +105,89 @@ impl Observer {
                     .collect(),
             })
             .collect();
-        let refs: Vec<PortRef> = (0..topo.ports.len()).map(|p| port_ref(topo, p)).collect();
-        let mut fabric = Fabric::new();
+        let mut graph = PortGraph::new();
+        let ids: Vec<PortId> =
+            (0..topo.ports.len()).map(|p| graph.port(&port_ref(topo, p))).collect();
         for (p, info) in topo.ports.iter().enumerate() {
             if let Some(peer) = info.peer.filter(|q| *q > p) {
-                // Both ends exist and are distinct: the graph takes the link.
-                let _ = fabric.add_link(refs[p].clone(), refs[peer].clone());
+                graph.link(ids[p], ids[peer]);
             }
+        }
+        graph.set_flows(&flows);
+        let mut by_name: Vec<PortId> = (0..graph.len()).collect();
+        by_name.sort_by(|a, b| graph.name(*a).cmp(graph.name(*b)));
+        let mut name_rank = vec![0; graph.len()];
+        for (rank, id) in by_name.into_iter().enumerate() {
+            name_rank[id] = rank;
         }
         Observer {
             threshold: threshold.as_ns(),
-            flows,
             deadlocks: BTreeMap::new(),
             trees: BTreeMap::new(),
-            fabric,
-            refs,
+            graph,
+            ids,
+            name_rank,
             waits: vec![Vec::new(); topo.ports.len() * PRIORITIES],
+            waits_filled: Vec::new(),
+            waits_on: Vec::new(),
         }
     }
 
-    /// Fills the fabric with what every port shows at `now`.
-    fn observe(&mut self, now: Picos, topo: &Topology, ports: &[Port]) {
-        self.fabric.clear_observations();
+    /// Fills the graph with what every port shows at `now`.
+    fn observe(&mut self, now: Picos, ports: &[Port]) {
+        self.graph.clear_observations();
         // Per ingress and priority: the egress ports its buffered frames wait for.
-        self.waits.iter_mut().for_each(Vec::clear);
+        for k in self.waits_filled.drain(..) {
+            self.waits[k].clear();
+        }
         for (p, port) in ports.iter().enumerate() {
-            for (n, queue) in port.queues.iter().enumerate() {
-                for i in queue.iter().filter_map(|q| q.ingress) {
-                    let waits = &mut self.waits[i as usize * PRIORITIES + n];
-                    if waits.last() != Some(&p) {
-                        waits.push(p);
+            for n in (0..PRIORITIES).filter(|n| port.waiting() & (1 << n) != 0) {
+                for i in port.holding(n) {
+                    let k = i as usize * PRIORITIES + n;
+                    if self.waits[k].is_empty() {
+                        self.waits_filled.push(k);
                     }
+                    self.waits[k].push(p);
                 }
             }
         }
         for (p, port) in ports.iter().enumerate() {
-            for n in 0..PRIORITIES {
+            // The priorities that may show something: most of a port's show nothing.
+            let held = (0..PRIORITIES)
+                .filter(|n| port.paused[*n].since.is_some())
+                .fold(0u8, |m, n| m | (1 << n));
+            let shown = held | port.tx.xoff() | port.waiting();
+            for n in (0..PRIORITIES).filter(|n| shown & (1 << n) != 0) {
                 let paused =
                     port.paused[n].held_since(now).filter(|_| port.rx.priority_paused(now, n));
                 let xoff = port.xoff_since[n].filter(|_| port.tx.xoff() & (1 << n) != 0);
-                let backlog = !port.queues[n].is_empty();
+                let backlog = port.waiting() & (1 << n) != 0;
                 if paused.is_none() && xoff.is_none() && !backlog {
                     continue;
                 }
-                let mut waits_on: Vec<String> = self.waits[p * PRIORITIES + n]
-                    .iter()
-                    .map(|e| topo.ports[*e].name.clone())
-                    .collect();
-                waits_on.sort_unstable();
-                waits_on.dedup();
-                let observation = Observation {
+                // The egresses by name, each once (they are ports of this one's device).
+                self.waits_on.clear();
+                self.waits_on.extend(self.waits[p * PRIORITIES + n].iter().map(|e| self.ids[*e]));
+                let rank = &self.name_rank;
+                self.waits_on.sort_unstable_by_key(|e| rank[*e]);
+                self.waits_on.dedup();
+                let state = PortState {
                     egress_paused_since: paused.map(Picos::as_ns),
                     ingress_xoff_since: xoff.map(Picos::as_ns),
                     egress_backlog: backlog,
-                    waits_on: Some(waits_on),
+                    waits_on: Some(&self.waits_on),
                 };
-                let _ = self.fabric.observe(self.refs[p].clone(), n as u8, observation);
+                // A port's priorities are 0 to 7: the graph takes each.
+                let _ = self.graph.observe(self.ids[p], n as u8, state);
             }
         }
     }
 
-    pub fn sample(&mut self, now: Picos, topo: &Topology, ports: &[Port]) {
-        self.observe(now, topo, ports);
+    pub fn sample(&mut self, now: Picos, ports: &[Port]) {
+        self.observe(now, ports);
         let at = us(now);
         let mut present = BTreeSet::new();
-        for d in self.fabric.deadlocks(now.as_ns(), self.threshold) {
+        for d in self.graph.deadlocks(now.as_ns(), self.threshold) {
             let key = (d.priority, d.cycle.clone());
             present.insert(key.clone());
             let (seen, was_present) = self.deadlocks.entry(key).or_insert_with(|| {
@@ -182,17 +217,19 @@ impl Observer {
                 seen.cleared_at_us = Some(at);
             }
         }
-        for t in self.fabric.congestion_trees(&self.flows) {
-            let seen = self.trees.entry((t.priority, t.root.clone())).or_insert_with(|| TreeSeen {
-                priority: t.priority,
-                root: t.root.clone(),
-                paused: BTreeSet::new(),
-                xoff: BTreeSet::new(),
-                caught: BTreeSet::new(),
-                victims: BTreeSet::new(),
-                first_seen_us: at,
-                last_seen_us: at,
-                samples: 0,
+        for t in self.graph.congestion_tree_ids() {
+            let key = (t.priority, self.name_rank[t.root]);
+            let (_, seen) = self.trees.entry(key).or_insert_with(|| {
+                let seen = TreeSeenIds {
+                    paused: BTreeSet::new(),
+                    xoff: BTreeSet::new(),
+                    caught: BTreeSet::new(),
+                    victims: BTreeSet::new(),
+                    first_seen_us: at,
+                    last_seen_us: at,
+                    samples: 0,
+                };
+                (t.root, seen)
             });
             seen.paused.extend(t.paused);
             seen.xoff.extend(t.xoff);
@@ -209,7 +246,23 @@ impl Observer {
         all
     }
 
-    pub fn trees(&self) -> Vec<TreeSeen> {
-        self.trees.values().cloned().collect()
+    pub fn trees(&self, topo: &Topology) -> Vec<TreeSeen> {
+        let ports =
+            |ids: &BTreeSet<PortId>| ids.iter().map(|p| self.graph.name(*p).clone()).collect();
+        let flows = |fs: &BTreeSet<usize>| fs.iter().map(|f| topo.flows[*f].name.clone()).collect();
+        self.trees
+            .iter()
+            .map(|((priority, _), (root, seen))| TreeSeen {
+                priority: *priority,
+                root: self.graph.name(*root).clone(),
+                paused: ports(&seen.paused),
+                xoff: ports(&seen.xoff),
+                caught: flows(&seen.caught),
+                victims: flows(&seen.victims),
+                first_seen_us: seen.first_seen_us,
+                last_seen_us: seen.last_seen_us,
+                samples: seen.samples,
+            })
+            .collect()
     }
 }

@@ -97,11 +97,19 @@ pub(super) struct Port {
     pub rx: PfcReceiver,
     pub tx: PfcInitiator,
     pub pfc_ready_at: Option<Picos>,
-    pub queues: [VecDeque<Queued>; PRIORITIES],
+    /// Frames waiting to leave, per priority (changed through [`Port::push`] and
+    /// [`Port::pop`], which keep `backlog`).
+    queues: [VecDeque<Queued>; PRIORITIES],
+    /// Priorities with frames waiting (bit n = priority n).
+    backlog: u8,
+    /// Per priority, the ingress ports whose buffers the queued frames hold, with how many
+    /// frames each (what the wait-for graph samples, kept as frames come and go).
+    from_ingress: [Vec<(u32, u32)>; PRIORITIES],
     pub ingress: [Option<IngressBuffer>; PRIORITIES],
     pub xoff_since: [Option<Picos>; PRIORITIES],
     pub paused: [Held; PRIORITIES],
-    pub watchdog: Option<Watchdog>,
+    /// Boxed: a watchdog is larger than the rest of the port, and most ports have none.
+    pub watchdog: Option<Box<Watchdog>>,
     pub told_waiting: u8,
     pub last_served: usize,
     /// The earliest transmit wake-up pending, and the watchdog's.
@@ -136,10 +144,12 @@ impl Port {
             tx: PfcInitiator::new(info.speed, addr, pfc),
             pfc_ready_at: None,
             queues: std::array::from_fn(|_| VecDeque::new()),
+            backlog: 0,
+            from_ingress: std::array::from_fn(|_| Vec::new()),
             ingress,
             xoff_since: [None; PRIORITIES],
             paused: [Held::default(); PRIORITIES],
-            watchdog: watchdog.map(|s| Watchdog::new(s.classes)),
+            watchdog: watchdog.map(|s| Box::new(Watchdog::new(s.classes))),
             told_waiting: 0,
             last_served: PRIORITIES - 1,
             tx_wake: None,
@@ -150,7 +160,59 @@ impl Port {
 
     /// Priorities with frames waiting (bit n = priority n).
     pub fn waiting(&self) -> u8 {
-        (0..PRIORITIES).fold(0, |v, n| v | (u8::from(!self.queues[n].is_empty()) << n))
+        self.backlog
+    }
+
+    /// Priority `n`'s queue.
+    pub fn queue(&self, n: usize) -> &VecDeque<Queued> {
+        &self.queues[n]
+    }
+
+    pub fn queues(&self) -> impl Iterator<Item = &VecDeque<Queued>> {
+        self.queues.iter()
+    }
+
+    /// The ingress ports whose buffers priority `n`'s queued frames hold (each once).
+    pub fn holding(&self, n: usize) -> impl Iterator<Item = u32> + '_ {
+        self.from_ingress[n].iter().map(|(i, _)| *i)
+    }
+
+    /// Queues a frame on priority `n`.
+    pub fn push(&mut self, n: usize, q: Queued) {
+        if let Some(i) = q.ingress {
+            let from = &mut self.from_ingress[n];
+            match from.iter_mut().find(|(j, _)| *j == i) {
+                Some((_, count)) => *count += 1,
+                None => from.push((i, 1)),
+            }
+        }
+        self.queues[n].push_back(q);
+        self.backlog |= 1 << n;
+    }
+
+    /// Takes the frame at the head of priority `n`'s queue.
+    pub fn pop(&mut self, n: usize) -> Option<Queued> {
+        let q = self.queues[n].pop_front();
+        if self.queues[n].is_empty() {
+            self.backlog &= !(1 << n);
+        }
+        if let Some(i) = q.and_then(|q| q.ingress) {
+            let from = &mut self.from_ingress[n];
+            if let Some(k) = from.iter().position(|(j, _)| *j == i) {
+                from[k].1 -= 1;
+                if from[k].1 == 0 {
+                    from.swap_remove(k);
+                }
+            }
+        }
+        q
+    }
+
+    /// Takes every frame of priority `n`'s queue.
+    pub fn take_queue(&mut self, n: usize) -> VecDeque<Queued> {
+        self.backlog &= !(1 << n);
+        self.from_ingress[n].clear();
+        std::mem::take(&mut self.queues[n])
     }
 
     /// Whether transmission selection holds priority `n`: paused and the watchdog honours it.
@@ -158,10 +220,73 @@ impl Port {
         self.rx.priority_paused(now, n) && self.watchdog.as_ref().is_none_or(|w| w.honours_pause(n))
     }
 
-    /// The next priority that may send, round robin.
+    /// The next priority that may send, round robin: of those with frames waiting, the first
+    /// after the last served (it included, last) that is not held.
     pub fn select(&self, now: Picos) -> Option<usize> {
-        (1..=PRIORITIES)
-            .map(|k| (self.last_served + k) % PRIORITIES)
-            .find(|n| !self.queues[*n].is_empty() && !self.held(now, *n))
+        let start = (self.last_served + 1) % PRIORITIES;
+        // Priority `start` at bit 0, the one after it at bit 1, and so on round.
+        let mut candidates = self.backlog.rotate_right(start as u32);
+        while candidates != 0 {
+            let k = candidates.trailing_zeros() as usize;
+            let n = (start + k) % PRIORITIES;
+            if !self.held(now, n) {
+                return Some(n);
+            }
+            candidates &= !(1 << k);
+        }
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use dataplane::time::LinkSpeed;
+    use dataplane::wire::{MacControl, PfcFrame};
+
+    /// Transmission selection serves the priorities with frames waiting in turn, starting after
+    /// the last one served and coming back to it last, and passes over a held one.
+    #[test]
+    fn selection_takes_the_waiting_priorities_in_turn_after_the_last_served() {
+        let mut port = Port {
+            rx: PfcReceiver::new(LinkSpeed::G10, MacAddr([2, 0, 0, 0, 0, 1]), 0xff),
+            tx: PfcInitiator::new(LinkSpeed::G10, MacAddr([2, 0, 0, 0, 0, 1]), 0xff),
+            pfc_ready_at: None,
+            queues: std::array::from_fn(|_| VecDeque::new()),
+            backlog: 0,
+            from_ingress: std::array::from_fn(|_| Vec::new()),
+            ingress: std::array::from_fn(|_| None),
+            xoff_since: [None; PRIORITIES],
+            paused: [Held::default(); PRIORITIES],
+            watchdog: None,
+            told_waiting: 0,
+            last_served: 5,
+            tx_wake: None,
+            watchdog_wake: None,
+            drops: Drops::default(),
+        };
+        let frame = Queued {
+            flow: 0,
+            hop: 1,
+            len: 1000,
+            created: Picos::ZERO,
+            enqueued: Picos::ZERO,
+            ingress: None,
+        };
+        assert_eq!(port.select(Picos::ZERO), None, "nothing waits");
+        for n in [1, 3, 5] {
+            port.push(n, frame);
+        }
+        let mut order = Vec::new();
+        for _ in 0..4 {
+            let n = port.select(Picos::ZERO).expect("a priority waits");
+            order.push(n);
+            port.last_served = n;
+        }
+        assert_eq!(order, [1, 3, 5, 1], "after 5 comes 1, then 3, then 5 itself");
+        let pause = PfcFrame::pause(MacAddr([2, 0, 0, 0, 0, 2]), 1 << 3, 0xffff);
+        port.rx.receive(Picos::ZERO, &MacControl::Pfc(pause), Picos::ZERO);
+        port.last_served = 1;
+        assert_eq!(port.select(Picos(1)), Some(5), "3 is paused: passed over");
     }
 }

@@ -194,7 +194,7 @@ impl NetworkResults {
             links,
             ports,
             deadlocks: sim.observer.deadlocks(),
-            congestion_trees: sim.observer.trees(),
+            congestion_trees: sim.observer.trees(&sim.topo),
             watchdog_events,
             remedy_discards,
             events: sim.events_run,
