@@ -160,7 +160,13 @@ fn a_link_down_and_up_forgets_its_addresses_floods_around_the_port_and_frees_the
     // Frames to h2 now: flooded (h2's address is forgotten), but not to p2, whose link is down.
     paced(&mut h1, 3, 100..120);
     let at_h3 = drain(&mut h3, Duration::from_millis(100));
-    assert_eq!(sequences(&at_h3, 3), (100..120).collect::<Vec<_>>(), "flooded to h3");
+    assert_eq!(
+        sequences(&at_h3, 3),
+        (100..120).collect::<Vec<_>>(),
+        "flooded to h3; state {:?}; log:\n{}",
+        read_state(&state),
+        std::fs::read_to_string(scratch.path("bridge.log")).unwrap_or_default()
+    );
     let while_down = read_state(&state);
     std::thread::sleep(Duration::from_millis(300).saturating_sub(down.elapsed()));
     sw.link(&["set", "p2", "up"]);
@@ -187,6 +193,22 @@ fn a_link_down_and_up_forgets_its_addresses_floods_around_the_port_and_frees_the
     let got = drain(&mut h2, Duration::from_millis(200));
     assert_eq!(sequences(&got, 0), (200..250).collect::<Vec<_>>(), "all, once, in order");
     assert_eq!(sequences(&drain(&mut h3, Duration::ZERO), 0), (200..250).collect::<Vec<_>>());
+
+    // Idle after the flap, the bridge sleeps: none of its threads (the pause keepers run at
+    // real-time priority) spins on the error the link's going down left on p2's socket.
+    let cpu = |pid: u32| {
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+        let after = stat.rsplit_once(')').map_or("", |(_, rest)| rest);
+        after.split_whitespace().skip(11).take(2).filter_map(|f| f.parse::<u64>().ok()).sum::<u64>()
+    };
+    let pid = _bridge.child.id();
+    let before = cpu(pid);
+    std::thread::sleep(Duration::from_secs(1));
+    let ticks = cpu(pid) - before;
+    assert!(
+        ticks < 30,
+        "pfc-bridge used {ticks} of 100 clock ticks in an idle second after a flap"
+    );
 }
 
 /// pfcd's LLDP neighbour on `port` (its chassis ID), if it has one.

@@ -96,6 +96,8 @@ pub trait BridgeIo: FramePort + AsFd + Send {
     fn ring_slots(&self) -> usize {
         0
     }
+    /// Takes (clears) the error a socket of the port holds, which makes it always ready.
+    fn take_socket_errors(&self) {}
     /// Whether frames wait in a receive ring (one memory read each; false without rings).
     fn frames_waiting(&self) -> bool {
         false

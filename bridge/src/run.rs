@@ -269,6 +269,15 @@ fn wait<P: BridgeIo>(
     let ts = TimeSpec::from_duration(timeout);
     // EINTR and the like: the loop comes straight back here if there is still nothing to do.
     let _ = nix::poll::ppoll(&mut fds, Some(ts), None);
+    // A link that went down leaves its error (ENETDOWN) on the port's sockets, and a socket
+    // with an error is always ready: taken, or the loop would spin (the link watch follows
+    // the link from the kernel's notifications, not from these errors).
+    if fds.iter().any(|f| f.revents().is_some_and(|r| r.contains(PollFlags::POLLERR))) {
+        drop(fds);
+        for port in ports {
+            port.io.take_socket_errors();
+        }
+    }
 }
 
 fn publish<P>(published: &Mutex<BridgeSnapshot>, ports: &[BridgePort<P>], fwd: &Forwarder) {

@@ -246,6 +246,12 @@ impl BridgeIo for PortSockets {
         self.ring_slots
     }
 
+    fn take_socket_errors(&self) {
+        for socket in [&self.data, &self.control] {
+            let _ = nix::sys::socket::getsockopt(socket, nix::sys::socket::sockopt::SocketError);
+        }
+    }
+
     fn frames_waiting(&self) -> bool {
         [&self.ring, &self.control_ring].into_iter().flatten().any(|r| r.holds_at_least(1))
     }

@@ -23,6 +23,7 @@ use std::time::{Duration, Instant};
 use dataplane::io::{FramePort, RawPort};
 use dataplane::wire::{MacAddr, MacControl, PfcFrame};
 use nix::poll::{PollFd, PollFlags, PollTimeout};
+use nix::sys::socket::sockopt;
 use tracing::warn;
 
 use super::ring::RingWatch;
@@ -140,11 +141,20 @@ impl Keeper {
             if nix::poll::poll(&mut fds, PollTimeout::from(IDLE)).unwrap_or(0) == 0 {
                 continue;
             }
+            if fds[0].revents().is_some_and(|r| r.contains(PollFlags::POLLERR)) {
+                // The link went down (the socket's error is ENETDOWN): taken, or every poll
+                // would return at once.
+                let _ = nix::sys::socket::getsockopt(&self.readable, sockopt::SocketError);
+            }
             // Frames wait: look every millisecond until none does.
             while !self.shared.stop.load(Ordering::Relaxed) && self.watch.holds_at_least(1) {
                 self.look(&mut last_sent, &mut last_turn);
                 std::thread::sleep(LOOK);
             }
+            // Whatever woke the keeper (a frame on the socket's own queue rather than the
+            // ring, an error), it never looks more often than this: at real-time priority a
+            // loop that does not sleep would hold its core.
+            std::thread::sleep(LOOK);
         }
     }
 
