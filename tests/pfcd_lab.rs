@@ -822,6 +822,43 @@ fn yangcli_reads_the_pfc_state_with_the_modules_it_fetched() {
     let _ = std::fs::remove_file(dir.with_extension("log"));
 }
 
+/// `ieee802-dot1q-pfc` is served implemented, not import-only (RFC 7950 9.10.2): its identities
+/// are the values of the port's identityref leaves, and a client resolves a value such as
+/// `headroom/method`'s default `pfc:dcbx-negotiated` only against an implemented module.
+#[test]
+fn the_yang_library_lists_ieee802_dot1q_pfc_implemented_and_its_identities_are_served() {
+    let dir = state_dir("yang-library");
+    let daemon = Daemon::start(&dir);
+    let mut c = daemon.client();
+    let library = get(
+        &mut c,
+        "<yang-library xmlns=\"urn:ietf:params:xml:ns:yang:ietf-yang-library\"><module-set/>\
+         </yang-library>",
+    );
+    let implemented = |name: &str| {
+        library.split("<module>").skip(1).any(|m| {
+            let m = &m[..m.find("</module>").unwrap_or(m.len())];
+            m.contains(&format!("<name>{name}</name>"))
+        })
+    };
+    assert!(implemented("ieee802-dot1q-pfc"), "ieee802-dot1q-pfc among <module>: {library}");
+    assert!(implemented("ieee802-dot1q-pfc-bridge"), "{library}");
+    let import_only = library
+        .split("<import-only-module>")
+        .skip(1)
+        .any(|m| m.starts_with("<name>ieee802-dot1q-pfc</name>"));
+    assert!(!import_only, "ieee802-dot1q-pfc is not import-only: {library}");
+    // The identity default is served, its prefix bound to the implemented module's namespace.
+    let method = get(&mut c, &pfc_edit("lab0", "<headroom><method-in-force/></headroom>"));
+    let value = inside(&method, "method-in-force");
+    let prefix = value.rsplit('>').next().and_then(|v| v.split_once(':')).map(|(p, _)| p);
+    let prefix = prefix.unwrap_or_else(|| panic!("an identity with a prefix: {method}"));
+    assert!(method.contains(&format!("xmlns:{prefix}=\"{PFC_NS}\"")), "{method}");
+    drop(c);
+    daemon.stop();
+    remove_state(&dir);
+}
+
 /// kill -9 in the middle of a stream of commits: after the restart running holds the last
 /// acknowledged commit (or the one in flight, stored but not yet answered), and the port runs it.
 #[test]
