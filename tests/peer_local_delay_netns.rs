@@ -19,7 +19,7 @@ use test_support::pfc_lldp::Agent;
 use test_support::pfcd::*;
 use test_support::Scratch;
 
-const HEADROOM_NS: &str = "urn:pfcd:yang:pfcd-headroom";
+const HEADROOM_NS: &str = pfc_yang_names::pfcd_headroom::NAMESPACE;
 
 /// The most 1 MiB of receive buffer honours for one priority with PFC: half of it (each
 /// priority's allocation is twice the allowance), 524 288 octets.

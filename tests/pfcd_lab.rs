@@ -15,7 +15,7 @@ const IF_NS: &str = "urn:ietf:params:xml:ns:yang:ietf-interfaces";
 const DOT1Q_NS: &str = "urn:ieee:std:802.1Q:yang:ieee802-dot1q-bridge";
 const PFCB_NS: &str = "urn:ieee:std:802.1Q:yang:ieee802-dot1q-pfc-bridge";
 const PFC_NS: &str = "urn:ieee:std:802.1Q:yang:ieee802-dot1q-pfc";
-const PFCD_PFC_NS: &str = "urn:pfcd:yang:pfcd-pfc";
+const PFCD_PFC_NS: &str = pfc_yang_names::pfcd_pfc::NAMESPACE;
 const PORTS: [&str; 4] = ["lab0", "lab1", "lab2", "lab3"];
 
 /// A running pfcd; stopped with SIGTERM when dropped.
@@ -271,7 +271,7 @@ fn the_lab_pauses_and_the_under_provisioned_port_stops_dropping_once_measured() 
         "itemised, in pfcd-pfc: {lab3}"
     );
     let lab = c
-        .get(Some("<lab xmlns=\"urn:pfcd:yang:pfcd-lab\"><port><name>lab2</name></port></lab>"))
+        .get(Some(&format!("<lab xmlns=\"{LAB_NS}\"><port><name>lab2</name></port></lab>")))
         .expect("lab state");
     let truth: u64 = value(lab.data().unwrap_or_default(), "true-headroom")
         .expect("true-headroom")
@@ -401,8 +401,10 @@ fn refusals_name_the_path_and_change_nothing_and_restarts_keep_the_configuration
     // A priority outside 0-7 is refused at once, by its type.
     let edit = pfc_edit(
         "lab1",
-        "<priority><priority>8</priority><buffer-allocation xmlns=\"urn:pfcd:yang:pfcd-pfc\">\
-         100000</buffer-allocation></priority>",
+        &format!(
+            "<priority><priority>8</priority><buffer-allocation xmlns=\"{PFCD_PFC_NS}\">\
+             100000</buffer-allocation></priority>"
+        ),
     );
     let err = c.edit_config(Datastore::Candidate, &edit, None).expect_err("priority 8 refused");
     let errors = err.reply().map(|r| r.errors().to_vec()).unwrap_or_default();
@@ -457,7 +459,7 @@ fn refusals_name_the_path_and_change_nothing_and_restarts_keep_the_configuration
 
 const LLDP_NS: &str = "urn:ieee:std:802.1AB:yang:ieee802-dot1ab-lldp";
 const DCBX_NS: &str = "urn:ieee:std:802.1Q:yang:ieee802-dot1q-lldp-dcbx-tlv";
-const LAB_NS: &str = "urn:pfcd:yang:pfcd-lab";
+const LAB_NS: &str = pfc_yang_names::pfcd_lab::NAMESPACE;
 
 /// `<get>` with a subtree filter: the data.
 fn get(c: &mut Client, filter: &str) -> String {
@@ -977,7 +979,8 @@ fn sighup_rereads_the_settings_file() {
     let _ = std::fs::remove_file(&log);
 }
 
-const PIPE_NS: &str = "urn:pfcd:yang:pfcd-pipeline";
+const PIPE_NS: &str = pfc_yang_names::pfcd_pipeline::NAMESPACE;
+const WD_NS: &str = pfc_yang_names::pfcd_watchdog::NAMESPACE;
 
 /// The bridge's pipeline follows the ports' pauses: lab1's peer holds priority 0 paused, so its
 /// pipeline class is paused and its frames wait in external memory while the other priorities
@@ -1180,22 +1183,25 @@ fn the_lab_honours_a_pfc_watchdog() {
     std::fs::write(&file, "[lab]\ntraffic = false\n").expect("settings file");
     let daemon = Daemon::start_with(&dir, &["--config", file.to_str().expect("utf-8 path")]);
     let mut c = daemon.client();
-    let edit = "<interfaces xmlns=\"urn:ietf:params:xml:ns:yang:ietf-interfaces\"><interface>\
-                <name>lab1</name><bridge-port xmlns=\"urn:ieee:std:802.1Q:yang:ieee802-dot1q-bridge\">\
-                <pfc-watchdog xmlns=\"urn:pfcd:yang:pfcd-watchdog\"><detection-time>100</detection-time>\
-                <priority><priority>5</priority><action>alert</action></priority>\
-                </pfc-watchdog></bridge-port></interface></interfaces>";
-    c.edit_config(Datastore::Candidate, edit, None).expect("edit-config");
+    let edit = format!(
+        "<interfaces xmlns=\"{IF_NS}\"><interface><name>lab1</name>\
+         <bridge-port xmlns=\"{DOT1Q_NS}\"><pfc-watchdog xmlns=\"{WD_NS}\">\
+         <detection-time>100</detection-time>\
+         <priority><priority>5</priority><action>alert</action></priority>\
+         </pfc-watchdog></bridge-port></interface></interfaces>"
+    );
+    c.edit_config(Datastore::Candidate, &edit, None).expect("edit-config");
     c.commit().expect("the lab takes a watchdog");
     let running = running_config(&mut c);
     assert!(running.contains("<detection-time>100</detection-time>"), "{running}");
-    let filter = "<interfaces xmlns=\"urn:ietf:params:xml:ns:yang:ietf-interfaces\"><interface>\
-                  <name>lab1</name><bridge-port xmlns=\"urn:ieee:std:802.1Q:yang:ieee802-dot1q-bridge\">\
-                  <pfc-watchdog xmlns=\"urn:pfcd:yang:pfcd-watchdog\"/></bridge-port></interface>\
-                  </interfaces>";
+    let filter = format!(
+        "<interfaces xmlns=\"{IF_NS}\"><interface><name>lab1</name>\
+         <bridge-port xmlns=\"{DOT1Q_NS}\"><pfc-watchdog xmlns=\"{WD_NS}\"/></bridge-port>\
+         </interface></interfaces>"
+    );
     let end = Instant::now() + Duration::from_secs(10);
     loop {
-        let wd = get(&mut c, filter);
+        let wd = get(&mut c, &filter);
         let five = wd.find("<name>5</name>").map(|at| &wd[at..]).unwrap_or_default();
         if value(five, "action").as_deref() == Some("alert") {
             assert_eq!(value(five, "status").as_deref(), Some("operational"), "{wd}");
@@ -1204,8 +1210,10 @@ fn the_lab_honours_a_pfc_watchdog() {
         assert!(Instant::now() < end, "priority 5's action in the lab's state: {wd}");
         std::thread::sleep(Duration::from_millis(100));
     }
-    let storm = "<peer-storms xmlns=\"urn:pfcd:yang:pfcd-lab\"><storm><port>lab1</port>\
-                 <class>3</class></storm></peer-storms>";
+    let storm = format!(
+        "<peer-storms xmlns=\"{LAB_NS}\"><storm><port>lab1</port><class>3</class></storm>\
+         </peer-storms>"
+    );
     let before = running_config(&mut c);
-    assert_commit_refused(&mut c, storm, "pfcd-lab:peer-storms", "traffic = true", &before);
+    assert_commit_refused(&mut c, &storm, "pfcd-lab:peer-storms", "traffic = true", &before);
 }

@@ -114,6 +114,8 @@ fn the_rpcs_and_notifications_parse() {
     let bridge = "urn:ieee:std:802.1Q:yang:ieee802-dot1q-pfc-bridge";
     let pfc = "urn:ieee:std:802.1Q:yang:ieee802-dot1q-pfc";
     let tlv = "urn:ieee:std:802.1Q:yang:ieee802-dot1q-lldp-pfc-tlv";
+    let pfcd_pfc = pfc_yang_names::pfcd_pfc::NAMESPACE;
+    let headroom = pfc_yang_names::pfcd_headroom::NAMESPACE;
     for action in ["measure-headroom", "clear-pfc-counters"] {
         let invoked = format!(
             r#"<interfaces xmlns="urn:ietf:params:xml:ns:yang:ietf-interfaces"><interface>
@@ -135,7 +137,7 @@ fn the_rpcs_and_notifications_parse() {
         .expect("headroom-allowance-changed");
     schema
         .validate_notification(&format!(
-            r#"<receive-buffer-drop xmlns="urn:pfcd:yang:pfcd-pfc" xmlns:pfc="{pfc}">
+            r#"<receive-buffer-drop xmlns="{pfcd_pfc}" xmlns:pfc="{pfc}">
                  <interface>lab0</interface><priority>3</priority>
                  <frames-dropped>12</frames-dropped><allowance-in-force>20000</allowance-in-force>
                  <allowance-source>pfc:manual</allowance-source>
@@ -152,14 +154,14 @@ fn the_rpcs_and_notifications_parse() {
         ))
         .expect("pfc-dcbx-misconfiguration");
     schema
-        .validate_notification(
-            r#"<allowance-clamped xmlns="urn:pfcd:yang:pfcd-headroom">
+        .validate_notification(&format!(
+            r#"<allowance-clamped xmlns="{headroom}">
                  <interface>lab0</interface><reason>receive-buffer</reason>
                  <selected-allowance>1407374883750992</selected-allowance>
                  <allowance-in-force>4186112</allowance-in-force>
                  <receive-buffer-limit>4186112</receive-buffer-limit>
-               </allowance-clamped>"#,
-        )
+               </allowance-clamped>"#
+        ))
         .expect("allowance-clamped");
     assert!(schema.model().rpc(bridge, "measure-headroom").is_none(), "an action, not an RPC");
 }
@@ -316,4 +318,46 @@ fn every_leaf_of_the_ieee_namespace_modules_is_one_the_draft_defines() {
     );
     let gone: Vec<&String> = listed.iter().filter(|l| !leaves.contains(l)).collect();
     assert!(gone.is_empty(), "listed in yang/README.md but in no module: {gone:#?}");
+}
+
+/// The module table at the top of `yang/README.md`: each module's name and namespace.
+fn readme_namespaces() -> Vec<(String, String)> {
+    let readme = std::fs::read_to_string(yang().join("README.md")).expect("yang/README.md");
+    readme
+        .lines()
+        .filter_map(|l| l.strip_prefix("| `"))
+        .filter_map(|l| {
+            let (name, rest) = l.split_once("` | `")?;
+            let (namespace, _) = rest.split_once("` |")?;
+            Some((name.to_string(), namespace.to_string()))
+        })
+        .collect()
+}
+
+/// pfcd's own modules live under namespaces it can stand behind: a UUID URN each (the `uuid`
+/// NID is registered, RFC 9562), not the unregistered `urn:pfcd:`; yang/README.md names each
+/// module's namespace as the module does.
+#[test]
+fn pfcds_own_modules_have_uuid_urn_namespaces_and_the_readme_names_them() {
+    let modules = schema().modules();
+    let listed = readme_namespaces();
+    let mut seen = std::collections::BTreeSet::new();
+    for (name, _) in OURS {
+        let m = modules.iter().find(|m| m.name == name).expect("loaded");
+        if name.starts_with("pfcd-") {
+            let uuid = m
+                .namespace
+                .strip_prefix("urn:uuid:")
+                .unwrap_or_else(|| panic!("{name}'s namespace {} is not a UUID URN", m.namespace));
+            let groups: Vec<usize> = uuid.split('-').map(str::len).collect();
+            assert_eq!(groups, [8, 4, 4, 4, 12], "{name}: {uuid} is a UUID");
+            assert!(uuid.chars().all(|c| c == '-' || c.is_ascii_hexdigit()), "{uuid}");
+            assert!(uuid.chars().all(|c| !c.is_ascii_uppercase()), "lower case (RFC 9562)");
+            assert!(seen.insert(uuid.to_string()), "{name}'s namespace is its own");
+        }
+        assert!(!m.namespace.starts_with("urn:pfcd:"), "{name}: {}", m.namespace);
+        let listed = listed.iter().find(|(n, _)| n == name);
+        let (_, ns) = listed.unwrap_or_else(|| panic!("{name} in yang/README.md's module table"));
+        assert_eq!(ns, &m.namespace, "yang/README.md's namespace of {name}");
+    }
 }

@@ -1,15 +1,32 @@
 //! The data nodes pfcd's modules moved between releases, so that a configuration stored by an
 //! earlier release starts as it was (mgmt carries it over, `mgmt::datastore::migrate`): the
 //! configuration leaves that left the IEEE-namespace modules for pfcd's own when those were
-//! cut to what the draft defines, and the second administrative PFC Enable.
+//! cut to what the draft defines, the second administrative PFC Enable, and pfcd's own modules
+//! leaving the unregistered `urn:pfcd:` for UUID URNs.
 
 use mgmt::datastore::migrate::Moved;
+use pfc_yang_names::{
+    pfcd_deviations, pfcd_headroom, pfcd_lab, pfcd_lldp, pfcd_nic, pfcd_pfc, pfcd_pipeline,
+    pfcd_watchdog,
+};
 
 use super::namespaces::{DCBX_NS, PFCD_LLDP_NS, PFCD_PFC_NS, PFC_BRIDGE_NS, PFC_TLV_NS};
 
+/// Each of pfcd's own modules: its namespace under `urn:pfcd:`, and its namespace now.
+const RENAMED_NAMESPACES: [(&str, &str); 8] = [
+    ("urn:pfcd:yang:pfcd-deviations", pfcd_deviations::NAMESPACE),
+    ("urn:pfcd:yang:pfcd-headroom", pfcd_headroom::NAMESPACE),
+    ("urn:pfcd:yang:pfcd-lab", pfcd_lab::NAMESPACE),
+    ("urn:pfcd:yang:pfcd-lldp", pfcd_lldp::NAMESPACE),
+    ("urn:pfcd:yang:pfcd-nic", pfcd_nic::NAMESPACE),
+    ("urn:pfcd:yang:pfcd-pfc", pfcd_pfc::NAMESPACE),
+    ("urn:pfcd:yang:pfcd-pipeline", pfcd_pipeline::NAMESPACE),
+    ("urn:pfcd:yang:pfcd-watchdog", pfcd_watchdog::NAMESPACE),
+];
+
 /// Every move, oldest first.
 pub fn moved() -> Vec<Moved> {
-    vec![
+    let mut moves = vec![
         // A priority's buffer allocation: implementation detail (N.1), now pfcd-pfc's.
         Moved {
             parent_ns: PFC_BRIDGE_NS,
@@ -35,5 +52,7 @@ pub fn moved() -> Vec<Moved> {
             from: DCBX_NS,
             to: None,
         },
-    ]
+    ];
+    moves.extend(RENAMED_NAMESPACES.iter().map(|(from, to)| Moved::namespace(from, to)));
+    moves
 }
