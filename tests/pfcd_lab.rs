@@ -221,7 +221,7 @@ fn the_lab_pauses_and_the_under_provisioned_port_stops_dropping_once_measured() 
     let lab2 = wait_state_within(&mut c, "lab2", Duration::from_secs(30), "drops", |p| {
         priority_leaf(p, 3, "frames-dropped") > 0
     });
-    assert_eq!(top_leaf(&lab2, "allowance-source").as_deref(), Some("pfc:manual"));
+    assert_eq!(top_leaf(&lab2, "allowance-source").as_deref(), Some("pfc:link-delay-allowance"));
     for port in ["lab0", "lab1", "lab3"] {
         let pfc = pfc_of(&mut c, port);
         assert_eq!(priority_leaf(&pfc, 3, "frames-dropped"), 0, "{port}: {pfc}");
@@ -233,12 +233,12 @@ fn the_lab_pauses_and_the_under_provisioned_port_stops_dropping_once_measured() 
     // Measured headroom on lab2: the allowance comes from the measurement, close to the link's
     // true headroom as the lab reports it, and the drops stop.
     let measured =
-        format!("<headroom><method xmlns:pfc=\"{PFC_NS}\">pfc:measured</method></headroom>");
+        format!("<headroom><method xmlns:pfc=\"{PFC_NS}\">pfc:measurement</method></headroom>");
     c.edit_config(Datastore::Candidate, &pfc_edit("lab2", &measured), None).expect("edit");
     c.commit().expect("commit");
     let lab2 =
         wait_state_within(&mut c, "lab2", Duration::from_secs(60), "the measured allowance", |p| {
-            top_leaf(p, "allowance-source").as_deref() == Some("pfc:measured")
+            top_leaf(p, "allowance-source").as_deref() == Some("pfc:measurement-result")
         });
     let allowance = number(&lab2, "allowance-in-force");
     // PFCHeadroomAllowance reads as 12.23 d) names it: the automatically calculated value.
@@ -299,7 +299,7 @@ fn the_lab_pauses_and_the_under_provisioned_port_stops_dropping_once_measured() 
     assert!(
         notes.iter().any(|n| n.contains("<headroom-allowance-changed")
             && n.contains("<interface>lab2</interface>")
-            && value(n, "new-source").as_deref() == Some("pfc:measured")
+            && value(n, "new-source").as_deref() == Some("pfc:measurement-result")
             && n.contains(&format!("<new-allowance>{allowance}</new-allowance>"))),
         "{notes:#?}"
     );
@@ -556,9 +556,9 @@ fn a_willing_peer_adopts_our_pfc_enable_within_a_second_and_the_headroom_is_meas
     // The measurement is in force, within 8 quanta of the link's true round trip.
     let pfc =
         wait_state_within(&mut c, "lab0", Duration::from_secs(10), "measured headroom", |p| {
-            top_leaf(p, "allowance-source").as_deref() == Some("pfc:measured")
+            top_leaf(p, "allowance-source").as_deref() == Some("pfc:measurement-result")
         });
-    assert_eq!(value(&pfc, "method-in-force").as_deref(), Some("pfc:measured"), "{pfc}");
+    assert_eq!(value(&pfc, "method-in-force").as_deref(), Some("pfc:measurement"), "{pfc}");
     assert_eq!(top_leaf(&pfc, "oper-pfc-enable").as_deref(), Some("p3 p4"), "{pfc}");
     let measured: i64 = value(inside(&pfc, "measurement"), "round-trip")
         .expect("round-trip")
@@ -581,7 +581,7 @@ fn a_willing_peer_adopts_our_pfc_enable_within_a_second_and_the_headroom_is_meas
     assert!(
         notes.iter().any(|n| n.contains("<headroom-allowance-changed")
             && n.contains("<interface>lab0</interface>")
-            && value(n, "new-source").as_deref() == Some("pfc:measured")),
+            && value(n, "new-source").as_deref() == Some("pfc:measurement-result")),
         "a notification says the measurement is in force: {notes:#?}"
     );
     c.close_session().expect("close");

@@ -10,8 +10,9 @@
 //! `tests/upgrade/state-urn-pfcd-2026-11-29.tgz` is one the release before pfcd's own modules
 //! left `urn:pfcd:` wrote (lab2 described, PFC on priority 3 with a buffer allocation of
 //! 200 000 octets in pfcd-pfc, a PFC watchdog in pfcd-watchdog, the pipeline's mode `fifo` in
-//! pfcd-pipeline, the 6-octet PFC TLV in pfcd-lldp): every value is kept, each in its module's
-//! namespace now.
+//! pfcd-pipeline, the 6-octet PFC TLV in pfcd-lldp; lab0 and lab3 with headroom/method
+//! `calculated`): every value is kept, each in its module's namespace now, the methods under
+//! their new names.
 
 use std::path::Path;
 use std::process::Command;
@@ -124,6 +125,13 @@ fn a_state_directory_with_pfcds_modules_under_urn_pfcd_starts_with_its_configura
     assert!(all.contains(&pipeline), "the pipeline's mode in pfcd-pipeline: {all}");
     let legacy = format!("<legacy-tlv xmlns=\"{PFCD_LLDP_NS}\">true</legacy-tlv>");
     assert!(all.contains(&legacy), "legacy-tlv in pfcd-lldp: {all}");
+    // lab0 and lab3 were stored with headroom/method `calculated`: now `link-delay` (36.8 a)).
+    for port in ["lab0", "lab3"] {
+        let at = all.find(&format!("<interface><name>{port}</name>")).expect("the port");
+        let method = value(&all[at..], "method").unwrap_or_default();
+        assert!(method.ends_with(":link-delay"), "{port}'s method carried over: {method}");
+    }
+    assert!(log.contains("calculated"), "pfcd says it renamed the method: {log}");
     // In force, not only stored: lab2's priority 3 buffer is the allocation written, and the
     // pipeline runs in the mode kept.
     let state = c

@@ -129,8 +129,8 @@ fn the_rpcs_and_notifications_parse() {
         .validate_notification(&format!(
             r#"<headroom-allowance-changed xmlns="{bridge}" xmlns:pfc="{pfc}">
                  <interface>lab0</interface>
-                 <old-allowance>126224</old-allowance><old-source>pfc:manual</old-source>
-                 <new-allowance>164352</new-allowance><new-source>pfc:measured</new-source>
+                 <old-allowance>126224</old-allowance><old-source>pfc:link-delay-allowance</old-source>
+                 <new-allowance>164352</new-allowance><new-source>pfc:measurement-result</new-source>
                  <clamp>none</clamp>
                </headroom-allowance-changed>"#
         ))
@@ -140,7 +140,7 @@ fn the_rpcs_and_notifications_parse() {
             r#"<receive-buffer-drop xmlns="{pfcd_pfc}" xmlns:pfc="{pfc}">
                  <interface>lab0</interface><priority>3</priority>
                  <frames-dropped>12</frames-dropped><allowance-in-force>20000</allowance-in-force>
-                 <allowance-source>pfc:manual</allowance-source>
+                 <allowance-source>pfc:link-delay-allowance</allowance-source>
                </receive-buffer-drop>"#
         ))
         .expect("receive-buffer-drop");
@@ -360,4 +360,58 @@ fn pfcds_own_modules_have_uuid_urn_namespaces_and_the_readme_names_them() {
         let (_, ns) = listed.unwrap_or_else(|| panic!("{name} in yang/README.md's module table"));
         assert_eq!(ns, &m.namespace, "yang/README.md's namespace of {name}");
     }
+}
+
+/// The identities of ieee802-dot1q-pfc, each with its bases, read from the module's text.
+fn identities() -> Vec<(String, Vec<String>)> {
+    let text = std::fs::read_to_string(yang().join("ieee802-dot1q-pfc.yang")).expect("module");
+    let mut found: Vec<(String, Vec<String>)> = Vec::new();
+    let mut inside = false;
+    for line in text.lines() {
+        if let Some(name) = line.strip_prefix("  identity ").and_then(|l| l.strip_suffix(" {")) {
+            found.push((name.to_string(), Vec::new()));
+            inside = true;
+        } else if line == "  }" {
+            inside = false;
+        } else if let Some(base) =
+            line.trim().strip_prefix("base ").and_then(|l| l.strip_suffix(';'))
+        {
+            if let (true, Some((_, bases))) = (inside, found.last_mut()) {
+                bases.push(base.to_string());
+            }
+        }
+    }
+    found
+}
+
+/// One base per meaning (how the allowance is obtained, where the one in force came from), and
+/// the methods named as 36.8 names its two calculations: based on link delay, based on
+/// measurement.
+#[test]
+fn each_identity_has_one_meaning_and_the_methods_follow_36_8() {
+    let identities = identities();
+    let of = |base: &str| -> Vec<&str> {
+        identities
+            .iter()
+            .filter(|(_, b)| b.iter().any(|b| b == base))
+            .map(|(n, _)| n.as_str())
+            .collect()
+    };
+    for (name, bases) in &identities {
+        assert!(bases.len() <= 1, "{name} has one base, not {bases:?}");
+    }
+    assert_eq!(
+        of("headroom-method"),
+        ["manual", "link-delay", "measurement", "link-delay-and-measurement", "dcbx-negotiated"]
+    );
+    assert_eq!(
+        of("allowance-source"),
+        [
+            "link-delay-allowance",
+            "link-delay-result",
+            "measurement-result",
+            "initial-value",
+            "administrative-override"
+        ]
+    );
 }

@@ -38,8 +38,8 @@ pub fn pfc_state(s: &PortSnapshot) -> Element {
     }
     if let Some((method, bits)) = a.calculated {
         let method = match method {
-            Method::LinkDelay => "calculated",
-            Method::Measurement => "measured",
+            Method::LinkDelay => "link-delay",
+            Method::Measurement => "measurement",
         };
         pfc.push(leaf(ns, ieee::CALCULATED_ALLOWANCE, bits));
         pfc.push(pfc_identity_leaf(ns, ieee::CALCULATED_ALLOWANCE_METHOD, method));
@@ -185,12 +185,12 @@ fn push_lines(parent: &mut Element, breakdown: Option<&Breakdown>) {
 /// The `allowance-source` identity of `source` (without prefix), and its clamp if calculated.
 pub fn source_identity(source: AllowanceSource) -> (&'static str, Option<Clamp>) {
     match source {
-        AllowanceSource::LinkDelayAllowance => ("manual", None),
+        AllowanceSource::LinkDelayAllowance => ("link-delay-allowance", None),
         AllowanceSource::Calculated { method: Method::LinkDelay, clamp } => {
-            ("calculated", Some(clamp))
+            ("link-delay-result", Some(clamp))
         }
         AllowanceSource::Calculated { method: Method::Measurement, clamp } => {
-            ("measured", Some(clamp))
+            ("measurement-result", Some(clamp))
         }
         AllowanceSource::InitialValue => ("initial-value", None),
         AllowanceSource::AdministrativeOverride => ("administrative-override", None),
