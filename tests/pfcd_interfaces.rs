@@ -115,7 +115,7 @@ fn a_commit_enables_pfc_on_real_interfaces_and_netconf_counts_the_frames_on_the_
 }
 
 #[test]
-fn headroom_method_measured_puts_the_round_trip_of_the_wire_in_force() {
+fn headroom_method_measurement_puts_the_round_trip_of_the_wire_in_force() {
     if !can_run("headroom_method_measured_puts_the_round_trip_of_the_wire_in_force") {
         return;
     }
