@@ -415,3 +415,43 @@ fn each_identity_has_one_meaning_and_the_methods_follow_36_8() {
         ]
     );
 }
+
+/// The `type` statement of leaf `leaf` in ieee802-dot1q-pfc, and the `units` of that typedef.
+fn type_and_units(text: &str, leaf: &str) -> (String, String) {
+    let at = text.find(&format!("leaf {leaf} {{")).unwrap_or_else(|| panic!("leaf {leaf}"));
+    let typ = text[at..].split("type ").nth(1).and_then(|t| t.split(';').next()).expect("type");
+    let typ = typ.trim().to_string();
+    let typedef = text.find(&format!("typedef {typ} {{")).unwrap_or_else(|| panic!("{typ}"));
+    let units = text[typedef..].split("units \"").nth(1).and_then(|u| u.split('"').next());
+    (typ, units.expect("the typedef's units").to_string())
+}
+
+/// A delay input of the calculation is in bit times, whose length depends on the speed: its
+/// unit says at which speed. An allowance is buffer, bits at any speed, and says bits.
+#[test]
+fn each_bit_time_input_says_at_which_speed_and_allowances_are_bits_of_buffer() {
+    let text = std::fs::read_to_string(yang().join("ieee802-dot1q-pfc.yang")).expect("module");
+    let delays = [
+        "reception-processing",
+        "pfc-generation",
+        "interface-rtt",
+        "receive-processing",
+        "peer-interface-rtt",
+        "secy-delay",
+    ];
+    for leaf in delays {
+        let (typ, units) = type_and_units(&text, leaf);
+        assert_eq!(units, "bit times at the port's speed", "{leaf} ({typ})");
+    }
+    for leaf in [
+        "pfc-link-delay-allowance",
+        "pfc-headroom-allowance",
+        "minimum-allowance",
+        "maximum-allowance",
+        "initial-allowance",
+        "calculated-allowance",
+        "allowance-in-force",
+    ] {
+        assert_eq!(type_and_units(&text, leaf).1, "bits", "{leaf}");
+    }
+}
