@@ -982,6 +982,33 @@ fn sighup_rereads_the_settings_file() {
 const PIPE_NS: &str = pfc_yang_names::pfcd_pipeline::NAMESPACE;
 const WD_NS: &str = pfc_yang_names::pfcd_watchdog::NAMESPACE;
 
+/// The pipeline's statistics start from zero when the pipeline is built, at start and at each
+/// change of its configuration: `statistics/discontinuity-time` says when, so that a client
+/// computing rates from two reads knows the counts started again.
+#[test]
+fn the_pipeline_statistics_say_when_they_started_again() {
+    let dir = state_dir("pipeline-discontinuity");
+    let daemon = Daemon::start(&dir);
+    let mut c = daemon.client();
+    let filter = format!("<pipeline xmlns=\"{PIPE_NS}\"><statistics/></pipeline>");
+    let since = |c: &mut Client| value(&get(c, &filter), "discontinuity-time");
+    let at_start =
+        since(&mut c).unwrap_or_else(|| panic!("set at start: {}", get(&mut c, &filter)));
+    let edit = format!("<pipeline xmlns=\"{PIPE_NS}\"><mode>fifo</mode></pipeline>");
+    c.edit_config(Datastore::Candidate, &edit, None).expect("edit-config");
+    c.commit().expect("commit");
+    let after = since(&mut c).expect("discontinuity-time");
+    assert!(after > at_start, "moved with the new mode: {at_start} -> {after}");
+    // A commit that leaves the pipeline as it is does not start its counts again.
+    c.edit_config(Datastore::Candidate, &pfc_edit("lab1", "<pfc-enable>p3</pfc-enable>"), None)
+        .expect("edit-config");
+    c.commit().expect("commit");
+    assert_eq!(since(&mut c).as_deref(), Some(after.as_str()), "unchanged pipeline");
+    c.close_session().expect("close");
+    daemon.stop();
+    remove_state(&dir);
+}
+
 /// The bridge's pipeline follows the ports' pauses: lab1's peer holds priority 0 paused, so its
 /// pipeline class is paused and its frames wait in external memory while the other priorities
 /// flow, in order; switched to on-chip FIFOs, nothing is recycled to external memory.
