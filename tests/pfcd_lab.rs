@@ -982,6 +982,41 @@ fn sighup_rereads_the_settings_file() {
 const PIPE_NS: &str = pfc_yang_names::pfcd_pipeline::NAMESPACE;
 const WD_NS: &str = pfc_yang_names::pfcd_watchdog::NAMESPACE;
 
+/// pfcd logs DCBX's outcome with the model's names (the same function logs it in pfc-lldp):
+/// `oper_pfc_enable` as the leaf writes it, `pfc_enable_source`, `reason`, and the P802.1Qdt
+/// outcome's `headroom_measurement` and `headroom_link_delay`, so that a log line and a `<get>`
+/// say the same thing in the same words.
+#[test]
+fn dcbx_outcomes_are_logged_with_the_models_names() {
+    let dir = state_dir("log-names");
+    let daemon = Daemon::start(&dir);
+    let log = dir.with_extension("log");
+    let line = |kind: &str| {
+        let end = Instant::now() + Duration::from_secs(10);
+        loop {
+            let text = std::fs::read_to_string(&log).unwrap_or_default();
+            if let Some(l) = text.lines().find(|l| l.contains(kind) && l.contains("lab0")) {
+                return l.to_string();
+            }
+            assert!(Instant::now() < end, "{kind} logged for lab0: {text}");
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    };
+    let pfc = line("DCBX: operational PFC Enable");
+    for field in
+        ["oper_pfc_enable=\"", "oper_pfc_enable_before=\"", "pfc_enable_source=", "reason="]
+    {
+        assert!(pfc.contains(field), "{field} in {pfc}");
+    }
+    assert!(!pfc.contains(" to=") && !pfc.contains(" source="), "{pfc}");
+    let qdt = line("DCBX: P802.1Qdt operational");
+    for field in ["macsec=", "privacy=", "headroom_measurement=", "headroom_link_delay="] {
+        assert!(qdt.contains(field), "{field} in {qdt}");
+    }
+    daemon.stop();
+    remove_state(&dir);
+}
+
 /// The pipeline's statistics start from zero when the pipeline is built, at start and at each
 /// change of its configuration: `statistics/discontinuity-time` says when, so that a client
 /// computing rates from two reads knows the counts started again.
