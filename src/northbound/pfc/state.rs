@@ -138,11 +138,12 @@ fn headroom_allowance(s: &PortSnapshot) -> u64 {
 /// pfcd-headroom's `allowance-bounds`: the receive buffer's limit, why the allowance in force
 /// was clamped, the peer's Local Delay TLVs refused.
 fn allowance_bounds(s: &PortSnapshot) -> Element {
+    use pfc_yang_names::pfcd_headroom as headroom;
     let ns = HEADROOM_NS;
-    Element::new(ns, "allowance-bounds")
-        .with(leaf(ns, "receive-buffer-limit", s.receive_buffer_limit_bits))
-        .with(leaf(ns, "clamp-reason", s.clamp.as_str()))
-        .with(leaf(ns, "peer-local-delays-refused", s.peer_delays_refused))
+    Element::new(ns, headroom::ALLOWANCE_BOUNDS)
+        .with(leaf(ns, headroom::RECEIVE_BUFFER_LIMIT, s.receive_buffer_limit_bits))
+        .with(leaf(ns, headroom::CLAMP_REASON, s.clamp.as_str()))
+        .with(leaf(ns, headroom::PEER_LOCAL_DELAYS_REFUSED, s.peer_delays_refused))
 }
 
 /// The measurement's history and counters (pfcd-pfc's) into `measurement`.
