@@ -23,7 +23,7 @@ use netconf_client::{Auth, Client, ConnectOptions, Datastore};
 const IF: &str = "urn:ietf:params:xml:ns:yang:ietf-interfaces";
 const BRIDGE: &str = "urn:ieee:std:802.1Q:yang:ieee802-dot1q-bridge";
 const PFC: &str = "urn:ieee:std:802.1Q:yang:ieee802-dot1q-pfc-bridge";
-const LAB: &str = "urn:pfcd:yang:pfcd-lab";
+const LAB: &str = pfc_yang_names::pfcd_lab::NAMESPACE;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut args = std::env::args().skip(1);

@@ -6,7 +6,8 @@
 #     in yang/tests/invalid/ is refused with the message its first line expects;
 #   - pyang (PyPI, pinned, in a virtual environment this script makes): `pyang --ieee` on the
 #     IEEE-namespace modules (ieee802-*), `pyang --lint` on pfcd's own (pfcd-*), which must also
-#     be named pfcd-* and live under urn:pfcd:yang:.
+#     be named pfcd-* and live under urn:uuid: with the name-based UUID of their name (see
+#     yang/README.md: pfcd's namespaces).
 #   - yangcli (Debian, yuma123) parses them, as it will when it fetches them by get-schema.
 # The venv lives in $PFCD_YANG_VENV (default target/yang-venv) and is reused while its pyang is
 # the pinned version. Usage: scripts/yang-check.sh
@@ -107,8 +108,14 @@ for f in "${ieee[@]}"; do
   quiet "${pyang[@]}" --ieee "$f"
 done
 for f in "${own[@]}"; do
-  quiet "${pyang[@]}" --lint --lint-ensure-hyphenated-names --lint-modulename-prefix pfcd \
-    --lint-namespace-prefix urn:pfcd:yang: "$f"
+  quiet "${pyang[@]}" --lint --lint-ensure-hyphenated-names --lint-modulename-prefix pfcd "$f"
+done
+# pfcd's own namespaces follow from the module's name (yang/README.md), so a new module's cannot
+# be made up or copied from another's (pyang's --lint-namespace-prefix would want the name itself
+# after the prefix, which a UUID is not).
+for f in "${own[@]}"; do
+  want="urn:uuid:$(python3 -c 'import sys, uuid; print(uuid.uuid5(uuid.UUID("b1846b43-0969-452c-9366-01a6f5ce776d"), sys.argv[1]))' "$(basename "$f" .yang)")"
+  grep -q "^  namespace \"$want\";$" "$f" || fail "$f: its namespace must be \"$want\" (yang/README.md)"
 done
 
 if ((failures)); then

@@ -228,7 +228,7 @@ fn the_daemon_announces_its_deviations_in_yang_library() {
              <module><name>pfcd-deviations</name></module></module-set></yang-library>",
         ))
         .expect("get");
-    assert!(all.data().unwrap_or_default().contains("urn:pfcd:yang:pfcd-deviations"));
+    assert!(all.data().unwrap_or_default().contains(pfc_yang_names::pfcd_deviations::NAMESPACE));
     // A filter naming a deviated leaf (as older clients' may) selects nothing of it, not an
     // error.
     let pfc = c

@@ -19,7 +19,7 @@ use test_support::pfc_lldp::Agent;
 use test_support::pfcd::*;
 use test_support::Scratch;
 
-const HEADROOM_NS: &str = "urn:pfcd:yang:pfcd-headroom";
+const HEADROOM_NS: &str = pfc_yang_names::pfcd_headroom::NAMESPACE;
 
 /// The most 1 MiB of receive buffer honours for one priority with PFC: half of it (each
 /// priority's allocation is twice the allowance), 524 288 octets.
@@ -68,7 +68,7 @@ fn a_peers_local_delay_never_puts_more_in_force_than_the_receive_buffer_holds() 
         &mut c,
         &["p1"],
         &format!(
-            "<pfc-enable>p3</pfc-enable><headroom><method xmlns:pfc=\"{PFC_NS}\">pfc:calculated\
+            "<pfc-enable>p3</pfc-enable><headroom><method xmlns:pfc=\"{PFC_NS}\">pfc:link-delay\
              </method><calculation-inputs><cable-length>100</cable-length><medium>cat6</medium>\
              <max-frame>2000</max-frame></calculation-inputs></headroom>"
         ),

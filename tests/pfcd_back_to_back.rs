@@ -33,10 +33,10 @@ fn two_pfcd_agree_by_dcbx_and_both_measure_their_link() {
         // The port applies a commit after answering it, and the measurement may already be in
         // force from before the commit: wait for both.
         let pfc = wait_state(c, port, "DCBX agrees and the measurement is in force", |p| {
-            value(p, "allowance-source").as_deref() == Some("pfc:measured")
+            value(p, "allowance-source").as_deref() == Some("pfc:measurement-result")
                 && value(p, "oper-pfc-enable").as_deref() == Some("p3")
         });
-        assert_eq!(value(&pfc, "method-in-force").as_deref(), Some("pfc:measured"), "{pfc}");
+        assert_eq!(value(&pfc, "method-in-force").as_deref(), Some("pfc:measurement"), "{pfc}");
         let round_trip = number(&pfc, "round-trip");
         // A veth: the software's own latency, a few to some tens of microseconds while the
         // daemons start on a busy machine (51.2 ns a quantum at 10G): far from a link's.
@@ -82,7 +82,7 @@ fn measure(c: &mut netconf_client::Client, port: &str) -> u64 {
     assert!(c.rpc(&pfc_action(port, "measure-headroom")).expect("measure-headroom").is_ok());
     let pfc = wait_state(c, port, "a complete measurement", |p| {
         let count = value(p, "result-count").and_then(|v| v.parse::<u64>().ok()).unwrap_or(0);
-        value(p, "allowance-source").as_deref() == Some("pfc:measured")
+        value(p, "allowance-source").as_deref() == Some("pfc:measurement-result")
             && count >= 4
             && newest_result(p) >= newest_before + count
     });

@@ -2,9 +2,9 @@
 //! network namespace, pfcd configured over NETCONF. PFC enabled by a commit holds priority 3
 //! when h2 pauses it while priority 0 flows, pfcd pauses h1 when its buffer fills, and the
 //! Table 12-1 counters read over NETCONF count the PFC frames on the wire; clear-pfc-counters
-//! resets them. With a measuring station on h2's side, headroom/method measured puts the
+//! resets them. With a measuring station on h2's side, headroom/method measurement puts the
 //! measured allowance in force; with its cable committed in `headroom/calculation-inputs`,
-//! headroom/method calculated puts Annex N's figure in force, and a new cable a new one. A
+//! headroom/method link-delay puts Annex N's figure in force, and a new cable a new one. A
 //! Bridge Port's traffic class table reaches the bridge, with a warning when it puts a lossy
 //! priority in a PFC priority's class; and (end to end, with the bridge's class hold) a pause
 //! of priority 3 then holds priority 4 in its class.
@@ -115,7 +115,7 @@ fn a_commit_enables_pfc_on_real_interfaces_and_netconf_counts_the_frames_on_the_
 }
 
 #[test]
-fn headroom_method_measured_puts_the_round_trip_of_the_wire_in_force() {
+fn headroom_method_measurement_puts_the_round_trip_of_the_wire_in_force() {
     if !can_run("headroom_method_measured_puts_the_round_trip_of_the_wire_in_force") {
         return;
     }
@@ -131,12 +131,12 @@ fn headroom_method_measured_puts_the_round_trip_of_the_wire_in_force() {
         &mut c,
         &["p2"],
         &format!(
-            "<pfc-enable>p3</pfc-enable><headroom><method xmlns:pfc=\"{PFC_NS}\">pfc:measured\
+            "<pfc-enable>p3</pfc-enable><headroom><method xmlns:pfc=\"{PFC_NS}\">pfc:measurement\
              </method></headroom>"
         ),
     );
     let pfc = wait_state(&mut c, "p2", "the measured allowance in force", |p| {
-        value(p, "allowance-source").as_deref() == Some("pfc:measured")
+        value(p, "allowance-source").as_deref() == Some("pfc:measurement-result")
     });
     let round_trip = number(&pfc, "round-trip");
     // A veth: what is measured is the software's own latency, a few microseconds.
@@ -144,10 +144,10 @@ fn headroom_method_measured_puts_the_round_trip_of_the_wire_in_force() {
     // A maximum frame in progress at each end: the settings' max-frame, 9216, with its FCS.
     let wd = dataplane::headroom::frame_bits(9_220) as u64;
     assert_eq!(number(&pfc, "allowance-in-force"), round_trip * 512 + 2 * wd, "{pfc}");
-    assert_eq!(value(&pfc, "method-in-force").as_deref(), Some("pfc:measured"));
+    assert_eq!(value(&pfc, "method-in-force").as_deref(), Some("pfc:measurement"));
     // p1 has no measuring peer: it keeps the link delay allowance.
     let p1 = pfc_of(&mut c, "p1");
-    assert_eq!(value(&p1, "allowance-source").as_deref(), Some("pfc:manual"), "{p1}");
+    assert_eq!(value(&p1, "allowance-source").as_deref(), Some("pfc:link-delay-allowance"), "{p1}");
 }
 
 #[test]
@@ -165,7 +165,7 @@ fn with_its_cable_configured_over_netconf_a_port_calculates_annex_n_s_headroom()
     let calculated = |inputs: &str| {
         format!(
             "<pfc-enable>p3</pfc-enable><pfc-link-delay-allowance>50000</pfc-link-delay-allowance>\
-             <headroom><method xmlns:pfc=\"{PFC_NS}\">pfc:calculated</method>\
+             <headroom><method xmlns:pfc=\"{PFC_NS}\">pfc:link-delay</method>\
              <calculation-inputs>{inputs}</calculation-inputs></headroom>"
         )
     };
@@ -182,7 +182,7 @@ fn with_its_cable_configured_over_netconf_a_port_calculates_annex_n_s_headroom()
         &calculated("<cable-length>1000</cable-length><medium>fibre</medium>"),
     );
     let p1 = wait_state(&mut c, "p1", "the calculated allowance in force", |p| {
-        value(p, "allowance-source").as_deref() == Some("pfc:calculated")
+        value(p, "allowance-source").as_deref() == Some("pfc:link-delay-result")
     });
     assert_eq!(number(&p1, "allowance-in-force"), 126_224, "Annex N's figure: {p1}");
     assert_eq!(number(&p1, "calculated-allowance"), 126_224, "{p1}");
@@ -199,7 +199,7 @@ fn with_its_cable_configured_over_netconf_a_port_calculates_annex_n_s_headroom()
     let p2 = wait_state(&mut c, "p2", "the fibre's allowance in force", |p| {
         value(p, "allowance-in-force") == Some(fibre.to_string())
     });
-    assert_eq!(value(&p2, "allowance-source").as_deref(), Some("pfc:calculated"), "{p2}");
+    assert_eq!(value(&p2, "allowance-source").as_deref(), Some("pfc:link-delay-result"), "{p2}");
 
     // A longer cable on p1, committed: calculated again.
     let longer = expected(300, Medium::Cat6, 2_000);

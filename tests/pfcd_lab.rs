@@ -15,7 +15,7 @@ const IF_NS: &str = "urn:ietf:params:xml:ns:yang:ietf-interfaces";
 const DOT1Q_NS: &str = "urn:ieee:std:802.1Q:yang:ieee802-dot1q-bridge";
 const PFCB_NS: &str = "urn:ieee:std:802.1Q:yang:ieee802-dot1q-pfc-bridge";
 const PFC_NS: &str = "urn:ieee:std:802.1Q:yang:ieee802-dot1q-pfc";
-const PFCD_PFC_NS: &str = "urn:pfcd:yang:pfcd-pfc";
+const PFCD_PFC_NS: &str = pfc_yang_names::pfcd_pfc::NAMESPACE;
 const PORTS: [&str; 4] = ["lab0", "lab1", "lab2", "lab3"];
 
 /// A running pfcd; stopped with SIGTERM when dropped.
@@ -221,7 +221,7 @@ fn the_lab_pauses_and_the_under_provisioned_port_stops_dropping_once_measured() 
     let lab2 = wait_state_within(&mut c, "lab2", Duration::from_secs(30), "drops", |p| {
         priority_leaf(p, 3, "frames-dropped") > 0
     });
-    assert_eq!(top_leaf(&lab2, "allowance-source").as_deref(), Some("pfc:manual"));
+    assert_eq!(top_leaf(&lab2, "allowance-source").as_deref(), Some("pfc:link-delay-allowance"));
     for port in ["lab0", "lab1", "lab3"] {
         let pfc = pfc_of(&mut c, port);
         assert_eq!(priority_leaf(&pfc, 3, "frames-dropped"), 0, "{port}: {pfc}");
@@ -233,12 +233,12 @@ fn the_lab_pauses_and_the_under_provisioned_port_stops_dropping_once_measured() 
     // Measured headroom on lab2: the allowance comes from the measurement, close to the link's
     // true headroom as the lab reports it, and the drops stop.
     let measured =
-        format!("<headroom><method xmlns:pfc=\"{PFC_NS}\">pfc:measured</method></headroom>");
+        format!("<headroom><method xmlns:pfc=\"{PFC_NS}\">pfc:measurement</method></headroom>");
     c.edit_config(Datastore::Candidate, &pfc_edit("lab2", &measured), None).expect("edit");
     c.commit().expect("commit");
     let lab2 =
         wait_state_within(&mut c, "lab2", Duration::from_secs(60), "the measured allowance", |p| {
-            top_leaf(p, "allowance-source").as_deref() == Some("pfc:measured")
+            top_leaf(p, "allowance-source").as_deref() == Some("pfc:measurement-result")
         });
     let allowance = number(&lab2, "allowance-in-force");
     // PFCHeadroomAllowance reads as 12.23 d) names it: the automatically calculated value.
@@ -271,7 +271,7 @@ fn the_lab_pauses_and_the_under_provisioned_port_stops_dropping_once_measured() 
         "itemised, in pfcd-pfc: {lab3}"
     );
     let lab = c
-        .get(Some("<lab xmlns=\"urn:pfcd:yang:pfcd-lab\"><port><name>lab2</name></port></lab>"))
+        .get(Some(&format!("<lab xmlns=\"{LAB_NS}\"><port><name>lab2</name></port></lab>")))
         .expect("lab state");
     let truth: u64 = value(lab.data().unwrap_or_default(), "true-headroom")
         .expect("true-headroom")
@@ -299,7 +299,7 @@ fn the_lab_pauses_and_the_under_provisioned_port_stops_dropping_once_measured() 
     assert!(
         notes.iter().any(|n| n.contains("<headroom-allowance-changed")
             && n.contains("<interface>lab2</interface>")
-            && value(n, "new-source").as_deref() == Some("pfc:measured")
+            && value(n, "new-source").as_deref() == Some("pfc:measurement-result")
             && n.contains(&format!("<new-allowance>{allowance}</new-allowance>"))),
         "{notes:#?}"
     );
@@ -401,8 +401,10 @@ fn refusals_name_the_path_and_change_nothing_and_restarts_keep_the_configuration
     // A priority outside 0-7 is refused at once, by its type.
     let edit = pfc_edit(
         "lab1",
-        "<priority><priority>8</priority><buffer-allocation xmlns=\"urn:pfcd:yang:pfcd-pfc\">\
-         100000</buffer-allocation></priority>",
+        &format!(
+            "<priority><priority>8</priority><buffer-allocation xmlns=\"{PFCD_PFC_NS}\">\
+             100000</buffer-allocation></priority>"
+        ),
     );
     let err = c.edit_config(Datastore::Candidate, &edit, None).expect_err("priority 8 refused");
     let errors = err.reply().map(|r| r.errors().to_vec()).unwrap_or_default();
@@ -457,7 +459,7 @@ fn refusals_name_the_path_and_change_nothing_and_restarts_keep_the_configuration
 
 const LLDP_NS: &str = "urn:ieee:std:802.1AB:yang:ieee802-dot1ab-lldp";
 const DCBX_NS: &str = "urn:ieee:std:802.1Q:yang:ieee802-dot1q-lldp-dcbx-tlv";
-const LAB_NS: &str = "urn:pfcd:yang:pfcd-lab";
+const LAB_NS: &str = pfc_yang_names::pfcd_lab::NAMESPACE;
 
 /// `<get>` with a subtree filter: the data.
 fn get(c: &mut Client, filter: &str) -> String {
@@ -554,9 +556,9 @@ fn a_willing_peer_adopts_our_pfc_enable_within_a_second_and_the_headroom_is_meas
     // The measurement is in force, within 8 quanta of the link's true round trip.
     let pfc =
         wait_state_within(&mut c, "lab0", Duration::from_secs(10), "measured headroom", |p| {
-            top_leaf(p, "allowance-source").as_deref() == Some("pfc:measured")
+            top_leaf(p, "allowance-source").as_deref() == Some("pfc:measurement-result")
         });
-    assert_eq!(value(&pfc, "method-in-force").as_deref(), Some("pfc:measured"), "{pfc}");
+    assert_eq!(value(&pfc, "method-in-force").as_deref(), Some("pfc:measurement"), "{pfc}");
     assert_eq!(top_leaf(&pfc, "oper-pfc-enable").as_deref(), Some("p3 p4"), "{pfc}");
     let measured: i64 = value(inside(&pfc, "measurement"), "round-trip")
         .expect("round-trip")
@@ -579,7 +581,7 @@ fn a_willing_peer_adopts_our_pfc_enable_within_a_second_and_the_headroom_is_meas
     assert!(
         notes.iter().any(|n| n.contains("<headroom-allowance-changed")
             && n.contains("<interface>lab0</interface>")
-            && value(n, "new-source").as_deref() == Some("pfc:measured")),
+            && value(n, "new-source").as_deref() == Some("pfc:measurement-result")),
         "a notification says the measurement is in force: {notes:#?}"
     );
     c.close_session().expect("close");
@@ -822,6 +824,43 @@ fn yangcli_reads_the_pfc_state_with_the_modules_it_fetched() {
     let _ = std::fs::remove_file(dir.with_extension("log"));
 }
 
+/// `ieee802-dot1q-pfc` is served implemented, not import-only (RFC 7950 9.10.2): its identities
+/// are the values of the port's identityref leaves, and a client resolves a value such as
+/// `headroom/method`'s default `pfc:dcbx-negotiated` only against an implemented module.
+#[test]
+fn the_yang_library_lists_ieee802_dot1q_pfc_implemented_and_its_identities_are_served() {
+    let dir = state_dir("yang-library");
+    let daemon = Daemon::start(&dir);
+    let mut c = daemon.client();
+    let library = get(
+        &mut c,
+        "<yang-library xmlns=\"urn:ietf:params:xml:ns:yang:ietf-yang-library\"><module-set/>\
+         </yang-library>",
+    );
+    let implemented = |name: &str| {
+        library.split("<module>").skip(1).any(|m| {
+            let m = &m[..m.find("</module>").unwrap_or(m.len())];
+            m.contains(&format!("<name>{name}</name>"))
+        })
+    };
+    assert!(implemented("ieee802-dot1q-pfc"), "ieee802-dot1q-pfc among <module>: {library}");
+    assert!(implemented("ieee802-dot1q-pfc-bridge"), "{library}");
+    let import_only = library
+        .split("<import-only-module>")
+        .skip(1)
+        .any(|m| m.starts_with("<name>ieee802-dot1q-pfc</name>"));
+    assert!(!import_only, "ieee802-dot1q-pfc is not import-only: {library}");
+    // The identity default is served, its prefix bound to the implemented module's namespace.
+    let method = get(&mut c, &pfc_edit("lab0", "<headroom><method-in-force/></headroom>"));
+    let value = inside(&method, "method-in-force");
+    let prefix = value.rsplit('>').next().and_then(|v| v.split_once(':')).map(|(p, _)| p);
+    let prefix = prefix.unwrap_or_else(|| panic!("an identity with a prefix: {method}"));
+    assert!(method.contains(&format!("xmlns:{prefix}=\"{PFC_NS}\"")), "{method}");
+    drop(c);
+    daemon.stop();
+    remove_state(&dir);
+}
+
 /// kill -9 in the middle of a stream of commits: after the restart running holds the last
 /// acknowledged commit (or the one in flight, stored but not yet answered), and the port runs it.
 #[test]
@@ -940,7 +979,70 @@ fn sighup_rereads_the_settings_file() {
     let _ = std::fs::remove_file(&log);
 }
 
-const PIPE_NS: &str = "urn:pfcd:yang:pfcd-pipeline";
+const PIPE_NS: &str = pfc_yang_names::pfcd_pipeline::NAMESPACE;
+const WD_NS: &str = pfc_yang_names::pfcd_watchdog::NAMESPACE;
+
+/// pfcd logs DCBX's outcome with the model's names (the same function logs it in pfc-lldp):
+/// `oper_pfc_enable` as the leaf writes it, `pfc_enable_source`, `reason`, and the P802.1Qdt
+/// outcome's `headroom_measurement` and `headroom_link_delay`, so that a log line and a `<get>`
+/// say the same thing in the same words.
+#[test]
+fn dcbx_outcomes_are_logged_with_the_models_names() {
+    let dir = state_dir("log-names");
+    let daemon = Daemon::start(&dir);
+    let log = dir.with_extension("log");
+    let line = |kind: &str| {
+        let end = Instant::now() + Duration::from_secs(10);
+        loop {
+            let text = std::fs::read_to_string(&log).unwrap_or_default();
+            if let Some(l) = text.lines().find(|l| l.contains(kind) && l.contains("lab0")) {
+                return l.to_string();
+            }
+            assert!(Instant::now() < end, "{kind} logged for lab0: {text}");
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    };
+    let pfc = line("DCBX: operational PFC Enable");
+    for field in
+        ["oper_pfc_enable=\"", "oper_pfc_enable_before=\"", "pfc_enable_source=", "reason="]
+    {
+        assert!(pfc.contains(field), "{field} in {pfc}");
+    }
+    assert!(!pfc.contains(" to=") && !pfc.contains(" source="), "{pfc}");
+    let qdt = line("DCBX: P802.1Qdt operational");
+    for field in ["macsec=", "privacy=", "headroom_measurement=", "headroom_link_delay="] {
+        assert!(qdt.contains(field), "{field} in {qdt}");
+    }
+    daemon.stop();
+    remove_state(&dir);
+}
+
+/// The pipeline's statistics start from zero when the pipeline is built, at start and at each
+/// change of its configuration: `statistics/discontinuity-time` says when, so that a client
+/// computing rates from two reads knows the counts started again.
+#[test]
+fn the_pipeline_statistics_say_when_they_started_again() {
+    let dir = state_dir("pipeline-discontinuity");
+    let daemon = Daemon::start(&dir);
+    let mut c = daemon.client();
+    let filter = format!("<pipeline xmlns=\"{PIPE_NS}\"><statistics/></pipeline>");
+    let since = |c: &mut Client| value(&get(c, &filter), "discontinuity-time");
+    let at_start =
+        since(&mut c).unwrap_or_else(|| panic!("set at start: {}", get(&mut c, &filter)));
+    let edit = format!("<pipeline xmlns=\"{PIPE_NS}\"><mode>fifo</mode></pipeline>");
+    c.edit_config(Datastore::Candidate, &edit, None).expect("edit-config");
+    c.commit().expect("commit");
+    let after = since(&mut c).expect("discontinuity-time");
+    assert!(after > at_start, "moved with the new mode: {at_start} -> {after}");
+    // A commit that leaves the pipeline as it is does not start its counts again.
+    c.edit_config(Datastore::Candidate, &pfc_edit("lab1", "<pfc-enable>p3</pfc-enable>"), None)
+        .expect("edit-config");
+    c.commit().expect("commit");
+    assert_eq!(since(&mut c).as_deref(), Some(after.as_str()), "unchanged pipeline");
+    c.close_session().expect("close");
+    daemon.stop();
+    remove_state(&dir);
+}
 
 /// The bridge's pipeline follows the ports' pauses: lab1's peer holds priority 0 paused, so its
 /// pipeline class is paused and its frames wait in external memory while the other priorities
@@ -1143,22 +1245,25 @@ fn the_lab_honours_a_pfc_watchdog() {
     std::fs::write(&file, "[lab]\ntraffic = false\n").expect("settings file");
     let daemon = Daemon::start_with(&dir, &["--config", file.to_str().expect("utf-8 path")]);
     let mut c = daemon.client();
-    let edit = "<interfaces xmlns=\"urn:ietf:params:xml:ns:yang:ietf-interfaces\"><interface>\
-                <name>lab1</name><bridge-port xmlns=\"urn:ieee:std:802.1Q:yang:ieee802-dot1q-bridge\">\
-                <pfc-watchdog xmlns=\"urn:pfcd:yang:pfcd-watchdog\"><detection-time>100</detection-time>\
-                <priority><priority>5</priority><action>alert</action></priority>\
-                </pfc-watchdog></bridge-port></interface></interfaces>";
-    c.edit_config(Datastore::Candidate, edit, None).expect("edit-config");
+    let edit = format!(
+        "<interfaces xmlns=\"{IF_NS}\"><interface><name>lab1</name>\
+         <bridge-port xmlns=\"{DOT1Q_NS}\"><pfc-watchdog xmlns=\"{WD_NS}\">\
+         <detection-time>100</detection-time>\
+         <priority><priority>5</priority><action>alert</action></priority>\
+         </pfc-watchdog></bridge-port></interface></interfaces>"
+    );
+    c.edit_config(Datastore::Candidate, &edit, None).expect("edit-config");
     c.commit().expect("the lab takes a watchdog");
     let running = running_config(&mut c);
     assert!(running.contains("<detection-time>100</detection-time>"), "{running}");
-    let filter = "<interfaces xmlns=\"urn:ietf:params:xml:ns:yang:ietf-interfaces\"><interface>\
-                  <name>lab1</name><bridge-port xmlns=\"urn:ieee:std:802.1Q:yang:ieee802-dot1q-bridge\">\
-                  <pfc-watchdog xmlns=\"urn:pfcd:yang:pfcd-watchdog\"/></bridge-port></interface>\
-                  </interfaces>";
+    let filter = format!(
+        "<interfaces xmlns=\"{IF_NS}\"><interface><name>lab1</name>\
+         <bridge-port xmlns=\"{DOT1Q_NS}\"><pfc-watchdog xmlns=\"{WD_NS}\"/></bridge-port>\
+         </interface></interfaces>"
+    );
     let end = Instant::now() + Duration::from_secs(10);
     loop {
-        let wd = get(&mut c, filter);
+        let wd = get(&mut c, &filter);
         let five = wd.find("<name>5</name>").map(|at| &wd[at..]).unwrap_or_default();
         if value(five, "action").as_deref() == Some("alert") {
             assert_eq!(value(five, "status").as_deref(), Some("operational"), "{wd}");
@@ -1167,8 +1272,10 @@ fn the_lab_honours_a_pfc_watchdog() {
         assert!(Instant::now() < end, "priority 5's action in the lab's state: {wd}");
         std::thread::sleep(Duration::from_millis(100));
     }
-    let storm = "<peer-storms xmlns=\"urn:pfcd:yang:pfcd-lab\"><storm><port>lab1</port>\
-                 <class>3</class></storm></peer-storms>";
+    let storm = format!(
+        "<peer-storms xmlns=\"{LAB_NS}\"><storm><port>lab1</port><class>3</class></storm>\
+         </peer-storms>"
+    );
     let before = running_config(&mut c);
-    assert_commit_refused(&mut c, storm, "pfcd-lab:peer-storms", "traffic = true", &before);
+    assert_commit_refused(&mut c, &storm, "pfcd-lab:peer-storms", "traffic = true", &before);
 }

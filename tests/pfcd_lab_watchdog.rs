@@ -13,7 +13,7 @@ use test_support::pfcd::{
     commit_pfc, commit_watchdog, pfc_action, pfc_of, priority, value, watchdog_class, watchdog_of,
 };
 
-const LAB_NS: &str = "urn:pfcd:yang:pfcd-lab";
+const LAB_NS: &str = pfc_yang_names::pfcd_lab::NAMESPACE;
 /// Simulated seconds per wall-clock second: 20 ms of detection take a second.
 const RATIO: f64 = 0.02;
 const DETECTION_MS: u64 = 20;

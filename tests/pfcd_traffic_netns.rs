@@ -174,8 +174,11 @@ fn pfcd_holds_a_paused_priority_pauses_its_sender_and_loses_nothing() {
     assert!(tshark_number(&rows[0][2]) > 0, "the first asks for a pause: {rows:?}");
 
     // The same in stall mode: the pause holds the port whole, priority 0 too.
-    let edit = "<pipeline xmlns=\"urn:pfcd:yang:pfcd-pipeline\"><mode>stall</mode></pipeline>";
-    c.edit_config(netconf_client::Datastore::Candidate, edit, None).expect("edit-config");
+    let edit = format!(
+        "<pipeline xmlns=\"{}\"><mode>stall</mode></pipeline>",
+        pfc_yang_names::pfcd_pipeline::NAMESPACE
+    );
+    c.edit_config(netconf_client::Datastore::Candidate, &edit, None).expect("edit-config");
     c.commit().expect("commit");
     std::thread::sleep(Duration::from_millis(300));
     let stall = run(&hosts);

@@ -34,7 +34,7 @@ fn the_readme_tour_runs_as_written_on_the_lab() {
          xmlns=\"{{BRIDGE}}\"><pfc xmlns=\"{{PFC}}\"><allowance-source/></pfc></bridge-port>\
          </interface></interfaces>'''\n\
          t = time.monotonic()\n\
-         while 'measured</allowance-source>' not in m.get(('subtree', lab2)).data_xml:\n\
+         while 'measurement-result</allowance-source>' not in m.get(('subtree', lab2)).data_xml:\n\
          \x20   if time.monotonic() - t > 60: raise SystemExit('lab2 is not on its measured allowance')\n\
          \x20   time.sleep(0.2)\n\
          {action}\n\

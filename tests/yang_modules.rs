@@ -114,6 +114,8 @@ fn the_rpcs_and_notifications_parse() {
     let bridge = "urn:ieee:std:802.1Q:yang:ieee802-dot1q-pfc-bridge";
     let pfc = "urn:ieee:std:802.1Q:yang:ieee802-dot1q-pfc";
     let tlv = "urn:ieee:std:802.1Q:yang:ieee802-dot1q-lldp-pfc-tlv";
+    let pfcd_pfc = pfc_yang_names::pfcd_pfc::NAMESPACE;
+    let headroom = pfc_yang_names::pfcd_headroom::NAMESPACE;
     for action in ["measure-headroom", "clear-pfc-counters"] {
         let invoked = format!(
             r#"<interfaces xmlns="urn:ietf:params:xml:ns:yang:ietf-interfaces"><interface>
@@ -127,18 +129,18 @@ fn the_rpcs_and_notifications_parse() {
         .validate_notification(&format!(
             r#"<headroom-allowance-changed xmlns="{bridge}" xmlns:pfc="{pfc}">
                  <interface>lab0</interface>
-                 <old-allowance>126224</old-allowance><old-source>pfc:manual</old-source>
-                 <new-allowance>164352</new-allowance><new-source>pfc:measured</new-source>
+                 <old-allowance>126224</old-allowance><old-source>pfc:link-delay-allowance</old-source>
+                 <new-allowance>164352</new-allowance><new-source>pfc:measurement-result</new-source>
                  <clamp>none</clamp>
                </headroom-allowance-changed>"#
         ))
         .expect("headroom-allowance-changed");
     schema
         .validate_notification(&format!(
-            r#"<receive-buffer-drop xmlns="urn:pfcd:yang:pfcd-pfc" xmlns:pfc="{pfc}">
+            r#"<receive-buffer-drop xmlns="{pfcd_pfc}" xmlns:pfc="{pfc}">
                  <interface>lab0</interface><priority>3</priority>
                  <frames-dropped>12</frames-dropped><allowance-in-force>20000</allowance-in-force>
-                 <allowance-source>pfc:manual</allowance-source>
+                 <allowance-source>pfc:link-delay-allowance</allowance-source>
                </receive-buffer-drop>"#
         ))
         .expect("receive-buffer-drop");
@@ -152,14 +154,14 @@ fn the_rpcs_and_notifications_parse() {
         ))
         .expect("pfc-dcbx-misconfiguration");
     schema
-        .validate_notification(
-            r#"<allowance-clamped xmlns="urn:pfcd:yang:pfcd-headroom">
+        .validate_notification(&format!(
+            r#"<allowance-clamped xmlns="{headroom}">
                  <interface>lab0</interface><reason>receive-buffer</reason>
                  <selected-allowance>1407374883750992</selected-allowance>
                  <allowance-in-force>4186112</allowance-in-force>
                  <receive-buffer-limit>4186112</receive-buffer-limit>
-               </allowance-clamped>"#,
-        )
+               </allowance-clamped>"#
+        ))
         .expect("allowance-clamped");
     assert!(schema.model().rpc(bridge, "measure-headroom").is_none(), "an action, not an RPC");
 }
@@ -316,4 +318,140 @@ fn every_leaf_of_the_ieee_namespace_modules_is_one_the_draft_defines() {
     );
     let gone: Vec<&String> = listed.iter().filter(|l| !leaves.contains(l)).collect();
     assert!(gone.is_empty(), "listed in yang/README.md but in no module: {gone:#?}");
+}
+
+/// The module table at the top of `yang/README.md`: each module's name and namespace.
+fn readme_namespaces() -> Vec<(String, String)> {
+    let readme = std::fs::read_to_string(yang().join("README.md")).expect("yang/README.md");
+    readme
+        .lines()
+        .filter_map(|l| l.strip_prefix("| `"))
+        .filter_map(|l| {
+            let (name, rest) = l.split_once("` | `")?;
+            let (namespace, _) = rest.split_once("` |")?;
+            Some((name.to_string(), namespace.to_string()))
+        })
+        .collect()
+}
+
+/// pfcd's own modules live under namespaces it can stand behind: a UUID URN each (the `uuid`
+/// NID is registered, RFC 9562), not the unregistered `urn:pfcd:`; yang/README.md names each
+/// module's namespace as the module does.
+#[test]
+fn pfcds_own_modules_have_uuid_urn_namespaces_and_the_readme_names_them() {
+    let modules = schema().modules();
+    let listed = readme_namespaces();
+    let mut seen = std::collections::BTreeSet::new();
+    for (name, _) in OURS {
+        let m = modules.iter().find(|m| m.name == name).expect("loaded");
+        if name.starts_with("pfcd-") {
+            let uuid = m
+                .namespace
+                .strip_prefix("urn:uuid:")
+                .unwrap_or_else(|| panic!("{name}'s namespace {} is not a UUID URN", m.namespace));
+            let groups: Vec<usize> = uuid.split('-').map(str::len).collect();
+            assert_eq!(groups, [8, 4, 4, 4, 12], "{name}: {uuid} is a UUID");
+            assert!(uuid.chars().all(|c| c == '-' || c.is_ascii_hexdigit()), "{uuid}");
+            assert!(uuid.chars().all(|c| !c.is_ascii_uppercase()), "lower case (RFC 9562)");
+            assert!(seen.insert(uuid.to_string()), "{name}'s namespace is its own");
+        }
+        assert!(!m.namespace.starts_with("urn:pfcd:"), "{name}: {}", m.namespace);
+        let listed = listed.iter().find(|(n, _)| n == name);
+        let (_, ns) = listed.unwrap_or_else(|| panic!("{name} in yang/README.md's module table"));
+        assert_eq!(ns, &m.namespace, "yang/README.md's namespace of {name}");
+    }
+}
+
+/// The identities of ieee802-dot1q-pfc, each with its bases, read from the module's text.
+fn identities() -> Vec<(String, Vec<String>)> {
+    let text = std::fs::read_to_string(yang().join("ieee802-dot1q-pfc.yang")).expect("module");
+    let mut found: Vec<(String, Vec<String>)> = Vec::new();
+    let mut inside = false;
+    for line in text.lines() {
+        if let Some(name) = line.strip_prefix("  identity ").and_then(|l| l.strip_suffix(" {")) {
+            found.push((name.to_string(), Vec::new()));
+            inside = true;
+        } else if line == "  }" {
+            inside = false;
+        } else if let Some(base) =
+            line.trim().strip_prefix("base ").and_then(|l| l.strip_suffix(';'))
+        {
+            if let (true, Some((_, bases))) = (inside, found.last_mut()) {
+                bases.push(base.to_string());
+            }
+        }
+    }
+    found
+}
+
+/// One base per meaning (how the allowance is obtained, where the one in force came from), and
+/// the methods named as 36.8 names its two calculations: based on link delay, based on
+/// measurement.
+#[test]
+fn each_identity_has_one_meaning_and_the_methods_follow_36_8() {
+    let identities = identities();
+    let of = |base: &str| -> Vec<&str> {
+        identities
+            .iter()
+            .filter(|(_, b)| b.iter().any(|b| b == base))
+            .map(|(n, _)| n.as_str())
+            .collect()
+    };
+    for (name, bases) in &identities {
+        assert!(bases.len() <= 1, "{name} has one base, not {bases:?}");
+    }
+    assert_eq!(
+        of("headroom-method"),
+        ["manual", "link-delay", "measurement", "link-delay-and-measurement", "dcbx-negotiated"]
+    );
+    assert_eq!(
+        of("allowance-source"),
+        [
+            "link-delay-allowance",
+            "link-delay-result",
+            "measurement-result",
+            "initial-value",
+            "administrative-override"
+        ]
+    );
+}
+
+/// The `type` statement of leaf `leaf` in ieee802-dot1q-pfc, and the `units` of that typedef.
+fn type_and_units(text: &str, leaf: &str) -> (String, String) {
+    let at = text.find(&format!("leaf {leaf} {{")).unwrap_or_else(|| panic!("leaf {leaf}"));
+    let typ = text[at..].split("type ").nth(1).and_then(|t| t.split(';').next()).expect("type");
+    let typ = typ.trim().to_string();
+    let typedef = text.find(&format!("typedef {typ} {{")).unwrap_or_else(|| panic!("{typ}"));
+    let units = text[typedef..].split("units \"").nth(1).and_then(|u| u.split('"').next());
+    (typ, units.expect("the typedef's units").to_string())
+}
+
+/// A delay input of the calculation is in bit times, whose length depends on the speed: its
+/// unit says at which speed. An allowance is buffer, bits at any speed, and says bits.
+#[test]
+fn each_bit_time_input_says_at_which_speed_and_allowances_are_bits_of_buffer() {
+    let text = std::fs::read_to_string(yang().join("ieee802-dot1q-pfc.yang")).expect("module");
+    let delays = [
+        "reception-processing",
+        "pfc-generation",
+        "interface-rtt",
+        "receive-processing",
+        "peer-interface-rtt",
+        "secy-delay",
+    ];
+    for leaf in delays {
+        let (typ, units) = type_and_units(&text, leaf);
+        assert_eq!(units, "bit times at the port's speed", "{leaf} ({typ})");
+    }
+    for leaf in [
+        "pfc-link-delay-allowance",
+        "pfc-headroom-allowance",
+        "minimum-allowance",
+        "maximum-allowance",
+        "initial-allowance",
+        "calculated-allowance",
+        "allowance-in-force",
+    ] {
+        assert_eq!(type_and_units(&text, leaf).1, "bits", "{leaf}");
+    }
 }

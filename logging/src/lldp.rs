@@ -85,6 +85,11 @@ fn dcbx_kind(e: &DcbxEvent) -> (&'static str, Level) {
     }
 }
 
+/// A PFC Enable vector as the YANG `pfc-enable-type` writes it: bit n is `pN`, `p0 p3`.
+fn priorities(vector: u8) -> String {
+    (0..8).filter(|n| vector & (1 << n) != 0).map(|n| format!("p{n}")).collect::<Vec<_>>().join(" ")
+}
+
 /// Logs an event of `port`'s DCBX (clause 38): operational values and misconfiguration.
 pub fn dcbx_event(port: &str, e: &DcbxEvent) {
     let (kind, level) = dcbx_kind(e);
@@ -92,11 +97,13 @@ pub fn dcbx_event(port: &str, e: &DcbxEvent) {
         return;
     }
     match e {
+        // The fields are the YANG leaves' names (oper-pfc-enable, pfc-enable-source, reason,
+        // headroom-measurement, ...), the values as the leaves write them.
         DcbxEvent::PfcChanged { from, to, source, reason } => info!(
             port,
-            from = format!("{from:#04x}"),
-            to = format!("{to:#04x}"),
-            source = source.as_str(),
+            oper_pfc_enable = priorities(*to),
+            oper_pfc_enable_before = priorities(*from),
+            pfc_enable_source = source.as_str(),
             reason = reason.as_str(),
             "{kind}"
         ),
@@ -104,13 +111,22 @@ pub fn dcbx_event(port: &str, e: &DcbxEvent) {
             port,
             macsec,
             privacy,
-            measurement = headroom.measurement,
-            link_delay = headroom.link_delay,
+            headroom_measurement = headroom.measurement,
+            headroom_link_delay = headroom.link_delay,
             "{kind}"
         ),
         DcbxEvent::EtsChanged | DcbxEvent::AppChanged | DcbxEvent::MisconfigurationCleared => {
             info!(port, "{kind}")
         }
         DcbxEvent::MisconfigurationRaised(m) => warn!(port, misconfiguration = %m, "{kind}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_pfc_enable_vector_reads_as_the_yang_bits() {
+        assert_eq!(super::priorities(0b0001_1001), "p0 p3 p4");
+        assert_eq!(super::priorities(0), "");
     }
 }

@@ -10,9 +10,9 @@ use yang2::data::{
 
 /// The XML inside a reply's `<data>`, each top-level element given the prefix declarations
 /// of `<rpc-reply>` and `<data>` it relies on: a server may declare the prefixes of identity
-/// values (`pfc:measured`) once on an enclosing element, which the data alone would lose.
+/// values (`pfc:measurement`) once on an enclosing element, which the data alone would lose.
 /// A prefix declared nowhere is read as the prefix a module of the schema chose for itself
-/// (pfcd writes `pfc:measured` without declaring `pfc`; DECISIONS.md, "pfcsh reads").
+/// (pfcd writes `pfc:measurement` without declaring `pfc`; DECISIONS.md, "pfcsh reads").
 pub fn reply_data(reply: &netconf_client::Reply, ctx: &Context) -> String {
     let inner = reply.data().unwrap_or_default();
     let mut declared = enclosing_declarations(reply.raw());
@@ -218,13 +218,16 @@ mod tests {
         let v: serde_json::Value = serde_json::json!({
             "ietf-interfaces:interfaces": {"interface": [{"name": "lab0",
               "ieee802-dot1q-bridge:bridge-port": {"ieee802-dot1q-pfc-bridge:pfc": {
-                "pfc-requests": "12", "allowance-source": "ieee802-dot1q-pfc:measured",
+                "pfc-requests": "12", "allowance-source": "ieee802-dot1q-pfc:measurement-result",
                 "link-pause": false}}}]}});
         let ifs = list(&v, "interfaces/interface");
         assert_eq!(ifs.len(), 1);
         assert_eq!(text(&ifs[0], "name").as_deref(), Some("lab0"));
         assert_eq!(number(&ifs[0], "bridge-port/pfc/pfc-requests"), Some(12.0));
-        assert_eq!(text(&ifs[0], "bridge-port/pfc/allowance-source").as_deref(), Some("measured"));
+        assert_eq!(
+            text(&ifs[0], "bridge-port/pfc/allowance-source").as_deref(),
+            Some("measurement-result")
+        );
         assert_eq!(flag(&ifs[0], "bridge-port/pfc/link-pause"), Some(false));
         let t = serde_json::json!({"time": "2026-11-29T10:04:05.5+00:00"});
         assert_eq!(text(&t, "time").as_deref(), Some("2026-11-29T10:04:05.5+00:00"));

@@ -87,7 +87,7 @@ fn headroom_history_times_are_whole_timestamps() {
         &mut home.pfcsh(lab.port, &lab.password_file),
         &[
             "configure",
-            "set interfaces interface lab2 bridge-port pfc headroom method measured",
+            "set interfaces interface lab2 bridge-port pfc headroom method measurement",
             "commit",
         ],
     );

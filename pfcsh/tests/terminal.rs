@@ -288,7 +288,7 @@ fn enum_and_identity_values_are_listed_and_completed() {
     keys(&mut p, "set interfaces interface lab2 bridge-port pfc headroom method ?");
     p.exp_string("Possible completions:").expect("help");
     let help = utf8(&p.exp_string("pfcsh# ").expect("prompt"));
-    for value in ["manual", "calculated", "measured", "calculated-and-measured"] {
+    for value in ["manual", "link-delay", "measurement", "link-delay-and-measurement"] {
         assert!(
             help.lines().any(|l| l.split_whitespace().next() == Some(value)),
             "identity {value} listed:\n{help}"

@@ -14,7 +14,7 @@ pub const LAB_FRAME_OCTETS: u32 = 1996;
 /// How a lab port starts (its first-start configuration).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Start {
-    /// headroom/method calculated.
+    /// headroom/method link-delay.
     Calculated,
     /// headroom/method manual with the default pfc-link-delay-allowance (Annex N's 126 224
     /// bits): right for 100 m at 10G, far too small for longer or faster links.

@@ -7,6 +7,7 @@
 //! family's `notification.rs`.
 
 use std::sync::{Arc, Mutex, PoisonError};
+use std::time::SystemTime;
 
 use dataplane::pipeline::PipelineConfig;
 use mgmt::backend::{ActionRequest, Backend, BackendError, StateRequest, Transaction};
@@ -39,13 +40,21 @@ pub struct PortsBackend {
     prepared: Mutex<Option<Prepared>>,
     /// The interfaces with a Bridge Port in running, as last applied.
     bridge_ports: Mutex<Vec<String>>,
+    /// When the pipeline was last built, its statistics starting again: at start, and at each
+    /// new configuration handed to it.
+    pipeline_built: Mutex<SystemTime>,
 }
 
 type Prepared = (Vec<PortIntent>, PipelineConfig, Vec<StaticEntry>);
 
 impl PortsBackend {
     pub fn new(ports: Arc<dyn PortSet>) -> Self {
-        PortsBackend { ports, prepared: Mutex::new(None), bridge_ports: Mutex::new(Vec::new()) }
+        PortsBackend {
+            ports,
+            prepared: Mutex::new(None),
+            bridge_ports: Mutex::new(Vec::new()),
+            pipeline_built: Mutex::new(SystemTime::now()),
+        }
     }
 
     fn port_names(&self) -> Vec<&str> {
@@ -173,6 +182,7 @@ impl Backend for PortsBackend {
         if self.ports.pipeline().config != pipeline {
             info!(mode = %pipeline.mode, "pipeline configuration changed");
             self.ports.reconfigure_pipeline(pipeline);
+            *self.pipeline_built.lock().unwrap_or_else(PoisonError::into_inner) = SystemTime::now();
         }
         let configured: Vec<String> =
             bridge_ports(tx.new).into_iter().map(|(name, _)| name).collect();
@@ -208,7 +218,10 @@ impl Backend for PortsBackend {
             interfaces(self.ports.as_ref(), &snapshots, &pipe),
             bridge_state(&ports, self.ports.up_time_secs()),
             super::lldp::state::state(&snapshots),
-            super::pipeline::state::state(&pipe),
+            super::pipeline::state::state(
+                &pipe,
+                *self.pipeline_built.lock().unwrap_or_else(PoisonError::into_inner),
+            ),
         ])
     }
 }

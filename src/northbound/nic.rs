@@ -17,7 +17,7 @@ use crate::nic::state::NicState;
 use crate::nic::NicPorts;
 
 /// pfcd-nic's namespace.
-pub const NIC_NS: &str = "urn:pfcd:yang:pfcd-nic";
+pub const NIC_NS: &str = pfc_yang_names::pfcd_nic::NAMESPACE;
 
 /// The backend of pfcd-nic.
 pub struct NicBackend {

@@ -7,7 +7,7 @@ pub fn leaf(ns: &str, name: &str, value: impl std::fmt::Display) -> Element {
     Element::leaf(ns, name, value.to_string())
 }
 
-/// A leaf whose value is an identity of ieee802-dot1q-pfc (`pfc:measured`), with the prefix
+/// A leaf whose value is an identity of ieee802-dot1q-pfc (`pfc:measurement`), with the prefix
 /// declared on the leaf itself so that the value resolves wherever the leaf is copied to
 /// (RFC 7950 §9.10.3: the prefix must be in scope where the value appears).
 pub fn pfc_identity_leaf(ns: &str, name: &str, identity: &str) -> Element {
@@ -29,7 +29,7 @@ pub fn child_u64(e: &Element, ns: &str, name: &str) -> Result<Option<u64>, Strin
     }
 }
 
-/// An identity value without its prefix (`pfc:measured` → `measured`).
+/// An identity value without its prefix (`pfc:measurement` → `measurement`).
 pub fn identity_name(value: &str) -> &str {
     value.rsplit_once(':').map_or(value, |(_, n)| n)
 }
@@ -76,8 +76,8 @@ mod tests {
         assert_eq!(pfc_enable_mask("p3 p4"), 0b0001_1000);
         assert_eq!(pfc_enable_bits(0b0001_1001), "p0 p3 p4");
         assert_eq!(pfc_enable_mask(""), 0);
-        assert_eq!(identity_name("pfc:measured"), "measured");
-        let xml = pfc_identity_leaf("urn:x", "source", "measured").to_xml();
+        assert_eq!(identity_name("pfc:measurement"), "measurement");
+        let xml = pfc_identity_leaf("urn:x", "source", "measurement-result").to_xml();
         assert!(
             xml.contains(&format!("xmlns:pfc=\"{}\"", super::super::namespaces::PFC_NS)),
             "the prefix is declared: {xml}"

@@ -38,9 +38,9 @@ impl HeadroomMethod {
     pub fn as_str(self) -> &'static str {
         match self {
             HeadroomMethod::Manual => "manual",
-            HeadroomMethod::Calculated => "calculated",
-            HeadroomMethod::Measured => "measured",
-            HeadroomMethod::CalculatedAndMeasured => "calculated-and-measured",
+            HeadroomMethod::Calculated => "link-delay",
+            HeadroomMethod::Measured => "measurement",
+            HeadroomMethod::CalculatedAndMeasured => "link-delay-and-measurement",
             HeadroomMethod::DcbxNegotiated => "dcbx-negotiated",
         }
     }
@@ -49,9 +49,9 @@ impl HeadroomMethod {
     pub fn from_identity(name: &str) -> Option<HeadroomMethod> {
         Some(match name {
             "manual" => HeadroomMethod::Manual,
-            "calculated" => HeadroomMethod::Calculated,
-            "measured" => HeadroomMethod::Measured,
-            "calculated-and-measured" => HeadroomMethod::CalculatedAndMeasured,
+            "link-delay" => HeadroomMethod::Calculated,
+            "measurement" => HeadroomMethod::Measured,
+            "link-delay-and-measurement" => HeadroomMethod::CalculatedAndMeasured,
             "dcbx-negotiated" => HeadroomMethod::DcbxNegotiated,
             _ => return None,
         })

@@ -66,7 +66,7 @@ admin.edit_config(target="candidate", config=(
     '<config><nacm xmlns="%s"><groups><group><name>operators</name><user-name>operator'
     "</user-name></group></groups><rule-list><name>operators</name><group>operators</group>"
     "%s</rule-list></nacm>%s</config>"
-    % (NACM, rules, pfc("lab2", '<headroom><method xmlns:pfc="%s">pfc:measured</method>'
+    % (NACM, rules, pfc("lab2", '<headroom><method xmlns:pfc="%s">pfc:measurement</method>'
                                  "</headroom>" % PFC))))
 admin.commit()
 print("nacm and lab2's method committed")

@@ -38,7 +38,7 @@ configuration in running; every start prints how to connect, then 'pfcd ready'.
 With ports = \"interfaces\" pfcd bridges real interfaces instead: frames are forwarded between \
 them through the pipeline engine with the external-memory pause mechanism, PFC frames from a \
 port's peer pause it, a lossless priority's buffer past XOFF sends PFC to its peer, LLDP/DCBX \
-runs with the peer on the wire, and headroom/method measured measures the link with HMPDUs. The \
+runs with the peer on the wire, and headroom/method measurement measures the link with HMPDUs. The \
 first start configures every interface as a Bridge Port with PFC off and LLDP on.",
     after_help = "SETTINGS FILE (TOML; every field optional, defaults shown):
   listen = \"127.0.0.1:830\"      # NETCONF over SSH

@@ -22,7 +22,7 @@ pub fn initial_config(links: &[LabLink]) -> String {
     let mut xml = bridge_config();
     for link in links {
         let method = match link.start {
-            Start::Calculated => "calculated",
+            Start::Calculated => "link-delay",
             Start::ManualDefault => "manual",
         };
         xml.push_str(&format!(

@@ -51,7 +51,7 @@ fn measure(port: &PortHandle, path: &str) -> Result<(), BackendError> {
     if !matches!(method, HeadroomMethod::Measured | HeadroomMethod::CalculatedAndMeasured) {
         return Err(BackendError::new(format!(
             "The headroom measurement is not in force on {} (its method is {}): set \
-             headroom/method to measured or calculated-and-measured first.",
+             headroom/method to measurement or link-delay-and-measurement first.",
             port.name,
             method.as_str()
         ))

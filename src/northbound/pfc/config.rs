@@ -257,7 +257,7 @@ mod tests {
         let pfc = format!(
             "<pfc-link-delay-allowance>1000</pfc-link-delay-allowance>\
              <pfc-headroom-allowance>2000</pfc-headroom-allowance><pfc-enable>p3 p4</pfc-enable>\
-             <headroom><method xmlns:pfc=\"{PFC_NS}\">pfc:measured</method>\
+             <headroom><method xmlns:pfc=\"{PFC_NS}\">pfc:measurement</method>\
              <minimum-allowance>3000</minimum-allowance><maximum-allowance>4000</maximum-allowance>\
              <initial-allowance>5000</initial-allowance></headroom>\
              <priority><priority>4</priority><buffer-allocation xmlns=\"{PFCD_PFC_NS}\">6000</buffer-allocation></priority>"

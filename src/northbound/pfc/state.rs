@@ -38,8 +38,8 @@ pub fn pfc_state(s: &PortSnapshot) -> Element {
     }
     if let Some((method, bits)) = a.calculated {
         let method = match method {
-            Method::LinkDelay => "calculated",
-            Method::Measurement => "measured",
+            Method::LinkDelay => "link-delay",
+            Method::Measurement => "measurement",
         };
         pfc.push(leaf(ns, ieee::CALCULATED_ALLOWANCE, bits));
         pfc.push(pfc_identity_leaf(ns, ieee::CALCULATED_ALLOWANCE_METHOD, method));
@@ -138,11 +138,12 @@ fn headroom_allowance(s: &PortSnapshot) -> u64 {
 /// pfcd-headroom's `allowance-bounds`: the receive buffer's limit, why the allowance in force
 /// was clamped, the peer's Local Delay TLVs refused.
 fn allowance_bounds(s: &PortSnapshot) -> Element {
+    use pfc_yang_names::pfcd_headroom as headroom;
     let ns = HEADROOM_NS;
-    Element::new(ns, "allowance-bounds")
-        .with(leaf(ns, "receive-buffer-limit", s.receive_buffer_limit_bits))
-        .with(leaf(ns, "clamp-reason", s.clamp.as_str()))
-        .with(leaf(ns, "peer-local-delays-refused", s.peer_delays_refused))
+    Element::new(ns, headroom::ALLOWANCE_BOUNDS)
+        .with(leaf(ns, headroom::RECEIVE_BUFFER_LIMIT, s.receive_buffer_limit_bits))
+        .with(leaf(ns, headroom::CLAMP_REASON, s.clamp.as_str()))
+        .with(leaf(ns, headroom::PEER_LOCAL_DELAYS_REFUSED, s.peer_delays_refused))
 }
 
 /// The measurement's history and counters (pfcd-pfc's) into `measurement`.
@@ -185,12 +186,12 @@ fn push_lines(parent: &mut Element, breakdown: Option<&Breakdown>) {
 /// The `allowance-source` identity of `source` (without prefix), and its clamp if calculated.
 pub fn source_identity(source: AllowanceSource) -> (&'static str, Option<Clamp>) {
     match source {
-        AllowanceSource::LinkDelayAllowance => ("manual", None),
+        AllowanceSource::LinkDelayAllowance => ("link-delay-allowance", None),
         AllowanceSource::Calculated { method: Method::LinkDelay, clamp } => {
-            ("calculated", Some(clamp))
+            ("link-delay-result", Some(clamp))
         }
         AllowanceSource::Calculated { method: Method::Measurement, clamp } => {
-            ("measured", Some(clamp))
+            ("measurement-result", Some(clamp))
         }
         AllowanceSource::InitialValue => ("initial-value", None),
         AllowanceSource::AdministrativeOverride => ("administrative-override", None),

@@ -2,6 +2,8 @@
 //! Port's `pipeline` container (each priority's traffic class, Pause FSM, FIFO depths; the pause
 //! reaction).
 
+use std::time::SystemTime;
+
 use dataplane::pipeline::{FsmState, PipelineSnapshot};
 use netconf_proto::xml::Element;
 use pfc_yang_names::pfcd_pipeline as pipe;
@@ -10,14 +12,19 @@ use crate::northbound::namespaces::PIPE_NS;
 use crate::northbound::xml::leaf;
 use crate::ports::snapshot::FrameDiscards;
 
-/// `/pipeline`'s state: external memory in use and the statistics.
-pub fn state(s: &PipelineSnapshot) -> Element {
+/// `/pipeline`'s state: external memory in use and the statistics, which started again at
+/// `built` (the pipeline was last built then).
+pub fn state(s: &PipelineSnapshot, built: SystemTime) -> Element {
     let ns = PIPE_NS;
     let st = &s.stats;
     let external = Element::new(ns, pipe::EXTERNAL_MEMORY)
         .with(leaf(ns, pipe::USED, s.external_used))
         .with(leaf(ns, pipe::PEAK_USED, st.external_used_peak as u64));
-    let mut statistics = Element::new(ns, pipe::STATISTICS);
+    let mut statistics = Element::new(ns, pipe::STATISTICS).with(leaf(
+        ns,
+        pipe::DISCONTINUITY_TIME,
+        mgmt::notify::format_time(built),
+    ));
     for (name, value) in [
         (pipe::CYCLES, st.cycles),
         (pipe::ENQUEUED, st.enqueued),

@@ -13,8 +13,8 @@ pub const IF_NS: &str = "urn:ietf:params:xml:ns:yang:ietf-interfaces";
 pub const DOT1Q_NS: &str = "urn:ieee:std:802.1Q:yang:ieee802-dot1q-bridge";
 pub const PFCB_NS: &str = "urn:ieee:std:802.1Q:yang:ieee802-dot1q-pfc-bridge";
 pub const PFC_NS: &str = "urn:ieee:std:802.1Q:yang:ieee802-dot1q-pfc";
-pub const PIPE_NS: &str = "urn:pfcd:yang:pfcd-pipeline";
-pub const WD_NS: &str = "urn:pfcd:yang:pfcd-watchdog";
+pub const PIPE_NS: &str = "urn:uuid:efc1e1ad-781a-5967-ad09-aaaae237bbf0";
+pub const WD_NS: &str = "urn:uuid:fbfc2dec-3453-5731-97c0-ce5c9430369a";
 
 /// pfcd running in the switch's namespace on p1 and p2; SIGKILLed with the namespace.
 pub struct Pfcd {

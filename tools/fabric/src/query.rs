@@ -6,8 +6,8 @@ pub const IF_NS: &str = "urn:ietf:params:xml:ns:yang:ietf-interfaces";
 pub const DOT1Q_NS: &str = "urn:ieee:std:802.1Q:yang:ieee802-dot1q-bridge";
 pub const PFC_BRIDGE_NS: &str = "urn:ieee:std:802.1Q:yang:ieee802-dot1q-pfc-bridge";
 /// pfcd's own pipeline module: the only model here that says how much waits to leave.
-pub const PIPELINE_NS: &str = "urn:pfcd:yang:pfcd-pipeline";
-pub const PFCD_PFC_NS: &str = "urn:pfcd:yang:pfcd-pfc";
+pub const PIPELINE_NS: &str = "urn:uuid:efc1e1ad-781a-5967-ad09-aaaae237bbf0";
+pub const PFCD_PFC_NS: &str = "urn:uuid:f8a72bf3-f2f2-5965-8356-6d5b9285f984";
 
 /// The subtree filter: the chassis ID, each port's neighbours' chassis and port IDs, each
 /// Bridge Port's per-priority `priority-paused` and `xoff`, and (with `backlog`) pfcd-pipeline's

@@ -87,7 +87,7 @@ fn ring_bridge(me: u8, west_peer: u8, east_peer: u8) -> String {
          <interfaces xmlns=\"urn:ietf:params:xml:ns:yang:ietf-interfaces\">\
          <interface><name>east</name><bridge-port xmlns=\"urn:ieee:std:802.1Q:yang:ieee802-dot1q-bridge\">\
          <pfc xmlns=\"urn:ieee:std:802.1Q:yang:ieee802-dot1q-pfc-bridge\">{}</pfc>\
-         <pipeline xmlns=\"urn:pfcd:yang:pfcd-pipeline\"><priority><priority>3</priority>\
+         <pipeline xmlns=\"urn:uuid:efc1e1ad-781a-5967-ad09-aaaae237bbf0\"><priority><priority>3</priority>\
          <external-fifo-depth>12</external-fifo-depth><inflight>4</inflight></priority></pipeline>\
          </bridge-port></interface>\
          <interface><name>west</name><bridge-port xmlns=\"urn:ieee:std:802.1Q:yang:ieee802-dot1q-bridge\">\
@@ -219,7 +219,7 @@ fn device(chassis: &str, ports: &[PortState]) -> String {
              xmlns=\"urn:ieee:std:802.1Q:yang:ieee802-dot1q-bridge\">\
              <pfc xmlns=\"urn:ieee:std:802.1Q:yang:ieee802-dot1q-pfc-bridge\"><priority>\
              <priority>3</priority><xoff>{xoff}</xoff><priority-paused>{paused}</priority-paused>\
-             </priority></pfc><pipeline xmlns=\"urn:pfcd:yang:pfcd-pipeline\"><priority>\
+             </priority></pfc><pipeline xmlns=\"urn:uuid:efc1e1ad-781a-5967-ad09-aaaae237bbf0\"><priority>\
              <priority>3</priority><external-fifo-depth>0</external-fifo-depth>\
              <inflight>{backlog}</inflight></priority></pipeline></bridge-port></interface>"
         ));
