@@ -1,7 +1,9 @@
 //! Module texts from the server (`<get-schema>`, RFC 6022), kept under
 //! `~/.cache/pfcsh/yang/NAME@REVISION.yang`. A module with a revision never changes under the
-//! same name@revision, so a cached file is used as it is; one without a revision is fetched
-//! again on every start (it may have changed).
+//! same name@revision, so a cached file is used as it is, unless it does not declare the
+//! namespace the server's yang-library gives (a server whose module changed without a new
+//! revision: pfcd's own modules moved to UUID URNs under the same one); one without a revision
+//! is fetched again on every start (it may have changed).
 
 use std::path::Path;
 
@@ -26,7 +28,7 @@ pub fn ensure_cached(
             continue;
         }
         let file = dir.join(format!("{}.yang", m.file_stem()));
-        if m.revision.is_some() && std::fs::metadata(&file).is_ok_and(|f| f.len() > 0) {
+        if m.revision.is_some() && cached_matches(&file, m.namespace.as_deref()) {
             continue;
         }
         let text = get_schema(client, m)?;
@@ -38,6 +40,12 @@ pub fn ensure_cached(
         fetched += 1;
     }
     Ok(fetched)
+}
+
+/// Whether `file` holds a module text declaring `namespace` (any text, without one to check).
+fn cached_matches(file: &Path, namespace: Option<&str>) -> bool {
+    let Ok(text) = std::fs::read_to_string(file) else { return false };
+    !text.trim().is_empty() && namespace.is_none_or(|ns| text.contains(ns))
 }
 
 /// One module's YANG text.
@@ -102,6 +110,22 @@ fn data_text(raw: &str) -> Result<String, quick_xml::Error> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_cached_module_under_another_namespace_is_fetched_again() {
+        let dir = std::env::temp_dir().join(format!("pfcsh-cache-test-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("dir");
+        let file = dir.join("pfcd-pfc@2026-11-29.yang");
+        std::fs::write(&file, "module pfcd-pfc { namespace \"urn:pfcd:yang:pfcd-pfc\"; }")
+            .expect("write");
+        let now = "urn:uuid:f8a72bf3-f2f2-5965-8356-6d5b9285f984";
+        assert!(!cached_matches(&file, Some(now)), "an older text of the same revision");
+        assert!(cached_matches(&file, Some("urn:pfcd:yang:pfcd-pfc")));
+        assert!(cached_matches(&file, None), "nothing to check it against");
+        std::fs::write(&file, "").expect("write");
+        assert!(!cached_matches(&file, None), "an empty file is no module");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 
     #[test]
     fn module_text_is_unescaped_from_data() {

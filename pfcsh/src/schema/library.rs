@@ -15,6 +15,8 @@ pub const YANG_LIBRARY_FILTER: &str =
 pub struct LibraryModule {
     pub name: String,
     pub revision: Option<String>,
+    /// Its namespace, as the yang-library gives it.
+    pub namespace: Option<String>,
     pub features: Vec<String>,
     /// False for an `import-only-module`.
     pub implemented: bool,
@@ -70,6 +72,7 @@ pub fn parse_library(xml: &str) -> Result<Vec<LibraryModule>, String> {
                         match path[depth - 1].as_str() {
                             "name" => m.name = text,
                             "revision" if !text.is_empty() => m.revision = Some(text),
+                            "namespace" if !text.is_empty() => m.namespace = Some(text),
                             "feature" => m.features.push(text),
                             _ => {}
                         }
