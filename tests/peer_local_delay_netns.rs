@@ -109,4 +109,9 @@ fn a_peers_local_delay_never_puts_more_in_force_than_the_receive_buffer_holds() 
     describe_p1(&mut c, "to h1, hostile").expect("a description is committed");
     let p1 = pfc_of(&mut c, "p1");
     assert_eq!(number(&p1, "peer-local-delays-refused"), 1, "counted once: {p1}");
+
+    // clear-pfc-counters starts it again, as every counter under the port's pfc.
+    assert!(c.rpc(&pfc_action("p1", "clear-pfc-counters")).expect("action").is_ok());
+    let p1 = pfc_of(&mut c, "p1");
+    assert_eq!(number(&p1, "peer-local-delays-refused"), 0, "cleared: {p1}");
 }

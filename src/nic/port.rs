@@ -322,6 +322,7 @@ impl PortTask for NicPort {
         self.last_read = None;
         self.read_back();
         self.base = self.read;
+        self.calculation.peer_delays_refused = 0;
         self.followed.counters_cleared();
     }
 

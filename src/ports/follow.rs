@@ -236,6 +236,7 @@ impl Followed {
     /// discontinuity.
     pub fn counters_cleared(&mut self) {
         self.results.counters = Default::default();
+        self.peer_delays_refused = 0;
         self.drops.counters_cleared();
         self.discontinuity_time = SystemTime::now();
     }

@@ -294,6 +294,7 @@ impl PortTask for RealPort {
 
     fn clear_counters(&mut self) {
         self.bridge.control(Control::ClearCounters(Some(self.setup.index)));
+        self.calculation.peer_delays_refused = 0;
         self.followed.counters_cleared();
     }
 
