@@ -177,8 +177,11 @@ impl Sim {
         }
     }
 
-    /// Wakes port `p`'s transmitter at `at`, unless an earlier wake-up is already pending.
+    /// Wakes port `p`'s transmitter at `at`, or when its wire is free if that is later, unless
+    /// an earlier wake-up is already pending. A wake-up while the wire is busy could only wake
+    /// it again when the wire is free, which the frame on it already did.
     fn wake(&mut self, p: usize, at: Picos) {
+        let at = at.max(self.wires[p].idle_at());
         if self.ports[p].tx_wake.is_some_and(|w| w <= at) {
             return;
         }
