@@ -182,6 +182,13 @@ impl Sim {
     /// it again when the wire is free, which the frame on it already did.
     fn wake(&mut self, p: usize, at: Picos) {
         let at = at.max(self.wires[p].idle_at());
+        if let Some((idle, place)) = self.ports[p].tx_idle_wake.take() {
+            // Something may now give the idle wake-up work: it runs, in its place.
+            if !self.events.passed(idle, place) {
+                self.events.schedule_reserved(idle, place, Event::Tx(ix(p)));
+                self.ports[p].tx_wake = Some(idle);
+            }
+        }
         if self.ports[p].tx_wake.is_some_and(|w| w <= at) {
             return;
         }
@@ -262,6 +269,15 @@ impl Sim {
         let port = &mut self.ports[p];
         if port.pfc_ready_at.is_none() && port.tx.xoff() != 0 {
             port.pfc_ready_at = Some(end);
+        }
+        // Nothing queued, no PFC frame due and no priority in XOFF: woken at `end`, the
+        // transmitter would find nothing to send and nothing to wait for, unless something
+        // changes first, and whatever changes it wakes the transmitter.
+        let idle = port.waiting() == 0 && port.pfc_ready_at.is_none() && port.tx.xoff() == 0;
+        if idle && port.tx_wake.is_none_or(|w| w > end) {
+            port.tx_wake = None;
+            port.tx_idle_wake = Some((end, self.events.reserve()));
+            return;
         }
         self.wake(p, end);
     }
