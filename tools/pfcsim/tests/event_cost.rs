@@ -71,3 +71,12 @@ frame_len = 1500
     let cost = per_frame(&r);
     assert!((5.0..5.5).contains(&cost), "{cost:.2} events per frame delivered");
 }
+
+/// In the small incast the senders' uplinks spend most of the run paused, and each frame that
+/// reaches a paused egress queues there: it must not wake the transmitter only for it to see
+/// the pause and ask again for the wake-up at the pause's end.
+#[test]
+fn frames_queued_behind_a_pause_cost_no_wake_up_of_their_own() {
+    let cost = events_per_frame("fabric-leaf-spine-small-incast");
+    assert!(cost < 12.0, "{cost:.2} events per frame delivered");
+}
