@@ -178,8 +178,8 @@ impl Sim {
     }
 
     /// Wakes port `p`'s transmitter at `at`, or when its wire is free if that is later, unless
-    /// an earlier wake-up is already pending. A wake-up while the wire is busy could only wake
-    /// it again when the wire is free, which the frame on it already did.
+    /// an earlier wake-up is already pending. Woken while its wire is busy, the transmitter
+    /// could only ask to be woken again when the wire is free.
     fn wake(&mut self, p: usize, at: Picos) {
         let at = at.max(self.wires[p].idle_at());
         if let Some((idle, place)) = self.ports[p].tx_idle_wake.take() {
@@ -275,6 +275,7 @@ impl Sim {
         // changes first, and whatever changes it wakes the transmitter.
         let idle = port.waiting() == 0 && port.pfc_ready_at.is_none() && port.tx.xoff() == 0;
         if idle && port.tx_wake.is_none_or(|w| w > end) {
+            // As a wake-up at `end` would, this one takes the place of any later one pending.
             port.tx_wake = None;
             port.tx_idle_wake = Some((end, self.events.reserve()));
             return;
