@@ -114,6 +114,10 @@ pub(super) struct Port {
     pub last_served: usize,
     /// The earliest transmit wake-up pending, and the watchdog's.
     pub tx_wake: Option<Picos>,
+    /// A wake-up for the end of the frame on the wire that would find nothing to do, left
+    /// unscheduled: its time and its place among the events of that time, kept in case
+    /// something gives it work before then.
+    pub tx_idle_wake: Option<(Picos, u64)>,
     pub watchdog_wake: Option<Picos>,
     pub drops: Drops,
 }
@@ -153,6 +157,7 @@ impl Port {
             told_waiting: 0,
             last_served: PRIORITIES - 1,
             tx_wake: None,
+            tx_idle_wake: None,
             watchdog_wake: None,
             drops: Drops::default(),
         }
@@ -262,6 +267,7 @@ mod tests {
             told_waiting: 0,
             last_served: 5,
             tx_wake: None,
+            tx_idle_wake: None,
             watchdog_wake: None,
             drops: Drops::default(),
         };

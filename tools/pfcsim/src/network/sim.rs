@@ -177,8 +177,18 @@ impl Sim {
         }
     }
 
-    /// Wakes port `p`'s transmitter at `at`, unless an earlier wake-up is already pending.
+    /// Wakes port `p`'s transmitter at `at`, or when its wire is free if that is later, unless
+    /// an earlier wake-up is already pending. Woken while its wire is busy, the transmitter
+    /// could only ask to be woken again when the wire is free.
     fn wake(&mut self, p: usize, at: Picos) {
+        let at = at.max(self.wires[p].idle_at());
+        if let Some((idle, place)) = self.ports[p].tx_idle_wake.take() {
+            // Something may now give the idle wake-up work: it runs, in its place.
+            if !self.events.passed(idle, place) {
+                self.events.schedule_reserved(idle, place, Event::Tx(ix(p)));
+                self.ports[p].tx_wake = Some(idle);
+            }
+        }
         if self.ports[p].tx_wake.is_some_and(|w| w <= at) {
             return;
         }
@@ -206,7 +216,7 @@ impl Sim {
                 ingress: None,
             };
             self.ports[p].push(n, q);
-            self.wake(p, now);
+            self.wake_for_queued(p, now);
         }
         self.events.schedule(now + interval, Event::Source(ix(f)));
     }
@@ -260,14 +270,33 @@ impl Sim {
         if port.pfc_ready_at.is_none() && port.tx.xoff() != 0 {
             port.pfc_ready_at = Some(end);
         }
+        // Nothing queued, no PFC frame due and no priority in XOFF: woken at `end`, the
+        // transmitter would find nothing to send and nothing to wait for, unless something
+        // changes first, and whatever changes it wakes the transmitter.
+        let idle = port.waiting() == 0 && port.pfc_ready_at.is_none() && port.tx.xoff() == 0;
+        if idle && port.tx_wake.is_none_or(|w| w > end) {
+            // As a wake-up at `end` would, this one takes the place of any later one pending.
+            port.tx_wake = None;
+            port.tx_idle_wake = Some((end, self.events.reserve()));
+            return;
+        }
         self.wake(p, end);
     }
 
     /// Nothing to send now: wake for a pause ending on a queue with frames, a PFC refresh, or
     /// the maximum transit delay of a held frame.
     fn sleep(&mut self, p: usize, now: Picos) {
+        let (at, pfc_ready_at) = self.sleep_plan(p, now);
+        self.ports[p].pfc_ready_at = pfc_ready_at;
+        if let Some(t) = at {
+            self.wake(p, t);
+        }
+    }
+
+    /// When [`Self::sleep`] at `now` wakes port `p` next, and its `pfc_ready_at` after.
+    fn sleep_plan(&self, p: usize, now: Picos) -> (Option<Picos>, Option<Picos>) {
         let max_transit = self.fixed[p].max_transit;
-        let port = &mut self.ports[p];
+        let port = &self.ports[p];
         let mut at: Option<Picos> = None;
         let mut earliest = |t: Picos| at = Some(at.map_or(t, |a| a.min(t)));
         if port.waiting() != 0 {
@@ -280,18 +309,45 @@ impl Sim {
                 }
             }
         }
+        let mut pfc_ready_at = port.pfc_ready_at;
         // No priority in XOFF, no refresh to ask for.
         let refresh = if port.tx.xoff() != 0 { port.tx.next_refresh(now) } else { None };
         if let Some(t) = refresh {
             let t = t.max(now);
-            port.pfc_ready_at = Some(port.pfc_ready_at.map_or(t, |r| r.min(t)));
+            pfc_ready_at = Some(pfc_ready_at.map_or(t, |r| r.min(t)));
         }
-        if let Some(t) = port.pfc_ready_at {
+        if let Some(t) = pfc_ready_at {
             earliest(t.max(now));
         }
-        if let Some(t) = at {
-            self.wake(p, t);
+        (at, pfc_ready_at)
+    }
+
+    /// A frame was queued on port `p` at `now`. When the transmitter is free but nothing may
+    /// go (its priority held), waking it now would only ask again for the wake-up already
+    /// pending: then it is not woken.
+    fn wake_for_queued(&mut self, p: usize, now: Picos) {
+        if self.transmitter_would_only_sleep(p, now) {
+            return;
         }
+        self.wake(p, now);
+    }
+
+    /// Whether port `p`'s transmitter, woken at `now`, would send nothing, discard nothing,
+    /// tell its watchdog nothing and go back to sleep until the wake-up already pending, with
+    /// `pfc_ready_at` as it is.
+    fn transmitter_would_only_sleep(&self, p: usize, now: Picos) -> bool {
+        let port = &self.ports[p];
+        let Some(pending) = port.tx_wake.filter(|&w| w > now) else { return false };
+        if port.tx_idle_wake.is_some()
+            || self.wires[p].idle_at() > now
+            || port.pfc_ready_at.is_some_and(|t| t <= now)
+            || port.told_waiting != port.waiting()
+            || self.fixed[p].max_transit.is_some()
+            || port.select(now).is_some()
+        {
+            return false;
+        }
+        self.sleep_plan(p, now) == (Some(pending), port.pfc_ready_at)
     }
 
     /// Frames at the head of `p`'s queues held longer than the bridge's maximum transit delay
@@ -478,6 +534,6 @@ impl Sim {
         }
         self.ports[out].push(n, q);
         self.tell_waiting(out, now);
-        self.wake(out, now);
+        self.wake_for_queued(out, now);
     }
 }
