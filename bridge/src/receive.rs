@@ -17,10 +17,14 @@ use super::BridgeIo;
 /// Frames taken from one port before the others get a turn.
 pub const RX_BURST: usize = 32;
 /// Frames taken from one port's receive ring per turn of the loop (no system call: only the
-/// pipeline's turn bounds it). As many as a turn sends to a port (`TX_PER_TURN`): fewer left
-/// the fixed cost of a turn (clocks, the pipeline's catch-up, timers) on fewer frames, about a
-/// tenth of the forwarding thread's CPU per 64-octet frame at 64.
+/// pipeline's turn bounds it), up to [`RING_BURST_OCTETS`]. As many as a turn sends to a port
+/// (`TX_PER_TURN`): with 64 small frames the fixed cost of a turn (clocks, the pipeline's
+/// catch-up, timers) weighed on each, and the 64-octet rate was lower.
 pub const RING_BURST: usize = 256;
+/// Octets taken from one port's receive ring per turn: 64 frames of 1500 octets. More, at that
+/// size, made the turn's frames fall out of the cache before they were sent, and the
+/// 1500-octet rate lower.
+pub const RING_BURST_OCTETS: usize = 96 << 10;
 /// MAC Control frames taken per system call.
 pub const CONTROL_BURST: usize = 8;
 /// System calls of MAC Control frames in one look at most: a peer flooding PFC frames cannot
@@ -92,9 +96,9 @@ fn drain_ring<P: BridgeIo>(
     tagged: &mut Vec<u8>,
 ) -> usize {
     let at = Instant::now();
-    let mut got = 0;
+    let (mut got, mut octets) = (0, 0);
     ports[i].rx_held = false;
-    while got < RING_BURST {
+    while got < RING_BURST && octets < RING_BURST_OCTETS {
         let Some(frame) = ring.front() else { break };
         let bytes = if frame.copied {
             // Longer than a slot: whole on the socket, the next frame there.
@@ -138,6 +142,7 @@ fn drain_ring<P: BridgeIo>(
             break;
         }
         let arrived = clock.arrival(Some(frame.received_ns), fwd.engine.now());
+        octets += bytes.len();
         fwd.receive(ports, i, bytes, at, arrived);
         ring.advance();
         got += 1;
