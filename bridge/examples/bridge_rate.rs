@@ -12,8 +12,8 @@
 //!
 //! Run as root, after `cargo build --release --bin pfc-bridge`:
 //! `cargo run --release --example bridge_rate -- [SECONDS] [RUNS] [pfc]` (`pfc`: pfc-bridge's
-//! runs only, for profiling). `PFC_BRIDGE_ARGS` adds options to pfc-bridge's command line
-//! (e.g. `--no-tx-ring`, to compare its send paths).
+//! runs only, for profiling). pfc-bridge runs with `--tx-ring` unless `PFC_BRIDGE_ARGS` gives
+//! its extra options instead (`PFC_BRIDGE_ARGS= …`: the socket's send path, to compare).
 
 use std::fs::File;
 use std::process::{Child, Command, Stdio};
@@ -119,7 +119,7 @@ fn bed(kind: Kind, run: usize) -> Bed {
                 .args(["netns", "exec", sw])
                 .arg(bin)
                 .args(["--port", "p1", "--port", "p2", "--speed", "100G"])
-                .args(std::env::var("PFC_BRIDGE_ARGS").unwrap_or_default().split_whitespace())
+                .args(pfc_bridge_args().split_whitespace())
                 .stdout(Stdio::null())
                 .stderr(File::create("/dev/null").expect("null"))
                 .spawn()
@@ -129,6 +129,11 @@ fn bed(kind: Kind, run: usize) -> Bed {
         }
     }
     bed
+}
+
+/// pfc-bridge's extra options: `PFC_BRIDGE_ARGS`, `--tx-ring` when it is not set.
+fn pfc_bridge_args() -> String {
+    std::env::var("PFC_BRIDGE_ARGS").unwrap_or_else(|_| "--tx-ring".into())
 }
 
 /// Opens `eth0` inside namespace `ns`.

@@ -161,7 +161,7 @@ fn jumbo_frames_longer_than_a_slot_are_forwarded_whole_and_in_order() {
     for (ns, interface) in [(&h1_ns, "eth0"), (&sw, "p1"), (&sw, "p2"), (&h2_ns, "eth0")] {
         ns.link(&["set", interface, "mtu", "9200"]);
     }
-    let args = ["--port", "p1", "--port", "p2", "--max-frame", "9216"];
+    let args = ["--port", "p1", "--port", "p2", "--max-frame", "9216", "--tx-ring"];
     let (state, _bridge) = start_bridge(&sw, &scratch, &args);
     // Sizes alternate: 1000 octets (a slot), 4000 and 9000 (copied), in one sequence.
     let mut sent = Vec::new();
@@ -208,7 +208,8 @@ fn a_port_refused_its_transmit_ring_sends_through_its_socket() {
         XskTx::open(u32::try_from(p2.ifindex()).expect("an index"))
     })
     .expect("the test's own AF_XDP socket binds to p2");
-    let (state, _bridge) = start_bridge(&sw, &scratch, &["--port", "p1", "--port", "p2"]);
+    let args = ["--port", "p1", "--port", "p2", "--tx-ring"];
+    let (state, _bridge) = start_bridge(&sw, &scratch, &args);
     for seq in 0..50u32 {
         send(&mut h1, &data(0, seq));
     }

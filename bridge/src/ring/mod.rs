@@ -42,13 +42,15 @@ pub struct RingOptions {
     pub octets: usize,
     /// The largest frame forwarded, octets without FCS: slots hold up to [`SLOT_FRAME`] of it.
     pub max_frame: usize,
-    /// Frames leave through a transmit ring (`crate::xsk`) where the kernel gives one.
+    /// Frames leave through a transmit ring (`crate::xsk`) where the kernel gives one. Off by
+    /// default: the ring's frames go straight to the driver, past the interface's queueing
+    /// discipline, so `tc` shaping or policing on the port would be ignored.
     pub transmit: bool,
 }
 
 impl Default for RingOptions {
     fn default() -> Self {
-        RingOptions { octets: DEFAULT_RING_OCTETS, max_frame: 9216, transmit: true }
+        RingOptions { octets: DEFAULT_RING_OCTETS, max_frame: 9216, transmit: false }
     }
 }
 

@@ -16,6 +16,7 @@ use pfc_yang_names::{
 use crate::northbound::namespaces::{HEADROOM_NS, PFCD_PFC_NS, PFC_BRIDGE_NS};
 use crate::northbound::xml::{leaf, pfc_enable_bits, pfc_identity_leaf};
 use crate::ports::headroom::Results;
+use crate::ports::intent::HeadroomMethod;
 use crate::ports::PortSnapshot;
 
 /// The `pfc` container's state for one port.
@@ -37,9 +38,10 @@ pub fn pfc_state(s: &PortSnapshot) -> Element {
         pfc.push(leaf(ns, ieee::ALLOWANCE_CLAMP, clamp_name(clamp)));
     }
     if let Some((method, bits)) = a.calculated {
+        // The identities' names are kept in one place, with the configured methods'.
         let method = match method {
-            Method::LinkDelay => "link-delay",
-            Method::Measurement => "measurement",
+            Method::LinkDelay => HeadroomMethod::Calculated.as_str(),
+            Method::Measurement => HeadroomMethod::Measured.as_str(),
         };
         pfc.push(leaf(ns, ieee::CALCULATED_ALLOWANCE, bits));
         pfc.push(pfc_identity_leaf(ns, ieee::CALCULATED_ALLOWANCE_METHOD, method));

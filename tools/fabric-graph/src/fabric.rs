@@ -5,26 +5,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::{Deserialize, Serialize};
 
 use super::graph::{PortGraph, PortState};
+use super::names::PortRef;
 use super::{GraphError, Nanos, PRIORITIES};
-
-/// A port of a device.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-pub struct PortRef {
-    pub device: String,
-    pub port: String,
-}
-
-impl PortRef {
-    pub fn new(device: impl Into<String>, port: impl Into<String>) -> Self {
-        PortRef { device: device.into(), port: port.into() }
-    }
-}
-
-impl std::fmt::Display for PortRef {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}:{}", self.device, self.port)
-    }
-}
 
 /// A link between two ports.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

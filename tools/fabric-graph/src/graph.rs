@@ -5,7 +5,8 @@
 
 use std::collections::HashMap;
 
-use super::{Flow, GraphError, Nanos, PortRef, PRIORITIES};
+use super::names::{Flow, PortRef};
+use super::{GraphError, Nanos, PRIORITIES};
 
 /// A port's number in a [`PortGraph`], in the order the ports were added.
 pub type PortId = usize;

@@ -55,13 +55,15 @@ mod deadlock;
 mod error;
 mod fabric;
 mod graph;
+mod names;
 mod tree;
 
 pub use deadlock::{CycleHop, Deadlock, MAX_CYCLES};
 pub use error::GraphError;
-pub use fabric::{Fabric, Link, Observation, Observed, PortRef};
+pub use fabric::{Fabric, Link, Observation, Observed};
 pub use graph::{PortGraph, PortId, PortState};
-pub use tree::{CongestionTree, Flow, Hop, TreeIds};
+pub use names::{Flow, Hop, PortRef};
+pub use tree::{CongestionTree, TreeIds};
 
 /// A time in nanoseconds on the caller's clock.
 pub type Nanos = u64;

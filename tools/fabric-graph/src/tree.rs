@@ -6,24 +6,8 @@ use std::collections::VecDeque;
 use serde::{Deserialize, Serialize};
 
 use super::graph::{PortGraph, PortId};
-use super::{Fabric, PortRef, PRIORITIES};
-
-/// One device a flow crosses: where it comes in and where it leaves (a host that starts or ends
-/// the flow has no port on that side).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Hop {
-    pub device: String,
-    pub in_port: Option<String>,
-    pub out_port: Option<String>,
-}
-
-/// A flow: its path through the fabric and its priority.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Flow {
-    pub name: String,
-    pub priority: u8,
-    pub path: Vec<Hop>,
-}
+use super::names::{Flow, PortRef};
+use super::{Fabric, PRIORITIES};
 
 /// A congestion tree on one priority.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
