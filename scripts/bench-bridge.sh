@@ -10,6 +10,7 @@
 #  3. a sender faster than the bridge: h1 offers 4 and 10 Gb/s of PFC priority 3, more than
 #     one core forwards; what arrives, what is lost (at the bridge: its ring's and sockets'
 #     counters; at h2: its own socket's), how long h1 was paused.
+# BRIDGE_ARGS adds options to pfc-bridge's command line in parts 2 and 3 (e.g. --tx-ring).
 # Creates its namespaces and removes them.
 # Usage: sudo scripts/bench-bridge.sh [seconds per run, default 3] [runs, default 3]
 set -euo pipefail
@@ -45,7 +46,7 @@ start() {
     # The watchdog off: h2's software receiver may hold a pause past its 200 ms, and what is
     # measured is the pause reaction, not the watchdog (bridge/examples/watchdog_bench.rs).
     ip netns exec "${tag}sw" "$bin/pfc-bridge" --port p1,pfc=3,headroom=4000000,watchdog=off \
-        --port p2,pfc=3,headroom=4000000,watchdog=off --state "$out/bridge.json" "$@" 2>/dev/null &
+        --port p2,pfc=3,headroom=4000000,watchdog=off --state "$out/bridge.json" ${BRIDGE_ARGS:-} "$@" 2>/dev/null &
     bridge=$!
     sleep 0.5
 }

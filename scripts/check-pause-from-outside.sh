@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# BRIDGE_ARGS adds options to pfc-bridge's command line (e.g. --tx-ring).
 # The pause reaction checked from outside (as root): pfc-bridge between h1 and h2; h1 sends
 # priorities 3 and 0 (pfc-traffic); on h2 a PFC sender written apart from the project
 # (scripts/pfc_sender.py: hand-built frames, random pauses) pauses priority 3; tshark on h2's
@@ -23,7 +24,7 @@ ip -n ${tag}h1 link add eth0 type veth peer name p1 netns ${tag}sw
 ip -n ${tag}sw link add p2 type veth peer name eth0 netns ${tag}h2
 ip -n ${tag}h2 link set eth0 address 02:00:00:00:02:02
 for x in "h1 eth0" "sw p1" "sw p2" "h2 eth0"; do set -- $x; ip -n $tag$1 link set $2 up; done
-ip netns exec ${tag}sw $bin/pfc-bridge --port p1,pfc=3,headroom=4000000,watchdog=off --port p2,pfc=3,headroom=4000000,watchdog=off --state $out/b.json 2>$out/b.log &
+ip netns exec ${tag}sw $bin/pfc-bridge --port p1,pfc=3,headroom=4000000,watchdog=off --port p2,pfc=3,headroom=4000000,watchdog=off --state $out/b.json ${BRIDGE_ARGS:-} 2>$out/b.log &
 bridge=$!
 ip netns exec ${tag}h2 tshark -i eth0 -w $out/h2.pcap -F pcap 2>$out/cap.log &
 cap=$!
