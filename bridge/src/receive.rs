@@ -17,13 +17,11 @@ use super::BridgeIo;
 /// Frames taken from one port before the others get a turn.
 pub const RX_BURST: usize = 32;
 /// Frames taken from one port's receive ring per turn of the loop (no system call: only the
-/// pipeline's turn bounds it), up to [`RING_BURST_OCTETS`]. As many as a turn sends to a port
-/// (`TX_PER_TURN`): with 64 small frames the fixed cost of a turn (clocks, the pipeline's
-/// catch-up, timers) weighed on each, and the 64-octet rate was lower.
-pub const RING_BURST: usize = 256;
-/// Octets taken from one port's receive ring per turn: 64 frames of 1500 octets. More, at that
-/// size, made the turn's frames fall out of the cache before they were sent, and the
-/// 1500-octet rate lower.
+/// pipeline's turn bounds it), up to [`RING_BURST_OCTETS`]. More per turn let a burst fill a
+/// lossless buffer past XOFF before any of it was sent (a pause the traffic did not need),
+/// and changed the rate by less than its noise.
+pub const RING_BURST: usize = 64;
+/// Octets taken from one port's receive ring per turn: 64 frames of 1500 octets.
 pub const RING_BURST_OCTETS: usize = 96 << 10;
 /// MAC Control frames taken per system call.
 pub const CONTROL_BURST: usize = 8;
