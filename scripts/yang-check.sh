@@ -80,10 +80,17 @@ done
 # modules by get-schema. It also warns about status mismatches inside the published
 # ietf-routing and ieee802-dot1q-types, which are not ours, so only diagnostics that name one of
 # our files count (each names "FILE.yang:LINE.COL:").
+# yangcli 2.13 cannot parse a notification defined inside a data node (YANG 1.1, RFC 7950
+# 7.16.2): the modules holding one are kept apart from the data modules so that it loses only
+# them (yang/README.md), and are left out here.
+nested_notifications=(ieee802-dot1q-pfc-bridge-notifications)
 if command -v yangcli >/dev/null; then
   ycli_home=$(mktemp -d)
   ycli_args=(--modpath="$PWD/yang:$PWD/$std" --batch-mode --run-command=quit --log-level=warn)
-  for f in "${ordered[@]}"; do ycli_args+=(--module="$(basename "$f" .yang)"); done
+  for f in "${ordered[@]}"; do
+    m=$(basename "$f" .yang)
+    [[ " ${nested_notifications[*]} " == *" $m "* ]] || ycli_args+=(--module="$m")
+  done
   if ! out=$(HOME=$ycli_home yangcli "${ycli_args[@]}" </dev/null 2>&1); then
     fail "yangcli failed:"$'\n'"$out"
   fi

@@ -16,6 +16,7 @@ const DOT1Q_NS: &str = "urn:ieee:std:802.1Q:yang:ieee802-dot1q-bridge";
 const PFCB_NS: &str = "urn:ieee:std:802.1Q:yang:ieee802-dot1q-pfc-bridge";
 const PFC_NS: &str = "urn:ieee:std:802.1Q:yang:ieee802-dot1q-pfc";
 const PFCD_PFC_NS: &str = pfc_yang_names::pfcd_pfc::NAMESPACE;
+const PFC_NTF_NS: &str = "urn:ieee:std:802.1Q:yang:ieee802-dot1q-pfc-bridge-notifications";
 const PORTS: [&str; 4] = ["lab0", "lab1", "lab2", "lab3"];
 
 /// A running pfcd; stopped with SIGTERM when dropped.
@@ -160,6 +161,19 @@ fn notifications(daemon: &Daemon) -> Vec<String> {
     String::from_utf8_lossy(&out.stdout).lines().map(str::to_string).collect()
 }
 
+/// The port a `headroom-allowance-changed` notification is about: it is defined on the Bridge
+/// Port's `pfc` container, so it arrives inside `/interfaces/interface[name]/bridge-port/pfc`
+/// (RFC 7950 §7.16.2). `None` for any other notification.
+fn allowance_change_of(notification: &str) -> Option<String> {
+    let n = netconf_proto::xml::parse(notification.as_bytes()).ok()?;
+    let interface = n.child(IF_NS, "interfaces")?.child(IF_NS, "interface")?;
+    interface
+        .child(DOT1Q_NS, "bridge-port")?
+        .child(PFCB_NS, "pfc")?
+        .child(PFC_NTF_NS, "headroom-allowance-changed")?;
+    Some(interface.child(IF_NS, "name")?.text().to_string())
+}
+
 /// `edit` goes into the candidate, its commit is refused with an rpc-error whose path contains
 /// `path` and whose message contains `message`, and running stays `before`.
 fn assert_commit_refused(c: &mut Client, edit: &str, path: &str, message: &str, before: &str) {
@@ -297,8 +311,7 @@ fn the_lab_pauses_and_the_under_provisioned_port_stops_dropping_once_measured() 
         "{notes:#?}"
     );
     assert!(
-        notes.iter().any(|n| n.contains("<headroom-allowance-changed")
-            && n.contains("<interface>lab2</interface>")
+        notes.iter().any(|n| allowance_change_of(n).as_deref() == Some("lab2")
             && value(n, "new-source").as_deref() == Some("pfc:measurement-result")
             && n.contains(&format!("<new-allowance>{allowance}</new-allowance>"))),
         "{notes:#?}"
@@ -579,8 +592,7 @@ fn a_willing_peer_adopts_our_pfc_enable_within_a_second_and_the_headroom_is_meas
     assert_eq!(number(counters, "responses-unmatched"), 0, "{counters}");
     let notes = notifications(&daemon);
     assert!(
-        notes.iter().any(|n| n.contains("<headroom-allowance-changed")
-            && n.contains("<interface>lab0</interface>")
+        notes.iter().any(|n| allowance_change_of(n).as_deref() == Some("lab0")
             && value(n, "new-source").as_deref() == Some("pfc:measurement-result")),
         "a notification says the measurement is in force: {notes:#?}"
     );
@@ -798,8 +810,19 @@ fn yangcli_reads_the_pfc_state_with_the_modules_it_fetched() {
         String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "yangcli: {output}");
     assert!(output.contains("Getting yang-library module set"), "{output}");
-    for bad in ["not loaded", "Error", "rpc-error", "canceled"] {
-        assert!(!output.contains(bad), "yangcli output has {bad:?}:\n{output}");
+    // yangcli 2.13 cannot parse a notification defined inside a data node (YANG 1.1): it may
+    // refuse the module holding the one pfcd has, and nothing else (yang/README.md).
+    let nested = "ieee802-dot1q-pfc-bridge-notifications";
+    let lines: Vec<&str> = output.lines().collect();
+    for (i, line) in lines.iter().enumerate() {
+        let about_nested = line.contains(&format!("'{nested}'"))
+            || lines.get(i + 1).is_some_and(|next| next.starts_with(&format!("{nested}@")));
+        for bad in ["not loaded", "Error", "rpc-error", "canceled"] {
+            assert!(
+                !line.contains(bad) || about_nested,
+                "yangcli output has {bad:?} about another module than {nested}:\n{output}"
+            );
+        }
     }
     for port in PORTS {
         assert!(output.contains(&format!("interface {port} {{")), "{port}: {output}");

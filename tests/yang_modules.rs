@@ -10,10 +10,11 @@ use mgmt::yang::model::{Kind, SNode};
 use mgmt::yang::schema::Schema;
 
 /// pfcd's modules and their revisions.
-const OURS: [(&str, &str); 12] = [
-    ("ieee802-dot1q-pfc", "2026-11-29"),
+const OURS: [(&str, &str); 13] = [
+    ("ieee802-dot1q-pfc", "2026-11-30"),
     ("ieee802-dot1q-pfc-if", "2026-11-29"),
-    ("ieee802-dot1q-pfc-bridge", "2026-11-29"),
+    ("ieee802-dot1q-pfc-bridge", "2026-11-30"),
+    ("ieee802-dot1q-pfc-bridge-notifications", "2026-11-30"),
     ("ieee802-dot1q-lldp-pfc-tlv", "2026-11-29"),
     ("pfcd-pipeline", "2026-11-29"),
     ("pfcd-lab", "2026-11-29"),
@@ -127,14 +128,24 @@ fn the_rpcs_and_notifications_parse() {
     }
     schema
         .validate_notification(&format!(
-            r#"<headroom-allowance-changed xmlns="{bridge}" xmlns:pfc="{pfc}">
-                 <interface>lab0</interface>
+            r#"<interfaces xmlns="urn:ietf:params:xml:ns:yang:ietf-interfaces"><interface>
+                 <name>lab0</name>
+                 <bridge-port xmlns="urn:ieee:std:802.1Q:yang:ieee802-dot1q-bridge">
+                 <pfc xmlns="{bridge}">
+                 <headroom-allowance-changed xmlns="{bridge}-notifications" xmlns:pfc="{pfc}">
                  <old-allowance>126224</old-allowance><old-source>pfc:link-delay-allowance</old-source>
                  <new-allowance>164352</new-allowance><new-source>pfc:measurement-result</new-source>
                  <clamp>none</clamp>
-               </headroom-allowance-changed>"#
+               </headroom-allowance-changed></pfc></bridge-port></interface></interfaces>"#
         ))
-        .expect("headroom-allowance-changed");
+        .expect("headroom-allowance-changed, inside the port's pfc container");
+    // No longer a top-level notification naming an interface.
+    assert!(schema
+        .validate_notification(&format!(
+            r#"<headroom-allowance-changed xmlns="{bridge}-notifications" xmlns:pfc="{pfc}">
+                 <old-allowance>126224</old-allowance></headroom-allowance-changed>"#
+        ))
+        .is_err());
     schema
         .validate_notification(&format!(
             r#"<receive-buffer-drop xmlns="{pfcd_pfc}" xmlns:pfc="{pfc}">

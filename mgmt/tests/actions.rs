@@ -7,54 +7,12 @@
 
 mod common;
 
-use std::sync::Arc;
-
-use common::actions::{actions_yang_dir, PortActions, BROKEN_OUTPUT_SAMPLES, MA, YANG_1};
+use common::actions::{live, Client, BROKEN_OUTPUT_SAMPLES, MA, YANG_1};
 use common::fixture::{data, edit, expect_err, ok};
-use common::{both_bases, live_config, open_subsystem, ssh_login, weak_hash, Login, NcClient};
 use netconf_proto::xml::Element;
 
 const NACM: &str = "urn:ietf:params:xml:ns:yang:ietf-netconf-acm";
 const YANG_LIBRARY: &str = "urn:ietf:params:xml:ns:yang:ietf-yang-library";
-
-type Client = NcClient<russh::ChannelStream<russh::client::Msg>>;
-type Ssh = russh::client::Handle<common::AcceptAnyHostKey>;
-
-struct Live {
-    server: mgmt::ssh::Server,
-    backend: Arc<PortActions>,
-    _dir: tempfile::TempDir,
-}
-
-/// A server with the test modules and mgmt-actions run by [`PortActions`]; alice is the
-/// administrator, bob logs in with the same password.
-async fn live() -> Live {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let hash = weak_hash("pw");
-    std::fs::write(
-        dir.path().join("users"),
-        format!("alice password {hash}\nbob password {hash}\n"),
-    )
-    .expect("users file");
-    let mut config = live_config(dir.path());
-    config.yang_dirs.push(actions_yang_dir());
-    let backend = PortActions::new();
-    let server = mgmt::ssh::Server::start_with_backends(config, vec![backend.clone()])
-        .await
-        .expect("server starts");
-    Live { server, backend, _dir: dir }
-}
-
-impl Live {
-    /// A NETCONF session over SSH as `user` (keep the handle as long as the session).
-    async fn session(&self, user: &str) -> (Client, Ssh) {
-        let ssh = ssh_login(self.server.local_addr(), Login::Password(user, "pw"))
-            .await
-            .expect("login accepted");
-        let channel = open_subsystem(&ssh, "netconf").await.expect("netconf subsystem");
-        (NcClient::connect(channel.into_stream(), &both_bases()).await, ssh)
-    }
-}
 
 /// `<action>` holding `body`.
 fn action(body: &str) -> String {

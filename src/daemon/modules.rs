@@ -5,6 +5,10 @@
 /// pfcd's own modules (yang/).
 pub const OURS: &[(&str, &str)] = &[
     ("ieee802-dot1q-lldp-pfc-tlv.yang", include_str!("../../yang/ieee802-dot1q-lldp-pfc-tlv.yang")),
+    (
+        "ieee802-dot1q-pfc-bridge-notifications.yang",
+        include_str!("../../yang/ieee802-dot1q-pfc-bridge-notifications.yang"),
+    ),
     ("ieee802-dot1q-pfc-bridge.yang", include_str!("../../yang/ieee802-dot1q-pfc-bridge.yang")),
     ("ieee802-dot1q-pfc.yang", include_str!("../../yang/ieee802-dot1q-pfc.yang")),
     ("pfcd-deviations.yang", include_str!("../../yang/pfcd-deviations.yang")),

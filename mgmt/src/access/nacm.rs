@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use crate::protocol::error::{ErrorTag, ErrorType, RpcError};
 use crate::yang::data::{Change, ChangeOp, DataPath};
+use crate::yang::event::Located;
 use crate::yang::model::{Action, Kind, Model, NacmDefault, SNode};
 use crate::yang::path_text;
 use netconf_proto::xml::{Element, Node};
@@ -355,22 +356,47 @@ impl UserAcl {
         default != NacmDefault::DenyAll && self.nacm.exec_default
     }
 
-    /// Whether the user may receive notification `name` of `module`.
-    pub fn may_receive(&self, module: &str, name: &str) -> bool {
+    /// Whether the user may receive a notification (RFC 8341 §3.4.6). One defined on a data
+    /// node (RFC 7950 §7.16.2) is also data the user reads: it is sent only if the user may
+    /// read the node instance it is sent for and each of its ancestors, and a `path` rule
+    /// holding it decides as a `notification-name` rule does.
+    pub fn may_receive(&self, model: &Model, located: &Located<'_>) -> bool {
         if !self.nacm.enabled || self.read_all {
             return true;
         }
+        let mut nodes = Vec::with_capacity(located.node.0.len() + 1);
+        let mut snode: Option<&Arc<SNode>> = None;
+        let mut default = NacmDefault::None;
+        for step in &located.node.0 {
+            snode = model.child_of(snode.map(Arc::as_ref), &step.ns, &step.name);
+            let Some(s) = snode else { return false };
+            if s.nacm != NacmDefault::None {
+                default = s.nacm;
+            }
+            nodes.push(NodeRef {
+                ns: step.ns.clone(),
+                name: step.name.clone(),
+                keys: step.keys.clone(),
+            });
+            if !self.data_decision(&nodes, &s.module, default, Access::Read) {
+                return false;
+            }
+        }
+        let n = located.notification;
+        nodes.push(NodeRef { ns: n.namespace.clone(), name: n.name.clone(), keys: Vec::new() });
+        let nested = !located.node.0.is_empty();
         for r in &self.rules {
-            if r.ops & Access::Read as u8 == 0 || (r.module != "*" && r.module != module) {
+            if r.ops & Access::Read as u8 == 0 || (r.module != "*" && r.module != n.module) {
                 continue;
             }
             match &r.target {
                 Target::Any => return r.permit,
-                Target::Notification(n) if n == "*" || n == name => return r.permit,
+                Target::Notification(name) if name == "*" || *name == n.name => return r.permit,
+                Target::Path(steps) if nested && path_matches(steps, &nodes) => return r.permit,
                 _ => {}
             }
         }
-        self.nacm.read_default
+        default != NacmDefault::DenyAll && self.nacm.read_default
     }
 
     fn data_decision(

@@ -206,10 +206,7 @@ impl Engine {
         Notifier {
             bus: self.bus.clone(),
             check: Arc::new(move |e: &Element| {
-                schema
-                    .model()
-                    .notification(e.namespace.as_deref().unwrap_or_default(), &e.name)
-                    .is_some()
+                crate::yang::event::locate(schema.model(), e).is_some()
             }),
         }
     }

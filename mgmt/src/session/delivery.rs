@@ -51,14 +51,12 @@ fn check(
     if stop.is_some_and(|stop| n.event_time > stop) {
         return None;
     }
-    let ns = n.event.namespace.as_deref().unwrap_or_default();
-    let module = engine
-        .schema()
-        .model()
-        .notification(ns, &n.event.name)
-        .map(|o| o.module.clone())
-        .unwrap_or_default();
-    if !engine.acl(&ctx.user).may_receive(&module, &n.event.name) {
+    let model = engine.schema().model();
+    let Some(located) = crate::yang::event::locate(model, &n.event) else {
+        warn!(session = ctx.id, event = %n.event.name, "a notification the schema does not define was not sent");
+        return None;
+    };
+    if !engine.acl(&ctx.user).may_receive(model, &located) {
         engine.count_denied_notification();
         return None;
     }

@@ -92,6 +92,8 @@ pub struct SNode {
     children: HashMap<String, Vec<Arc<SNode>>>,
     /// The actions defined on a container or list (RFC 7950 §7.15).
     actions: Vec<Action>,
+    /// The notifications defined on a container or list (RFC 7950 §7.16).
+    notifications: Vec<Operation>,
     /// Some child data node sits in a choice (`Model::choices_among`).
     choices: bool,
 }
@@ -184,6 +186,11 @@ impl SNode {
         self.actions.iter().find(|a| a.name == name && a.namespace == ns)
     }
 
+    /// The notification `name` in `ns` defined on this node (RFC 7950 §7.16.2).
+    pub fn notification(&self, ns: &str, name: &str) -> Option<&Operation> {
+        self.notifications.iter().find(|n| n.name == name && n.namespace == ns)
+    }
+
     /// Whether the node holds a value rather than children.
     pub fn is_term(&self) -> bool {
         matches!(self.kind, Kind::Leaf | Kind::LeafList)
@@ -193,14 +200,30 @@ impl SNode {
 /// An RPC or action, or a notification.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Operation {
-    /// Module name.
+    /// Module name (the augmenting module's, for a node an augment adds).
     pub module: String,
+    /// Its namespace.
+    pub namespace: String,
     /// Local name.
     pub name: String,
     /// NACM default access.
     pub nacm: NacmDefault,
     /// The mandatory input nodes (leaves, leaf-lists, lists, containers) by name.
     pub mandatory_input: Vec<String>,
+}
+
+impl Operation {
+    /// A notification's entry, top-level or defined on a data node.
+    fn notification(node: &SchemaNode<'_>) -> Operation {
+        let module = node.module();
+        Operation {
+            module: module.name().to_string(),
+            namespace: module.namespace().to_string(),
+            name: node.name().to_string(),
+            nacm: NacmDefault::None,
+            mandatory_input: Vec::new(),
+        }
+    }
 }
 
 /// A YANG 1.1 action: an operation defined on a container or list (RFC 7950 §7.15).
@@ -334,19 +357,20 @@ impl Model {
                     };
                 m.rpcs.insert(
                     (module.namespace().to_string(), name.clone()),
-                    Operation { module: module.name().to_string(), name, nacm, mandatory_input },
+                    Operation {
+                        module: module.name().to_string(),
+                        namespace: module.namespace().to_string(),
+                        name,
+                        nacm,
+                        mandatory_input,
+                    },
                 );
             }
             for notif in module.notifications() {
                 let name = notif.name().to_string();
                 m.notifications.insert(
                     (module.namespace().to_string(), name.clone()),
-                    Operation {
-                        module: module.name().to_string(),
-                        name,
-                        nacm: NacmDefault::None,
-                        mandatory_input: Vec::new(),
-                    },
+                    Operation::notification(&notif),
                 );
             }
         }
@@ -507,6 +531,12 @@ fn collect(
     } else {
         Vec::new()
     };
+    let notifications = if matches!(kind, Kind::Container | Kind::List) {
+        guarded(|| node.notifications().map(|n| Operation::notification(&n)).collect())
+            .unwrap_or_default()
+    } else {
+        Vec::new()
+    };
     let choices = children.iter().any(|c| !c.cases.is_empty());
     let mut map: HashMap<String, Vec<Arc<SNode>>> = HashMap::new();
     for c in children {
@@ -544,6 +574,7 @@ fn collect(
         nacm,
         children: map,
         actions,
+        notifications,
         choices,
         kind,
         name,

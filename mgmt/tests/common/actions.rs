@@ -6,7 +6,50 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 use mgmt::backend::{ActionRequest, Backend, BackendError, StateRequest, Transaction};
+use mgmt::notify::Notifier;
 use netconf_proto::xml::Element;
+
+use super::{both_bases, live_config, open_subsystem, ssh_login, weak_hash, Login, NcClient};
+
+pub type Client = NcClient<russh::ChannelStream<russh::client::Msg>>;
+pub type Ssh = russh::client::Handle<super::AcceptAnyHostKey>;
+
+/// A server over SSH with the test modules and mgmt-actions run by [`PortActions`].
+pub struct Live {
+    pub server: mgmt::ssh::Server,
+    pub backend: Arc<PortActions>,
+    _dir: tempfile::TempDir,
+}
+
+/// A server with the test modules and mgmt-actions run by [`PortActions`]; alice is the
+/// administrator, bob logs in with the same password.
+pub async fn live() -> Live {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let hash = weak_hash("pw");
+    std::fs::write(
+        dir.path().join("users"),
+        format!("alice password {hash}\nbob password {hash}\n"),
+    )
+    .expect("users file");
+    let mut config = live_config(dir.path());
+    config.yang_dirs.push(actions_yang_dir());
+    let backend = PortActions::new();
+    let server = mgmt::ssh::Server::start_with_backends(config, vec![backend.clone()])
+        .await
+        .expect("server starts");
+    Live { server, backend, _dir: dir }
+}
+
+impl Live {
+    /// A NETCONF session over SSH as `user` (keep the handle as long as the session).
+    pub async fn session(&self, user: &str) -> (Client, Ssh) {
+        let ssh = ssh_login(self.server.local_addr(), Login::Password(user, "pw"))
+            .await
+            .expect("login accepted");
+        let channel = open_subsystem(&ssh, "netconf").await.expect("netconf subsystem");
+        (NcClient::connect(channel.into_stream(), &both_bases()).await, ssh)
+    }
+}
 
 /// The action test module's namespace.
 pub const MA: &str = "urn:example:mgmt-actions";
@@ -22,15 +65,23 @@ pub fn actions_yang_dir() -> PathBuf {
 /// `samples` that make `measure` answer with an output its schema refuses.
 pub const BROKEN_OUTPUT_SAMPLES: u8 = 13;
 
-/// Runs `mgmt-actions`' actions; `calls` holds "PATH ACTION INPUT" for each.
+/// Runs `mgmt-actions`' actions; `calls` holds "PATH ACTION INPUT" for each. Publishes its
+/// notifications through the notifier the server attached.
 #[derive(Default)]
 pub struct PortActions {
     calls: Mutex<Vec<String>>,
+    notifier: Mutex<Option<Notifier>>,
 }
 
 impl PortActions {
     pub fn new() -> Arc<PortActions> {
         Arc::new(PortActions::default())
+    }
+
+    /// Publishes `event` as the backend would; false if the server refused it.
+    pub fn publish(&self, event: Element) -> bool {
+        let notifier = self.notifier.lock().expect("notifier").clone();
+        notifier.expect("the server attached a notifier").publish(event)
     }
 
     /// The calls so far, emptied.
@@ -53,6 +104,10 @@ impl Backend for PortActions {
     }
 
     fn apply(&self, _tx: &Transaction<'_>) {}
+
+    fn attach(&self, notifier: Notifier) {
+        *self.notifier.lock().expect("notifier") = Some(notifier);
+    }
 
     fn state(&self, _request: &StateRequest<'_>) -> Result<Vec<Element>, BackendError> {
         let link = Element::new(MA, "link").with(leaf("id", 1)).with(leaf("up", true));

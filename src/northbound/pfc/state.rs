@@ -9,9 +9,7 @@ use dataplane::headroom::allowance::{AllowanceSource, Clamp, Method};
 use dataplane::headroom::measure::Outcome;
 use dataplane::headroom::{Breakdown, Item};
 use netconf_proto::xml::Element;
-use pfc_yang_names::{
-    ieee802_dot1q_pfc as ieee, ieee802_dot1q_pfc_bridge as bridge, pfcd_pfc as pfcd,
-};
+use pfc_yang_names::{ieee802_dot1q_pfc as ieee, pfcd_pfc as pfcd};
 
 use crate::northbound::namespaces::{HEADROOM_NS, PFCD_PFC_NS, PFC_BRIDGE_NS};
 use crate::northbound::xml::{leaf, pfc_enable_bits, pfc_identity_leaf};
@@ -158,7 +156,7 @@ fn push_history(m: &mut Element, r: &Results) {
                 .with(leaf(ns, pfcd::TIME, mgmt::notify::format_time(e.time)))
                 .with(leaf(ns, pfcd::RAW_ROUND_TRIP, e.raw_quanta))
                 .with(leaf(ns, ieee::ROUND_TRIP, e.quanta))
-                .with(leaf(ns, bridge::CLAMP, clamp_name(e.clamp)))
+                .with(leaf(ns, pfcd::CLAMP, clamp_name(e.clamp)))
                 .with(leaf(ns, pfcd::OUTCOME, outcome_name(e.outcome))),
         );
     }
