@@ -182,11 +182,15 @@ fn a_peer_storm_on_priority_3_is_found_at_detection_time_and_each_action_applies
     // receiver counts a pause whatever the watchdog does with it): pfcd-pfc's time-paused.
     let p3 = priority(&pfc_of(&mut c, "lab0"), 3);
     assert!(count(&p3, "time-paused") >= 3 * DETECTION_MS * 1000, "{p3}");
-    // clear-pfc-counters clears the watchdog's counters and the time paused with the rest.
+    // clear-pfc-counters clears the watchdog's counters and the time paused with the rest, and
+    // the watchdog's discontinuity-time says when.
+    let started = value(&watchdog_of(&mut c, "lab0"), "discontinuity-time").expect("started");
     let clear = pfc_action("lab0", "clear-pfc-counters");
     assert!(c.rpc(&clear).expect("clear-pfc-counters").is_ok());
     let class = wait_class(&mut c, "lab0", "3", |c| count(c, "storms-detected") == 0);
     assert_eq!(count(&class, "restorations"), 0, "{class}");
+    let cleared = value(&watchdog_of(&mut c, "lab0"), "discontinuity-time").expect("cleared");
+    assert!(cleared > started, "discontinuity-time moves on a clear: {started} then {cleared}");
     // At most the rest of the last pause (65 535 quanta at 100G: 336 µs) is owed.
     let p3 = priority(&pfc_of(&mut c, "lab0"), 3);
     assert!(count(&p3, "time-paused") <= 336, "{p3}");

@@ -20,7 +20,7 @@ const OURS: [(&str, &str); 13] = [
     ("pfcd-lab", "2026-11-29"),
     ("pfcd-headroom", "2026-11-29"),
     ("pfcd-deviations", "2026-11-29"),
-    ("pfcd-watchdog", "2026-11-29"),
+    ("pfcd-watchdog", "2026-11-30"),
     ("pfcd-pfc", "2026-11-29"),
     ("pfcd-lldp", "2026-11-29"),
     ("pfcd-nic", "2026-11-29"),

@@ -51,6 +51,8 @@ pub struct Followed {
     events: EventSender,
     /// The PFC watchdog as last followed.
     watchdog: WatchdogView,
+    /// When the watchdog's counters last started from zero.
+    watchdog_discontinuity_time: SystemTime,
 }
 
 /// What one DCBX outcome changed for the port.
@@ -104,6 +106,7 @@ impl Followed {
             discontinuity_time: SystemTime::now(),
             events,
             watchdog: WatchdogView::default(),
+            watchdog_discontinuity_time: SystemTime::now(),
         }
     }
 
@@ -229,6 +232,9 @@ impl Followed {
         for event in super::watchdog::events(&self.name, &self.watchdog, now) {
             self.events.send(event);
         }
+        if super::watchdog::restarted(&self.watchdog, now) {
+            self.watchdog_discontinuity_time = SystemTime::now();
+        }
         self.watchdog = *now;
     }
 
@@ -239,6 +245,7 @@ impl Followed {
         self.peer_delays_refused = 0;
         self.drops.counters_cleared();
         self.discontinuity_time = SystemTime::now();
+        self.watchdog_discontinuity_time = self.discontinuity_time;
     }
 
     /// The port's snapshot: what it follows, with its own figures.
@@ -276,6 +283,7 @@ impl Followed {
             discontinuity_time: self.discontinuity_time,
             simulated_time: port.simulated_time,
             watchdog: port.watchdog,
+            watchdog_discontinuity_time: self.watchdog_discontinuity_time,
         }
     }
 }

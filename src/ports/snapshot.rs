@@ -101,6 +101,8 @@ pub struct PortSnapshot {
     pub simulated_time: Picos,
     /// The PFC watchdog of the port's transmit side.
     pub watchdog: super::watchdog::WatchdogView,
+    /// When the watchdog's counters last started from zero.
+    pub watchdog_discontinuity_time: std::time::SystemTime,
 }
 
 /// Frames the bridge discarded at the port other than for want of headroom or by the watchdog

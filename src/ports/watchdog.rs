@@ -46,6 +46,16 @@ pub fn events(port: &str, before: &WatchdogView, now: &WatchdogView) -> Vec<Port
     events
 }
 
+/// Whether some class's counter is lower in `now` than in `before`: the counters started
+/// from zero again (cleared, or the watchdog switched off and on).
+pub fn restarted(before: &WatchdogView, now: &WatchdogView) -> bool {
+    before.iter().zip(now).any(|(b, n)| {
+        n.storms_detected < b.storms_detected
+            || n.restorations < b.restorations
+            || n.frames_dropped < b.frames_dropped
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -70,5 +80,22 @@ mod tests {
                 if *at == t0 && *began == t0
         ));
         assert!(super::events("p2", &now, &before).is_empty(), "cleared counters report nothing");
+    }
+
+    #[test]
+    fn counters_that_went_down_are_a_restart_and_counters_that_grew_are_not() {
+        let mut before = WatchdogView::default();
+        before[3].storms_detected = 2;
+        before[3].frames_dropped = 100;
+        let mut grew = before;
+        grew[3].frames_dropped = 150;
+        assert!(!restarted(&before, &grew));
+        assert!(!restarted(&before, &before));
+        let mut cleared = before;
+        cleared[3].frames_dropped = 0;
+        assert!(restarted(&before, &cleared));
+        let mut restored_fewer = before;
+        restored_fewer[3].storms_detected = 0;
+        assert!(restarted(&before, &restored_fewer));
     }
 }

@@ -34,7 +34,7 @@ pub fn interfaces(
             p.push(frame_discards(&s.frame_discards));
             bridge_port.push(p);
         }
-        bridge_port.push(watchdog_state(&s.watchdog));
+        bridge_port.push(watchdog_state(&s.watchdog, s.watchdog_discontinuity_time));
         interfaces.push(
             Element::new(IF_NS, "interface")
                 .with(leaf(IF_NS, "name", &s.name))

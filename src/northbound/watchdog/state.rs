@@ -1,6 +1,8 @@
 //! pfcd-watchdog's state: each class of a port's watchdog, under its Bridge Port's
 //! `pfc-watchdog` container.
 
+use std::time::SystemTime;
+
 use netconf_proto::xml::Element;
 use pfc_yang_names::pfcd_watchdog as wd;
 
@@ -9,10 +11,15 @@ use crate::northbound::namespaces::WD_NS;
 use crate::northbound::xml::leaf;
 use crate::ports::watchdog::WatchdogView;
 
-/// The `pfc-watchdog` container's state: one `class` entry per priority and the link pause.
-pub fn port_state(view: &WatchdogView) -> Element {
+/// The `pfc-watchdog` container's state: when its counters started, and one `class` entry per
+/// priority and the link pause.
+pub fn port_state(view: &WatchdogView, discontinuity_time: SystemTime) -> Element {
     let ns = WD_NS;
-    let mut e = Element::new(ns, wd::PFC_WATCHDOG);
+    let mut e = Element::new(ns, wd::PFC_WATCHDOG).with(leaf(
+        ns,
+        wd::DISCONTINUITY_TIME,
+        mgmt::notify::format_time(discontinuity_time),
+    ));
     for (n, c) in view.iter().enumerate() {
         let mut class = Element::new(ns, wd::CLASS)
             .with(leaf(ns, wd::NAME, class_name(n)))
