@@ -45,7 +45,7 @@ fn detection_error(run: usize) -> Option<f64> {
     let (mut h, _bridge, state, _scratch) =
         bed(&format!("wdb{run}"), &format!("detect={DETECTION_MS}"));
     let storm = Storm::start(&h.h2_ns);
-    state_when(&state, "p2 paused", |s| port(s, "p2")["paused"] == 1 << 3);
+    state_when(&state, "p2 paused", |s| port(s, "p2")["priority_paused"] == 1 << 3);
     let sent = unix_ns();
     send(&mut h.h1, &data(3, 0));
     let s = state_when(&state, "the storm found", |s| class3(s)["storms_detected"] == 1);

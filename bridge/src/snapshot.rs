@@ -62,9 +62,10 @@ pub struct PortSnapshot {
     /// Receive buffer occupancy and its peak per priority, octets.
     pub occupancy: [u64; PRIORITIES],
     pub occupancy_peak: [u64; PRIORITIES],
-    /// XOFF asserted towards the peer (bit n), and priorities the peer holds paused (bit n).
+    /// XOFF asserted towards the peer (bit n), and priorities the peer holds paused (bit n,
+    /// the model's `priority-paused`).
     pub xoff: u8,
-    pub paused: u8,
+    pub priority_paused: u8,
     /// Pause reaction from the PFC frame's kernel arrival to the start of the last send of
     /// the priority after it: pauses, p50, p99, worst, in microseconds; and how many pauses
     /// had such a send.
@@ -77,10 +78,12 @@ pub struct PortSnapshot {
     pub indication_reaction_p99_us: f64,
     pub indication_reaction_max_us: f64,
     pub indication_late_pauses: usize,
-    /// The headroom allowance in force, bit times, its source ("configured" or "measured"),
-    /// the measured round trip (pause quanta) and the measurement's exchanges.
-    pub headroom_bits: u64,
-    pub headroom_source: &'static str,
+    /// The allowance in force (bits) and where it came from, in the model's words
+    /// (`allowance-in-force`, `allowance-source`: "link-delay-allowance", the configured
+    /// allowance, or "measurement-result"), the measured round trip (pause quanta) and the
+    /// measurement's exchanges.
+    pub allowance_in_force: u64,
+    pub allowance_source: &'static str,
     pub measured_round_trip_quanta: Option<u32>,
     pub hmpdus_sent: u64,
     /// From an HMPDU's timestamp to the driver (median of the last transmit timestamps): what
@@ -155,8 +158,12 @@ impl BridgeSnapshot {
                     receive_path: if p.rx_ring_slots > 0 { "ring" } else { "socket" },
                     rx_ring_slots: p.rx_ring_slots,
                     transmit_path: if p.tx_ring { "ring" } else { "socket" },
-                    headroom_bits: p.headroom_bits,
-                    headroom_source: if p.headroom_measured { "measured" } else { "configured" },
+                    allowance_in_force: p.headroom_bits,
+                    allowance_source: if p.headroom_measured {
+                        "measurement-result"
+                    } else {
+                        "link-delay-allowance"
+                    },
                     measured_round_trip_quanta: p
                         .measure
                         .as_ref()
@@ -178,7 +185,7 @@ impl BridgeSnapshot {
                     occupancy: std::array::from_fn(|n| p.ingress.occupancy(n)),
                     occupancy_peak: p.ingress.peak,
                     xoff: p.xoff(),
-                    paused: p.receiver.paused_vector(now),
+                    priority_paused: p.receiver.paused_vector(now),
                     reaction_samples: arrival.sorted.len(),
                     reaction_p50_us: micros(arrival.at(0.5)),
                     reaction_p99_us: micros(arrival.at(0.99)),

@@ -36,7 +36,7 @@ impl Station {
             let v: Value =
                 serde_json::from_str(&std::fs::read_to_string(&self.state).ok()?).ok()?;
             let port = v["ports"][0].clone();
-            (port["headroom_source"] == "measured"
+            (port["allowance_source"] == "measurement-result"
                 && port["measurement_results"].as_u64() >= Some(8))
             .then_some(port)
         })
@@ -75,7 +75,7 @@ fn back_to_back_bridges_measure_their_link_and_put_the_result_in_force() {
         // timestamps taken in the loop cannot see past: tens of microseconds on a quiet
         // machine, more when the other core is taken, but never a pause's worth.
         assert!(q < quanta(Duration::from_millis(3)) as u64, "{name}: {q} quanta on a veth");
-        let bits = port["headroom_bits"].as_u64().expect("bits");
+        let bits = port["allowance_in_force"].as_u64().expect("bits");
         // The bridge's largest frame, --max-frame's default 9216 with its FCS.
         let wd = dataplane::headroom::frame_bits(9_220) as u64;
         assert_eq!(bits, q * 512 + 2 * wd, "{name}: round trip × 512 + a maximum frame each end");

@@ -299,7 +299,7 @@ fn bad_frames_on_the_wire_are_counted_and_change_nothing() {
     let p2 = port(&state, "p2");
     assert_eq!(p2["pfc_to_disabled_priority"], 1, "{p2}");
     assert_eq!(p2["hmpdus"], 1);
-    assert_eq!(p2["paused"], 0);
+    assert_eq!(p2["priority_paused"], 0);
     assert_eq!(p2["tx_frames"], 100);
     assert_eq!(port(&state, "p1")["pfc_requests"], 0);
     let log = Command::new("cat").arg(t._scratch.path("bridge.log")).output().expect("log");
@@ -364,7 +364,7 @@ fn a_pfc_storm_holds_only_its_priority_and_loses_nothing_the_bridge_accepted() {
     );
     assert_eq!(sequences(&after, 3), (0..10).collect::<Vec<u32>>(), "nothing accepted was lost");
     let p2 = port(&held, "p2");
-    assert_eq!(p2["paused"], 1 << 3, "{p2}");
+    assert_eq!(p2["priority_paused"], 1 << 3, "{p2}");
     assert_eq!(p2["fsm"][3], "pipe-clean", "priority 3 is halted: {p2}");
     let waiting =
         p2["qman_backlog"][3].as_u64().unwrap_or(0) + p2["external_depth"][3].as_u64().unwrap_or(0);

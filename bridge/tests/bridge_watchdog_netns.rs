@@ -113,7 +113,7 @@ fn a_pfc_storm_is_found_its_frames_dropped_and_counted_and_the_sender_released()
         // millisecond; then h1 sends on for 600 ms, past the restoration.
         let storm = Storm::start(&h2_ns);
         // The bridge holds priority 3 toward h2 before any of it is sent.
-        state_when(&state, "p2 paused", |s| port(s, "p2")["paused"] == 1 << 3);
+        state_when(&state, "p2 paused", |s| port(s, "p2")["priority_paused"] == 1 << 3);
         let start = Instant::now();
         while start.elapsed() < Duration::from_secs(5) {
             send(&mut h1, &data(0, seq));
@@ -306,7 +306,7 @@ fn without_the_watchdog_a_stopped_port_holds_at_most_its_share_of_the_lossy_pool
         let scratch = Scratch::new("bridge-wd3s");
         let mut t = three(&scratch, "watchdog=off");
         let (to3, to2, from, sent, gap) = pause_storm_run(&mut t);
-        let state = state_when(&t.state, "h1's port paused", |s| port(s, "p1")["paused"] == 0xff);
+        let state = state_when(&t.state, "h1's port paused", |s| port(s, "p1")["priority_paused"] == 0xff);
         ((to3, to2, from, sent, state), gap)
     });
     let expected: Vec<u32> = (from..sent).collect();
@@ -333,7 +333,7 @@ fn a_port_set_to_ignore_link_pause_never_stops() {
     });
     assert_eq!(to3, (from..sent).collect::<Vec<u32>>(), "h2 to h3 unicast all arrived");
     let p1 = port(&state, "p1");
-    assert_eq!(p1["paused"], 0, "{p1}");
+    assert_eq!(p1["priority_paused"], 0, "{p1}");
     assert_eq!(p1["watchdog_drops"], 0, "{p1}");
 }
 
@@ -360,7 +360,7 @@ fn a_frame_held_past_the_maximum_transit_delay_is_discarded_and_counted() {
         ];
         let (state, bridge) = start_bridge(&sw, &scratch, &args);
         let storm = Storm::start(&h2_ns);
-        state_when(&state, "p2 paused", |s| port(s, "p2")["paused"] == 1 << 3);
+        state_when(&state, "p2 paused", |s| port(s, "p2")["priority_paused"] == 1 << 3);
         for seq in 0..10u32 {
             send(&mut h1, &data(3, seq));
             send(&mut h1, &data(0, seq));
