@@ -88,6 +88,16 @@ fn a_commit_enables_pfc_on_real_interfaces_and_netconf_counts_the_frames_on_the_
     assert_eq!(sequences(&during, 0), (0..200).collect::<Vec<u32>>(), "priority 0 flowed");
     assert_eq!(sequences(&after, 3), (0..20).collect::<Vec<u32>>(), "all of priority 3 after XON");
 
+    // How frames reach and leave the bridge, and that the kernel lost none on the way
+    // (pfcd-pipeline's io-path): a receive ring on veth, the socket to send.
+    for port in ["p1", "p2"] {
+        let io = io_path_of(&mut c, port);
+        assert_eq!(value(&io, "receive-path").as_deref(), Some("ring"), "{io}");
+        assert!(number(&io, "receive-ring-slots") > 0, "{io}");
+        assert_eq!(value(&io, "transmit-path").as_deref(), Some("socket"), "{io}");
+        assert_eq!(number(&io, "receive-kernel-drops"), 0, "{io}");
+    }
+
     // pfcd paused h1 (20 kB pass XOFF for Annex N's allowance) and released it.
     let requests = pfc_frames(&at_h1);
     assert!(requests.iter().any(|f| f.enable & (1 << 3) != 0 && f.time[3] > 0), "{requests:?}");
@@ -359,4 +369,14 @@ fn storm_round(
         drain(h1, Duration::ZERO);
         ((during, after), gap)
     })
+}
+
+/// Port `port`'s pfcd-pipeline `io-path`.
+fn io_path_of(c: &mut netconf_client::Client, port: &str) -> String {
+    let filter = format!(
+        "<interfaces xmlns=\"{IF_NS}\"><interface><name>{port}</name>\
+         <bridge-port xmlns=\"{DOT1Q_NS}\"><pipeline xmlns=\"{PIPE_NS}\"><io-path/></pipeline>\
+         </bridge-port></interface></interfaces>"
+    );
+    c.get(Some(&filter)).expect("get").data().unwrap_or_default().to_string()
 }

@@ -16,7 +16,7 @@ const OURS: [(&str, &str); 13] = [
     ("ieee802-dot1q-pfc-bridge", "2026-11-30"),
     ("ieee802-dot1q-pfc-bridge-notifications", "2026-11-30"),
     ("ieee802-dot1q-lldp-pfc-tlv", "2026-11-29"),
-    ("pfcd-pipeline", "2026-11-29"),
+    ("pfcd-pipeline", "2026-11-30"),
     ("pfcd-lab", "2026-11-29"),
     ("pfcd-headroom", "2026-11-29"),
     ("pfcd-deviations", "2026-11-29"),

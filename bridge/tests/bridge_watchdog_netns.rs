@@ -306,7 +306,8 @@ fn without_the_watchdog_a_stopped_port_holds_at_most_its_share_of_the_lossy_pool
         let scratch = Scratch::new("bridge-wd3s");
         let mut t = three(&scratch, "watchdog=off");
         let (to3, to2, from, sent, gap) = pause_storm_run(&mut t);
-        let state = state_when(&t.state, "h1's port paused", |s| port(s, "p1")["priority_paused"] == 0xff);
+        let state =
+            state_when(&t.state, "h1's port paused", |s| port(s, "p1")["priority_paused"] == 0xff);
         ((to3, to2, from, sent, state), gap)
     });
     let expected: Vec<u32> = (from..sent).collect();

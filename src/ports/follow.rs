@@ -280,6 +280,7 @@ impl Followed {
             mac_control_discarded: rx.mac_control_discarded,
             priorities,
             frame_discards: super::snapshot::FrameDiscards::default(),
+            io_path: None,
             discontinuity_time: self.discontinuity_time,
             simulated_time: port.simulated_time,
             watchdog: port.watchdog,

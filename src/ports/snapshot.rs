@@ -95,6 +95,8 @@ pub struct PortSnapshot {
     pub priorities: [PrioritySnapshot; PRIORITIES],
     /// Received frames the port discarded as no Bridge Port may forward them.
     pub frame_discards: FrameDiscards,
+    /// How frames reach and leave the software bridge: on real interfaces only.
+    pub io_path: Option<IoPath>,
     /// When the counters were last reset.
     pub discontinuity_time: std::time::SystemTime,
     /// The simulated time the port has reached.
@@ -119,6 +121,23 @@ pub struct FrameDiscards {
     pub lossy_share: u64,
     /// Frames toward this port held longer than the maximum bridge transit delay.
     pub transit_delay: u64,
+}
+
+/// How a real interface's frames reach and leave the software bridge, and what the kernel
+/// lost on the way (pfcd-pipeline's `io-path`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct IoPath {
+    /// Received frames wait in a ring of this many frames the bridge counts exactly; 0: in the
+    /// socket's queue (no ring on the interface).
+    pub receive_ring_slots: u64,
+    /// Frames leave through an `AF_XDP` transmit ring rather than the socket.
+    pub transmit_ring: bool,
+    /// Frames the kernel dropped before the bridge read them.
+    pub receive_kernel_drops: u64,
+    /// Frames the interface dropped after the bridge handed them over.
+    pub transmit_kernel_drops: u64,
+    /// Pauses the pause keeper sent while the bridge's thread did not run.
+    pub keeper_pauses: u64,
 }
 
 /// The latest snapshot of a port: the port task replaces it, readers clone the `Arc`.

@@ -338,6 +338,13 @@ impl PortTask for RealPort {
             lossy_share: port.lossy_share_drops,
             transit_delay: port.counters.transit_drops,
         };
+        snapshot.io_path = Some(crate::ports::snapshot::IoPath {
+            receive_ring_slots: port.rx_ring_slots as u64,
+            transmit_ring: port.transmit_path == "ring",
+            receive_kernel_drops: port.counters.rx_kernel_drops,
+            transmit_kernel_drops: port.counters.tx_kernel_drops,
+            keeper_pauses: port.counters.keeper_pauses,
+        });
         snapshot
     }
 }

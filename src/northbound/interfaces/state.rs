@@ -8,7 +8,7 @@ use netconf_proto::xml::Element;
 use super::{BRIDGE, COMPONENT};
 use crate::northbound::namespaces::{DOT1Q_NS, IF_NS, PFC_NS};
 use crate::northbound::pfc::state::pfc_state;
-use crate::northbound::pipeline::state::{frame_discards, port_state};
+use crate::northbound::pipeline::state::{frame_discards, io_path, port_state};
 use crate::northbound::watchdog::state::port_state as watchdog_state;
 use crate::northbound::xml::leaf;
 use crate::ports::set::PortSet;
@@ -32,6 +32,9 @@ pub fn interfaces(
             .with(pfc);
         if let Some(mut p) = port_state(pipe, i) {
             p.push(frame_discards(&s.frame_discards));
+            if let Some(io) = &s.io_path {
+                p.push(io_path(io));
+            }
             bridge_port.push(p);
         }
         bridge_port.push(watchdog_state(&s.watchdog, s.watchdog_discontinuity_time));

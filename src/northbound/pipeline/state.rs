@@ -10,7 +10,7 @@ use pfc_yang_names::pfcd_pipeline as pipe;
 
 use crate::northbound::namespaces::PIPE_NS;
 use crate::northbound::xml::leaf;
-use crate::ports::snapshot::FrameDiscards;
+use crate::ports::snapshot::{FrameDiscards, IoPath};
 
 /// `/pipeline`'s state: external memory in use and the statistics, which started again at
 /// `built` (the pipeline was last built then).
@@ -56,6 +56,25 @@ pub fn frame_discards(d: &FrameDiscards) -> Element {
         .with(leaf(ns, pipe::RESERVED_VID, d.reserved_vid))
         .with(leaf(ns, pipe::LOSSY_SHARE, d.lossy_share))
         .with(leaf(ns, pipe::TRANSIT_DELAY, d.transit_delay))
+}
+
+/// `io-path`: how a real interface's frames reach and leave the bridge, and what the kernel
+/// lost on the way.
+pub fn io_path(io: &IoPath) -> Element {
+    let ns = PIPE_NS;
+    let path = |ring: bool| if ring { "ring" } else { "socket" };
+    let mut e = Element::new(ns, pipe::IO_PATH).with(leaf(
+        ns,
+        pipe::RECEIVE_PATH,
+        path(io.receive_ring_slots > 0),
+    ));
+    if io.receive_ring_slots > 0 {
+        e.push(leaf(ns, pipe::RECEIVE_RING_SLOTS, io.receive_ring_slots));
+    }
+    e.with(leaf(ns, pipe::TRANSMIT_PATH, path(io.transmit_ring)))
+        .with(leaf(ns, pipe::RECEIVE_KERNEL_DROPS, io.receive_kernel_drops))
+        .with(leaf(ns, pipe::TRANSMIT_KERNEL_DROPS, io.transmit_kernel_drops))
+        .with(leaf(ns, pipe::KEEPER_PAUSES, io.keeper_pauses))
 }
 
 /// The `pipeline` container of port `port`'s Bridge Port.
