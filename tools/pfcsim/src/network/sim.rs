@@ -5,7 +5,7 @@
 
 use std::collections::VecDeque;
 
-use dataplane::sim::{BufferVerdict, DataFrame, LinkFrame, SimLink};
+use dataplane::sim::BufferVerdict;
 use dataplane::time::Picos;
 use dataplane::watchdog::{self, Action};
 use dataplane::wire::{MacControl, PRIORITIES};
@@ -14,6 +14,7 @@ use super::build::{FlowInfo, Topology};
 use super::calendar::CalendarQueue;
 use super::observe::Observer;
 use super::port::{Drops, Fixed, Port, Queued};
+use super::wire::{Carried, Wire};
 
 /// A host queues at most this many frames per priority; a source whose host is held longer
 /// waits (the frame is not offered) rather than loses.
@@ -77,9 +78,7 @@ pub(super) struct Sim {
     /// What the transmitter and arrivals look up on every event, kept apart from the topology's
     /// larger records.
     fixed: Vec<Fixed>,
-    wires: Vec<SimLink>,
-    /// The frames on each wire beyond what `DataFrame` carries, in order.
-    in_flight: Vec<VecDeque<Queued>>,
+    wires: Vec<Wire>,
     /// The PFC frames each port received whose pause entry delay runs, in order (the delay is
     /// the port's own, so they take effect in the order they arrived).
     pauses_due: Vec<VecDeque<MacControl>>,
@@ -112,7 +111,7 @@ impl Sim {
             .collect();
         let fixed =
             topo.ports.iter().map(|info| Fixed::new(info, &topo.nodes[info.node])).collect();
-        let wires = topo.ports.iter().map(|p| SimLink::new(p.speed, p.one_way)).collect();
+        let wires = topo.ports.iter().map(|p| Wire::new(p.speed, p.one_way)).collect();
         let windows =
             usize::try_from(duration.as_ps().div_ceil(window.as_ps().max(1))).unwrap_or(0);
         let flows = topo
@@ -125,7 +124,6 @@ impl Sim {
             })
             .collect();
         Sim {
-            in_flight: topo.ports.iter().map(|_| VecDeque::new()).collect(),
             pauses_due: topo.ports.iter().map(|_| VecDeque::new()).collect(),
             ports,
             fixed,
@@ -236,8 +234,8 @@ impl Sim {
         if port.pfc_ready_at.is_some_and(|t| t <= now) {
             port.pfc_ready_at = None;
             if let Some(control) = port.tx.poll(now) {
-                let end = self.wires[p].transmit(now, LinkFrame::Bytes(control.to_vec()));
-                self.sent(p, end);
+                let sent = self.wires[p].transmit(now, Carried::Control(control));
+                self.sent(p, sent);
                 return;
             }
         }
@@ -254,18 +252,15 @@ impl Sim {
         }
         self.release(frame, n, now);
         self.tell_waiting(p, now);
-        let data = DataFrame { priority: n as u8, len: frame.len, seq: 0 };
-        let end = self.wires[p].transmit(now, LinkFrame::Data(data));
-        self.in_flight[p].push_back(frame);
-        self.sent(p, end);
+        let sent = self.wires[p].transmit(now, Carried::Data { priority: n as u8, frame });
+        self.sent(p, sent);
     }
 
-    /// A frame went out on `p`'s wire until `end`: its arrival scheduled, the PFC cases
-    /// evaluated again after it (refresh included), the transmitter free then.
-    fn sent(&mut self, p: usize, end: Picos) {
-        if let Some(at) = self.wires[p].last_arrival() {
-            self.events.schedule(at, Event::Arrive(ix(p)));
-        }
+    /// A frame went out on `p`'s wire until `end`, to arrive at `arrival`: its arrival
+    /// scheduled, the PFC cases evaluated again after it (refresh included), the transmitter
+    /// free then.
+    fn sent(&mut self, p: usize, (end, arrival): (Picos, Picos)) {
+        self.events.schedule(arrival, Event::Arrive(ix(p)));
         let port = &mut self.ports[p];
         if port.pfc_ready_at.is_none() && port.tx.xoff() != 0 {
             port.pfc_ready_at = Some(end);
@@ -469,19 +464,15 @@ impl Sim {
     /// Frames finish arriving over wire `w` (from port `w` to its peer).
     fn arrive(&mut self, w: usize, now: Picos) {
         let Some(to) = self.fixed[w].peer else { return };
-        while let Some((_, frame)) = self.wires[w].receive(now) {
+        while let Some(frame) = self.wires[w].receive(now) {
             match frame {
-                LinkFrame::Bytes(bytes) => {
-                    if let Ok(control) = MacControl::parse(&bytes) {
-                        let entry = self.fixed[to].pause_entry;
-                        self.pauses_due[to].push_back(control);
-                        self.events.schedule(now + entry, Event::Pause(ix(to)));
-                    }
+                Carried::Control(control) => {
+                    let entry = self.fixed[to].pause_entry;
+                    self.pauses_due[to].push_back(control);
+                    self.events.schedule(now + entry, Event::Pause(ix(to)));
                 }
-                LinkFrame::Data(d) => {
-                    if let Some(q) = self.in_flight[w].pop_front() {
-                        self.data_in(to, usize::from(d.priority), q, now);
-                    }
+                Carried::Data { priority, frame } => {
+                    self.data_in(to, usize::from(priority), frame, now);
                 }
             }
         }
