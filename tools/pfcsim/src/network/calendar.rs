@@ -22,6 +22,8 @@ const FINE: u64 = 1024;
 const COARSE_SHIFT: u32 = 10;
 /// Coarse buckets: 17 ms ahead.
 const COARSE: u64 = 256;
+// Slots are found by masking.
+const _: () = assert!(FINE.is_power_of_two() && COARSE.is_power_of_two());
 
 /// Ordered by time, then by the order of scheduling. (Two 64-bit fields, not one 128-bit key:
 /// an entry of 24 octets rather than 32 keeps more of the buckets in cache.)
@@ -84,17 +86,20 @@ pub(super) struct CalendarQueue<E> {
     /// The fine bucket `current` holds.
     now: u64,
     /// Events of fine buckets `now + 1` to `now + FINE - 1`, each in slot `bucket % FINE`.
-    fine: Vec<Vec<Entry<E>>>,
+    /// (Arrays of the buckets' number: a slot found by masking needs no bounds check.)
+    fine: Box<[Vec<Entry<E>>; FINE as usize]>,
     in_fine: usize,
     /// Events of the coarse buckets after the current one, up to `COARSE - 1` ahead, each in
     /// slot `coarse bucket % COARSE`; a coarse bucket moves to the fine ones as it starts.
-    coarse: Vec<Vec<Entry<E>>>,
+    coarse: Box<[Vec<Entry<E>>; COARSE as usize]>,
     in_coarse: usize,
     /// Events beyond the coarse buckets, earliest first.
     later: BinaryHeap<Reverse<Entry<E>>>,
+    /// The next place in the order of scheduling (from 1: place 0 at time 0 is the "taken
+    /// last" of a queue that has given nothing yet, before every event).
     seq: u64,
     /// The time and place of the event taken last.
-    last: Option<(u64, u64)>,
+    last: (u64, u64),
 }
 
 impl<E: Copy> CalendarQueue<E> {
@@ -103,13 +108,13 @@ impl<E: Copy> CalendarQueue<E> {
             current: Vec::new(),
             head: 0,
             now: 0,
-            fine: (0..FINE).map(|_| Vec::new()).collect(),
+            fine: Box::new(std::array::from_fn(|_| Vec::new())),
             in_fine: 0,
-            coarse: (0..COARSE).map(|_| Vec::new()).collect(),
+            coarse: Box::new(std::array::from_fn(|_| Vec::new())),
             in_coarse: 0,
             later: BinaryHeap::new(),
-            seq: 0,
-            last: None,
+            seq: 1,
+            last: (0, 0),
         }
     }
 
@@ -123,7 +128,7 @@ impl<E: Copy> CalendarQueue<E> {
 
     /// Whether an event at `at` with the place `seq` would already have been taken.
     pub fn passed(&self, at: Picos, seq: u64) -> bool {
-        self.last.is_some_and(|last| (at.as_ps(), seq) <= last)
+        (at.as_ps(), seq) <= self.last
     }
 
     /// Schedules `event` at `at` in the place `seq` that [`Self::reserve`] gave, which must not
@@ -163,9 +168,9 @@ impl<E: Copy> CalendarQueue<E> {
         if b <= self.now {
             Place::Current
         } else if b - self.now < FINE {
-            Place::Fine((b % FINE) as usize)
+            Place::Fine((b & (FINE - 1)) as usize)
         } else if (b >> COARSE_SHIFT) - (self.now >> COARSE_SHIFT) < COARSE {
-            Place::Coarse(((b >> COARSE_SHIFT) % COARSE) as usize)
+            Place::Coarse(((b >> COARSE_SHIFT) & (COARSE - 1)) as usize)
         } else {
             Place::Later
         }
@@ -206,7 +211,7 @@ impl<E: Copy> CalendarQueue<E> {
         loop {
             if let Some(e) = self.current.get(self.head) {
                 self.head += 1;
-                self.last = Some((e.at, e.seq));
+                self.last = (e.at, e.seq);
                 return Some((e.at(), e.event));
             }
             if self.in_fine == 0 {
@@ -239,13 +244,13 @@ impl<E: Copy> CalendarQueue<E> {
                     self.place(entry);
                 }
             }
-            let slot = std::mem::take(&mut self.coarse[(coarse_now % COARSE) as usize]);
+            let slot = std::mem::take(&mut self.coarse[(coarse_now & (COARSE - 1)) as usize]);
             self.in_coarse -= slot.len();
             for entry in slot {
                 self.place(entry);
             }
         }
-        let slot = &mut self.fine[(self.now % FINE) as usize];
+        let slot = &mut self.fine[(self.now & (FINE - 1)) as usize];
         self.in_fine -= slot.len();
         if self.current.is_empty() {
             // The bucket's vector becomes the current one, and the emptied current one takes
