@@ -178,6 +178,7 @@ impl Sim {
     /// Wakes port `p`'s transmitter at `at`, or when its wire is free if that is later, unless
     /// an earlier wake-up is already pending. Woken while its wire is busy, the transmitter
     /// could only ask to be woken again when the wire is free.
+    #[inline(always)]
     fn wake(&mut self, p: usize, at: Picos) {
         let at = at.max(self.wires[p].idle_at());
         if let Some((idle, place)) = self.ports[p].tx_idle_wake.take() {
@@ -259,6 +260,7 @@ impl Sim {
     /// A frame went out on `p`'s wire until `end`, to arrive at `arrival`: its arrival
     /// scheduled, the PFC cases evaluated again after it (refresh included), the transmitter
     /// free then.
+    #[inline(always)]
     fn sent(&mut self, p: usize, (end, arrival): (Picos, Picos)) {
         self.events.schedule(arrival, Event::Arrive(ix(p)));
         let port = &mut self.ports[p];
@@ -289,6 +291,7 @@ impl Sim {
     }
 
     /// When [`Self::sleep`] at `now` wakes port `p` next, and its `pfc_ready_at` after.
+    #[inline(always)]
     fn sleep_plan(&self, p: usize, now: Picos) -> (Option<Picos>, Option<Picos>) {
         let max_transit = self.fixed[p].max_transit;
         let port = &self.ports[p];
@@ -320,6 +323,7 @@ impl Sim {
     /// A frame was queued on port `p` at `now`. When the transmitter is free but nothing may
     /// go (its priority held), waking it now would only ask again for the wake-up already
     /// pending: then it is not woken.
+    #[inline(always)]
     fn wake_for_queued(&mut self, p: usize, now: Picos) {
         if self.transmitter_would_only_sleep(p, now) {
             return;
@@ -364,6 +368,7 @@ impl Sim {
     }
 
     /// A frame leaves the bridge (sent or discarded): its ingress buffer is freed.
+    #[inline(always)]
     fn release(&mut self, q: Queued, n: usize, now: Picos) {
         let Some(i) = q.ingress.map(|i| i as usize) else { return };
         if let Some(buffer) = self.ports[i].ingress[n].as_mut() {
