@@ -13,17 +13,43 @@ use dataplane::wire::{MacAddr, PRIORITIES};
 
 use super::build::{Node, PortInfo};
 
-/// A frame waiting in an egress queue.
+/// A frame waiting in an egress queue or on a wire. (32 octets: queues and wires move it
+/// whole at every hop.)
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Queued {
-    pub flow: u32,
-    /// The index in the flow's path of the device it goes to next.
-    pub hop: u16,
-    pub len: u32,
     pub created: Picos,
     pub enqueued: Picos,
-    /// The ingress port whose buffer the frame takes until it leaves (lossless priorities).
-    pub ingress: Option<u32>,
+    pub flow: u32,
+    pub len: u32,
+    /// The ingress port whose buffer the frame takes until it leaves (lossless priorities), or
+    /// [`NO_INGRESS`].
+    ingress: u32,
+    /// The index in the flow's path of the device it goes to next.
+    pub hop: u16,
+    pub priority: u8,
+}
+
+const _: () = assert!(std::mem::size_of::<Queued>() == 32);
+
+/// A frame that holds no ingress buffer (from a host, or on a lossy priority).
+const NO_INGRESS: u32 = u32::MAX;
+
+impl Queued {
+    /// A frame of `flow` offered by its source at `now`, on its way to the first device after
+    /// the host.
+    pub fn offered(flow: u32, len: u32, priority: u8, now: Picos) -> Self {
+        Queued { created: now, enqueued: now, flow, len, ingress: NO_INGRESS, hop: 1, priority }
+    }
+
+    /// The ingress port whose buffer the frame holds.
+    pub fn ingress(&self) -> Option<usize> {
+        (self.ingress != NO_INGRESS).then_some(self.ingress as usize)
+    }
+
+    /// The frame now holds a buffer of ingress port `i` (numbered below `u32::MAX`).
+    pub fn hold(&mut self, i: usize) {
+        self.ingress = u32::try_from(i).unwrap_or(NO_INGRESS);
+    }
 }
 
 /// A time a class has been held, as exact intervals: the current one and the total of the
@@ -107,7 +133,10 @@ pub(super) struct Port {
     from_ingress: [Vec<(u32, u32)>; PRIORITIES],
     pub ingress: [Option<IngressBuffer>; PRIORITIES],
     pub xoff_since: [Option<Picos>; PRIORITIES],
+    /// Changed through [`Held::pause`], then [`Port::note_held`].
     pub paused: [Held; PRIORITIES],
+    /// Priorities whose `paused` has an interval open (bit n = priority n).
+    held_open: u8,
     /// Boxed: a watchdog is larger than the rest of the port, and most ports have none.
     pub watchdog: Option<Box<Watchdog>>,
     pub told_waiting: u8,
@@ -153,6 +182,7 @@ impl Port {
             ingress,
             xoff_since: [None; PRIORITIES],
             paused: [Held::default(); PRIORITIES],
+            held_open: 0,
             watchdog: watchdog.map(|s| Box::new(Watchdog::new(s.classes))),
             told_waiting: 0,
             last_served: PRIORITIES - 1,
@@ -166,6 +196,22 @@ impl Port {
     /// Priorities with frames waiting (bit n = priority n).
     pub fn waiting(&self) -> u8 {
         self.backlog
+    }
+
+    /// Keeps [`Port::held_open`] after priority `n`'s `paused` changed.
+    pub fn note_held(&mut self, n: usize) {
+        let bit = 1 << n;
+        if self.paused[n].since.is_some() {
+            self.held_open |= bit;
+        } else {
+            self.held_open &= !bit;
+        }
+    }
+
+    /// Priorities whose pause interval is open (bit n = priority n): held now, or until a
+    /// pause frame closes it.
+    pub fn held_open(&self) -> u8 {
+        self.held_open
     }
 
     /// Priority `n`'s queue.
@@ -184,7 +230,7 @@ impl Port {
 
     /// Queues a frame on priority `n`.
     pub fn push(&mut self, n: usize, q: Queued) {
-        if let Some(i) = q.ingress {
+        if let Some(i) = q.ingress().map(|i| i as u32) {
             let from = &mut self.from_ingress[n];
             match from.iter_mut().find(|(j, _)| *j == i) {
                 Some((_, count)) => *count += 1,
@@ -201,7 +247,7 @@ impl Port {
         if self.queues[n].is_empty() {
             self.backlog &= !(1 << n);
         }
-        if let Some(i) = q.and_then(|q| q.ingress) {
+        if let Some(i) = q.and_then(|q| q.ingress()).map(|i| i as u32) {
             let from = &mut self.from_ingress[n];
             if let Some(k) = from.iter().position(|(j, _)| *j == i) {
                 from[k].1 -= 1;
@@ -263,6 +309,7 @@ mod tests {
             ingress: std::array::from_fn(|_| None),
             xoff_since: [None; PRIORITIES],
             paused: [Held::default(); PRIORITIES],
+            held_open: 0,
             watchdog: None,
             told_waiting: 0,
             last_served: 5,
@@ -271,14 +318,7 @@ mod tests {
             watchdog_wake: None,
             drops: Drops::default(),
         };
-        let frame = Queued {
-            flow: 0,
-            hop: 1,
-            len: 1000,
-            created: Picos::ZERO,
-            enqueued: Picos::ZERO,
-            ingress: None,
-        };
+        let frame = Queued::offered(0, 1000, 0, Picos::ZERO);
         assert_eq!(port.select(Picos::ZERO), None, "nothing waits");
         for n in [1, 3, 5] {
             port.push(n, frame);

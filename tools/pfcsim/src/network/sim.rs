@@ -206,14 +206,7 @@ impl Sim {
         if self.ports[p].queue(n).len() >= HOST_QUEUE_FRAMES {
             self.flows[f].held_back += 1;
         } else {
-            let q = Queued {
-                flow: u32::try_from(f).unwrap_or(u32::MAX),
-                hop: 1,
-                len,
-                created: now,
-                enqueued: now,
-                ingress: None,
-            };
+            let q = Queued::offered(ix(f), len, n as u8, now);
             self.ports[p].push(n, q);
             self.wake_for_queued(p, now);
         }
@@ -253,7 +246,7 @@ impl Sim {
         }
         self.release(frame, n, now);
         self.tell_waiting(p, now);
-        let sent = self.wires[p].transmit(now, Carried::Data { priority: n as u8, frame });
+        let sent = self.wires[p].transmit(now, Carried::Data(frame));
         self.sent(p, sent);
     }
 
@@ -370,7 +363,7 @@ impl Sim {
     /// A frame leaves the bridge (sent or discarded): its ingress buffer is freed.
     #[inline(always)]
     fn release(&mut self, q: Queued, n: usize, now: Picos) {
-        let Some(i) = q.ingress.map(|i| i as usize) else { return };
+        let Some(i) = q.ingress() else { return };
         if let Some(buffer) = self.ports[i].ingress[n].as_mut() {
             buffer.depart(u64::from(q.len));
         }
@@ -457,6 +450,7 @@ impl Sim {
             for n in (0..PRIORITIES).filter(|n| priorities & (1 << n) != 0) {
                 let until = port.rx.paused_until(n);
                 port.paused[n].pause(now, until);
+                port.note_held(n);
                 if let Some(wd) = port.watchdog.as_mut() {
                     wd.pause_received(now, n, until);
                 }
@@ -466,20 +460,21 @@ impl Sim {
         self.wake(p, now);
     }
 
-    /// Frames finish arriving over wire `w` (from port `w` to its peer).
+    /// A frame finishes arriving over wire `w` (from port `w` to its peer). Each frame has its
+    /// own arrival event, and frames on a wire arrive in order at distinct times (each takes
+    /// time to send): the event's frame is the wire's first.
     fn arrive(&mut self, w: usize, now: Picos) {
         let Some(to) = self.fixed[w].peer else { return };
-        while let Some(frame) = self.wires[w].receive(now) {
-            match frame {
-                Carried::Control(control) => {
-                    let entry = self.fixed[to].pause_entry;
-                    self.pauses_due[to].push_back(control);
-                    self.events.schedule(now + entry, Event::Pause(ix(to)));
-                }
-                Carried::Data { priority, frame } => {
-                    self.data_in(to, usize::from(priority), frame, now);
-                }
+        match self.wires[w].receive(now) {
+            Some(Carried::Control(control)) => {
+                let entry = self.fixed[to].pause_entry;
+                self.pauses_due[to].push_back(control);
+                self.events.schedule(now + entry, Event::Pause(ix(to)));
             }
+            Some(Carried::Data(frame)) => {
+                self.data_in(to, usize::from(frame.priority), frame, now);
+            }
+            None => {}
         }
     }
 
@@ -510,7 +505,7 @@ impl Sim {
                 self.flows[flow].lost.buffer += 1;
                 return;
             }
-            q.ingress = Some(at as u32);
+            q.hold(at);
             self.xoff_changed(at, n, now);
         } else if self.ports[out].queue(n).len() >= LOSSY_QUEUE_FRAMES {
             self.ports[out].drops.buffer += 1;

@@ -14,7 +14,7 @@ use super::port::Queued;
 /// What a wire carries.
 #[derive(Debug, Clone, Copy)]
 pub(super) enum Carried {
-    Data { priority: u8, frame: Queued },
+    Data(Queued),
     Control(MacControl),
 }
 
@@ -22,7 +22,7 @@ impl Carried {
     /// Octets on the wire, FCS excluded (as `SimLink` counts a frame).
     fn len(&self) -> u64 {
         match self {
-            Carried::Data { frame, .. } => u64::from(frame.len),
+            Carried::Data(frame) => u64::from(frame.len),
             Carried::Control(control) => control.buffer_len() as u64,
         }
     }
@@ -84,17 +84,10 @@ mod tests {
             let mut wire = Wire::new(speed, propagation);
             let mut link = SimLink::new(speed, propagation);
             let pause = MacControl::Pfc(PfcFrame::pause(MacAddr([2, 0, 0, 0, 0, 1]), 1 << 3, 7));
-            let data = |len| Queued {
-                flow: 0,
-                hop: 1,
-                len,
-                created: Picos::ZERO,
-                enqueued: Picos::ZERO,
-                ingress: None,
-            };
+            let data = |len| Queued::offered(0, len, 3, Picos::ZERO);
             for (k, len) in [1500u32, 64, 1, 9000, 0].into_iter().enumerate() {
                 let start = Picos(k as u64 * 1_000_000);
-                let sent = wire.transmit(start, Carried::Data { priority: 3, frame: data(len) });
+                let sent = wire.transmit(start, Carried::Data(data(len)));
                 let end =
                     link.transmit(start, LinkFrame::Data(DataFrame { priority: 3, len, seq: 0 }));
                 assert_eq!(sent, (end, link.last_arrival().expect("not lost")), "{len} at {speed}");
@@ -105,7 +98,7 @@ mod tests {
             while let Some((at, frame)) = link.receive(Picos::MAX) {
                 assert!(wire.receive(at - Picos(1)).is_none(), "not before {at:?}");
                 match (wire.receive(at), frame) {
-                    (Some(Carried::Data { frame, .. }), LinkFrame::Data(d)) => {
+                    (Some(Carried::Data(frame)), LinkFrame::Data(d)) => {
                         assert_eq!(frame.len, d.len);
                     }
                     (Some(Carried::Control(c)), LinkFrame::Bytes(b)) => {
