@@ -273,6 +273,7 @@ impl Port {
 
     /// The next priority that may send, round robin: of those with frames waiting, the first
     /// after the last served (it included, last) that is not held.
+    #[inline(always)]
     pub fn select(&self, now: Picos) -> Option<usize> {
         let start = (self.last_served + 1) % PRIORITIES;
         // Priority `start` at bit 0, the one after it at bit 1, and so on round.

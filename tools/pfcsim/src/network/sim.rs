@@ -372,6 +372,7 @@ impl Sim {
 
     /// Passes ingress `i`'s XOFF level on priority `n` to its PFC initiator; a change makes a
     /// PFC frame due after the generation delay.
+    #[inline(always)]
     fn xoff_changed(&mut self, i: usize, n: usize, now: Picos) {
         let port = &mut self.ports[i];
         let xoff = port.ingress[n].as_ref().is_some_and(|b| b.xoff());
@@ -386,6 +387,7 @@ impl Sim {
     }
 
     /// Tells `p`'s watchdog which priorities have frames waiting, when that changed.
+    #[inline(always)]
     fn tell_waiting(&mut self, p: usize, now: Picos) {
         let port = &mut self.ports[p];
         let waiting = port.waiting();
