@@ -327,6 +327,7 @@ impl Sim {
     /// Whether port `p`'s transmitter, woken at `now`, would send nothing, discard nothing,
     /// tell its watchdog nothing and go back to sleep until the wake-up already pending, with
     /// `pfc_ready_at` as it is.
+    #[inline(always)]
     fn transmitter_would_only_sleep(&self, p: usize, now: Picos) -> bool {
         let port = &self.ports[p];
         let Some(pending) = port.tx_wake.filter(|&w| w > now) else { return false };
@@ -401,6 +402,7 @@ impl Sim {
         self.watchdog_schedule(p, now);
     }
 
+    #[inline(always)]
     fn watchdog_schedule(&mut self, p: usize, now: Picos) {
         let port = &mut self.ports[p];
         let Some(at) = port.watchdog.as_ref().and_then(|w| w.next_deadline()) else { return };
@@ -482,6 +484,7 @@ impl Sim {
 
     /// A data frame received on port `at`: delivered at a host; at a bridge, into the receive
     /// buffer and onto the egress queue of the flow's next hop.
+    #[inline(always)]
     fn data_in(&mut self, at: usize, n: usize, mut q: Queued, now: Picos) {
         let flow = q.flow as usize;
         if self.fixed[at].host {
