@@ -166,7 +166,7 @@ impl Observer {
             let shown = port.held_open() | port.tx.xoff() | port.waiting();
             for n in priorities(shown) {
                 let paused =
-                    port.paused[n].held_since(now).filter(|_| port.rx.priority_paused(now, n));
+                    port.paused[n].held_since(now).filter(|_| port.rx().priority_paused(now, n));
                 let xoff = port.xoff_since[n].filter(|_| port.tx.xoff() & (1 << n) != 0);
                 let backlog = port.waiting() & (1 << n) != 0;
                 if paused.is_none() && xoff.is_none() && !backlog {

@@ -2,14 +2,15 @@
 //! receiver and initiator, a receive buffer per lossless priority, the PFC watchdog) with the
 //! queues of frames waiting to leave.
 
+use std::cell::Cell;
 use std::collections::VecDeque;
 
 use dataplane::headroom::BufferPlan;
-use dataplane::mac::{PfcInitiator, PfcReceiver};
+use dataplane::mac::{PfcInitiator, PfcReceiver, RxOutcome};
 use dataplane::sim::IngressBuffer;
 use dataplane::time::Picos;
 use dataplane::watchdog::{Watchdog, WatchdogSetup};
-use dataplane::wire::{MacAddr, PRIORITIES};
+use dataplane::wire::{MacAddr, MacControl, PRIORITIES};
 
 use super::build::{Node, PortInfo};
 
@@ -120,7 +121,12 @@ impl Fixed {
 /// A port's running state.
 #[derive(Debug)]
 pub(super) struct Port {
-    pub rx: PfcReceiver,
+    /// Changed only through [`Port::receive_control`], which keeps `resume_memo` true.
+    rx: PfcReceiver,
+    /// `rx.next_resume`'s last answer and when it was asked: it holds from then until the
+    /// answer's time, as long as `rx` is unchanged (a transmitter held by a long pause asks at
+    /// every frame queued behind it).
+    resume_memo: Cell<Option<(Picos, Option<Picos>)>>,
     pub tx: PfcInitiator,
     pub pfc_ready_at: Option<Picos>,
     /// Frames waiting to leave, per priority (changed through [`Port::push`] and
@@ -174,6 +180,7 @@ impl Port {
         });
         Port {
             rx: PfcReceiver::new(info.speed, addr, pfc),
+            resume_memo: Cell::new(None),
             tx: PfcInitiator::new(info.speed, addr, pfc),
             pfc_ready_at: None,
             queues: std::array::from_fn(|_| VecDeque::new()),
@@ -196,6 +203,36 @@ impl Port {
     /// Priorities with frames waiting (bit n = priority n).
     pub fn waiting(&self) -> u8 {
         self.backlog
+    }
+
+    /// The PFC receiver.
+    pub fn rx(&self) -> &PfcReceiver {
+        &self.rx
+    }
+
+    /// Passes a MAC Control frame that took effect at `now` to the PFC receiver.
+    pub fn receive_control(
+        &mut self,
+        now: Picos,
+        frame: &MacControl,
+        tx_idle_at: Picos,
+    ) -> RxOutcome {
+        self.resume_memo.set(None);
+        self.rx.receive(now, frame, tx_idle_at)
+    }
+
+    /// When the next pause in force at `now` ends, if one is (the PFC receiver's
+    /// `next_resume`).
+    pub fn next_resume(&self, now: Picos) -> Option<Picos> {
+        if let Some((asked, answer)) = self.resume_memo.get() {
+            // No pause ends in (asked, answer): the earliest after `now` is still `answer`.
+            if now >= asked && answer.is_none_or(|end| now < end) {
+                return answer;
+            }
+        }
+        let answer = self.rx.next_resume(now);
+        self.resume_memo.set(Some((now, answer)));
+        answer
     }
 
     /// Keeps [`Port::held_open`] after priority `n`'s `paused` changed.
@@ -296,12 +333,11 @@ mod tests {
     use dataplane::time::LinkSpeed;
     use dataplane::wire::{MacControl, PfcFrame};
 
-    /// Transmission selection serves the priorities with frames waiting in turn, starting after
-    /// the last one served and coming back to it last, and passes over a held one.
-    #[test]
-    fn selection_takes_the_waiting_priorities_in_turn_after_the_last_served() {
-        let mut port = Port {
+    /// A 10G port with PFC on every priority, no buffers and no watchdog.
+    fn bare_port() -> Port {
+        Port {
             rx: PfcReceiver::new(LinkSpeed::G10, MacAddr([2, 0, 0, 0, 0, 1]), 0xff),
+            resume_memo: Cell::new(None),
             tx: PfcInitiator::new(LinkSpeed::G10, MacAddr([2, 0, 0, 0, 0, 1]), 0xff),
             pfc_ready_at: None,
             queues: std::array::from_fn(|_| VecDeque::new()),
@@ -313,12 +349,20 @@ mod tests {
             held_open: 0,
             watchdog: None,
             told_waiting: 0,
-            last_served: 5,
+            last_served: PRIORITIES - 1,
             tx_wake: None,
             tx_idle_wake: None,
             watchdog_wake: None,
             drops: Drops::default(),
-        };
+        }
+    }
+
+    /// Transmission selection serves the priorities with frames waiting in turn, starting after
+    /// the last one served and coming back to it last, and passes over a held one.
+    #[test]
+    fn selection_takes_the_waiting_priorities_in_turn_after_the_last_served() {
+        let mut port = bare_port();
+        port.last_served = 5;
         let frame = Queued::offered(0, 1000, 0, Picos::ZERO);
         assert_eq!(port.select(Picos::ZERO), None, "nothing waits");
         for n in [1, 3, 5] {
@@ -335,5 +379,24 @@ mod tests {
         port.rx.receive(Picos::ZERO, &MacControl::Pfc(pause), Picos::ZERO);
         port.last_served = 1;
         assert_eq!(port.select(Picos(1)), Some(5), "3 is paused: passed over");
+    }
+
+    /// The port answers when the next pause ends as its PFC receiver does, at any time and
+    /// after any pause frame, however it keeps the answer between frames.
+    #[test]
+    fn the_next_resume_is_the_receivers_at_every_time() {
+        let mut port = bare_port();
+        let mut rng = dataplane::sim::SimRng::new(3);
+        let mut now = Picos::ZERO;
+        for step in 0..20_000 {
+            now += Picos(rng.next_u64() % 400_000);
+            if rng.next_u64() % 8 == 0 {
+                let n = (rng.next_u64() % 8) as u8;
+                let quanta = (rng.next_u64() % 3) as u16 * 300;
+                let pause = PfcFrame::pause(MacAddr([2, 0, 0, 0, 0, 2]), 1 << n, quanta);
+                port.receive_control(now, &MacControl::Pfc(pause), now);
+            }
+            assert_eq!(port.next_resume(now), port.rx().next_resume(now), "step {step}");
+        }
     }
 }

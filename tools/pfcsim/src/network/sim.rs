@@ -291,7 +291,7 @@ impl Sim {
         let mut at: Option<Picos> = None;
         let mut earliest = |t: Picos| at = Some(at.map_or(t, |a| a.min(t)));
         if port.waiting() != 0 {
-            if let Some(t) = port.rx.next_resume(now) {
+            if let Some(t) = port.next_resume(now) {
                 earliest(t);
             }
             if let Some(limit) = max_transit {
@@ -449,10 +449,10 @@ impl Sim {
     fn apply_pause(&mut self, p: usize, now: Picos, frame: &MacControl) {
         let tx_idle = self.wires[p].idle_at();
         let port = &mut self.ports[p];
-        let outcome = port.rx.receive(now, frame, tx_idle);
+        let outcome = port.receive_control(now, frame, tx_idle);
         if let dataplane::mac::RxOutcome::PfcApplied { priorities } = outcome {
             for n in (0..PRIORITIES).filter(|n| priorities & (1 << n) != 0) {
-                let until = port.rx.paused_until(n);
+                let until = port.rx().paused_until(n);
                 port.paused[n].pause(now, until);
                 port.note_held(n);
                 if let Some(wd) = port.watchdog.as_mut() {
