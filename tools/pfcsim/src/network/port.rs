@@ -266,6 +266,7 @@ impl Port {
     }
 
     /// Queues a frame on priority `n`.
+    #[inline(always)]
     pub fn push(&mut self, n: usize, q: Queued) {
         if let Some(i) = q.ingress().map(|i| i as u32) {
             let from = &mut self.from_ingress[n];
@@ -279,6 +280,7 @@ impl Port {
     }
 
     /// Takes the frame at the head of priority `n`'s queue.
+    #[inline(always)]
     pub fn pop(&mut self, n: usize) -> Option<Queued> {
         let q = self.queues[n].pop_front();
         if self.queues[n].is_empty() {

@@ -195,6 +195,7 @@ impl Sim {
         self.events.schedule(at, Event::Tx(ix(p)));
     }
 
+    #[inline(always)]
     fn source(&mut self, f: usize, now: Picos) {
         let flow = &self.topo.flows[f];
         if now >= flow.stop {
@@ -215,6 +216,7 @@ impl Sim {
 
     /// Port `p` may start a frame: a PFC frame when one is due, else the next data frame of a
     /// priority not held; otherwise it sleeps until something can change.
+    #[inline(always)]
     fn tx_free(&mut self, p: usize, now: Picos) {
         let idle = self.wires[p].idle_at();
         if idle > now {
@@ -467,6 +469,7 @@ impl Sim {
     /// A frame finishes arriving over wire `w` (from port `w` to its peer). Each frame has its
     /// own arrival event, and frames on a wire arrive in order at distinct times (each takes
     /// time to send): the event's frame is the wire's first.
+    #[inline(always)]
     fn arrive(&mut self, w: usize, now: Picos) {
         let Some(to) = self.fixed[w].peer else { return };
         match self.wires[w].receive(now) {
