@@ -4,10 +4,11 @@
 //! milliseconds ahead (a port's wake-up at the end of its peer's pause, up to 3.4 ms at 10G, in
 //! an incast): those go to coarse buckets of 67 µs, 256 of them (17 ms), and move to the fine
 //! buckets when their turn comes; only events further still wait in a heap. Filing an event is
-//! a push onto its bucket; only the current fine bucket's one or two are sorted. The order is
-//! exactly a binary heap's over (time, order of scheduling): earliest first, and first
-//! scheduled first among equal times. The current bucket is kept earliest first, as its events
-//! were mostly scheduled (sorting it is then a pass), and taken from the front.
+//! a push onto its bucket; only the current fine bucket's few are sorted, and the empty ones
+//! (more than half in an incast) are passed over with a look at each. The order is exactly a
+//! binary heap's over (time, order of scheduling): earliest first, and first scheduled first
+//! among equal times. The current bucket is kept earliest first, as its events were mostly
+//! scheduled (sorting it is then a pass), and taken from the front.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -228,13 +229,21 @@ impl<E: Copy> CalendarQueue<E> {
         }
     }
 
-    /// Moves to the next fine bucket: its events become current. As a coarse bucket starts,
-    /// the later events that now fall within the coarse buckets enter them, and the coarse
-    /// bucket's events spread over the fine ones.
+    /// Moves to the next fine bucket with events (there is one before the next coarse bucket
+    /// if any fine one holds events), or to the next coarse bucket's start: its events become
+    /// current. As a coarse bucket starts, the later events that now fall within the coarse
+    /// buckets enter them, and the coarse bucket's events spread over the fine ones.
     fn advance(&mut self) {
         self.current.clear();
         self.head = 0;
+        // Past the empty fine buckets (more than half of an incast's), to the next that holds
+        // events or the start of the next coarse bucket, whichever comes first.
         self.now += 1;
+        while !self.now.is_multiple_of(FINE)
+            && self.fine[(self.now & (FINE - 1)) as usize].is_empty()
+        {
+            self.now += 1;
+        }
         if self.now.is_multiple_of(FINE) {
             let coarse_now = self.now >> COARSE_SHIFT;
             while self.later.peek().is_some_and(|e| {
