@@ -26,8 +26,8 @@ const COARSE: u64 = 256;
 // Slots are found by masking.
 const _: () = assert!(FINE.is_power_of_two() && COARSE.is_power_of_two());
 
-/// Ordered by time, then by the order of scheduling. (Two 64-bit fields, not one 128-bit key:
-/// an entry of 24 octets rather than 32 keeps more of the buckets in cache.)
+/// Ordered by time, then by the order of scheduling. (Two 64-bit fields, not one 128-bit key,
+/// whose 16-octet alignment would pad every entry and keep fewer of the buckets in cache.)
 struct Entry<E> {
     at: u64,
     seq: u64,

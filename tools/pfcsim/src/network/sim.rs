@@ -14,7 +14,7 @@ use super::build::{FlowInfo, Topology};
 use super::calendar::CalendarQueue;
 use super::observe::Observer;
 use super::port::{Drops, Fixed, Port, Queued};
-use super::wire::{Carried, Wire};
+use super::wire::Wire;
 
 /// A host queues at most this many frames per priority; a source whose host is held longer
 /// waits (the frame is not offered) rather than loses.
@@ -22,13 +22,19 @@ const HOST_QUEUE_FRAMES: usize = 32;
 /// A lossy priority's egress queue on a bridge, frames (tail-dropped beyond).
 const LOSSY_QUEUE_FRAMES: usize = 256;
 
-/// An event and the port, wire or flow it is for (32-bit indices: an event of 8 octets).
+/// An event and the port, wire or flow it is for (32-bit indices). A frame on a wire travels
+/// in its arrival event, and a PFC frame received in the event of its pause taking effect:
+/// frames on a wire arrive in the order they were sent, at distinct times, as their events
+/// come, and pauses take effect in the order their frames arrived.
 #[derive(Debug, Clone, Copy)]
 enum Event {
     Tx(u32),
-    Arrive(u32),
-    /// The next of the port's `pauses_due` takes effect.
-    Pause(u32),
+    /// A data frame finishes arriving over the wire from port `w` to its peer.
+    Arrive(u32, Queued),
+    /// A PFC frame finishes arriving over the wire from port `w` to its peer.
+    ArriveControl(u32, MacControl),
+    /// A PFC frame received by the port takes effect.
+    Pause(u32, MacControl),
     Watchdog(u32),
     Source(u32),
     Sample,
@@ -79,9 +85,6 @@ pub(super) struct Sim {
     /// larger records.
     fixed: Vec<Fixed>,
     wires: Vec<Wire>,
-    /// The PFC frames each port received whose pause entry delay runs, in order (the delay is
-    /// the port's own, so they take effect in the order they arrived).
-    pauses_due: Vec<VecDeque<MacControl>>,
     events: CalendarQueue<Event>,
     pub flows: Vec<FlowStats>,
     pub watchdog_events: Vec<WatchdogRecord>,
@@ -124,7 +127,6 @@ impl Sim {
             })
             .collect();
         Sim {
-            pauses_due: topo.ports.iter().map(|_| VecDeque::new()).collect(),
             ports,
             fixed,
             wires,
@@ -158,13 +160,9 @@ impl Sim {
                     }
                     self.tx_free(p, now);
                 }
-                Event::Arrive(w) => self.arrive(w as usize, now),
-                Event::Pause(p) => {
-                    let p = p as usize;
-                    if let Some(frame) = self.pauses_due[p].pop_front() {
-                        self.apply_pause(p, now, &frame);
-                    }
-                }
+                Event::Arrive(w, frame) => self.arrive(w as usize, frame, now),
+                Event::ArriveControl(w, control) => self.arrive_control(w as usize, control, now),
+                Event::Pause(p, frame) => self.apply_pause(p as usize, now, &frame),
                 Event::Watchdog(p) => self.watchdog_due(p as usize, now),
                 Event::Source(f) => self.source(f as usize, now),
                 Event::Sample => {
@@ -230,8 +228,9 @@ impl Sim {
         if port.pfc_ready_at.is_some_and(|t| t <= now) {
             port.pfc_ready_at = None;
             if let Some(control) = port.tx.poll(now) {
-                let sent = self.wires[p].transmit(now, Carried::Control(control));
-                self.sent(p, sent);
+                let (end, arrival) = self.wires[p].transmit(now, control.buffer_len() as u64);
+                self.events.schedule(arrival, Event::ArriveControl(ix(p), control));
+                self.sent(p, end);
                 return;
             }
         }
@@ -248,16 +247,15 @@ impl Sim {
         }
         self.release(frame, n, now);
         self.tell_waiting(p, now);
-        let sent = self.wires[p].transmit(now, Carried::Data(frame));
-        self.sent(p, sent);
+        let (end, arrival) = self.wires[p].transmit(now, u64::from(frame.len));
+        self.events.schedule(arrival, Event::Arrive(ix(p), frame));
+        self.sent(p, end);
     }
 
-    /// A frame went out on `p`'s wire until `end`, to arrive at `arrival`: its arrival
-    /// scheduled, the PFC cases evaluated again after it (refresh included), the transmitter
-    /// free then.
+    /// A frame went out on `p`'s wire until `end` (its arrival scheduled): the PFC cases
+    /// evaluated again after it (refresh included), the transmitter free then.
     #[inline(always)]
-    fn sent(&mut self, p: usize, (end, arrival): (Picos, Picos)) {
-        self.events.schedule(arrival, Event::Arrive(ix(p)));
+    fn sent(&mut self, p: usize, end: Picos) {
         let port = &mut self.ports[p];
         if port.pfc_ready_at.is_none() && port.tx.xoff() != 0 {
             port.pfc_ready_at = Some(end);
@@ -466,23 +464,19 @@ impl Sim {
         self.wake(p, now);
     }
 
-    /// A frame finishes arriving over wire `w` (from port `w` to its peer). Each frame has its
-    /// own arrival event, and frames on a wire arrive in order at distinct times (each takes
-    /// time to send): the event's frame is the wire's first.
+    /// A data frame finishes arriving over wire `w` (from port `w` to its peer).
     #[inline(always)]
-    fn arrive(&mut self, w: usize, now: Picos) {
+    fn arrive(&mut self, w: usize, frame: Queued, now: Picos) {
         let Some(to) = self.fixed[w].peer else { return };
-        match self.wires[w].receive(now) {
-            Some(Carried::Control(control)) => {
-                let entry = self.fixed[to].pause_entry;
-                self.pauses_due[to].push_back(control);
-                self.events.schedule(now + entry, Event::Pause(ix(to)));
-            }
-            Some(Carried::Data(frame)) => {
-                self.data_in(to, usize::from(frame.priority), frame, now);
-            }
-            None => {}
-        }
+        self.data_in(to, usize::from(frame.priority), frame, now);
+    }
+
+    /// A PFC frame finishes arriving over wire `w`: its pause takes effect at the peer after
+    /// the peer's pause entry delay.
+    fn arrive_control(&mut self, w: usize, control: MacControl, now: Picos) {
+        let Some(to) = self.fixed[w].peer else { return };
+        let entry = self.fixed[to].pause_entry;
+        self.events.schedule(now + entry, Event::Pause(ix(to), control));
     }
 
     /// A data frame received on port `at`: delivered at a host; at a bridge, into the receive
