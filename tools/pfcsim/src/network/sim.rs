@@ -179,18 +179,19 @@ impl Sim {
     #[inline(always)]
     fn wake(&mut self, p: usize, at: Picos) {
         let at = at.max(self.wires[p].idle_at());
-        if let Some((idle, place)) = self.ports[p].tx_idle_wake.take() {
+        let (port, events) = (&mut self.ports[p], &mut self.events);
+        if let Some((idle, place)) = port.tx_idle_wake.take() {
             // Something may now give the idle wake-up work: it runs, in its place.
-            if !self.events.passed(idle, place) {
-                self.events.schedule_reserved(idle, place, Event::Tx(ix(p)));
-                self.ports[p].tx_wake = Some(idle);
+            if !events.passed(idle, place) {
+                events.schedule_reserved(idle, place, Event::Tx(ix(p)));
+                port.tx_wake = Some(idle);
             }
         }
-        if self.ports[p].tx_wake.is_some_and(|w| w <= at) {
+        if port.tx_wake.is_some_and(|w| w <= at) {
             return;
         }
-        self.ports[p].tx_wake = Some(at);
-        self.events.schedule(at, Event::Tx(ix(p)));
+        port.tx_wake = Some(at);
+        events.schedule(at, Event::Tx(ix(p)));
     }
 
     #[inline(always)]
@@ -499,11 +500,10 @@ impl Sim {
         let Some(out) = self.topo.flows[flow].hops.get(usize::from(q.hop)).and_then(|h| h.2) else {
             return;
         };
-        let lossless = self.ports[at].ingress[n].is_some();
-        if lossless {
-            let buffer = self.ports[at].ingress[n].as_mut().map(|b| b.arrive(u64::from(q.len)));
-            if buffer != Some(BufferVerdict::Accepted) {
-                self.ports[at].drops.buffer += 1;
+        let ingress = &mut self.ports[at];
+        if let Some(buffer) = ingress.ingress[n].as_mut() {
+            if buffer.arrive(u64::from(q.len)) != BufferVerdict::Accepted {
+                ingress.drops.buffer += 1;
                 self.flows[flow].lost.buffer += 1;
                 return;
             }
@@ -516,16 +516,15 @@ impl Sim {
         }
         q.hop += 1;
         q.enqueued = now;
-        if self.ports[out].watchdog.as_ref().is_some_and(|w| w.drops(n)) {
-            self.ports[out].drops.watchdog += 1;
+        let egress = &mut self.ports[out];
+        if let Some(wd) = egress.watchdog.as_mut().filter(|w| w.drops(n)) {
+            wd.count_dropped(n, 1);
+            egress.drops.watchdog += 1;
             self.flows[flow].lost.watchdog += 1;
-            if let Some(wd) = self.ports[out].watchdog.as_mut() {
-                wd.count_dropped(n, 1);
-            }
             self.release(q, n, now);
             return;
         }
-        self.ports[out].push(n, q);
+        egress.push(n, q);
         self.tell_waiting(out, now);
         self.wake_for_queued(out, now);
     }
