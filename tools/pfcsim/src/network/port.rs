@@ -392,7 +392,7 @@ mod tests {
         let mut now = Picos::ZERO;
         for step in 0..20_000 {
             now += Picos(rng.next_u64() % 400_000);
-            if rng.next_u64() % 8 == 0 {
+            if rng.next_u64().is_multiple_of(8) {
                 let n = (rng.next_u64() % 8) as u8;
                 let quanta = (rng.next_u64() % 3) as u16 * 300;
                 let pause = PfcFrame::pause(MacAddr([2, 0, 0, 0, 0, 2]), 1 << n, quanta);
