@@ -142,6 +142,10 @@ impl Sim {
         }
     }
 
+    /// Runs every event up to the run's duration, earliest first. The helpers an event runs
+    /// on the way of most frames are `#[inline(always)]` into this loop: each event runs several
+    /// of them, and their calls' saving and restoring of registers cost as much as some of
+    /// them do (callgrind).
     pub fn run(&mut self) {
         for (f, flow) in self.topo.flows.iter().enumerate() {
             self.events.schedule(flow.start, Event::Source(ix(f)));
