@@ -121,7 +121,7 @@ impl Fixed {
 /// A port's running state.
 #[derive(Debug)]
 pub(super) struct Port {
-    /// Changed only through [`Port::receive_control`], which keeps `resume_memo` true.
+    /// Changed only through [`Port::receive_control`], which keeps `resume_memo` valid.
     rx: PfcReceiver,
     /// `rx.next_resume`'s last answer and when it was asked: it holds from then until the
     /// answer's time, as long as `rx` is unchanged (a transmitter held by a long pause asks at
