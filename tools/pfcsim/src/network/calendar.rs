@@ -4,10 +4,11 @@
 //! milliseconds ahead (a port's wake-up at the end of its peer's pause, up to 3.4 ms at 10G, in
 //! an incast): those go to coarse buckets of 67 µs, 256 of them (17 ms), and move to the fine
 //! buckets when their turn comes; only events further still wait in a heap. Filing an event is
-//! a push onto its bucket; only the current fine bucket's one or two are sorted. The order is
-//! exactly a binary heap's over (time, order of scheduling): earliest first, and first
-//! scheduled first among equal times. The current bucket is kept earliest first, as its events
-//! were mostly scheduled (sorting it is then a pass), and taken from the front.
+//! a push onto its bucket; only the current fine bucket's few are sorted, and the empty ones
+//! (more than half in an incast) are passed over with a look at each. The order is exactly a
+//! binary heap's over (time, order of scheduling): earliest first, and first scheduled first
+//! among equal times. The current bucket is kept earliest first, as its events were mostly
+//! scheduled (sorting it is then a pass), and taken from the front.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -22,9 +23,11 @@ const FINE: u64 = 1024;
 const COARSE_SHIFT: u32 = 10;
 /// Coarse buckets: 17 ms ahead.
 const COARSE: u64 = 256;
+// Slots are found by masking.
+const _: () = assert!(FINE.is_power_of_two() && COARSE.is_power_of_two());
 
-/// Ordered by time, then by the order of scheduling. (Two 64-bit fields, not one 128-bit key:
-/// an entry of 24 octets rather than 32 keeps more of the buckets in cache.)
+/// Ordered by time, then by the order of scheduling. (Two 64-bit fields, not one 128-bit key,
+/// whose 16-octet alignment would pad every entry and keep fewer of the buckets in cache.)
 struct Entry<E> {
     at: u64,
     seq: u64,
@@ -84,17 +87,20 @@ pub(super) struct CalendarQueue<E> {
     /// The fine bucket `current` holds.
     now: u64,
     /// Events of fine buckets `now + 1` to `now + FINE - 1`, each in slot `bucket % FINE`.
-    fine: Vec<Vec<Entry<E>>>,
+    /// (Arrays of the buckets' number: a slot found by masking needs no bounds check.)
+    fine: Box<[Vec<Entry<E>>; FINE as usize]>,
     in_fine: usize,
     /// Events of the coarse buckets after the current one, up to `COARSE - 1` ahead, each in
     /// slot `coarse bucket % COARSE`; a coarse bucket moves to the fine ones as it starts.
-    coarse: Vec<Vec<Entry<E>>>,
+    coarse: Box<[Vec<Entry<E>>; COARSE as usize]>,
     in_coarse: usize,
     /// Events beyond the coarse buckets, earliest first.
     later: BinaryHeap<Reverse<Entry<E>>>,
+    /// The next place in the order of scheduling (from 1: place 0 at time 0 is the "taken
+    /// last" of a queue that has given nothing yet, before every event).
     seq: u64,
     /// The time and place of the event taken last.
-    last: Option<(u64, u64)>,
+    last: (u64, u64),
 }
 
 impl<E: Copy> CalendarQueue<E> {
@@ -103,13 +109,13 @@ impl<E: Copy> CalendarQueue<E> {
             current: Vec::new(),
             head: 0,
             now: 0,
-            fine: (0..FINE).map(|_| Vec::new()).collect(),
+            fine: Box::new(std::array::from_fn(|_| Vec::new())),
             in_fine: 0,
-            coarse: (0..COARSE).map(|_| Vec::new()).collect(),
+            coarse: Box::new(std::array::from_fn(|_| Vec::new())),
             in_coarse: 0,
             later: BinaryHeap::new(),
-            seq: 0,
-            last: None,
+            seq: 1,
+            last: (0, 0),
         }
     }
 
@@ -123,7 +129,7 @@ impl<E: Copy> CalendarQueue<E> {
 
     /// Whether an event at `at` with the place `seq` would already have been taken.
     pub fn passed(&self, at: Picos, seq: u64) -> bool {
-        self.last.is_some_and(|last| (at.as_ps(), seq) <= last)
+        (at.as_ps(), seq) <= self.last
     }
 
     /// Schedules `event` at `at` in the place `seq` that [`Self::reserve`] gave, which must not
@@ -163,9 +169,9 @@ impl<E: Copy> CalendarQueue<E> {
         if b <= self.now {
             Place::Current
         } else if b - self.now < FINE {
-            Place::Fine((b % FINE) as usize)
+            Place::Fine((b & (FINE - 1)) as usize)
         } else if (b >> COARSE_SHIFT) - (self.now >> COARSE_SHIFT) < COARSE {
-            Place::Coarse(((b >> COARSE_SHIFT) % COARSE) as usize)
+            Place::Coarse(((b >> COARSE_SHIFT) & (COARSE - 1)) as usize)
         } else {
             Place::Later
         }
@@ -206,7 +212,7 @@ impl<E: Copy> CalendarQueue<E> {
         loop {
             if let Some(e) = self.current.get(self.head) {
                 self.head += 1;
-                self.last = Some((e.at, e.seq));
+                self.last = (e.at, e.seq);
                 return Some((e.at(), e.event));
             }
             if self.in_fine == 0 {
@@ -223,13 +229,21 @@ impl<E: Copy> CalendarQueue<E> {
         }
     }
 
-    /// Moves to the next fine bucket: its events become current. As a coarse bucket starts,
-    /// the later events that now fall within the coarse buckets enter them, and the coarse
-    /// bucket's events spread over the fine ones.
+    /// Moves to the next fine bucket with events (there is one before the next coarse bucket
+    /// if any fine one holds events), or to the next coarse bucket's start: its events become
+    /// current. As a coarse bucket starts, the later events that now fall within the coarse
+    /// buckets enter them, and the coarse bucket's events spread over the fine ones.
     fn advance(&mut self) {
         self.current.clear();
         self.head = 0;
+        // Past the empty fine buckets (more than half of an incast's), to the next that holds
+        // events or the start of the next coarse bucket, whichever comes first.
         self.now += 1;
+        while !self.now.is_multiple_of(FINE)
+            && self.fine[(self.now & (FINE - 1)) as usize].is_empty()
+        {
+            self.now += 1;
+        }
         if self.now.is_multiple_of(FINE) {
             let coarse_now = self.now >> COARSE_SHIFT;
             while self.later.peek().is_some_and(|e| {
@@ -239,13 +253,13 @@ impl<E: Copy> CalendarQueue<E> {
                     self.place(entry);
                 }
             }
-            let slot = std::mem::take(&mut self.coarse[(coarse_now % COARSE) as usize]);
+            let slot = std::mem::take(&mut self.coarse[(coarse_now & (COARSE - 1)) as usize]);
             self.in_coarse -= slot.len();
             for entry in slot {
                 self.place(entry);
             }
         }
-        let slot = &mut self.fine[(self.now % FINE) as usize];
+        let slot = &mut self.fine[(self.now & (FINE - 1)) as usize];
         self.in_fine -= slot.len();
         if self.current.is_empty() {
             // The bucket's vector becomes the current one, and the emptied current one takes

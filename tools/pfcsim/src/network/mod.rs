@@ -14,6 +14,7 @@ mod results;
 mod run;
 mod sim;
 mod spec;
+mod wire;
 
 pub use error::NetworkError;
 pub use observe::{DeadlockSeen, TreeSeen};

@@ -55,6 +55,16 @@ struct TreeSeenIds {
     samples: u64,
 }
 
+/// The priorities whose bits are set in `mask`, lowest first.
+fn priorities(mask: u8) -> impl Iterator<Item = usize> {
+    let mut rest = mask;
+    std::iter::from_fn(move || {
+        let n = rest.trailing_zeros() as usize;
+        rest &= rest.wrapping_sub(1);
+        (n < PRIORITIES).then_some(n)
+    })
+}
+
 pub(super) struct Observer {
     threshold: Nanos,
     /// Each cycle seen, and whether the last sample saw it.
@@ -141,7 +151,7 @@ impl Observer {
             self.waits[k].clear();
         }
         for (p, port) in ports.iter().enumerate() {
-            for n in (0..PRIORITIES).filter(|n| port.waiting() & (1 << n) != 0) {
+            for n in priorities(port.waiting()) {
                 for i in port.holding(n) {
                     let k = i as usize * PRIORITIES + n;
                     if self.waits[k].is_empty() {
@@ -153,13 +163,10 @@ impl Observer {
         }
         for (p, port) in ports.iter().enumerate() {
             // The priorities that may show something: most of a port's show nothing.
-            let held = (0..PRIORITIES)
-                .filter(|n| port.paused[*n].since.is_some())
-                .fold(0u8, |m, n| m | (1 << n));
-            let shown = held | port.tx.xoff() | port.waiting();
-            for n in (0..PRIORITIES).filter(|n| shown & (1 << n) != 0) {
+            let shown = port.held_open() | port.tx.xoff() | port.waiting();
+            for n in priorities(shown) {
                 let paused =
-                    port.paused[n].held_since(now).filter(|_| port.rx.priority_paused(now, n));
+                    port.paused[n].held_since(now).filter(|_| port.rx().priority_paused(now, n));
                 let xoff = port.xoff_since[n].filter(|_| port.tx.xoff() & (1 << n) != 0);
                 let backlog = port.waiting() & (1 << n) != 0;
                 if paused.is_none() && xoff.is_none() && !backlog {

@@ -5,7 +5,7 @@
 
 use std::collections::VecDeque;
 
-use dataplane::sim::{BufferVerdict, DataFrame, LinkFrame, SimLink};
+use dataplane::sim::BufferVerdict;
 use dataplane::time::Picos;
 use dataplane::watchdog::{self, Action};
 use dataplane::wire::{MacControl, PRIORITIES};
@@ -14,6 +14,7 @@ use super::build::{FlowInfo, Topology};
 use super::calendar::CalendarQueue;
 use super::observe::Observer;
 use super::port::{Drops, Fixed, Port, Queued};
+use super::wire::Wire;
 
 /// A host queues at most this many frames per priority; a source whose host is held longer
 /// waits (the frame is not offered) rather than loses.
@@ -21,13 +22,19 @@ const HOST_QUEUE_FRAMES: usize = 32;
 /// A lossy priority's egress queue on a bridge, frames (tail-dropped beyond).
 const LOSSY_QUEUE_FRAMES: usize = 256;
 
-/// An event and the port, wire or flow it is for (32-bit indices: an event of 8 octets).
+/// An event and the port, wire or flow it is for (32-bit indices). A frame on a wire travels
+/// in its arrival event, and a PFC frame received in the event of its pause taking effect:
+/// frames on a wire arrive in the order they were sent, at distinct times, as their events
+/// come, and pauses take effect in the order their frames arrived.
 #[derive(Debug, Clone, Copy)]
 enum Event {
     Tx(u32),
-    Arrive(u32),
-    /// The next of the port's `pauses_due` takes effect.
-    Pause(u32),
+    /// A data frame finishes arriving over the wire from port `w` to its peer.
+    Arrive(u32, Queued),
+    /// A PFC frame finishes arriving over the wire from port `w` to its peer.
+    ArriveControl(u32, MacControl),
+    /// A PFC frame received by the port takes effect.
+    Pause(u32, MacControl),
     Watchdog(u32),
     Source(u32),
     Sample,
@@ -77,12 +84,7 @@ pub(super) struct Sim {
     /// What the transmitter and arrivals look up on every event, kept apart from the topology's
     /// larger records.
     fixed: Vec<Fixed>,
-    wires: Vec<SimLink>,
-    /// The frames on each wire beyond what `DataFrame` carries, in order.
-    in_flight: Vec<VecDeque<Queued>>,
-    /// The PFC frames each port received whose pause entry delay runs, in order (the delay is
-    /// the port's own, so they take effect in the order they arrived).
-    pauses_due: Vec<VecDeque<MacControl>>,
+    wires: Vec<Wire>,
     events: CalendarQueue<Event>,
     pub flows: Vec<FlowStats>,
     pub watchdog_events: Vec<WatchdogRecord>,
@@ -112,7 +114,7 @@ impl Sim {
             .collect();
         let fixed =
             topo.ports.iter().map(|info| Fixed::new(info, &topo.nodes[info.node])).collect();
-        let wires = topo.ports.iter().map(|p| SimLink::new(p.speed, p.one_way)).collect();
+        let wires = topo.ports.iter().map(|p| Wire::new(p.speed, p.one_way)).collect();
         let windows =
             usize::try_from(duration.as_ps().div_ceil(window.as_ps().max(1))).unwrap_or(0);
         let flows = topo
@@ -125,8 +127,6 @@ impl Sim {
             })
             .collect();
         Sim {
-            in_flight: topo.ports.iter().map(|_| VecDeque::new()).collect(),
-            pauses_due: topo.ports.iter().map(|_| VecDeque::new()).collect(),
             ports,
             fixed,
             wires,
@@ -142,6 +142,10 @@ impl Sim {
         }
     }
 
+    /// Runs every event up to the run's duration, earliest first. The helpers an event runs
+    /// on the way of most frames are `#[inline(always)]` into this loop: each event runs several
+    /// of them, and their calls' saving and restoring of registers cost as much as some of
+    /// them do (callgrind).
     pub fn run(&mut self) {
         for (f, flow) in self.topo.flows.iter().enumerate() {
             self.events.schedule(flow.start, Event::Source(ix(f)));
@@ -160,13 +164,9 @@ impl Sim {
                     }
                     self.tx_free(p, now);
                 }
-                Event::Arrive(w) => self.arrive(w as usize, now),
-                Event::Pause(p) => {
-                    let p = p as usize;
-                    if let Some(frame) = self.pauses_due[p].pop_front() {
-                        self.apply_pause(p, now, &frame);
-                    }
-                }
+                Event::Arrive(w, frame) => self.arrive(w as usize, frame, now),
+                Event::ArriveControl(w, control) => self.arrive_control(w as usize, control, now),
+                Event::Pause(p, frame) => self.apply_pause(p as usize, now, &frame),
                 Event::Watchdog(p) => self.watchdog_due(p as usize, now),
                 Event::Source(f) => self.source(f as usize, now),
                 Event::Sample => {
@@ -180,22 +180,25 @@ impl Sim {
     /// Wakes port `p`'s transmitter at `at`, or when its wire is free if that is later, unless
     /// an earlier wake-up is already pending. Woken while its wire is busy, the transmitter
     /// could only ask to be woken again when the wire is free.
+    #[inline(always)]
     fn wake(&mut self, p: usize, at: Picos) {
         let at = at.max(self.wires[p].idle_at());
-        if let Some((idle, place)) = self.ports[p].tx_idle_wake.take() {
+        let (port, events) = (&mut self.ports[p], &mut self.events);
+        if let Some((idle, place)) = port.tx_idle_wake.take() {
             // Something may now give the idle wake-up work: it runs, in its place.
-            if !self.events.passed(idle, place) {
-                self.events.schedule_reserved(idle, place, Event::Tx(ix(p)));
-                self.ports[p].tx_wake = Some(idle);
+            if !events.passed(idle, place) {
+                events.schedule_reserved(idle, place, Event::Tx(ix(p)));
+                port.tx_wake = Some(idle);
             }
         }
-        if self.ports[p].tx_wake.is_some_and(|w| w <= at) {
+        if port.tx_wake.is_some_and(|w| w <= at) {
             return;
         }
-        self.ports[p].tx_wake = Some(at);
-        self.events.schedule(at, Event::Tx(ix(p)));
+        port.tx_wake = Some(at);
+        events.schedule(at, Event::Tx(ix(p)));
     }
 
+    #[inline(always)]
     fn source(&mut self, f: usize, now: Picos) {
         let flow = &self.topo.flows[f];
         if now >= flow.stop {
@@ -207,14 +210,7 @@ impl Sim {
         if self.ports[p].queue(n).len() >= HOST_QUEUE_FRAMES {
             self.flows[f].held_back += 1;
         } else {
-            let q = Queued {
-                flow: u32::try_from(f).unwrap_or(u32::MAX),
-                hop: 1,
-                len,
-                created: now,
-                enqueued: now,
-                ingress: None,
-            };
+            let q = Queued::offered(ix(f), len, n as u8, now);
             self.ports[p].push(n, q);
             self.wake_for_queued(p, now);
         }
@@ -223,6 +219,7 @@ impl Sim {
 
     /// Port `p` may start a frame: a PFC frame when one is due, else the next data frame of a
     /// priority not held; otherwise it sleeps until something can change.
+    #[inline(always)]
     fn tx_free(&mut self, p: usize, now: Picos) {
         let idle = self.wires[p].idle_at();
         if idle > now {
@@ -236,7 +233,8 @@ impl Sim {
         if port.pfc_ready_at.is_some_and(|t| t <= now) {
             port.pfc_ready_at = None;
             if let Some(control) = port.tx.poll(now) {
-                let end = self.wires[p].transmit(now, LinkFrame::Bytes(control.to_vec()));
+                let (end, arrival) = self.wires[p].transmit(now, control.buffer_len() as u64);
+                self.events.schedule(arrival, Event::ArriveControl(ix(p), control));
                 self.sent(p, end);
                 return;
             }
@@ -254,18 +252,15 @@ impl Sim {
         }
         self.release(frame, n, now);
         self.tell_waiting(p, now);
-        let data = DataFrame { priority: n as u8, len: frame.len, seq: 0 };
-        let end = self.wires[p].transmit(now, LinkFrame::Data(data));
-        self.in_flight[p].push_back(frame);
+        let (end, arrival) = self.wires[p].transmit(now, u64::from(frame.len));
+        self.events.schedule(arrival, Event::Arrive(ix(p), frame));
         self.sent(p, end);
     }
 
-    /// A frame went out on `p`'s wire until `end`: its arrival scheduled, the PFC cases
+    /// A frame went out on `p`'s wire until `end` (its arrival scheduled): the PFC cases
     /// evaluated again after it (refresh included), the transmitter free then.
+    #[inline(always)]
     fn sent(&mut self, p: usize, end: Picos) {
-        if let Some(at) = self.wires[p].last_arrival() {
-            self.events.schedule(at, Event::Arrive(ix(p)));
-        }
         let port = &mut self.ports[p];
         if port.pfc_ready_at.is_none() && port.tx.xoff() != 0 {
             port.pfc_ready_at = Some(end);
@@ -294,13 +289,14 @@ impl Sim {
     }
 
     /// When [`Self::sleep`] at `now` wakes port `p` next, and its `pfc_ready_at` after.
+    #[inline(always)]
     fn sleep_plan(&self, p: usize, now: Picos) -> (Option<Picos>, Option<Picos>) {
         let max_transit = self.fixed[p].max_transit;
         let port = &self.ports[p];
         let mut at: Option<Picos> = None;
         let mut earliest = |t: Picos| at = Some(at.map_or(t, |a| a.min(t)));
         if port.waiting() != 0 {
-            if let Some(t) = port.rx.next_resume(now) {
+            if let Some(t) = port.next_resume(now) {
                 earliest(t);
             }
             if let Some(limit) = max_transit {
@@ -325,6 +321,7 @@ impl Sim {
     /// A frame was queued on port `p` at `now`. When the transmitter is free but nothing may
     /// go (its priority held), waking it now would only ask again for the wake-up already
     /// pending: then it is not woken.
+    #[inline(always)]
     fn wake_for_queued(&mut self, p: usize, now: Picos) {
         if self.transmitter_would_only_sleep(p, now) {
             return;
@@ -335,6 +332,7 @@ impl Sim {
     /// Whether port `p`'s transmitter, woken at `now`, would send nothing, discard nothing,
     /// tell its watchdog nothing and go back to sleep until the wake-up already pending, with
     /// `pfc_ready_at` as it is.
+    #[inline(always)]
     fn transmitter_would_only_sleep(&self, p: usize, now: Picos) -> bool {
         let port = &self.ports[p];
         let Some(pending) = port.tx_wake.filter(|&w| w > now) else { return false };
@@ -369,8 +367,9 @@ impl Sim {
     }
 
     /// A frame leaves the bridge (sent or discarded): its ingress buffer is freed.
+    #[inline(always)]
     fn release(&mut self, q: Queued, n: usize, now: Picos) {
-        let Some(i) = q.ingress.map(|i| i as usize) else { return };
+        let Some(i) = q.ingress() else { return };
         if let Some(buffer) = self.ports[i].ingress[n].as_mut() {
             buffer.depart(u64::from(q.len));
         }
@@ -379,6 +378,7 @@ impl Sim {
 
     /// Passes ingress `i`'s XOFF level on priority `n` to its PFC initiator; a change makes a
     /// PFC frame due after the generation delay.
+    #[inline(always)]
     fn xoff_changed(&mut self, i: usize, n: usize, now: Picos) {
         let port = &mut self.ports[i];
         let xoff = port.ingress[n].as_ref().is_some_and(|b| b.xoff());
@@ -393,6 +393,7 @@ impl Sim {
     }
 
     /// Tells `p`'s watchdog which priorities have frames waiting, when that changed.
+    #[inline(always)]
     fn tell_waiting(&mut self, p: usize, now: Picos) {
         let port = &mut self.ports[p];
         let waiting = port.waiting();
@@ -406,6 +407,7 @@ impl Sim {
         self.watchdog_schedule(p, now);
     }
 
+    #[inline(always)]
     fn watchdog_schedule(&mut self, p: usize, now: Picos) {
         let port = &mut self.ports[p];
         let Some(at) = port.watchdog.as_ref().and_then(|w| w.next_deadline()) else { return };
@@ -452,11 +454,12 @@ impl Sim {
     fn apply_pause(&mut self, p: usize, now: Picos, frame: &MacControl) {
         let tx_idle = self.wires[p].idle_at();
         let port = &mut self.ports[p];
-        let outcome = port.rx.receive(now, frame, tx_idle);
+        let outcome = port.receive_control(now, frame, tx_idle);
         if let dataplane::mac::RxOutcome::PfcApplied { priorities } = outcome {
             for n in (0..PRIORITIES).filter(|n| priorities & (1 << n) != 0) {
-                let until = port.rx.paused_until(n);
+                let until = port.rx().paused_until(n);
                 port.paused[n].pause(now, until);
+                port.note_held(n);
                 if let Some(wd) = port.watchdog.as_mut() {
                     wd.pause_received(now, n, until);
                 }
@@ -466,29 +469,24 @@ impl Sim {
         self.wake(p, now);
     }
 
-    /// Frames finish arriving over wire `w` (from port `w` to its peer).
-    fn arrive(&mut self, w: usize, now: Picos) {
+    /// A data frame finishes arriving over wire `w` (from port `w` to its peer).
+    #[inline(always)]
+    fn arrive(&mut self, w: usize, frame: Queued, now: Picos) {
         let Some(to) = self.fixed[w].peer else { return };
-        while let Some((_, frame)) = self.wires[w].receive(now) {
-            match frame {
-                LinkFrame::Bytes(bytes) => {
-                    if let Ok(control) = MacControl::parse(&bytes) {
-                        let entry = self.fixed[to].pause_entry;
-                        self.pauses_due[to].push_back(control);
-                        self.events.schedule(now + entry, Event::Pause(ix(to)));
-                    }
-                }
-                LinkFrame::Data(d) => {
-                    if let Some(q) = self.in_flight[w].pop_front() {
-                        self.data_in(to, usize::from(d.priority), q, now);
-                    }
-                }
-            }
-        }
+        self.data_in(to, usize::from(frame.priority), frame, now);
+    }
+
+    /// A PFC frame finishes arriving over wire `w`: its pause takes effect at the peer after
+    /// the peer's pause entry delay.
+    fn arrive_control(&mut self, w: usize, control: MacControl, now: Picos) {
+        let Some(to) = self.fixed[w].peer else { return };
+        let entry = self.fixed[to].pause_entry;
+        self.events.schedule(now + entry, Event::Pause(ix(to), control));
     }
 
     /// A data frame received on port `at`: delivered at a host; at a bridge, into the receive
     /// buffer and onto the egress queue of the flow's next hop.
+    #[inline(always)]
     fn data_in(&mut self, at: usize, n: usize, mut q: Queued, now: Picos) {
         let flow = q.flow as usize;
         if self.fixed[at].host {
@@ -506,15 +504,14 @@ impl Sim {
         let Some(out) = self.topo.flows[flow].hops.get(usize::from(q.hop)).and_then(|h| h.2) else {
             return;
         };
-        let lossless = self.ports[at].ingress[n].is_some();
-        if lossless {
-            let buffer = self.ports[at].ingress[n].as_mut().map(|b| b.arrive(u64::from(q.len)));
-            if buffer != Some(BufferVerdict::Accepted) {
-                self.ports[at].drops.buffer += 1;
+        let ingress = &mut self.ports[at];
+        if let Some(buffer) = ingress.ingress[n].as_mut() {
+            if buffer.arrive(u64::from(q.len)) != BufferVerdict::Accepted {
+                ingress.drops.buffer += 1;
                 self.flows[flow].lost.buffer += 1;
                 return;
             }
-            q.ingress = Some(at as u32);
+            q.hold(at);
             self.xoff_changed(at, n, now);
         } else if self.ports[out].queue(n).len() >= LOSSY_QUEUE_FRAMES {
             self.ports[out].drops.buffer += 1;
@@ -523,16 +520,15 @@ impl Sim {
         }
         q.hop += 1;
         q.enqueued = now;
-        if self.ports[out].watchdog.as_ref().is_some_and(|w| w.drops(n)) {
-            self.ports[out].drops.watchdog += 1;
+        let egress = &mut self.ports[out];
+        if let Some(wd) = egress.watchdog.as_mut().filter(|w| w.drops(n)) {
+            wd.count_dropped(n, 1);
+            egress.drops.watchdog += 1;
             self.flows[flow].lost.watchdog += 1;
-            if let Some(wd) = self.ports[out].watchdog.as_mut() {
-                wd.count_dropped(n, 1);
-            }
             self.release(q, n, now);
             return;
         }
-        self.ports[out].push(n, q);
+        egress.push(n, q);
         self.tell_waiting(out, now);
         self.wake_for_queued(out, now);
     }
