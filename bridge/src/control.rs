@@ -107,7 +107,7 @@ pub fn change_traffic_classes<P>(ports: &mut [BridgePort<P>], fwd: &mut Forwarde
         port.setup.traffic_class = classes;
         port.pending_traffic_class = None;
         let now = fwd.engine.now();
-        fwd.engine.schedule_pfc(now, p, 0xff, port.class_pauses(now));
+        fwd.engine.schedule_pfc(now, p, 0xff, port.class_pauses(now, fwd.max_transit));
         info!(port = %port.setup.name, ?classes, "priority to traffic class mapping in force");
     }
 }

@@ -226,6 +226,7 @@ impl Forwarder {
                 }
                 for n in (0..PRIORITIES).filter(|n| priorities & (1 << n) != 0) {
                     port.watchdog.pause_received(now, n, port.receiver.paused_until(n));
+                    port.long_pauses.note(n, now, port.receiver.paused_until(n));
                 }
                 // Pauses of a priority the watchdog found stormed hold nothing.
                 let priorities = priorities & port.watchdog.honoured();
@@ -241,7 +242,8 @@ impl Forwarder {
                     let classes = (0..PRIORITIES)
                         .filter(|n| priorities & (1 << n) != 0)
                         .fold(0u8, |m, n| m | (1 << port.class_of(n)));
-                    self.engine.schedule_pfc(now, i, classes, port.class_pauses(now));
+                    let times = port.class_pauses(now, self.max_transit);
+                    self.engine.schedule_pfc(now, i, classes, times);
                 }
             }
             RxOutcome::LinkPauseApplied => {

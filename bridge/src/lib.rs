@@ -26,6 +26,7 @@ pub mod handover;
 pub mod ingress;
 pub mod keeper;
 pub mod links;
+pub mod long_pause;
 pub mod port;
 pub mod reaction;
 pub mod receive;

@@ -207,6 +207,8 @@ pub struct BridgePort<P> {
     /// When each watchdog class's last storm was found and ended, Unix nanoseconds (kept on
     /// the wall clock: the bridge's own time starts again now and then, `epoch.rs`).
     pub storm_times: [(Option<u64>, Option<u64>); dataplane::watchdog::CLASSES],
+    /// How long each priority has been paused without a break.
+    pub long_pauses: super::long_pause::LongPauses,
 }
 
 impl<P> BridgePort<P> {
@@ -253,6 +255,7 @@ impl<P> BridgePort<P> {
             watchdog: Watchdog::new(setup.watchdog.classes),
             pending_watchdog: None,
             storm_times: Default::default(),
+            long_pauses: Default::default(),
             setup,
             io,
             mac,
@@ -351,11 +354,20 @@ impl<P> BridgePort<P> {
 
     /// Per traffic class, how long its pause has left (the longest of its priorities'), in
     /// quanta at the port's speed, 0 when not paused: what the pipeline's classes are given.
-    /// A priority whose pauses the watchdog ignores gives none.
-    pub fn class_pauses(&self, now: dataplane::time::Picos) -> [u16; PRIORITIES] {
+    /// A priority whose pauses the watchdog ignores gives none, nor one paused without a break
+    /// for longer than `max_transit`: its frames then wait on the port's transmit queue, held
+    /// there while the pause lasts, where those older than `max_transit` are discarded.
+    pub fn class_pauses(
+        &self,
+        now: dataplane::time::Picos,
+        max_transit: dataplane::time::Picos,
+    ) -> [u16; PRIORITIES] {
         let quantum = self.speed.quanta(1).as_ps().max(1);
         let mut times = [0u16; PRIORITIES];
-        for n in (0..PRIORITIES).filter(|n| self.watchdog.honours_pause(*n)) {
+        let held = |n: &usize| {
+            self.watchdog.honours_pause(*n) && !self.long_pauses.outlasted(*n, now, max_transit)
+        };
+        for n in (0..PRIORITIES).filter(held) {
             let left = self.receiver.paused_until(n).as_ps().saturating_sub(now.as_ps());
             let quanta = u16::try_from(left.div_ceil(quantum)).unwrap_or(u16::MAX);
             let class = &mut times[self.class_of(n)];
@@ -535,13 +547,30 @@ mod tests {
         let now = Picos::from_ns(1_000);
         pfc(&mut p, now, 100);
         assert_eq!(p.stopped(now), 0b0001_1000, "3 and 4, one class");
-        let times = p.class_pauses(now);
+        let transit = Picos::from_ms(1_000);
+        let times = p.class_pauses(now, transit);
         assert_eq!(times[3], 100);
         assert_eq!(times.iter().filter(|t| **t != 0).count(), 1);
         // Half the time later half is left; XON ends it.
-        assert_eq!(p.class_pauses(now + LinkSpeed::G10.quanta(50))[3], 50);
+        assert_eq!(p.class_pauses(now + LinkSpeed::G10.quanta(50), transit)[3], 50);
         pfc(&mut p, now, 0);
-        assert_eq!((p.stopped(now), p.class_pauses(now)[3]), (0, 0));
+        assert_eq!((p.stopped(now), p.class_pauses(now, transit)[3]), (0, 0));
+    }
+
+    #[test]
+    fn a_pause_past_the_maximum_transit_delay_stops_the_wire_but_no_longer_the_pipeline() {
+        let mut p = port([0, 1, 2, 3, 4, 5, 6, 7]);
+        let transit = Picos::from_ms(100);
+        // Refreshed every 2 ms for 120 ms (65 535 quanta last 3.4 ms at 10G).
+        let mut now = Picos::ZERO;
+        while now < Picos::from_ms(120) {
+            pfc(&mut p, now, u16::MAX);
+            p.long_pauses.note(3, now, p.receiver.paused_until(3));
+            now = now + Picos::from_ms(2);
+        }
+        assert_eq!(p.stopped(now), 1 << 3, "the wire still stops priority 3");
+        assert_eq!(p.class_pauses(now, transit)[3], 0, "the pipeline holds it no longer");
+        assert!(p.class_pauses(now, Picos::from_ms(1_000))[3] > 0, "within a longer delay");
     }
 
     #[test]

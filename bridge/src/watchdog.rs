@@ -42,7 +42,7 @@ pub fn step<P>(
     }
     // The pipeline holds each class for as long as the pauses the watchdog honours say: a
     // stormed class is released at once, a restored one waits for the peer's next pause.
-    fwd.engine.schedule_pfc(now, i, 0xff, port.class_pauses(now));
+    fwd.engine.schedule_pfc(now, i, 0xff, port.class_pauses(now, fwd.max_transit));
 }
 
 fn class_name(class: usize) -> String {

@@ -7,11 +7,16 @@
 //!   and f1 and f2 stay stopped after f3 has gone;
 //! - `watchdog`: pfcd's PFC watchdog at its defaults (200 ms detection and restoration, drop);
 //! - `transit MS`: the maximum bridge transit delay (802.1Q 6.5.6) at MS milliseconds, the
-//!   watchdog off.
+//!   watchdog off;
+//! - `no-cycle`: f3 not sent, so no cycle forms, and no remedy: what the ring carries for f1
+//!   and f2 on this machine, the most a remedy can give back.
 //!
-//! Per run it prints what f1 and f2 delivered in their last second (Gb/s, of 16 offered; once
-//! f3 is gone their path has room, as far as three software bridges on two cores forward), the
-//! frames their hosts found missing over the run, and the frames the remedy discarded on the
+//! `RING_RATE` (e.g. `500Mbps`) offers another rate per flow; `RING_NO_PFC=1` leaves PFC off
+//! (lossy priority 3: what the ring carries, and loses, without pauses).
+//!
+//! Per run it prints what f1 and f2 delivered in their last second and over their 3 s (Gb/s,
+//! of 16 offered; once f3 is gone their path has room, as far as three software bridges on two
+//! cores forward), the frames their hosts found missing over the run, and the frames the remedy discarded on the
 //! three bridges (the watchdog's `frames-dropped`, pfcd-pipeline's `transit-delay`), then the
 //! median and range of each.
 //!
@@ -20,6 +25,7 @@
 //! sudo target/debug/examples/ring_remedies none 3
 //! sudo target/debug/examples/ring_remedies watchdog 3
 //! sudo target/debug/examples/ring_remedies transit 3 200
+//! sudo target/debug/examples/ring_remedies no-cycle 3
 //! ```
 
 use std::time::Duration;
@@ -37,6 +43,8 @@ enum Remedy {
     None,
     Watchdog,
     Transit(u64),
+    /// No cycle to break: f3 is not sent, no remedy; what the ring carries for f1 and f2.
+    NoCycle,
 }
 
 /// Frames the remedies discarded so far on every port of the three bridges.
@@ -61,9 +69,14 @@ fn received(r: std::process::Child) -> (u64, u64) {
     (p["frames"].as_u64().unwrap_or(0), p["lost"].as_u64().unwrap_or(0))
 }
 
-/// One run: (f1 and f2's Gb/s in their last second, frames missing at the hosts, frames the
-/// remedy discarded).
-fn one(remedy: Remedy, n: usize) -> (f64, u64, u64) {
+/// Gb/s of `frames` 1500-octet frames over `seconds`.
+fn gbps(frames: u64, seconds: f64) -> f64 {
+    frames as f64 * 1500.0 * 8.0 / 1e9 / seconds
+}
+
+/// One run: (f1 and f2's Gb/s in their last second and over their 3 s, frames missing at the
+/// hosts, frames the remedy discarded).
+fn one(remedy: Remedy, n: usize) -> (f64, f64, u64, u64) {
     let transit = match remedy {
         Remedy::Transit(ms) => ms,
         _ => 4000,
@@ -71,7 +84,9 @@ fn one(remedy: Remedy, n: usize) -> (f64, u64, u64) {
     let mut ring = ring(&format!("rr{n}"), &format!("max-transit-ms = {transit}\n"));
     ring.route_clockwise();
     for b in &mut ring.bridges {
-        commit_pfc(&mut b.client, &PORTS, "<pfc-enable>p3</pfc-enable>");
+        if std::env::var_os("RING_NO_PFC").is_none() {
+            commit_pfc(&mut b.client, &PORTS, "<pfc-enable>p3</pfc-enable>");
+        }
         if remedy != Remedy::Watchdog {
             commit_watchdog(&mut b.client, &PORTS, "<enabled>false</enabled>");
         }
@@ -83,28 +98,32 @@ fn one(remedy: Remedy, n: usize) -> (f64, u64, u64) {
     let whole: Vec<_> = (0..3).map(|i| recv(&ring, i, "3.5s")).collect();
     std::thread::sleep(Duration::from_millis(300));
     let before = discarded(&mut ring);
-    let senders = [
-        ring.send_flow(0, "8Gbps", "3s"),
-        ring.send_flow(1, "8Gbps", "3s"),
-        ring.send_flow(2, "8Gbps", "1s"),
-    ];
+    let rate = std::env::var("RING_RATE").unwrap_or_else(|_| "8Gbps".into());
+    let mut senders = vec![ring.send_flow(0, &rate, "3s"), ring.send_flow(1, &rate, "3s")];
+    if remedy != Remedy::NoCycle {
+        senders.push(ring.send_flow(2, &rate, "1s"));
+    }
     std::thread::sleep(Duration::from_secs(2));
     let last = [recv(&ring, 2, "1s"), recv(&ring, 0, "1s")];
     let frames: u64 = last.into_iter().map(|r| received(r).0).sum();
     for s in senders {
         let _ = s.wait_with_output();
     }
-    let missing: u64 = whole.into_iter().map(|r| received(r).1).sum();
-    (frames as f64 * 1500.0 * 8.0 / 1e9, missing, discarded(&mut ring) - before)
+    let whole: Vec<(u64, u64)> = whole.into_iter().map(received).collect();
+    let missing: u64 = whole.iter().map(|r| r.1).sum();
+    let whole_frames = whole[0].0 + whole[2].0;
+    (gbps(frames, 1.0), gbps(whole_frames, 3.0), missing, discarded(&mut ring) - before)
 }
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
-    let usage = "usage: ring_remedies none|watchdog|transit RUNS [TRANSIT_MS]";
+    let rate = std::env::var("RING_RATE").unwrap_or_else(|_| "8Gbps".into());
+    let usage = "usage: ring_remedies none|watchdog|transit|no-cycle RUNS [TRANSIT_MS]";
     let runs: usize = args.get(2).and_then(|r| r.parse().ok()).unwrap_or(3);
     let (remedy, name) = match args.get(1).map(String::as_str) {
         Some("none") => (Remedy::None, "no remedy".to_string()),
         Some("watchdog") => (Remedy::Watchdog, "the watchdog (200 ms, drop)".to_string()),
+        Some("no-cycle") => (Remedy::NoCycle, "no f3 (no cycle), no remedy".to_string()),
         Some("transit") => {
             let ms = args.get(3).and_then(|t| t.parse().ok()).unwrap_or(200);
             (Remedy::Transit(ms), format!("a maximum transit delay of {ms} ms"))
@@ -114,18 +133,23 @@ fn main() {
             std::process::exit(2);
         }
     };
-    println!("36-7 ring on veth, f1 and f2 8 Gb/s for 3 s, f3 8 Gb/s for 1 s, {name}");
-    println!("run  f1+f2 last second Gb/s  missing at hosts  frames discarded");
-    let (mut gbps, mut missing, mut costs) = (Vec::new(), Vec::new(), Vec::new());
+    println!("36-7 ring on veth, f1 and f2 {rate} for 3 s, f3 {rate} for 1 s, {name}");
+    println!(
+        "run  f1+f2 last second Gb/s  f1+f2 whole run Gb/s  missing at hosts  frames discarded"
+    );
+    let (mut last, mut whole, mut missing, mut costs) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for n in 1..=runs {
-        let (g, m, c) = one(remedy, n);
-        println!("{n:>3}  {g:>24.2}  {m:>16}  {c:>16}");
-        gbps.push(g);
+        let (g, w, m, c) = one(remedy, n);
+        println!("{n:>3}  {g:>24.2}  {w:>20.2}  {m:>16}  {c:>16}");
+        last.push(g);
+        whole.push(w);
         missing.push(m as f64);
         costs.push(c as f64);
     }
     for (what, mut v) in [
-        ("f1+f2 last second, Gb/s", gbps),
+        ("f1+f2 last second, Gb/s", last),
+        ("f1+f2 whole run, Gb/s", whole),
         ("missing at hosts", missing),
         ("frames discarded", costs),
     ] {
