@@ -55,9 +55,10 @@ struct Cli {
     /// The largest frame forwarded, octets without FCS.
     #[arg(long, default_value_t = 9216)]
     max_frame: u16,
-    /// The maximum bridge transit delay (802.1Q 6.5.6), milliseconds: a frame older when it
-    /// comes to leave is discarded and counted (`transit_drops`). 802.1Q's recommended 1 s by
-    /// default, its absolute maximum 4 s at most.
+    /// The maximum bridge transit delay (802.1Q 6.5.6), milliseconds: a frame older is
+    /// discarded and counted (`transit_drops`), when it comes to leave or, under a pause
+    /// unbroken for longer than this (a deadlock's), while the pause lasts. 802.1Q's
+    /// recommended 1 s by default, its absolute maximum 4 s at most.
     #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..=4000))]
     max_transit_ms: u64,
     /// Each port's receive ring, MiB (PACKET_MMAP; its slots fit --max-frame): the bridge sees
