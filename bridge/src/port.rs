@@ -566,7 +566,7 @@ mod tests {
         while now < Picos::from_ms(120) {
             pfc(&mut p, now, u16::MAX);
             p.long_pauses.note(3, now, p.receiver.paused_until(3));
-            now = now + Picos::from_ms(2);
+            now += Picos::from_ms(2);
         }
         assert_eq!(p.stopped(now), 1 << 3, "the wire still stops priority 3");
         assert_eq!(p.class_pauses(now, transit)[3], 0, "the pipeline holds it no longer");
