@@ -17,8 +17,10 @@
 //! Per run it prints what f1 and f2 delivered in their last second and over their 3 s (Gb/s,
 //! of 16 offered; once f3 is gone their path has room, as far as three software bridges on two
 //! cores forward), the frames their hosts found missing over the run, and the frames the remedy discarded on the
-//! three bridges (the watchdog's `frames-dropped`, pfcd-pipeline's `transit-delay`), then the
-//! median and range of each.
+//! three bridges (the watchdog's `frames-dropped`, pfcd-pipeline's `transit-delay`), and how
+//! long after f3's end f1 and f2 came back (the end of the first 200 ms window after it in
+//! which they delivered at least half their last second's rate), then the median and range
+//! of each.
 //!
 //! ```sh
 //! cargo build -p pfc-fabric --example ring_remedies --bin pfcd --bin pfc-traffic
@@ -28,7 +30,7 @@
 //! sudo target/debug/examples/ring_remedies no-cycle 3
 //! ```
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use test_support::pfcd::{
     commit_pfc, commit_watchdog, frame_discards_of, value, watchdog_class, watchdog_of,
@@ -74,9 +76,27 @@ fn gbps(frames: u64, seconds: f64) -> f64 {
     frames as f64 * 1500.0 * 8.0 / 1e9 / seconds
 }
 
-/// One run: (f1 and f2's Gb/s in their last second and over their 3 s, frames missing at the
-/// hosts, frames the remedy discarded).
-fn one(remedy: Remedy, n: usize) -> (f64, f64, u64, u64) {
+/// What one run gave.
+struct Run {
+    /// f1 and f2's Gb/s in their last second and over their 3 s.
+    last: f64,
+    whole: f64,
+    /// Frames missing at the hosts, and those the remedy discarded.
+    missing: u64,
+    discarded: u64,
+    /// From f3's end to the end of the first window in which f1 and f2 delivered at least half
+    /// their last second's rate: how long the ring took to give the traffic back.
+    recovered: Option<Duration>,
+}
+
+/// Windows after f3's end in which f1 and f2's deliveries are counted.
+const WINDOW: Duration = Duration::from_millis(200);
+const WINDOWS: u32 = 10;
+/// Below this (Gb/s) the last second's deliveries are the few frames a deadlocked ring leaks,
+/// not traffic given back.
+const TRAFFIC: f64 = 0.05;
+
+fn one(remedy: Remedy, n: usize) -> Run {
     let transit = match remedy {
         Remedy::Transit(ms) => ms,
         _ => 4000,
@@ -99,20 +119,49 @@ fn one(remedy: Remedy, n: usize) -> (f64, f64, u64, u64) {
     std::thread::sleep(Duration::from_millis(300));
     let before = discarded(&mut ring);
     let rate = std::env::var("RING_RATE").unwrap_or_else(|_| "8Gbps".into());
+    let start = Instant::now();
     let mut senders = vec![ring.send_flow(0, &rate, "3s"), ring.send_flow(1, &rate, "3s")];
     if remedy != Remedy::NoCycle {
         senders.push(ring.send_flow(2, &rate, "1s"));
     }
-    std::thread::sleep(Duration::from_secs(2));
-    let last = [recv(&ring, 2, "1s"), recv(&ring, 0, "1s")];
+    // From f3's end (1 s in), windows at h3 and h1; the last second's receivers at 2 s.
+    let window = format!("{}ms", WINDOW.as_millis());
+    let mut windows = Vec::new();
+    let mut last = Vec::new();
+    for k in 0..WINDOWS {
+        let at = Duration::from_secs(1) + WINDOW * k;
+        if last.is_empty() && at >= Duration::from_secs(2) {
+            std::thread::sleep(Duration::from_secs(2).saturating_sub(start.elapsed()));
+            last = vec![recv(&ring, 2, "1s"), recv(&ring, 0, "1s")];
+        }
+        std::thread::sleep(at.saturating_sub(start.elapsed()));
+        windows.push((at, [recv(&ring, 2, &window), recv(&ring, 0, &window)]));
+    }
     let frames: u64 = last.into_iter().map(|r| received(r).0).sum();
+    let last_gbps = gbps(frames, 1.0);
+    // Every window's receivers are read, the ones after the first that shows the traffic too.
+    let rates: Vec<(Duration, f64)> = windows
+        .into_iter()
+        .map(|(at, pair)| {
+            let got: u64 = pair.into_iter().map(|r| received(r).0).sum();
+            (at, gbps(got, WINDOW.as_secs_f64()))
+        })
+        .collect();
+    let recovered = rates
+        .iter()
+        .find(|(_, rate)| last_gbps >= TRAFFIC && *rate >= last_gbps / 2.0)
+        .map(|(at, _)| (*at + WINDOW).saturating_sub(Duration::from_secs(1)));
     for s in senders {
         let _ = s.wait_with_output();
     }
     let whole: Vec<(u64, u64)> = whole.into_iter().map(received).collect();
-    let missing: u64 = whole.iter().map(|r| r.1).sum();
-    let whole_frames = whole[0].0 + whole[2].0;
-    (gbps(frames, 1.0), gbps(whole_frames, 3.0), missing, discarded(&mut ring) - before)
+    Run {
+        last: last_gbps,
+        whole: gbps(whole[0].0 + whole[2].0, 3.0),
+        missing: whole.iter().map(|r| r.1).sum(),
+        discarded: discarded(&mut ring) - before,
+        recovered,
+    }
 }
 
 fn main() {
@@ -135,24 +184,38 @@ fn main() {
     };
     println!("36-7 ring on veth, f1 and f2 {rate} for 3 s, f3 {rate} for 1 s, {name}");
     println!(
-        "run  f1+f2 last second Gb/s  f1+f2 whole run Gb/s  missing at hosts  frames discarded"
+        "run  f1+f2 last second Gb/s  f1+f2 whole run Gb/s  missing at hosts  frames discarded  \
+         back after f3, ms"
     );
-    let (mut last, mut whole, mut missing, mut costs) =
-        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let (mut last, mut whole, mut missing, mut costs, mut back) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for n in 1..=runs {
-        let (g, w, m, c) = one(remedy, n);
-        println!("{n:>3}  {g:>24.2}  {w:>20.2}  {m:>16}  {c:>16}");
-        last.push(g);
-        whole.push(w);
-        missing.push(m as f64);
-        costs.push(c as f64);
+        let r = one(remedy, n);
+        let after = r.recovered.map_or("never".to_string(), |d| d.as_millis().to_string());
+        println!(
+            "{n:>3}  {:>24.2}  {:>20.2}  {:>16}  {:>16}  {after:>16}",
+            r.last, r.whole, r.missing, r.discarded
+        );
+        last.push(r.last);
+        whole.push(r.whole);
+        missing.push(r.missing as f64);
+        costs.push(r.discarded as f64);
+        if let Some(d) = r.recovered {
+            back.push(d.as_millis() as f64);
+        }
     }
+
     for (what, mut v) in [
         ("f1+f2 last second, Gb/s", last),
         ("f1+f2 whole run, Gb/s", whole),
         ("missing at hosts", missing),
         ("frames discarded", costs),
+        ("back after f3's end, ms (runs that came back)", back),
     ] {
+        if v.is_empty() {
+            println!("{what}: none");
+            continue;
+        }
         v.sort_by(f64::total_cmp);
         println!("{what}: median {:.2}, range {:.2}-{:.2}", v[v.len() / 2], v[0], v[v.len() - 1]);
     }
