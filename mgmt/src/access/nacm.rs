@@ -302,30 +302,15 @@ impl UserAcl {
         if !self.nacm.enabled {
             return Ok(());
         }
-        let mut nodes = Vec::with_capacity(node.0.len() + 1);
-        let mut snode: Option<&Arc<SNode>> = None;
-        let mut default = NacmDefault::None;
-        for (depth, step) in node.0.iter().enumerate() {
-            snode = model.child_of(snode.map(Arc::as_ref), &step.ns, &step.name);
-            let Some(s) = snode else { break };
-            if s.nacm != NacmDefault::None {
-                default = s.nacm;
-            }
-            nodes.push(NodeRef {
-                ns: step.ns.clone(),
-                name: step.name.clone(),
-                keys: step.keys.clone(),
-            });
-            if !self.read_all && !self.data_decision(&nodes, &s.module, default, Access::Read) {
-                let (xpath, ns) = DataPath(node.0[..=depth].to_vec()).to_xpath();
-                return Err(RpcError::new(ErrorTag::AccessDenied, ErrorType::Application)
-                    .with_message(format!(
-                        "Access control does not let you read this node, so you may not run its action '{}'; ask an administrator.",
-                        action.name
-                    ))
-                    .with_path(xpath, ns));
-            }
-        }
+        let (mut nodes, default) = self.read_down(model, node).map_err(|depth| {
+            let (xpath, ns) = DataPath(node.0[..=depth].to_vec()).to_xpath();
+            RpcError::new(ErrorTag::AccessDenied, ErrorType::Application)
+                .with_message(format!(
+                    "Access control does not let you read this node, so you may not run its action '{}'; ask an administrator.",
+                    action.name
+                ))
+                .with_path(xpath, ns)
+        })?;
         nodes.push(NodeRef {
             ns: action.namespace.clone(),
             name: action.name.clone(),
@@ -338,6 +323,35 @@ impl UserAcl {
             "Access control does not let you run the action '{}' here; ask an administrator.",
             action.name
         )))
+    }
+
+    /// Read on each node of `path`, from the top down (the nodes the schema knows): the path
+    /// as rules match it and the NACM default in force at its end, or the depth of the first
+    /// node the user may not read.
+    fn read_down(
+        &self,
+        model: &Model,
+        path: &DataPath,
+    ) -> Result<(Vec<NodeRef>, NacmDefault), usize> {
+        let mut nodes = Vec::with_capacity(path.0.len() + 1);
+        let mut snode: Option<&Arc<SNode>> = None;
+        let mut default = NacmDefault::None;
+        for (depth, step) in path.0.iter().enumerate() {
+            snode = model.child_of(snode.map(Arc::as_ref), &step.ns, &step.name);
+            let Some(s) = snode else { break };
+            if s.nacm != NacmDefault::None {
+                default = s.nacm;
+            }
+            nodes.push(NodeRef {
+                ns: step.ns.clone(),
+                name: step.name.clone(),
+                keys: step.keys.clone(),
+            });
+            if !self.read_all && !self.data_decision(&nodes, &s.module, default, Access::Read) {
+                return Err(depth);
+            }
+        }
+        Ok((nodes, default))
     }
 
     /// The exec right on an action node: the first rule for exec in its module that names
@@ -364,24 +378,9 @@ impl UserAcl {
         if !self.nacm.enabled || self.read_all {
             return true;
         }
-        let mut nodes = Vec::with_capacity(located.node.0.len() + 1);
-        let mut snode: Option<&Arc<SNode>> = None;
-        let mut default = NacmDefault::None;
-        for step in &located.node.0 {
-            snode = model.child_of(snode.map(Arc::as_ref), &step.ns, &step.name);
-            let Some(s) = snode else { return false };
-            if s.nacm != NacmDefault::None {
-                default = s.nacm;
-            }
-            nodes.push(NodeRef {
-                ns: step.ns.clone(),
-                name: step.name.clone(),
-                keys: step.keys.clone(),
-            });
-            if !self.data_decision(&nodes, &s.module, default, Access::Read) {
-                return false;
-            }
-        }
+        let Ok((mut nodes, default)) = self.read_down(model, &located.node) else {
+            return false;
+        };
         let n = located.notification;
         nodes.push(NodeRef { ns: n.namespace.clone(), name: n.name.clone(), keys: Vec::new() });
         let nested = !located.node.0.is_empty();
