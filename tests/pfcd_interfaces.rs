@@ -122,6 +122,23 @@ fn a_commit_enables_pfc_on_real_interfaces_and_netconf_counts_the_frames_on_the_
             && value(&priority(p, 3), "time-paused").as_deref() == Some("0")
     });
     assert!(number(&pfc_of(&mut c, "p1"), "pfc-requests") > 0, "p1's counters stay");
+
+    // A priority's buffer-allocation reaches the bridge: its allocation and XOFF threshold
+    // follow (on a software bridge a large allocation keeps PFC from pausing at every burst).
+    let pfcd_pfc = pfc_yang_names::pfcd_pfc::NAMESPACE;
+    commit_pfc(
+        &mut c,
+        &["p1"],
+        &format!(
+            "<priority><priority>3</priority>\
+             <buffer-allocation xmlns=\"{pfcd_pfc}\">262144</buffer-allocation></priority>"
+        ),
+    );
+    let p3 = wait_state(&mut c, "p1", "p1's priority 3 allocated 256 KiB", |p| {
+        value(&priority(p, 3), "allocation").as_deref() == Some("262144")
+    });
+    let xoff = number(&priority(&p3, 3), "xoff-threshold");
+    assert!(xoff > 200_000 && xoff < 262_144, "the XOFF threshold follows: {p3}");
 }
 
 #[test]

@@ -10,6 +10,17 @@ use dataplane::headroom::{BufferConfig, BufferPlan, BufferPlanError};
 use dataplane::time::FCS_OCTETS;
 use dataplane::wire::PRIORITIES;
 
+/// Priority `n`'s plan: its own allocation from `allocations` if it has one, else `config`'s.
+fn plan_of(
+    allocations: &[Option<u64>; PRIORITIES],
+    n: usize,
+    headroom_bits: u64,
+    config: &BufferConfig,
+) -> Result<BufferPlan, BufferPlanError> {
+    let allocation_octets = allocations[n].or(config.allocation_octets);
+    BufferPlan::new(headroom_bits, &BufferConfig { allocation_octets, ..*config })
+}
+
 /// What happened to a received frame.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Admission {
@@ -25,6 +36,9 @@ pub enum Admission {
 #[derive(Debug, Clone)]
 pub struct IngressBuffer {
     plans: [Option<BufferPlan>; PRIORITIES],
+    /// Each priority's own allocation, octets, where one was given (`buffer-allocation`);
+    /// else the port's `BufferConfig` decides.
+    allocations: [Option<u64>; PRIORITIES],
     lossy_pool: u64,
     occupancy: [u64; PRIORITIES],
     lossy_used: u64,
@@ -52,15 +66,16 @@ impl IngressBuffer {
         config: &BufferConfig,
         lossy_pool: u64,
     ) -> Result<Self, BufferPlanError> {
-        let plan = BufferPlan::new(headroom_bits, config)?;
+        let allocations = [None; PRIORITIES];
         let mut plans = [None; PRIORITIES];
         for (n, p) in plans.iter_mut().enumerate() {
             if pfc_enable & (1 << n) != 0 {
-                *p = Some(plan);
+                *p = Some(plan_of(&allocations, n, headroom_bits, config)?);
             }
         }
         Ok(IngressBuffer {
             plans,
+            allocations,
             lossy_pool,
             occupancy: [0; PRIORITIES],
             lossy_used: 0,
@@ -75,22 +90,30 @@ impl IngressBuffer {
         })
     }
 
-    /// A new PFC Enable and headroom allowance: the enabled priorities get their own
-    /// allocation, the others share the lossy pool again. What is stored stays stored (counted
-    /// where its priority now belongs), and XOFF is decided afresh.
+    /// A new PFC Enable, headroom allowance and per-priority allocations (`None`: the port's
+    /// `config` decides): the enabled priorities get their own allocation, the others share
+    /// the lossy pool again. What is stored stays stored (counted where its priority now
+    /// belongs), and XOFF is decided afresh. Nothing changes if a plan is refused.
     pub fn reconfigure(
         &mut self,
         pfc_enable: u8,
         headroom_bits: u64,
+        allocations: [Option<u64>; PRIORITIES],
         config: &BufferConfig,
     ) -> Result<(), BufferPlanError> {
-        let plan = BufferPlan::new(headroom_bits, config)?;
+        let mut plans = [None; PRIORITIES];
+        for (n, p) in plans.iter_mut().enumerate() {
+            if pfc_enable & (1 << n) != 0 {
+                *p = Some(plan_of(&allocations, n, headroom_bits, config)?);
+            }
+        }
+        self.allocations = allocations;
         self.lossy_used = 0;
         // A priority past XOFF stays there until it drains to XON, as between frames: a new
         // setting of the port (its watchdog, say) is no reason to release the peer.
         let was = std::mem::take(&mut self.xoff);
         for n in 0..PRIORITIES {
-            if pfc_enable & (1 << n) != 0 {
+            if let Some(plan) = plans[n] {
                 self.plans[n] = Some(plan);
                 let held = was & (1 << n) != 0 && self.occupancy[n] > plan.xon_octets;
                 if self.occupancy[n] >= plan.xoff_octets || held {
@@ -112,9 +135,14 @@ impl IngressBuffer {
         headroom_bits: u64,
         config: &BufferConfig,
     ) -> Result<(), BufferPlanError> {
-        let plan = BufferPlan::new(headroom_bits, config)?;
-        for n in 0..PRIORITIES {
+        let mut plans = [None; PRIORITIES];
+        for (n, p) in plans.iter_mut().enumerate() {
             if pfc_enable & (1 << n) != 0 {
+                *p = Some(plan_of(&self.allocations, n, headroom_bits, config)?);
+            }
+        }
+        for n in 0..PRIORITIES {
+            if let Some(plan) = plans[n] {
                 self.plans[n] = Some(plan);
                 if self.occupancy[n] >= plan.xoff_octets {
                     self.xoff |= 1 << n;
@@ -291,7 +319,8 @@ mod tests {
         }
         assert!(b.occupancy(3) > plan.xon_octets, "between XON and XOFF");
         assert_eq!(b.xoff(), 1 << 3);
-        b.reconfigure(1 << 3, 126_224, &BufferConfig::default()).expect("the same plan");
+        b.reconfigure(1 << 3, 126_224, [None; PRIORITIES], &BufferConfig::default())
+            .expect("the same plan");
         assert_eq!(b.xoff(), 1 << 3, "still asking for the pause");
         while b.occupancy(3) > plan.xon_octets {
             b.release(3, 1496);

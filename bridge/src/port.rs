@@ -437,6 +437,9 @@ pub struct PortControl {
     pub traffic_class: TrafficClasses,
     /// The PFC watchdog's settings.
     pub watchdog: WatchdogSetup,
+    /// Each priority's receive buffer allocation, octets, where one was configured; else the
+    /// port's buffer settings decide (twice the allowance by default).
+    pub allocations: [Option<u64>; PRIORITIES],
 }
 
 impl<P> BridgePort<P> {
@@ -448,7 +451,7 @@ impl<P> BridgePort<P> {
         self.pending_traffic_class =
             (c.traffic_class != self.setup.traffic_class).then_some(c.traffic_class);
         self.ingress
-            .reconfigure(c.pfc_enable, c.headroom_bits, &self.setup.buffer)
+            .reconfigure(c.pfc_enable, c.headroom_bits, c.allocations, &self.setup.buffer)
             .map_err(PortError::Buffer)?;
         self.setup.pfc_enable = c.pfc_enable;
         self.receiver.set_pfc_enable(c.pfc_enable);

@@ -149,6 +149,7 @@ impl RealPort {
             measure: self.measuring(),
             traffic_class: self.followed.intent.traffic_class,
             watchdog: self.followed.intent.watchdog,
+            allocations: self.followed.intent.buffer_allocation_octets,
         };
         if self.given != Some(control) {
             let before = self.given.map(|g| (g.pfc_enable, g.traffic_class));
