@@ -112,15 +112,14 @@ impl IngressBuffer {
         // A priority past XOFF stays there until it drains to XON, as between frames: a new
         // setting of the port (its watchdog, say) is no reason to release the peer.
         let was = std::mem::take(&mut self.xoff);
-        for n in 0..PRIORITIES {
-            if let Some(plan) = plans[n] {
-                self.plans[n] = Some(plan);
+        for (n, planned) in plans.into_iter().enumerate() {
+            self.plans[n] = planned;
+            if let Some(plan) = planned {
                 let held = was & (1 << n) != 0 && self.occupancy[n] > plan.xon_octets;
                 if self.occupancy[n] >= plan.xoff_octets || held {
                     self.xoff |= 1 << n;
                 }
             } else {
-                self.plans[n] = None;
                 self.lossy_used += self.occupancy[n];
             }
         }
@@ -141,8 +140,8 @@ impl IngressBuffer {
                 *p = Some(plan_of(&self.allocations, n, headroom_bits, config)?);
             }
         }
-        for n in 0..PRIORITIES {
-            if let Some(plan) = plans[n] {
+        for (n, planned) in plans.into_iter().enumerate() {
+            if let Some(plan) = planned {
                 self.plans[n] = Some(plan);
                 if self.occupancy[n] >= plan.xoff_octets {
                     self.xoff |= 1 << n;
