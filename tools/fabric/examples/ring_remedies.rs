@@ -12,7 +12,9 @@
 //!   and f2 on this machine, the most a remedy can give back.
 //!
 //! `RING_RATE` (e.g. `500Mbps`) offers another rate per flow; `RING_NO_PFC=1` leaves PFC off
-//! (lossy priority 3: what the ring carries, and loses, without pauses).
+//! (lossy priority 3: what the ring carries, and loses, without pauses); `RING_ALLOCATION=N`
+//! gives priority 3 N octets of buffer on every port (`buffer-allocation`; twice the allowance
+//! without it).
 //!
 //! Per run it prints what f1 and f2 delivered in their last second and over their 3 s (Gb/s,
 //! of 16 offered; once f3 is gone their path has room, as far as three software bridges on two
@@ -105,7 +107,14 @@ fn one(remedy: Remedy, n: usize) -> Run {
     ring.route_clockwise();
     for b in &mut ring.bridges {
         if std::env::var_os("RING_NO_PFC").is_none() {
-            commit_pfc(&mut b.client, &PORTS, "<pfc-enable>p3</pfc-enable>");
+            let allocation = std::env::var("RING_ALLOCATION").map_or(String::new(), |octets| {
+                let ns = pfc_yang_names::pfcd_pfc::NAMESPACE;
+                format!(
+                    "<priority><priority>3</priority>\
+                     <buffer-allocation xmlns=\"{ns}\">{octets}</buffer-allocation></priority>"
+                )
+            });
+            commit_pfc(&mut b.client, &PORTS, &format!("<pfc-enable>p3</pfc-enable>{allocation}"));
         }
         if remedy != Remedy::Watchdog {
             commit_watchdog(&mut b.client, &PORTS, "<enabled>false</enabled>");
