@@ -15,7 +15,7 @@
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use test_support::bridge::{port, start_bridge, state_when};
+use test_support::bridge::{port, start_bridge, state_when, LOSSLESS_P3};
 use test_support::hosts::{hosts, Hosts};
 use test_support::netns::can_run;
 use test_support::traffic::{n, report, spawn_in};
@@ -66,17 +66,7 @@ fn a_stalled_forwarding_thread_leaves_the_peer_paused_by_the_keeper() {
     let Hosts { h1_ns, sw, h2_ns, .. } = hosts("kp");
     // The default receive ring; the watchdog off (h1 is meant to be paused while the bridge
     // is stalled); frames may wait in the bridge for as long as the stalls last.
-    let args = [
-        "--port",
-        "p1,pfc=3,watchdog=off",
-        "--port",
-        "p2,pfc=3,watchdog=off",
-        "--max-frame",
-        "1522",
-        "--max-transit-ms",
-        "4000",
-    ];
-    let (state, bridge) = start_bridge(&sw, &scratch, &args);
+    let (state, bridge) = start_bridge(&sw, &scratch, &LOSSLESS_P3);
     let pid = bridge.child.id();
     let forwarding = thread_named(pid, "bridge").expect("the bridge's forwarding thread");
     run("/usr/bin/taskset", &["-p", "-c", "0", &forwarding]);

@@ -15,7 +15,7 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use serde_json::Value;
-use test_support::bridge::{port, start_bridge, state_when};
+use test_support::bridge::{port, start_bridge, state_when, LOSSLESS_P3};
 use test_support::hosts::{hosts, Hosts};
 use test_support::netns::{can_run, Netns};
 use test_support::traffic::{n, report, spawn};
@@ -49,17 +49,7 @@ fn offer(tag: &str, rate: &str) -> (Value, Value, Value) {
     // The watchdog off: h1 is meant to be paused for as long as the bridge is behind.
     // The default ring (8 MiB, 5 120 slots): while the busy core keeps the bridge's thread from
     // running longer than one pause lasts, the pause keeper keeps h1 paused.
-    let args = [
-        "--port",
-        "p1,pfc=3,watchdog=off",
-        "--port",
-        "p2,pfc=3,watchdog=off",
-        "--max-frame",
-        "1522",
-        "--max-transit-ms",
-        "4000",
-    ];
-    let (state, _bridge) = start_bridge(&sw, &scratch, &args);
+    let (state, _bridge) = start_bridge(&sw, &scratch, &LOSSLESS_P3);
     let _busy = BusyCore::start();
     // h2 is a software receiver that sends no PFC: its socket holds what arrives while it is
     // not running.

@@ -6,7 +6,7 @@
 mod common;
 
 use common::fixture::{edit, expect_err, iface, ifs, ok, Err, IF};
-use common::{both_bases, live_config, open_subsystem, ssh_login, weak_hash, Login, NcClient};
+use common::{both_bases, live_config, open_subsystem, ssh_login, Login, NcClient};
 use mgmt::protocol::error::YANG_ERROR_INFO_NS;
 use netconf_proto::xml::{Element, NETCONF_BASE_NS};
 
@@ -27,13 +27,7 @@ struct Live {
 /// A server with the test modules and mgmt-strict; alice is the administrator, bob logs in
 /// with the same password.
 async fn live() -> Live {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let hash = weak_hash("pw");
-    std::fs::write(
-        dir.path().join("users"),
-        format!("alice password {hash}\nbob password {hash}\n"),
-    )
-    .expect("users file");
+    let dir = common::alice_and_bob();
     let mut config = live_config(dir.path());
     let strict = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/yang-strict");
     config.yang_dirs.push(strict);

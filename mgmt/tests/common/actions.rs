@@ -9,7 +9,7 @@ use mgmt::backend::{ActionRequest, Backend, BackendError, StateRequest, Transact
 use mgmt::notify::Notifier;
 use netconf_proto::xml::Element;
 
-use super::{both_bases, live_config, open_subsystem, ssh_login, weak_hash, Login, NcClient};
+use super::{both_bases, live_config, open_subsystem, ssh_login, Login, NcClient};
 
 pub type Client = NcClient<russh::ChannelStream<russh::client::Msg>>;
 pub type Ssh = russh::client::Handle<super::AcceptAnyHostKey>;
@@ -24,13 +24,7 @@ pub struct Live {
 /// A server with the test modules and mgmt-actions run by [`PortActions`]; alice is the
 /// administrator, bob logs in with the same password.
 pub async fn live() -> Live {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let hash = weak_hash("pw");
-    std::fs::write(
-        dir.path().join("users"),
-        format!("alice password {hash}\nbob password {hash}\n"),
-    )
-    .expect("users file");
+    let dir = super::alice_and_bob();
     let mut config = live_config(dir.path());
     config.yang_dirs.push(actions_yang_dir());
     let backend = PortActions::new();

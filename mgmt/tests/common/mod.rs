@@ -269,6 +269,19 @@ pub async fn open_subsystem(
 /// The ietf-interfaces namespace.
 pub const IF_NS: &str = "urn:ietf:params:xml:ns:yang:ietf-interfaces";
 
+/// A state directory whose users file lets alice (the administrator) and bob log in with the
+/// password `pw`.
+pub fn alice_and_bob() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let hash = weak_hash("pw");
+    std::fs::write(
+        dir.path().join("users"),
+        format!("alice password {hash}\nbob password {hash}\n"),
+    )
+    .expect("users file");
+    dir
+}
+
 /// A live server on 127.0.0.1 (ephemeral port) with the test modules, a temporary state
 /// directory and one password user, `alice`/`wonderland`, who is the NACM administrator.
 pub async fn live_password_server() -> (mgmt::ssh::Server, tempfile::TempDir) {

@@ -8,6 +8,20 @@ use serde_json::Value;
 use super::netns::{wait_for, Daemon, Netns};
 use super::Scratch;
 
+/// p1 and p2 with PFC on priority 3 and the watchdog off (a sender is meant to stay paused
+/// for as long as the bridge holds it), 1522-octet frames, frames kept up to 4 s: the bridge
+/// of the tests that offer more than it forwards.
+pub const LOSSLESS_P3: [&str; 8] = [
+    "--port",
+    "p1,pfc=3,watchdog=off",
+    "--port",
+    "p2,pfc=3,watchdog=off",
+    "--max-frame",
+    "1522",
+    "--max-transit-ms",
+    "4000",
+];
+
 /// Starts pfc-bridge in `ns` with `args` (its ports, mode...), its state in `scratch`'s
 /// bridge.json and its log in bridge.log; returns once the first state is written.
 pub fn start_bridge(ns: &Netns, scratch: &Scratch, args: &[&str]) -> (PathBuf, Daemon) {
