@@ -15,7 +15,8 @@ use crate::engine::{bump, schema_error, Engine, SessionCtx};
 use crate::protocol::error::{ErrorInfo, ErrorTag, ErrorType, RpcError};
 use crate::protocol::rpc::ReplyBody;
 use crate::yang::data::DataPath;
-use crate::yang::model::{Action, Kind, Model, SNode};
+use crate::yang::model::{Action, Model, SNode};
+use crate::yang::nested::{walk, Stop};
 use netconf_proto::xml::{self, Element, Node, NETCONF_BASE_NS};
 
 /// The YANG 1.1 namespace, `<action>`'s (RFC 7950 §7.15.2).
@@ -137,63 +138,48 @@ fn locate<'m, 'a>(model: &'m Model, op: &'a Element) -> Result<Target<'m, 'a>, R
     if let Some(extra) = children.next() {
         return Err(more_than_one("action", extra));
     }
-    let mut parent: Option<&'m SNode> = None;
-    let mut e = top;
-    loop {
-        let ns = e.namespace.as_deref().unwrap_or_default();
-        if model.module_by_namespace(ns).is_none() {
-            return Err(RpcError::new(ErrorTag::UnknownNamespace, ErrorType::Protocol)
+    let found = walk(model, top, |parent, ns, name| parent.action(ns, name)).map_err(stopped)?;
+    Ok(Target { top, element: found.element, action: found.operation })
+}
+
+/// Why the envelope names no action, as the rpc-error RFC 6241 gives for it.
+fn stopped(stop: Stop<'_, '_>) -> RpcError {
+    let where_ = |parent: Option<&SNode>| {
+        parent.map_or_else(|| "at the top level".to_string(), |p| format!("in <{}>", p.name))
+    };
+    match stop {
+        Stop::UnknownNamespace(e) => {
+            let ns = e.namespace.as_deref().unwrap_or_default();
+            RpcError::new(ErrorTag::UnknownNamespace, ErrorType::Protocol)
                 .with_message(format!(
                     "The namespace '{ns}' of <{}> belongs to no module of this server.",
                     e.name
                 ))
                 .with_info(ErrorInfo::BadElement(e.name.to_string()))
-                .with_info(ErrorInfo::BadNamespace(ns.to_string())));
+                .with_info(ErrorInfo::BadNamespace(ns.to_string()))
         }
-        if let Some(action) = parent.and_then(|p| p.action(ns, &e.name)) {
-            return Ok(Target { top, element: e, action });
+        Stop::Unknown(e, parent) => {
+            unknown(e, format!("<{}> is no data node or action {}.", e.name, where_(parent)))
         }
-        let where_ =
-            parent.map_or_else(|| "at the top level".to_string(), |p| format!("in <{}>", p.name));
-        let Some(s) = model.child_of(parent, ns, &e.name) else {
-            return Err(unknown(e, format!("<{}> is no data node or action {where_}.", e.name)));
-        };
-        if !matches!(s.kind, Kind::Container | Kind::List) {
-            return Err(unknown(
-                e,
-                format!(
-                    "<{}> is a {} {where_}, not an action; only containers and list entries have actions.",
-                    e.name,
-                    if s.is_term() { "leaf" } else { "data node" }
-                ),
-            ));
-        }
-        let is_key = |c: &Element| {
-            s.kind == Kind::List
-                && c.namespace.as_deref() == Some(s.namespace.as_str())
-                && s.keys.iter().any(|k| *k == c.name)
-        };
-        for k in &s.keys {
-            if e.child(&s.namespace, k).is_none() {
-                return Err(RpcError::new(ErrorTag::MissingElement, ErrorType::Application)
-                    .with_message(format!("The list entry <{}> needs its key <{k}>.", e.name))
-                    .with_info(ErrorInfo::BadElement(k.clone())));
-            }
-        }
-        let mut next = e.elements().filter(|c| !is_key(c));
-        let Some(n) = next.next() else {
-            return Err(RpcError::new(ErrorTag::MissingElement, ErrorType::Application)
-                .with_message(format!(
-                    "<{}> names no action; put the action's element inside it.",
-                    e.name
-                ))
-                .with_info(ErrorInfo::BadElement(e.name.to_string())));
-        };
-        if let Some(extra) = next.next() {
-            return Err(more_than_one(&e.name, extra));
-        }
-        parent = Some(s);
-        e = n;
+        Stop::NotContainer(e, s, parent) => unknown(
+            e,
+            format!(
+                "<{}> is a {} {}, not an action; only containers and list entries have actions.",
+                e.name,
+                if s.is_term() { "leaf" } else { "data node" },
+                where_(parent)
+            ),
+        ),
+        Stop::MissingKey(e, k) => RpcError::new(ErrorTag::MissingElement, ErrorType::Application)
+            .with_message(format!("The list entry <{}> needs its key <{k}>.", e.name))
+            .with_info(ErrorInfo::BadElement(k)),
+        Stop::Empty(e) => RpcError::new(ErrorTag::MissingElement, ErrorType::Application)
+            .with_message(format!(
+                "<{}> names no action; put the action's element inside it.",
+                e.name
+            ))
+            .with_info(ErrorInfo::BadElement(e.name.to_string())),
+        Stop::MoreThanOne(e, extra) => more_than_one(&e.name, extra),
     }
 }
 
