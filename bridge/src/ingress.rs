@@ -10,15 +10,25 @@ use dataplane::headroom::{BufferConfig, BufferPlan, BufferPlanError};
 use dataplane::time::FCS_OCTETS;
 use dataplane::wire::PRIORITIES;
 
-/// Priority `n`'s plan: its own allocation from `allocations` if it has one, else `config`'s.
-fn plan_of(
+/// The plan of each priority with PFC in `pfc_enable`: its own allocation from `allocations`
+/// if it has one, else `config`'s.
+fn plans_for(
+    pfc_enable: u8,
     allocations: &[Option<u64>; PRIORITIES],
-    n: usize,
     headroom_bits: u64,
     config: &BufferConfig,
-) -> Result<BufferPlan, BufferPlanError> {
-    let allocation_octets = allocations[n].or(config.allocation_octets);
-    BufferPlan::new(headroom_bits, &BufferConfig { allocation_octets, ..*config })
+) -> Result<[Option<BufferPlan>; PRIORITIES], BufferPlanError> {
+    let mut plans = [None; PRIORITIES];
+    for (n, p) in plans.iter_mut().enumerate() {
+        if pfc_enable & (1 << n) != 0 {
+            let allocation_octets = allocations[n].or(config.allocation_octets);
+            *p = Some(BufferPlan::new(
+                headroom_bits,
+                &BufferConfig { allocation_octets, ..*config },
+            )?);
+        }
+    }
+    Ok(plans)
 }
 
 /// What happened to a received frame.
@@ -67,12 +77,7 @@ impl IngressBuffer {
         lossy_pool: u64,
     ) -> Result<Self, BufferPlanError> {
         let allocations = [None; PRIORITIES];
-        let mut plans = [None; PRIORITIES];
-        for (n, p) in plans.iter_mut().enumerate() {
-            if pfc_enable & (1 << n) != 0 {
-                *p = Some(plan_of(&allocations, n, headroom_bits, config)?);
-            }
-        }
+        let plans = plans_for(pfc_enable, &allocations, headroom_bits, config)?;
         Ok(IngressBuffer {
             plans,
             allocations,
@@ -101,12 +106,7 @@ impl IngressBuffer {
         allocations: [Option<u64>; PRIORITIES],
         config: &BufferConfig,
     ) -> Result<(), BufferPlanError> {
-        let mut plans = [None; PRIORITIES];
-        for (n, p) in plans.iter_mut().enumerate() {
-            if pfc_enable & (1 << n) != 0 {
-                *p = Some(plan_of(&allocations, n, headroom_bits, config)?);
-            }
-        }
+        let plans = plans_for(pfc_enable, &allocations, headroom_bits, config)?;
         self.allocations = allocations;
         self.lossy_used = 0;
         // A priority past XOFF stays there until it drains to XON, as between frames: a new
@@ -134,12 +134,7 @@ impl IngressBuffer {
         headroom_bits: u64,
         config: &BufferConfig,
     ) -> Result<(), BufferPlanError> {
-        let mut plans = [None; PRIORITIES];
-        for (n, p) in plans.iter_mut().enumerate() {
-            if pfc_enable & (1 << n) != 0 {
-                *p = Some(plan_of(&self.allocations, n, headroom_bits, config)?);
-            }
-        }
+        let plans = plans_for(pfc_enable, &self.allocations, headroom_bits, config)?;
         for (n, planned) in plans.into_iter().enumerate() {
             if let Some(plan) = planned {
                 self.plans[n] = Some(plan);
