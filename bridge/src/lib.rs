@@ -5,7 +5,7 @@
 //! - `forward.rs`: one received frame: MAC Control (PFC pauses the pipeline port), link-local
 //!   frames, classification, learning and the static entries (`fdb.rs`, `static_entries.rs`:
 //!   802.1Q 8.8.1, looked up first, never aged or moved), the ingress buffer (`ingress.rs`), the frame
-//!   memory (`store.rs`), offers to the pipeline;
+//!   memory (`store/`), offers to the pipeline;
 //! - `run.rs`: the loop on one thread (receive, run the pipeline to now, send, PFC initiator,
 //!   publish, `ppoll`); `receive.rs` and `transmit.rs`: its two sides (MAC Control first,
 //!   the receive queue followed; frames held while their class is paused, a look for PFC
@@ -16,7 +16,9 @@
 //!   pause stops a priority; `snapshot.rs`: the state published; `socket.rs`: a port's
 //!   sockets (every frame, MAC Control apart, HMPDUs with transmit timestamps);
 //!   `handover.rs`: how long an HMPDU takes from its timestamp to the driver; `ring/`: the
-//!   receive ring each port's frames come into (the crate's only `unsafe`, in `ring/sys.rs`).
+//!   receive ring each port's frames come into; `xsk/`: the transmit ring frames leave through
+//!   on request, from the store's frame memory (`store/memory.rs`). The crate's only `unsafe`
+//!   is in `ring/sys.rs`, `xsk/sys.rs` and `store/memory.rs`.
 
 pub mod control;
 pub mod epoch;
@@ -103,6 +105,9 @@ pub trait BridgeIo: FramePort + AsFd + Send {
     fn frames_waiting(&self) -> bool {
         false
     }
+    /// Gives the port the store's frame memory, which its transmit ring (when it was asked for
+    /// one) sends stored frames from; without it the port sends through its socket.
+    fn use_frame_memory(&mut self, _memory: &Arc<store::memory::FrameMemory>) {}
     /// Whether frames leave through a transmit ring.
     fn transmit_ring(&self) -> bool {
         false
@@ -220,6 +225,16 @@ impl Bridge {
         if setup.ports.is_empty() || setup.ports.len() > 256 {
             return Err(BridgeError::Ports(setup.ports.len()));
         }
+        let store = store::FrameStore::default();
+        // Every port, and one opened again, sends from the store's frame memory.
+        let memory = store.memory().cloned();
+        let open = move |name: &str| {
+            let mut io = open(name)?;
+            if let Some(memory) = &memory {
+                io.use_frame_memory(memory);
+            }
+            Ok(io)
+        };
         let mut ports = Vec::new();
         let mut seen = Vec::new();
         for p in &setup.ports {
@@ -245,7 +260,7 @@ impl Bridge {
         let fwd = forward::Forwarder {
             engine,
             fdb: fdb::Fdb::new(fdb::DEFAULT_AGEING),
-            store: store::FrameStore::default(),
+            store,
             max_len: usize::from(setup.max_frame),
             pending_mode: None,
             max_transit: Picos::from_duration(setup.max_transit),

@@ -97,7 +97,7 @@ fn drain_ring<P: BridgeIo>(
     let (mut got, mut octets) = (0, 0);
     ports[i].rx_held = false;
     while got < RING_BURST && octets < RING_BURST_OCTETS {
-        let Some(frame) = ring.front() else { break };
+        let Some(frame) = ring.front_as_on_wire() else { break };
         let bytes = if frame.copied {
             // Longer than a slot: whole on the socket, the next frame there.
             let big = &mut batches_big(tagged, fwd.max_len);

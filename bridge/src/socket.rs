@@ -7,6 +7,7 @@
 //! through the socket's receive queue otherwise (said once in the log, and in the state).
 
 use std::os::fd::{AsFd, BorrowedFd};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use dataplane::io::{FramePort, IoError, RawOptions, RawPort, RxBatch};
@@ -15,6 +16,7 @@ use tracing::warn;
 
 use super::keeper::PauseKeeper;
 use super::ring::{RingOptions, RxRing};
+use super::store::memory::FrameMemory;
 use super::xsk::XskTx;
 use super::BridgeIo;
 
@@ -37,6 +39,8 @@ pub struct PortSockets {
     ring_slots: usize,
     /// Frames lost before the ring was attached (queued on the socket then), not yet taken.
     lost_at_open: u64,
+    /// Whether a transmit ring was asked for: it opens once the store's frame memory is given.
+    transmit: bool,
     /// The transmit ring, where the kernel gives one.
     tx: Option<XskTx>,
     /// Keeps the peer paused while the loop does not run (with a receive ring only).
@@ -95,7 +99,6 @@ impl PortSockets {
             r.ok()
         });
         let ring_slots = ring.as_ref().map_or(0, RxRing::slots);
-        let tx = transmit.then(|| open_transmit_ring(interface, &data)).flatten();
         let keeper = ring.as_ref().and_then(|r| start_keeper(interface, r, &data));
 
         Ok(PortSockets {
@@ -107,7 +110,8 @@ impl PortSockets {
             control_ring,
             ring_slots,
             lost_at_open,
-            tx,
+            transmit,
+            tx: None,
             keeper,
         })
     }
@@ -135,9 +139,9 @@ fn start_keeper(interface: &str, ring: &RxRing, data: &RawPort) -> Option<PauseK
 
 /// The interface's transmit ring; `None`, said once in the log, where the kernel or the
 /// interface refuses one (no `AF_XDP`, no queue 0, not allowed to lock its memory).
-fn open_transmit_ring(interface: &str, data: &RawPort) -> Option<XskTx> {
+fn open_transmit_ring(interface: &str, data: &RawPort, memory: &Arc<FrameMemory>) -> Option<XskTx> {
     let index = u32::try_from(data.ifindex()).unwrap_or(0);
-    XskTx::open(index)
+    XskTx::open(index, memory.clone())
         .map_err(|e| {
             warn!(
                 port = interface, error = %e,
@@ -178,7 +182,7 @@ impl BridgeIo for PortSockets {
 
     fn send_many(&mut self, frames: &[&[u8]]) -> Result<usize, IoError> {
         let Some(tx) = self.tx.as_mut() else { return self.data.send_batch(frames) };
-        let fit = frames.iter().take_while(|f| XskTx::fits(f)).count();
+        let fit = frames.iter().take_while(|f| tx.holds(f)).count();
         if fit > 0 {
             return tx.send(&frames[..fit]).map_err(|source| IoError::Os {
                 op: "AF_XDP transmit",
@@ -186,13 +190,13 @@ impl BridgeIo for PortSockets {
                 source,
             });
         }
-        // A frame longer than a chunk leaves through the socket once the ring's frames have
-        // gone before it.
+        // A frame kept on the heap (longer than a chunk, or stored while every chunk was
+        // taken) leaves through the socket once the ring's frames have gone before it.
         if tx.pending() && (tx.flush().is_err() || tx.pending()) {
             return Ok(0);
         }
-        let longer = frames.iter().take_while(|f| !XskTx::fits(f)).count();
-        self.data.send_batch(&frames[..longer])
+        let elsewhere = frames.iter().take_while(|f| !tx.holds(f)).count();
+        self.data.send_batch(&frames[..elsewhere])
     }
 
     fn recv_control(&mut self, batch: &mut RxBatch) -> Result<usize, IoError> {
@@ -254,6 +258,12 @@ impl BridgeIo for PortSockets {
 
     fn frames_waiting(&self) -> bool {
         [&self.ring, &self.control_ring].into_iter().flatten().any(|r| r.holds_at_least(1))
+    }
+
+    fn use_frame_memory(&mut self, memory: &Arc<FrameMemory>) {
+        if self.transmit {
+            self.tx = open_transmit_ring(self.data.name(), &self.data, memory);
+        }
     }
 
     fn transmit_ring(&self) -> bool {

@@ -18,6 +18,9 @@ use sys::Mapping;
 /// Where a frame starts in its slot: `TPACKET_ALIGN(TPACKET2_HDRLEN + 16) - 14` for a raw
 /// socket (the header, the address and room for the link header).
 const MAC_OFFSET: usize = 66;
+/// Where the address the kernel writes after the slot's header ends (`TPACKET_ALIGN(32)` and a
+/// 20-octet `sockaddr_ll`): a tag put back in place may not start before it.
+const ADDRESS_END: usize = 52;
 const TPACKET_ALIGNMENT: usize = 16;
 /// Status bits (linux/if_packet.h).
 const TP_STATUS_COPY: u32 = 1 << 1;
@@ -158,6 +161,38 @@ impl RxRing {
             copied: status & TP_STATUS_COPY != 0,
             wire_len: len,
         })
+    }
+
+    /// The oldest frame, as it was on the wire: a VLAN tag the kernel took out is put back in
+    /// the slot itself (the frame's first 12 octets moved 4 back, the slot's header rewritten to
+    /// match), so that a tagged frame is read in place like any other, not copied to be
+    /// whole. A frame whose slot has no room before it keeps its `tag` for `restore_into`.
+    pub fn front_as_on_wire(&mut self) -> Option<RingFrame<'_>> {
+        self.restore_tag_in_place();
+        self.front()
+    }
+
+    fn restore_tag_in_place(&mut self) {
+        let head = self.head;
+        let Some(frame) = self.front() else { return };
+        let Some(tag) = frame.tag else { return };
+        if frame.copied || frame.data.len() < 12 {
+            return;
+        }
+        let Some(slot) = self.map.owned_slot_mut(head) else { return };
+        let u32_at = |s: &[u8], o: usize| u32::from_ne_bytes([s[o], s[o + 1], s[o + 2], s[o + 3]]);
+        let (status, len, snaplen) = (u32_at(slot, 0), u32_at(slot, 4), u32_at(slot, 8));
+        let mac = usize::from(u16::from_ne_bytes([slot[12], slot[13]]));
+        if mac < ADDRESS_END + 4 {
+            return;
+        }
+        slot.copy_within(mac..mac + 12, mac - 4);
+        slot[mac + 8..mac + 12].copy_from_slice(&tag);
+        slot[4..8].copy_from_slice(&(len + 4).to_ne_bytes());
+        slot[8..12].copy_from_slice(&(snaplen + 4).to_ne_bytes());
+        slot[12..14].copy_from_slice(&((mac - 4) as u16).to_ne_bytes());
+        let untagged = status & !(TP_STATUS_VLAN_VALID | TP_STATUS_VLAN_TPID_VALID);
+        self.map.set_status(head, untagged);
     }
 
     /// Gives the front slot back to the kernel.

@@ -118,6 +118,27 @@ impl Mapping {
         Some(unsafe { std::slice::from_raw_parts(self.base.add(offset), self.geometry.slot_size) })
     }
 
+    /// Slot `k`'s octets to rewrite while the kernel has handed it to us, as `owned_slot`.
+    pub fn owned_slot_mut(&mut self, k: usize) -> Option<&mut [u8]> {
+        if self.status(k) & TP_STATUS_USER == 0 {
+            return None;
+        }
+        let k = k % self.geometry.slots();
+        let offset = self.geometry.offset(k);
+        #[allow(unsafe_code)] // the ring is memory the kernel maps; no safe view of it exists
+        // SAFETY: as for `owned_slot`; the kernel does not touch a slot while it is ours, and
+        // `&mut self` makes this the only view of it (a `RingWatch` reads status words only,
+        // through its own mapping, atomically).
+        Some(unsafe {
+            std::slice::from_raw_parts_mut(self.base.add(offset), self.geometry.slot_size)
+        })
+    }
+
+    /// Rewrites slot `k`'s status word while the slot is ours (its `USER` bit kept).
+    pub fn set_status(&mut self, k: usize, status: u32) {
+        self.status_word(k).store(status | TP_STATUS_USER, Ordering::Release);
+    }
+
     fn status_word(&self, k: usize) -> &AtomicU32 {
         let k = k % self.geometry.slots();
         let offset = self.geometry.offset(k);

@@ -1,35 +1,39 @@
-//! A port's transmit ring (`AF_XDP`, copy mode): the bridge copies each frame into frame
-//! memory it shares with the kernel, writes a descriptor, and one wake-up sends the batch.
-//! Against `sendmmsg` this spares the kernel, per frame, the message header's copy and checks,
-//! the packet socket's header parsing and the queueing discipline's path: on veth, where no
-//! driver offers zero copy, the frame still becomes a socket buffer, but about a fifth less
-//! CPU goes into each (BENCHMARKS.md, the bridge's section).
+//! A port's transmit ring (`AF_XDP`, copy mode) over the store's frame memory: a frame the
+//! store keeps in a chunk of it leaves as a descriptor of that chunk, no copy of ours, and one
+//! wake-up sends the batch. Against `sendmmsg` this spares the kernel, per frame, the message
+//! header's copy and checks, the packet socket's header parsing and the queueing discipline's
+//! path: on veth, where no driver offers zero copy, the frame still becomes a socket buffer,
+//! but less CPU goes into each (BENCHMARKS.md, the bridge's section).
 //!
 //! A frame in the ring is the interface's: counted as sent, its buffer released, as on a NIC
-//! whose transmit ring took it. The bridge wakes the kernel until the ring is empty, so a frame
+//! whose transmit ring took it; its chunk is written again only once the kernel has handed it
+//! back (`FrameMemory::lend`). The bridge wakes the kernel until the ring is empty, so a frame
 //! leaves in the call that queued it unless the interface is busy; what stays goes at the next
 //! turn of the loop ([`XskTx::flush`]).
 
 mod sys;
 
 use std::io;
+use std::sync::Arc;
 
 use sys::Xsk;
 
-/// Octets of each frame's chunk: a tagged 1518-octet frame fits; longer ones go through the
-/// packet socket, after the ring has emptied (their order kept).
-pub const CHUNK: usize = 2048;
-/// Chunks (and ring entries): 4 MiB of frame memory per port, 2 048 frames in flight.
-const CHUNKS: usize = 2048;
+use crate::store::memory::{FrameMemory, CHUNK};
+
+/// Ring entries: frames in flight per port.
+const RING: u32 = 2048;
 /// Wake-ups per send while the kernel still takes descriptors: it sends up to its budget (32
 /// before Linux 6.17) per wake-up.
 const WAKES_PER_SEND: usize = 16;
 
 #[derive(Debug)]
 pub struct XskTx {
+    // Closed before the memory it registered may go (fields drop in order).
     xsk: Xsk,
-    /// Chunks no descriptor in the kernel's hands uses.
-    free: Vec<usize>,
+    memory: Arc<FrameMemory>,
+    /// Per chunk, descriptors of this socket the kernel has not handed back: given back to the
+    /// memory when the socket closes with them.
+    lent: Box<[u16]>,
     /// Our transmit ring producer index (published with each send).
     producer: u32,
     /// Frames the kernel took and then dropped (the interface refused them: `EBUSY`).
@@ -37,29 +41,32 @@ pub struct XskTx {
 }
 
 impl XskTx {
-    /// A transmit ring on queue 0 of interface `ifindex`.
-    pub fn open(ifindex: u32) -> io::Result<XskTx> {
-        let xsk = Xsk::open(ifindex, CHUNK, CHUNKS, CHUNKS as u32)?;
-        Ok(XskTx { xsk, free: (0..CHUNKS).rev().collect(), producer: 0, dropped: 0 })
+    /// A transmit ring on queue 0 of interface `ifindex` over `memory`.
+    pub fn open(ifindex: u32, memory: Arc<FrameMemory>) -> io::Result<XskTx> {
+        let xsk = Xsk::open(ifindex, memory.region(), CHUNK, RING)?;
+        let lent = vec![0; memory.chunks()].into_boxed_slice();
+        Ok(XskTx { xsk, memory, lent, producer: 0, dropped: 0 })
     }
 
-    /// Whether `frame` fits a chunk.
-    pub fn fits(frame: &[u8]) -> bool {
-        frame.len() <= CHUNK
+    /// Whether `frame` is in the frame memory, where the ring sends it from.
+    pub fn holds(&self, frame: &[u8]) -> bool {
+        self.memory.chunk_of(frame).is_some()
     }
 
-    /// Queues as many of `frames` (each fitting a chunk) as there is room for and has the
+    /// Queues as many of `frames` (each in the frame memory) as there is room for and has the
     /// kernel send them; how many were queued (each is the interface's from then on). An error
     /// only when none was queued and the interface refuses to send (down, gone).
     pub fn send(&mut self, frames: &[&[u8]]) -> io::Result<usize> {
         self.reclaim();
         let room = self.xsk.tx_size() - self.xsk.tx_waiting(self.producer);
-        let n = frames.len().min(self.free.len()).min(room as usize);
-        for frame in &frames[..n] {
-            let Some(chunk) = self.free.pop() else { break };
-            self.xsk.write_chunk(chunk, frame);
+        let mut n = 0;
+        for frame in frames.iter().take(room as usize) {
+            let Some(chunk) = self.memory.chunk_of(frame) else { break };
+            self.memory.lend(chunk);
+            self.lent[chunk] += 1;
             self.xsk.set_descriptor(self.producer, chunk, frame.len());
             self.producer = self.producer.wrapping_add(1);
+            n += 1;
         }
         self.xsk.publish(self.producer);
         match self.flush() {
@@ -102,8 +109,24 @@ impl XskTx {
         std::mem::take(&mut self.dropped)
     }
 
+    /// Hands the memory back the chunks the kernel has finished with.
     fn reclaim(&mut self) {
-        let free = &mut self.free;
-        self.xsk.take_completed(|chunk| free.push(chunk));
+        let (memory, lent) = (&self.memory, &mut self.lent);
+        self.xsk.take_completed(|chunk| {
+            if let Some(count) = lent.get_mut(chunk) {
+                *count = count.saturating_sub(1);
+                memory.returned(chunk, 1);
+            }
+        });
+    }
+}
+
+impl Drop for XskTx {
+    /// The socket closes with this value (in copy mode the kernel copied each frame it took
+    /// when it took it), so what it still names is the store's again.
+    fn drop(&mut self) {
+        for (chunk, count) in self.lent.iter().enumerate().filter(|(_, c)| **c > 0) {
+            self.memory.returned(chunk, u32::from(*count));
+        }
     }
 }

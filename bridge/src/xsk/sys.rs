@@ -1,5 +1,6 @@
-//! An `AF_XDP` socket used to transmit only, in copy mode: frame memory (the UMEM) and two
-//! rings shared with the kernel, the transmit ring we fill with descriptors and the
+//! An `AF_XDP` socket used to transmit only, in copy mode, over frame memory the caller
+//! registers as its UMEM (the store's, `crate::store::memory`), and two rings shared with the
+//! kernel: the transmit ring we fill with descriptors and the
 //! completion ring it hands the frames' memory back through. No safe crate maps them, and the
 //! kernel reads and writes the rings' indices while we do, so they are atomics through raw
 //! pointers; every `unsafe` of this transmit path is in this file.
@@ -90,18 +91,15 @@ impl<T> Drop for RingMap<T> {
     }
 }
 
-/// The socket, its frame memory and its two rings.
+/// The socket and its two rings (the frame memory it registered is the caller's).
 #[derive(Debug)]
 pub struct Xsk {
     // Unmapped before the socket closes (fields drop in order).
     tx: RingMap<XdpDesc>,
     completion: RingMap<u64>,
-    umem: RingMap<u8>,
     fd: OwnedFd,
     /// Octets of each frame's chunk of the UMEM.
     pub chunk: usize,
-    /// Chunks in the UMEM.
-    pub chunks: usize,
 }
 
 // SAFETY: the mappings are owned by this value alone; the kernel's concurrent accesses are to
@@ -110,10 +108,11 @@ pub struct Xsk {
 unsafe impl Send for Xsk {}
 
 impl Xsk {
-    /// Opens a copy-mode transmit socket on queue 0 of interface `ifindex`, with `chunks`
-    /// frames of `chunk` octets (a power of two from 2048 to a page) and rings of `ring`
+    /// Opens a copy-mode transmit socket on queue 0 of interface `ifindex` whose UMEM is the
+    /// `(address, length)` region `umem` (page-aligned, mapped while the socket lives), in
+    /// frames of `chunk` octets (a power of two from 2048 to a page), with rings of `ring`
     /// entries (a power of two).
-    pub fn open(ifindex: u32, chunk: usize, chunks: usize, ring: u32) -> io::Result<Xsk> {
+    pub fn open(ifindex: u32, umem: (u64, usize), chunk: usize, ring: u32) -> io::Result<Xsk> {
         #[allow(unsafe_code)] // socket(2); the descriptor is owned at once
         // SAFETY: plain system call; a valid descriptor is wrapped and nothing else holds it.
         let fd = unsafe {
@@ -124,19 +123,9 @@ impl Xsk {
             OwnedFd::from_raw_fd(raw)
         };
         let raw = fd.as_raw_fd();
-        let umem_len = chunk * chunks;
-        let umem_base = map_anonymous(umem_len)?;
-        let umem = RingMap {
-            base: umem_base,
-            len: umem_len,
-            producer: std::ptr::null(),
-            consumer: std::ptr::null(),
-            entries: umem_base,
-            size: 0,
-        };
         let reg = libc::xdp_umem_reg {
-            addr: umem_base as u64,
-            len: umem_len as u64,
+            addr: umem.0,
+            len: umem.1 as u64,
             chunk_size: u32::try_from(chunk).map_err(too_big)?,
             headroom: 0,
             flags: 0,
@@ -176,23 +165,7 @@ impl Xsk {
         if rc != 0 {
             return Err(io::Error::last_os_error());
         }
-        Ok(Xsk { tx, completion, umem, fd, chunk, chunks })
-    }
-
-    /// Copies `frame` into chunk `index` of the UMEM (the caller owns the chunk: it is in no
-    /// descriptor the kernel has not completed).
-    pub fn write_chunk(&mut self, index: usize, frame: &[u8]) {
-        assert!(index < self.chunks && frame.len() <= self.chunk, "a chunk holds the frame");
-        #[allow(unsafe_code)] // the UMEM is memory the kernel reads; no safe view of it exists
-        // SAFETY: chunk `index` lies within the mapping, and the kernel reads it only through
-        // a descriptor published after this copy (`publish` releases it).
-        unsafe {
-            std::ptr::copy_nonoverlapping(
-                frame.as_ptr(),
-                self.umem.entries.add(index * self.chunk),
-                frame.len(),
-            );
-        }
+        Ok(Xsk { tx, completion, fd, chunk })
     }
 
     /// Descriptors the kernel has not taken from the transmit ring yet, given our producer.
@@ -307,26 +280,6 @@ fn map(fd: libc::c_int, len: usize, offset: libc::off_t) -> io::Result<*mut u8> 
             libc::MAP_SHARED | libc::MAP_POPULATE,
             fd,
             offset,
-        )
-    };
-    if p == libc::MAP_FAILED {
-        Err(io::Error::last_os_error())
-    } else {
-        Ok(p.cast())
-    }
-}
-
-#[allow(unsafe_code)] // mmap of the frame memory we register with the socket
-fn map_anonymous(len: usize) -> io::Result<*mut u8> {
-    // SAFETY: a fresh private anonymous mapping at an address the kernel picks.
-    let p = unsafe {
-        libc::mmap(
-            std::ptr::null_mut(),
-            len,
-            libc::PROT_READ | libc::PROT_WRITE,
-            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_POPULATE,
-            -1,
-            0,
         )
     };
     if p == libc::MAP_FAILED {

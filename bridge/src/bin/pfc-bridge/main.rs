@@ -69,8 +69,8 @@ struct Cli {
     /// receives through the socket's queue instead; the state's `receive_path` says which.
     #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u64).range(0..=1024))]
     rx_ring_mib: u64,
-    /// Send through a transmit ring on each port (`AF_XDP`, copy mode: about a third less CPU
-    /// per frame on veth than the socket's `sendmmsg`). Its frames go straight to the driver,
+    /// Send through a transmit ring on each port (`AF_XDP`, copy mode, frames sent from where
+    /// the bridge stored them: less CPU per frame on veth than the socket's `sendmmsg`). Its frames go straight to the driver,
     /// past the interface's queueing discipline: `tc` shaping or policing on a port is then
     /// ignored, which is why it is not the default. An interface that refuses a ring (said in
     /// the log) sends through its socket; the state's `transmit_path` says which.
