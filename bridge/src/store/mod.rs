@@ -9,10 +9,15 @@
 
 pub mod memory;
 
+use std::collections::VecDeque;
+
 use dataplane::time::Picos;
 use tracing::warn;
 
 use memory::{Chunks, FrameMemory, CHUNK, CHUNKS};
+
+/// Chunks freed while the kernel held them looked at per frame stored, at most.
+const COOLING_LOOKS: usize = 8;
 
 /// A stored frame.
 #[derive(Debug, Default)]
@@ -44,8 +49,9 @@ pub struct FrameStore {
     chunks: Option<Chunks>,
     /// Chunks free to write, the last freed on top (its octets likely still in the cache).
     free_chunks: Vec<u32>,
-    /// Chunks whose frame has gone that a transmit ring's descriptor may still name.
-    cooling: Vec<u32>,
+    /// Chunks whose frame has gone that a transmit ring's descriptor still named then, in the
+    /// order they were freed.
+    cooling: VecDeque<u32>,
     free_heap: Vec<u32>,
     in_use: usize,
 }
@@ -68,7 +74,7 @@ impl FrameStore {
             slots: (0..n).map(|_| Slot::default()).collect(),
             chunks,
             free_chunks: (0..n as u32).rev().collect(),
-            cooling: Vec::new(),
+            cooling: VecDeque::new(),
             free_heap: Vec::new(),
             in_use: 0,
         }
@@ -113,22 +119,23 @@ impl FrameStore {
         handle
     }
 
-    /// A chunk no transmit ring holds, the most recently freed first.
+    /// A chunk no transmit ring holds, the most recently freed first. Chunks the kernel has
+    /// handed back since they were freed join the free ones first, oldest first; one it still
+    /// holds goes to the back, so that a descriptor never completed holds up none behind it.
     fn take_chunk(&mut self) -> Option<u32> {
-        let memory = self.chunks.as_ref()?.memory().clone();
-        if self.free_chunks.is_empty() {
-            let (back, still) =
-                self.cooling.drain(..).partition(|h| !memory.in_kernel(*h as usize));
-            self.free_chunks = back;
-            self.cooling = still;
-        }
-        while let Some(h) = self.free_chunks.pop() {
+        let memory = self.chunks.as_ref()?.memory();
+        for _ in 0..COOLING_LOOKS.min(self.cooling.len()) {
+            let Some(h) = self.cooling.pop_front() else { break };
             if !memory.in_kernel(h as usize) {
-                return Some(h);
+                self.free_chunks.push(h);
+                continue;
             }
-            self.cooling.push(h);
+            self.cooling.push_back(h);
+            if !self.free_chunks.is_empty() {
+                break;
+            }
         }
-        None
+        self.free_chunks.pop()
     }
 
     fn take_heap(&mut self) -> u32 {
@@ -179,7 +186,10 @@ impl FrameStore {
             return None;
         }
         let freed = Freed { in_port: slot.in_port, priority: slot.priority, len: slot.len };
-        if chunk {
+        let held = self.chunks.as_ref().is_some_and(|c| c.memory().in_kernel(handle as usize));
+        if chunk && held {
+            self.cooling.push_back(handle);
+        } else if chunk {
             self.free_chunks.push(handle);
         } else {
             self.free_heap.push(handle);
@@ -236,5 +246,21 @@ mod tests {
         assert_eq!(store.get(d), &[5; 60]);
         let other = if d == a { b } else { a };
         assert_eq!(store.get(other), &[] as &[u8], "the other is free");
+    }
+
+    #[test]
+    fn a_chunk_the_kernel_never_hands_back_holds_up_none_freed_after_it() {
+        let mut store = FrameStore::with_chunks(Some(FrameMemory::map(2).expect("memory")));
+        let memory = store.memory().expect("chunks").clone();
+        let stuck = store.put(&[1; 64], (0, 0, Picos::ZERO), 1);
+        let later = store.put(&[2; 64], (0, 0, Picos::ZERO), 1);
+        for h in [stuck, later] {
+            memory.lend(h as usize);
+            store.release(h);
+        }
+        memory.returned(later as usize, 1);
+        let again = store.put(&[3; 64], (0, 0, Picos::ZERO), 1);
+        assert_eq!(again, later, "the chunk handed back is taken, past the one still held");
+        assert_eq!(memory.chunk_of(store.get(again)), Some(later as usize));
     }
 }
