@@ -91,7 +91,7 @@ impl FrameMemory {
 
     /// Whether the kernel may still read `chunk`.
     pub fn in_kernel(&self, chunk: usize) -> bool {
-        self.in_kernel[chunk].load(Ordering::Relaxed) > 0
+        self.in_kernel.get(chunk).is_some_and(|c| c.load(Ordering::Relaxed) > 0)
     }
 }
 

@@ -186,8 +186,8 @@ impl FrameStore {
             return None;
         }
         let freed = Freed { in_port: slot.in_port, priority: slot.priority, len: slot.len };
-        let held = self.chunks.as_ref().is_some_and(|c| c.memory().in_kernel(handle as usize));
-        if chunk && held {
+        let held = || self.chunks.as_ref().is_some_and(|c| c.memory().in_kernel(handle as usize));
+        if chunk && held() {
             self.cooling.push_back(handle);
         } else if chunk {
             self.free_chunks.push(handle);
@@ -239,6 +239,9 @@ mod tests {
         assert_eq!(store.get(c), &[3; 100]);
         let jumbo = store.put(&[4; 9000], (0, 3, Picos::ZERO), 1);
         assert_eq!(store.get(jumbo), &[4; 9000][..]);
+        for heap in [c, jumbo] {
+            assert!(store.release(heap).is_some(), "a frame on the heap is freed");
+        }
         memory.returned(a as usize, 1);
         store.release(b);
         let d = store.put(&[5; 60], (1, 0, Picos::ZERO), 1);

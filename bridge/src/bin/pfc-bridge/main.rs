@@ -139,6 +139,11 @@ fn main() -> ExitCode {
         if let Some(path) = &cli.state {
             write_state(path, &bridge);
         }
+        // A forwarding thread that has ended forwards nothing: exit, for a supervisor to see.
+        if bridge.failed() {
+            eprintln!("pfc-bridge: the forwarding thread has stopped (its panic is above)");
+            return ExitCode::FAILURE;
+        }
     }
     bridge.stop();
     if let Some(path) = &cli.state {
