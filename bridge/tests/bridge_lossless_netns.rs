@@ -68,7 +68,7 @@ fn offer(tag: &str, rate: &str) -> (Value, Value, Value) {
     (sent, received, state)
 }
 
-/// The runs load both cores: one at a time.
+/// The runs that load both cores (or hold a storm's real-time thread): one at a time.
 static SERIAL: Mutex<()> = Mutex::new(());
 
 fn lossless_at(tag: &str, rate: &str) {
@@ -230,6 +230,7 @@ fn frames_sent_from_reused_frame_memory_arrive_whole() {
     if !can_run("frames_sent_from_reused_frame_memory_arrive_whole") {
         return;
     }
+    let _one_at_a_time = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let scratch = Scratch::new("bridge-llmem");
     let Hosts { mut h1, mut h2, h1_ns, sw, h2_ns } = hosts("llmem");
     let args = ["--port", "p1", "--port", "p2", "--tx-ring"];
@@ -276,4 +277,67 @@ fn frames_sent_from_reused_frame_memory_arrive_whole() {
     assert_eq!(port(&state, "p2")["transmit_path"], "ring");
     eprintln!("{arrived} of 20 000 frames arrived whole, in order");
     drop((h1_ns, h2_ns));
+}
+
+/// A 64-octet test frame of priority 3.
+fn small(seq: u32) -> Vec<u8> {
+    let mut frame = test_support::hosts::data(3, seq);
+    frame.truncate(60);
+    frame
+}
+
+/// More frames held than the frame memory has chunks: while h2 pauses priority 3, h1 sends
+/// 10 000 small frames of it through a bridge with `--tx-ring` and buffer enough for all; the first
+/// 8 192 are kept in chunks, the rest on the heap. When h2 resumes, every one leaves, whole and
+/// in order, those in chunks through the transmit ring and the rest through the socket after
+/// them.
+#[test]
+fn frames_past_the_frame_memory_are_held_and_leave_in_order() {
+    const FRAMES: u32 = 10_000;
+    use test_support::hosts::{
+        drain_until_sequences, parse_data, pfc, send, sequences, while_storm_held, Storm,
+    };
+
+    if !can_run("frames_past_the_frame_memory_are_held_and_leave_in_order") {
+        return;
+    }
+    let _one_at_a_time = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let (held, got, _guards) = while_storm_held("frame memory", || {
+        let scratch = Scratch::new("bridge-memfull");
+        let Hosts { mut h1, mut h2, h1_ns, sw, h2_ns } = hosts("mf");
+        let lossless = "pfc=3,headroom=40000000,watchdog=off";
+        let (p1, p2) = (format!("p1,{lossless}"), format!("p2,{lossless}"));
+        let args = ["--port", &p1, "--port", &p2, "--tx-ring", "--max-transit-ms", "4000"];
+        let (state, bridge) = start_bridge(&sw, &scratch, &args);
+        let storm = Storm::start(&h2_ns);
+        state_when(&state, "p2 paused", |s| port(s, "p2")["priority_paused"] == 1 << 3);
+        for seq in 0..FRAMES {
+            send(&mut h1, &small(seq));
+            // h1 heeds no PFC: paced so that the bridge's receive ring never fills.
+            if seq % 500 == 499 {
+                std::thread::sleep(Duration::from_millis(2));
+            }
+        }
+        let held = state_when(&state, "every frame stored, lost, or the pause lapsed", |s| {
+            let p1 = port(s, "p1");
+            s["frames_in_bridge"] == FRAMES
+                || port(s, "p2")["tx_frames"] != 0
+                || p1["rx_kernel_drops"] != 0
+                || p1["lossless_drops"] != 0
+                || port(s, "p2")["transit_drops"] != 0
+        });
+        let gap = storm.stop();
+        send(&mut h2, &pfc(1 << 3, 0));
+        let limits = (Duration::from_millis(200), Duration::from_secs(10));
+        let got = drain_until_sequences(&mut h2, (3, FRAMES as usize), limits, || {});
+        ((held, got, (scratch, bridge, [h1_ns, sw, h2_ns])), gap)
+    });
+    assert_eq!(held["frames_in_bridge"], FRAMES, "all held at once, past the 8 192 chunks: {held}");
+    assert_eq!(sequences(&got, 3), (0..FRAMES).collect::<Vec<u32>>(), "all, once, in order");
+    for frame in got.iter().filter(|f| parse_data(f).is_some()) {
+        let (_, seq) = parse_data(frame).expect("a test frame");
+        assert_eq!(frame, &small(seq), "frame {seq} whole");
+    }
+    let p1 = port(&held, "p1");
+    assert_eq!((p1["rx_kernel_drops"].as_u64(), p1["lossless_drops"].as_u64()), (Some(0), Some(0)));
 }
