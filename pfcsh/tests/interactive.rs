@@ -23,6 +23,14 @@ fn keys(p: &mut PtySession, text: &str) {
     p.flush().expect("flush");
 }
 
+/// Waits for a line with no output to be accepted (rustyline turns bracketed paste off) and for
+/// the next prompt. A prompt alone could be a redraw while the line is still being read (after
+/// Tab, or as a long line wraps), and what is typed before the line is accepted is lost.
+fn accepted_then_prompt(p: &mut PtySession) {
+    p.exp_string("\x1b[?2004l").expect("accepted");
+    p.exp_string("pfcsh# ").expect("prompt");
+}
+
 /// lab0's PFC Enable in running, as the test's own client reads it.
 fn running_pfc_enable(lab: &Lab) -> String {
     let mut c = lab.client();
@@ -68,10 +76,7 @@ fn completion_help_configure_commit_and_refusal() {
     keys(&mut p, "set interfaces interface lab0 bridge-p\t");
     keys(&mut p, "pfc pfc-en\t");
     keys(&mut p, "p3 p4\r");
-    // Accepted (rustyline turns bracketed paste off), then the prompt: a prompt alone could
-    // be the redraw after Tab.
-    p.exp_string("\x1b[?2004l").expect("accepted");
-    p.exp_string("pfcsh# ").expect("prompt");
+    accepted_then_prompt(&mut p);
     p.send_line("show | compare").expect("send");
     p.exp_string("- set interfaces interface lab0 bridge-port pfc pfc-enable p3").expect("old");
     p.exp_string("+ set interfaces interface lab0 bridge-port pfc pfc-enable \"p3 p4\"")
@@ -95,7 +100,7 @@ fn completion_help_configure_commit_and_refusal() {
         "set interfaces interface lab0 bridge-port pfc pfc-headroom-allowance 999999999999",
     )
     .expect("send");
-    p.exp_string("pfcsh# ").expect("prompt");
+    accepted_then_prompt(&mut p);
     p.send_line("commit").expect("send");
     p.exp_string(
         "commit refused: at `interfaces interface lab0 bridge-port pfc pfc-headroom-allowance`",
@@ -115,7 +120,7 @@ fn completion_help_configure_commit_and_refusal() {
 
     // commit confirmed 5s, not confirmed: running goes back by itself.
     p.send_line("set interfaces interface lab0 bridge-port pfc pfc-enable p3 p5").expect("send");
-    p.exp_string("pfcsh# ").expect("prompt");
+    accepted_then_prompt(&mut p);
     p.send_line("commit confirmed 5s").expect("send");
     p.exp_string("rolled back in 5 s").expect("confirmed commit");
     assert_eq!(running_pfc_enable(&lab), "p3 p5", "in running until the time-out");
