@@ -24,8 +24,8 @@ fn keys(p: &mut PtySession, text: &str) {
 }
 
 /// Waits for a line with no output to be accepted (rustyline turns bracketed paste off) and for
-/// the next prompt. A prompt alone could be a redraw while the line is still being read (after
-/// Tab, or as a long line wraps), and what is typed before the line is accepted is lost.
+/// the next prompt: a prompt alone could be a redraw while the line is still being read (after
+/// Tab, or as a long line wraps), and the test's next expectation would then race the line.
 fn accepted_then_prompt(p: &mut PtySession) {
     p.exp_string("\x1b[?2004l").expect("accepted");
     p.exp_string("pfcsh# ").expect("prompt");
@@ -184,4 +184,21 @@ fn first_contact_shows_the_fingerprint_and_asks() {
     p.exp_string("pfcsh> ").expect("the shell starts");
     let pinned = std::fs::read_to_string(home.known_hosts()).expect("pinned");
     assert_eq!(pinned, format!("[127.0.0.1]:{} {shown}\n", lab.port));
+}
+
+/// Lines typed ahead, or pasted together into a terminal without bracketed paste, each run in
+/// their turn: the second is not lost while the first is read and run.
+#[test]
+fn lines_typed_ahead_run_in_order() {
+    let lab = Lab::start("");
+    let home = Home::new();
+    let mut p = shell(&home, &lab);
+    p.send_line("configure").expect("send");
+    p.exp_string("pfcsh# ").expect("configuration prompt");
+    keys(
+        &mut p,
+        "set interfaces interface lab0 bridge-port pfc pfc-enable p3 p5\rshow | compare\r",
+    );
+    p.exp_string("+ set interfaces interface lab0 bridge-port pfc pfc-enable \"p3 p5\"")
+        .expect("the line typed ahead ran, after the first");
 }
