@@ -162,22 +162,43 @@ pub fn run(session: Session) -> Result<bool, String> {
             initial = Some((line[..at].to_string(), line[at..].to_string()));
             continue;
         }
-        if !line.trim().is_empty() {
-            let _ = editor.history_mut().add(line.trim());
-            save_history(&mut editor, &history);
-        }
-        let outcome = session.borrow_mut().execute(&line);
-        match outcome {
-            Ok(Flow::Continue) => {}
-            Ok(Flow::Quit) => break,
-            Err(e) => {
-                failed = true;
-                crate::visible::println(&format!("error: {e}"));
+        // Several lines pasted at once (bracketed paste keeps them in one edit) run one by one,
+        // as typed; an empty line still runs (and does nothing).
+        let mut quit = false;
+        for one in pasted_lines(&line) {
+            if !one.trim().is_empty() {
+                let _ = editor.history_mut().add(one.trim());
+                save_history(&mut editor, &history);
             }
+            let outcome = session.borrow_mut().execute(one);
+            match outcome {
+                Ok(Flow::Continue) => {}
+                Ok(Flow::Quit) => {
+                    quit = true;
+                    break;
+                }
+                Err(e) => {
+                    failed = true;
+                    crate::visible::println(&format!("error: {e}"));
+                }
+            }
+        }
+        if quit {
+            break;
         }
     }
     save_history(&mut editor, &history);
     Ok(failed)
+}
+
+/// The lines of what the editor returned: one, or each non-blank line of a paste.
+fn pasted_lines(text: &str) -> Vec<&str> {
+    let lines: Vec<&str> = text.split(['\n', '\r']).filter(|l| !l.trim().is_empty()).collect();
+    if lines.is_empty() {
+        vec![text]
+    } else {
+        lines
+    }
 }
 
 fn save_history(editor: &mut Editor<ShellHelper, DefaultHistory>, path: &std::path::Path) {
@@ -189,7 +210,17 @@ fn save_history(editor: &mut Editor<ShellHelper, DefaultHistory>, path: &std::pa
 
 #[cfg(test)]
 mod tests {
-    use super::cut;
+    use super::{cut, pasted_lines};
+
+    #[test]
+    fn a_paste_of_several_lines_runs_each() {
+        assert_eq!(pasted_lines("show pfc"), vec!["show pfc"]);
+        assert_eq!(pasted_lines(""), vec![""]);
+        assert_eq!(
+            pasted_lines("set a 1\r\n\nset b 2\n  \nshow | compare\n"),
+            vec!["set a 1", "set b 2", "show | compare"]
+        );
+    }
 
     #[test]
     fn a_cut_description_ends_in_an_ellipsis() {

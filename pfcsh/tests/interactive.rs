@@ -202,3 +202,18 @@ fn lines_typed_ahead_run_in_order() {
     p.exp_string("+ set interfaces interface lab0 bridge-port pfc pfc-enable \"p3 p5\"")
         .expect("the line typed ahead ran, after the first");
 }
+
+/// A paste of several lines into a terminal with bracketed paste (one edit holding them all)
+/// runs each line, as typed one by one.
+#[test]
+fn a_pasted_block_of_lines_runs_each_line() {
+    let lab = Lab::start("");
+    let home = Home::new();
+    let mut p = shell(&home, &lab);
+    p.send_line("configure").expect("send");
+    p.exp_string("pfcsh# ").expect("configuration prompt");
+    let block = "set interfaces interface lab0 bridge-port pfc pfc-enable p3 p5\rshow | compare\r";
+    keys(&mut p, &format!("\x1b[200~{block}\x1b[201~\r"));
+    p.exp_string("+ set interfaces interface lab0 bridge-port pfc pfc-enable \"p3 p5\"")
+        .expect("both lines ran, the second after the first");
+}
