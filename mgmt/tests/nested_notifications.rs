@@ -1,8 +1,8 @@
 //! Notifications defined on a data node (RFC 7950 §7.16.2), over SSH: a backend publishes one
 //! inside the list entry it is about; a subscriber receives it there; subtree and XPath
 //! filters select it by its entry; access control sends it only to a user who may read that
-//! entry, and a `notification-name` rule withholds it as it would a top-level one
-//! (RFC 8341 §3.4.6).
+//! entry (also one another module defines on it by augment), and a `notification-name` rule
+//! withholds it as it would a top-level one (RFC 8341 §3.4.6).
 
 mod common;
 
@@ -158,5 +158,51 @@ async fn access_control_sends_a_nested_notification_only_to_who_may_read_its_ent
             break;
         }
     }
+    l.server.shutdown().await;
+}
+
+/// The namespace of `mgmt-actions-alarms`, which defines `overheated` on mgmt-actions' ports.
+const MB: &str = "urn:example:mgmt-actions-alarms";
+
+/// A notification another module defines on an entry (by augment) is hidden by a rule on the
+/// entry in the entry's own module: NACM reads its ancestors, whatever module they are in.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn access_control_of_an_entry_hides_another_modules_notification_on_it() {
+    let l = live().await;
+    let (mut alice, _a) = l.session("alice").await;
+    let rules = format!(
+        "<nacm xmlns=\"{NACM}\"><groups><group><name>ops</name><user-name>bob</user-name></group></groups>\
+         <rule-list><name>ops</name><group>ops</group>\
+         <rule><name>hide-p2</name><path xmlns:ma=\"{MA}\">/ma:ports/ma:port[ma:name='p2']</path>\
+         <access-operations>read</access-operations><action>deny</action></rule>\
+         </rule-list></nacm>"
+    );
+    ok(&alice.rpc("nacm", &edit("running", &rules)).await);
+    let (mut bob, _b) = l.session("bob").await;
+    ok(&bob.rpc("1", &subscribe("")).await);
+    let overheated = |port: &str, celsius: u32| {
+        Element::new(MA, "ports").with(
+            Element::new(MA, "port").with(Element::leaf(MA, "name", port)).with(
+                Element::new(MB, "overheated").with(Element::leaf(
+                    MB,
+                    "celsius",
+                    celsius.to_string(),
+                )),
+            ),
+        )
+    };
+    for (port, celsius) in [("p2", 90), ("p1", 91), ("p2", 92), ("p1", 93)] {
+        assert!(l.backend.publish(overheated(port, celsius)), "{port} {celsius}");
+    }
+    let mut seen = Vec::new();
+    while seen.len() < 2 {
+        let event = next_event(&mut bob).await;
+        let Some(port) = event.child(MA, "port") else { continue };
+        let Some(hot) = port.child(MB, "overheated") else { continue };
+        let name = port.child(MA, "name").map(|n| n.text().to_string()).unwrap_or_default();
+        seen.push((name, hot.child(MB, "celsius").map(|c| c.text().to_string())));
+    }
+    let p1 = |c: &str| ("p1".to_string(), Some(c.to_string()));
+    assert_eq!(seen, vec![p1("91"), p1("93")], "p2's were withheld from bob");
     l.server.shutdown().await;
 }
