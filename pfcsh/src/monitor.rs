@@ -105,10 +105,22 @@ fn nested(ctx: &Context, event: &str) -> Option<(String, Vec<(String, String)>)>
     }
     for leaf in notification.traverse().skip(1) {
         if let Some(value) = leaf.value_canonical() {
-            fields.push((leaf.schema().name().to_string(), value));
+            fields.push((leaf.schema().name().to_string(), bare_identity(&leaf.schema(), value)));
         }
     }
     Some((notification.schema().name().to_string(), fields))
+}
+
+/// An identity's name without the module libyang's canonical form puts before it
+/// (`measurement-result`, not `ieee802-dot1q-pfc:measurement-result`), as `show` prints it.
+fn bare_identity(schema: &yang2::schema::SchemaNode, value: String) -> String {
+    let identity = schema
+        .leaf_type()
+        .is_some_and(|t| t.base_type() == yang2::schema::DataValueType::IdentityRef);
+    match value.split_once(':') {
+        Some((_, name)) if identity => name.to_string(),
+        _ => value,
+    }
 }
 
 /// The notification's time, its event element's name, the leaves below it (name, text) in
@@ -204,8 +216,7 @@ mod tests {
         assert_eq!(
             one_line(&n, Some(&ctx)),
             "2026-01-01T00:00:00Z  headroom-allowance-changed  interface=lab2 old-allowance=126224 \
-             old-source=ieee802-dot1q-pfc:link-delay-allowance new-allowance=164352 \
-             new-source=ieee802-dot1q-pfc:measurement-result"
+             old-source=link-delay-allowance new-allowance=164352 new-source=measurement-result"
         );
         let v: serde_json::Value = serde_json::from_str(&json_line(&n, Some(&ctx))).expect("JSON");
         assert_eq!(v["event"], "headroom-allowance-changed");
