@@ -323,3 +323,85 @@ fn the_drawing_shows_every_link_direction_and_dashes_the_deadlock() {
     let svg = pfcsim::network::network_svg(&file, &r);
     assert_eq!(svg.matches("stroke-dasharray").count(), 0, "no deadlock in 36-6: {svg}");
 }
+
+/// A path that is lossless at its first bridge and lossy at the next: a frame queued at the
+/// second holds no buffer of the first (it freed that when it left there), so leaving the
+/// second frees nothing of the first's again. The simulator checks that every frame frees a
+/// buffer of the bridge it leaves (a debug assertion, on in tests); here s2 drops what its
+/// congested port to c cannot take, and s1, whose buffers the flows only pass, drops nothing.
+#[test]
+fn a_path_lossless_then_lossy_frees_each_bridge_buffer_once() {
+    let text = r#"
+name = "lossless-then-lossy"
+description = "s1 pauses its hosts on priority 3, s2 treats it as lossy"
+
+[run]
+duration_us = 20000
+sample_us = 200
+window_us = 1000
+
+[[bridge]]
+name = "s1"
+ports = ["a", "up"]
+
+[[bridge]]
+name = "s2"
+ports = ["from-s1", "c", "d"]
+pfc_priorities = []
+
+[[host]]
+name = "a"
+
+[[host]]
+name = "c"
+
+[[host]]
+name = "d"
+
+[[link]]
+a = "a"
+b = "s1:a"
+speed = "10G"
+
+[[link]]
+a = "s1:up"
+b = "s2:from-s1"
+speed = "10G"
+
+[[link]]
+a = "s2:c"
+b = "c"
+speed = "10G"
+
+[[link]]
+a = "d"
+b = "s2:d"
+speed = "10G"
+
+[[flow]]
+name = "a-c"
+path = ["a", "s1", "s2", "c"]
+rate_mbps = 6000
+
+[[flow]]
+name = "d-c"
+path = ["d", "s2", "c"]
+rate_mbps = 6000
+"#;
+    let file = parse_network("lossless-then-lossy", text).expect("parses");
+    let r = serde_json::to_value(run_network(&file).expect("runs")).expect("serialises");
+    let drops = |prefix: &str| -> u64 {
+        r["ports"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|p| p["port"].as_str().is_some_and(|n| n.starts_with(prefix)))
+            .map(|p| p["drops"]["buffer"].as_u64().unwrap_or(0))
+            .sum()
+    };
+    assert!(drops("s2:c") > 0, "s2's congested port drops: {}", r["ports"]);
+    assert_eq!(drops("s1:"), 0, "s1 only passes the flows on");
+    for name in ["a-c", "d-c"] {
+        assert!(flow(&r, name)["delivered_frames"].as_u64().unwrap_or(0) > 0, "{name}");
+    }
+}

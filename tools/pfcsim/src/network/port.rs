@@ -51,6 +51,12 @@ impl Queued {
     pub fn hold(&mut self, i: usize) {
         self.ingress = u32::try_from(i).unwrap_or(NO_INGRESS);
     }
+
+    /// The frame holds no ingress buffer (queued on a lossy priority): the previous bridge's,
+    /// freed when it left there, is not this one's.
+    pub fn hold_none(&mut self) {
+        self.ingress = NO_INGRESS;
+    }
 }
 
 /// A time a class has been held, as exact intervals: the current one and the total of the

@@ -250,7 +250,7 @@ impl Sim {
         if let Some(wd) = port.watchdog.as_mut() {
             wd.frame_sent(now, n);
         }
-        self.release(frame, n, now);
+        self.release(frame, p, n, now);
         self.tell_waiting(p, now);
         let (end, arrival) = self.wires[p].transmit(now, u64::from(frame.len));
         self.events.schedule(arrival, Event::Arrive(ix(p), frame));
@@ -360,16 +360,21 @@ impl Sim {
                 self.ports[p].pop(n);
                 self.ports[p].drops.transit += 1;
                 self.flows[q.flow as usize].lost.transit += 1;
-                self.release(q, n, now);
+                self.release(q, p, n, now);
             }
         }
         self.tell_waiting(p, now);
     }
 
-    /// A frame leaves the bridge (sent or discarded): its ingress buffer is freed.
+    /// A frame leaves the bridge through port `from` (sent or discarded): its ingress buffer,
+    /// one of the same bridge's, is freed.
     #[inline(always)]
-    fn release(&mut self, q: Queued, n: usize, now: Picos) {
+    fn release(&mut self, q: Queued, from: usize, n: usize, now: Picos) {
         let Some(i) = q.ingress() else { return };
+        debug_assert_eq!(
+            self.topo.ports[i].node, self.topo.ports[from].node,
+            "a frame frees a buffer of the bridge it leaves, not of one it passed"
+        );
         if let Some(buffer) = self.ports[i].ingress[n].as_mut() {
             buffer.depart(u64::from(q.len));
         }
@@ -447,7 +452,7 @@ impl Sim {
         for q in frames {
             self.ports[p].drops.watchdog += 1;
             self.flows[q.flow as usize].lost.watchdog += 1;
-            self.release(q, n, now);
+            self.release(q, p, n, now);
         }
     }
 
@@ -517,6 +522,8 @@ impl Sim {
             self.ports[out].drops.buffer += 1;
             self.flows[flow].lost.buffer += 1;
             return;
+        } else {
+            q.hold_none();
         }
         q.hop += 1;
         q.enqueued = now;
@@ -525,7 +532,7 @@ impl Sim {
             wd.count_dropped(n, 1);
             egress.drops.watchdog += 1;
             self.flows[flow].lost.watchdog += 1;
-            self.release(q, n, now);
+            self.release(q, out, n, now);
             return;
         }
         egress.push(n, q);
