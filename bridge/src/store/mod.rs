@@ -58,10 +58,10 @@ pub struct FrameStore {
 
 impl Default for FrameStore {
     /// A store in [`CHUNKS`] chunks of frame memory (on the heap alone, said in the log, where
-    /// none can be mapped).
+    /// none can be mapped: then no port opens a transmit ring).
     fn default() -> Self {
         let chunks = FrameMemory::map(CHUNKS)
-            .map_err(|e| warn!(error = %e, "no frame memory: frames are kept on the heap and copied to each transmit ring"))
+            .map_err(|e| warn!(error = %e, "no frame memory: frames are kept on the heap and leave through the sockets, with no transmit ring"))
             .ok();
         FrameStore::with_chunks(chunks)
     }
