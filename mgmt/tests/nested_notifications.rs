@@ -69,6 +69,18 @@ async fn flaps(c: &mut Client) -> Vec<(String, u32)> {
     }
 }
 
+/// A rule that denies bob (in group ops) reading port p2's entry, set by the administrator.
+async fn hide_p2_from_bob(alice: &mut Client) {
+    let rules = format!(
+        "<nacm xmlns=\"{NACM}\"><groups><group><name>ops</name><user-name>bob</user-name></group></groups>\
+         <rule-list><name>ops</name><group>ops</group>\
+         <rule><name>hide-p2</name><path xmlns:ma=\"{MA}\">/ma:ports/ma:port[ma:name='p2']</path>\
+         <access-operations>read</access-operations><action>deny</action></rule>\
+         </rule-list></nacm>"
+    );
+    ok(&alice.rpc("nacm", &edit("running", &rules)).await);
+}
+
 fn flap_list(v: &[(&str, u32)]) -> Vec<(String, u32)> {
     v.iter().map(|(p, c)| (p.to_string(), *c)).collect()
 }
@@ -122,14 +134,7 @@ async fn subtree_and_xpath_filters_select_the_entry_a_notification_is_about() {
 async fn access_control_sends_a_nested_notification_only_to_who_may_read_its_entry() {
     let l = live().await;
     let (mut alice, _a) = l.session("alice").await;
-    let rules = format!(
-        "<nacm xmlns=\"{NACM}\"><groups><group><name>ops</name><user-name>bob</user-name></group></groups>\
-         <rule-list><name>ops</name><group>ops</group>\
-         <rule><name>hide-p2</name><path xmlns:ma=\"{MA}\">/ma:ports/ma:port[ma:name='p2']</path>\
-         <access-operations>read</access-operations><action>deny</action></rule>\
-         </rule-list></nacm>"
-    );
-    ok(&alice.rpc("nacm", &edit("running", &rules)).await);
+    hide_p2_from_bob(&mut alice).await;
     let (mut bob, _b) = l.session("bob").await;
     ok(&bob.rpc("1", &subscribe("")).await);
     ok(&alice.rpc("2", &subscribe("")).await);
@@ -170,14 +175,7 @@ const MB: &str = "urn:example:mgmt-actions-alarms";
 async fn access_control_of_an_entry_hides_another_modules_notification_on_it() {
     let l = live().await;
     let (mut alice, _a) = l.session("alice").await;
-    let rules = format!(
-        "<nacm xmlns=\"{NACM}\"><groups><group><name>ops</name><user-name>bob</user-name></group></groups>\
-         <rule-list><name>ops</name><group>ops</group>\
-         <rule><name>hide-p2</name><path xmlns:ma=\"{MA}\">/ma:ports/ma:port[ma:name='p2']</path>\
-         <access-operations>read</access-operations><action>deny</action></rule>\
-         </rule-list></nacm>"
-    );
-    ok(&alice.rpc("nacm", &edit("running", &rules)).await);
+    hide_p2_from_bob(&mut alice).await;
     let (mut bob, _b) = l.session("bob").await;
     ok(&bob.rpc("1", &subscribe("")).await);
     let overheated = |port: &str, celsius: u32| {

@@ -186,15 +186,21 @@ fn first_contact_shows_the_fingerprint_and_asks() {
     assert_eq!(pinned, format!("[127.0.0.1]:{} {shown}\n", lab.port));
 }
 
-/// Lines typed ahead, or pasted together into a terminal without bracketed paste, each run in
-/// their turn: the second is not lost while the first is read and run.
-#[test]
-fn lines_typed_ahead_run_in_order() {
+/// pfcsh in configuration mode on a fresh lab (keep the lab and home as long as the shell).
+fn configuring() -> (Lab, Home, PtySession) {
     let lab = Lab::start("");
     let home = Home::new();
     let mut p = shell(&home, &lab);
     p.send_line("configure").expect("send");
     p.exp_string("pfcsh# ").expect("configuration prompt");
+    (lab, home, p)
+}
+
+/// Lines typed ahead, or pasted together into a terminal without bracketed paste, each run in
+/// their turn: the second is not lost while the first is read and run.
+#[test]
+fn lines_typed_ahead_run_in_order() {
+    let (_lab, _home, mut p) = configuring();
     keys(
         &mut p,
         "set interfaces interface lab0 bridge-port pfc pfc-enable p3 p5\rshow | compare\r",
@@ -207,11 +213,7 @@ fn lines_typed_ahead_run_in_order() {
 /// runs each line, as typed one by one.
 #[test]
 fn a_pasted_block_of_lines_runs_each_line() {
-    let lab = Lab::start("");
-    let home = Home::new();
-    let mut p = shell(&home, &lab);
-    p.send_line("configure").expect("send");
-    p.exp_string("pfcsh# ").expect("configuration prompt");
+    let (_lab, _home, mut p) = configuring();
     let block = "set interfaces interface lab0 bridge-port pfc pfc-enable p3 p5\rshow | compare\r";
     keys(&mut p, &format!("\x1b[200~{block}\x1b[201~\r"));
     p.exp_string("+ set interfaces interface lab0 bridge-port pfc pfc-enable \"p3 p5\"")

@@ -106,6 +106,41 @@ impl RingFrame<'_> {
     }
 }
 
+/// The fields of a slot's `tpacket2_hdr` the bridge reads.
+struct SlotHeader {
+    status: u32,
+    len: usize,
+    snaplen: usize,
+    mac: usize,
+    received_ns: u64,
+}
+
+impl SlotHeader {
+    fn read(slot: &[u8]) -> SlotHeader {
+        let u32_at =
+            |o: usize| u32::from_ne_bytes([slot[o], slot[o + 1], slot[o + 2], slot[o + 3]]);
+        SlotHeader {
+            status: u32_at(0),
+            len: u32_at(4) as usize,
+            snaplen: u32_at(8) as usize,
+            mac: usize::from(u16::from_ne_bytes([slot[12], slot[13]])),
+            received_ns: u64::from(u32_at(16)) * 1_000_000_000 + u64::from(u32_at(20)),
+        }
+    }
+
+    /// The VLAN tag the kernel took out of the frame (TPID, TCI), if it did.
+    fn tag(&self, slot: &[u8]) -> Option<[u8; 4]> {
+        let u16_at = |o: usize| u16::from_ne_bytes([slot[o], slot[o + 1]]);
+        (self.status & TP_STATUS_VLAN_VALID != 0).then(|| {
+            let tpid =
+                if self.status & TP_STATUS_VLAN_TPID_VALID != 0 { u16_at(26) } else { 0x8100 };
+            let [a, b] = tpid.to_be_bytes();
+            let [c, d] = u16_at(24).to_be_bytes();
+            [a, b, c, d]
+        })
+    }
+}
+
 /// A receive ring attached to a packet socket, read in order from `head`.
 #[derive(Debug)]
 pub struct RxRing {
@@ -140,26 +175,15 @@ impl RxRing {
     /// The oldest frame the kernel has handed over, if any.
     pub fn front(&self) -> Option<RingFrame<'_>> {
         let slot = self.map.owned_slot(self.head)?;
-        let u32_at =
-            |o: usize| u32::from_ne_bytes([slot[o], slot[o + 1], slot[o + 2], slot[o + 3]]);
-        let u16_at = |o: usize| u16::from_ne_bytes([slot[o], slot[o + 1]]);
-        let status = u32_at(0);
-        let (len, snaplen, mac) = (u32_at(4) as usize, u32_at(8) as usize, usize::from(u16_at(12)));
-        let received_ns = u64::from(u32_at(16)) * 1_000_000_000 + u64::from(u32_at(20));
-        let tag = (status & TP_STATUS_VLAN_VALID != 0).then(|| {
-            let tpid = if status & TP_STATUS_VLAN_TPID_VALID != 0 { u16_at(26) } else { 0x8100 };
-            let [a, b] = tpid.to_be_bytes();
-            let [c, d] = u16_at(24).to_be_bytes();
-            [a, b, c, d]
-        });
-        let end = (mac + snaplen).min(slot.len());
+        let header = SlotHeader::read(slot);
+        let end = (header.mac + header.snaplen).min(slot.len());
         Some(RingFrame {
-            data: slot.get(mac..end).unwrap_or(&[]),
-            tag,
-            received_ns,
-            truncated: snaplen < len,
-            copied: status & TP_STATUS_COPY != 0,
-            wire_len: len,
+            data: slot.get(header.mac..end).unwrap_or(&[]),
+            tag: header.tag(slot),
+            received_ns: header.received_ns,
+            truncated: header.snaplen < header.len,
+            copied: header.status & TP_STATUS_COPY != 0,
+            wire_len: header.len,
         })
     }
 
@@ -174,24 +198,19 @@ impl RxRing {
 
     fn restore_tag_in_place(&mut self) {
         let head = self.head;
-        let Some(frame) = self.front() else { return };
-        let Some(tag) = frame.tag else { return };
-        if frame.copied || frame.data.len() < 12 {
-            return;
-        }
         let Some(slot) = self.map.owned_slot_mut(head) else { return };
-        let u32_at = |s: &[u8], o: usize| u32::from_ne_bytes([s[o], s[o + 1], s[o + 2], s[o + 3]]);
-        let (status, len, snaplen) = (u32_at(slot, 0), u32_at(slot, 4), u32_at(slot, 8));
-        let mac = usize::from(u16::from_ne_bytes([slot[12], slot[13]]));
-        if mac < ADDRESS_END + 4 {
+        let header = SlotHeader::read(slot);
+        let Some(tag) = header.tag(slot) else { return };
+        let mac = header.mac;
+        if header.status & TP_STATUS_COPY != 0 || header.snaplen < 12 || mac < ADDRESS_END + 4 {
             return;
         }
         slot.copy_within(mac..mac + 12, mac - 4);
         slot[mac + 8..mac + 12].copy_from_slice(&tag);
-        slot[4..8].copy_from_slice(&(len + 4).to_ne_bytes());
-        slot[8..12].copy_from_slice(&(snaplen + 4).to_ne_bytes());
+        slot[4..8].copy_from_slice(&(header.len as u32 + 4).to_ne_bytes());
+        slot[8..12].copy_from_slice(&(header.snaplen as u32 + 4).to_ne_bytes());
         slot[12..14].copy_from_slice(&((mac - 4) as u16).to_ne_bytes());
-        let untagged = status & !(TP_STATUS_VLAN_VALID | TP_STATUS_VLAN_TPID_VALID);
+        let untagged = header.status & !(TP_STATUS_VLAN_VALID | TP_STATUS_VLAN_TPID_VALID);
         self.map.set_status(head, untagged);
     }
 
