@@ -83,9 +83,28 @@ fn an_interface_made_anew_under_the_bridge_forwards_again_within_a_second() {
     if !can_run("an_interface_made_anew_under_the_bridge_forwards_again_within_a_second") {
         return;
     }
-    let scratch = Scratch::new("flap-anew");
-    let Hosts { mut h1, mut h2, h1_ns: _h1_ns, sw, h2_ns } = hosts("anew");
-    let (state, _bridge) = start_bridge(&sw, &scratch, &["--port", "p1", "--port", "p2"]);
+    made_anew("anew", &[]);
+}
+
+/// With `--tx-ring`, the port made anew opens its transmit ring again, on the same frame memory
+/// (the old socket's frames in flight given back to it).
+#[test]
+fn an_interface_made_anew_sends_through_its_transmit_ring_again() {
+    if !can_run("an_interface_made_anew_sends_through_its_transmit_ring_again") {
+        return;
+    }
+    let (before, after) = made_anew("anewx", &["--tx-ring"]);
+    assert_eq!(port(&before, "p2")["transmit_path"], "ring");
+    assert_eq!(port(&after, "p2")["transmit_path"], "ring", "{}", port(&after, "p2"));
+}
+
+/// p2 deleted and made anew under a bridge run with `extra` options: forwarding comes back
+/// within a second, in order, the counters kept; the state before and after.
+fn made_anew(tag: &str, extra: &[&str]) -> (serde_json::Value, serde_json::Value) {
+    let scratch = Scratch::new(&format!("flap-{tag}"));
+    let Hosts { mut h1, mut h2, h1_ns: _h1_ns, sw, h2_ns } = hosts(tag);
+    let args: Vec<&str> = ["--port", "p1", "--port", "p2"].iter().chain(extra).copied().collect();
+    let (state, _bridge) = start_bridge(&sw, &scratch, &args);
     paced(&mut h1, 0, 0..10);
     assert_eq!(
         sequences(&drain(&mut h2, Duration::from_millis(200)), 0),
@@ -123,6 +142,7 @@ fn an_interface_made_anew_under_the_bridge_forwards_again_within_a_second() {
     assert!(p2["link_changes"].as_u64() >= Some(2), "down and up again: {p2}");
     assert_eq!(p2["tx_frames"].as_u64(), Some(sent), "counters kept: {p2}");
     assert!(log_of(&scratch, "bridge.log").contains("socket reopened"));
+    (before, after)
 }
 
 #[test]
