@@ -10,7 +10,8 @@
 //!
 //! [interfaces]                    # with ports = "interfaces": a bridge on real interfaces
 //! names = ["eth1", "eth2"]        # the Linux interfaces that are pfcd's Bridge Ports
-//! speed = "10G"                   # when the interfaces report no common speed (veth)
+//! speed = "10G"                   # every port's speed, whatever the interfaces report; unset:
+//!                                 # the speed they all report, else 10G
 //! max-frame = 9216                # the largest frame forwarded, octets without FCS
 //! receive-buffer = 1048576        # octets per port for the lossless priorities together
 //! max-transit-ms = 1000           # frames held longer are discarded (802.1Q 6.5.6), 1..4000
@@ -63,9 +64,11 @@ pub struct Settings {
 pub struct InterfaceSettings {
     /// The Linux interfaces that are pfcd's Bridge Ports, in port order.
     pub names: Vec<String>,
-    /// The rate every port transmits at when the interfaces do not all report one speed the
-    /// pipeline models (veth reports none; the pipeline runs one speed). Default 10G.
-    pub speed: String,
+    /// The rate every port runs at (the pipeline runs one speed), whatever the interfaces
+    /// report: for interfaces whose reported speed is not their rate (veth says 10G), or to
+    /// pin it. Unset: the speed every interface reports, else 10G. With `data-plane = "nic"`
+    /// only the fallback for an interface that reports none.
+    pub speed: Option<String>,
     /// The largest frame forwarded, octets without FCS. Default 9216.
     pub max_frame: u16,
     /// Octets of receive buffer per port for the PFC-enabled priorities together: an
@@ -142,7 +145,7 @@ impl Default for InterfaceSettings {
     fn default() -> Self {
         InterfaceSettings {
             names: Vec::new(),
-            speed: "10G".into(),
+            speed: None,
             max_frame: 9216,
             receive_buffer: 1 << 20,
             max_transit_ms: 1_000,
@@ -154,9 +157,17 @@ impl Default for InterfaceSettings {
 }
 
 impl InterfaceSettings {
+    /// The configured speed, else 10G: the speed of an interface that reports none.
     pub fn link_speed(&self) -> Result<dataplane::time::LinkSpeed, String> {
+        Ok(self.configured_speed()?.unwrap_or(dataplane::time::LinkSpeed::G10))
+    }
+
+    /// The speed configured, if one is.
+    pub fn configured_speed(&self) -> Result<Option<dataplane::time::LinkSpeed>, String> {
         self.speed
-            .parse()
+            .as_deref()
+            .map(|s| s.parse())
+            .transpose()
             .map_err(|e: dataplane::time::ParseLinkSpeedError| format!("interfaces.speed: {e}"))
     }
 }

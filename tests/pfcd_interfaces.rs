@@ -29,14 +29,15 @@ fn a_commit_enables_pfc_on_real_interfaces_and_netconf_counts_the_frames_on_the_
     }
     let scratch = Scratch::new("pfcd-if");
     let Hosts { mut h1, mut h2, h1_ns: _h1_ns, sw, h2_ns } = hosts("pif");
-    let pfcd = start_pfcd(&sw, &scratch, &["p1", "p2"]);
+    let pfcd = start_pfcd_for_storms(&sw, &scratch, &["p1", "p2"]);
     let mut c = pfcd.client(&sw);
     let interfaces = c.get(Some(&format!("<interfaces xmlns=\"{IF_NS}\"/>"))).expect("get");
     let listed = interfaces.data().unwrap_or_default();
     for port in ["p1", "p2"] {
         assert!(listed.contains(&format!("<name>{port}</name>")), "{port} is a port: {listed}");
     }
-    assert!(listed.contains("<speed>10000000000</speed>"), "the settings' speed: {listed}");
+    let speed = format!("<speed>{}</speed>", STORM_SPEED.bits_per_second());
+    assert!(listed.contains(&speed), "the settings' speed: {listed}");
 
     commit_pfc(&mut c, &["p1", "p2"], "<pfc-enable>p3</pfc-enable>");
     // The watchdog off: the storm below lasts as long as the test needs (seconds on a loaded
@@ -52,7 +53,7 @@ fn a_commit_enables_pfc_on_real_interfaces_and_netconf_counts_the_frames_on_the_
     // h2 pauses priority 3 while h1 sends 20 frames of it and 200 of priority 0.
     // What pfcd sends h1, over every run (its counters count them all).
     let mut at_h1 = Vec::new();
-    let (during, after) = while_storm_held("pfcd-if", || {
+    let (during, after) = while_storm_held("pfcd-if", STORM_SPEED, || {
         let storm = Storm::start(&h2_ns);
         for seq in 0..200u32 {
             if seq < 20 {
@@ -315,7 +316,7 @@ fn end_to_end_a_pause_of_priority_3_holds_priority_4_in_its_traffic_class() {
     }
     let scratch = Scratch::new("pfcd-if-tc-e2e");
     let Hosts { mut h1, mut h2, h1_ns: _h1_ns, sw, h2_ns } = hosts("ptce");
-    let pfcd = start_pfcd(&sw, &scratch, &["p1", "p2"]);
+    let pfcd = start_pfcd_for_storms(&sw, &scratch, &["p1", "p2"]);
     let mut c = pfcd.client(&sw);
     commit_pfc(&mut c, &["p1", "p2"], "<pfc-enable>p3</pfc-enable>");
     // The watchdog off: the storm below lasts as long as the test needs (seconds on a loaded
@@ -362,7 +363,7 @@ fn storm_round(
     h2: &mut dataplane::io::RawPort,
     h2_ns: &test_support::netns::Netns,
 ) -> (Vec<Vec<u8>>, Vec<Vec<u8>>) {
-    while_storm_held("storm round", || {
+    while_storm_held("storm round", STORM_SPEED, || {
         let storm = Storm::start(h2_ns);
         for seq in 0..200u32 {
             if seq < 20 {

@@ -19,7 +19,7 @@ use test_support::Scratch;
 fn watched(tag: &str) -> (Hosts, Scratch, Pfcd, netconf_client::Client) {
     let scratch = Scratch::new(&format!("pfcd-wd-{tag}"));
     let hosts = hosts(tag);
-    let pfcd = start_pfcd(&hosts.sw, &scratch, &["p1", "p2"]);
+    let pfcd = start_pfcd_for_storms(&hosts.sw, &scratch, &["p1", "p2"]);
     let mut c = pfcd.client(&hosts.sw);
     commit_pfc(&mut c, &["p1", "p2"], "<pfc-enable>p3</pfc-enable>");
     commit_watchdog(
@@ -59,7 +59,7 @@ fn pfcd_finds_a_pfc_storm_drops_its_frames_notifies_and_restores() {
 
     // A run whose storm was starved is run again, and the watchdog counts each run's storm.
     let mut runs = 0u64;
-    let (sent_after, got) = while_storm_held("pfcd-wd", || {
+    let (sent_after, got) = while_storm_held("pfcd-wd", STORM_SPEED, || {
         runs += 1;
         let storm = Storm::start(&h2_ns);
         let start = Instant::now();

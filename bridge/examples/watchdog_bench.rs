@@ -51,7 +51,7 @@ fn detection_error(run: usize) -> Option<f64> {
     let s = state_when(&state, "the storm found", |s| class3(s)["storms_detected"] == 1);
     let gap = storm.stop();
     let found = class3(&s)["last_storm_start_unix_ns"].as_u64()?;
-    if gap >= test_support::hosts::STORM_HELD {
+    if gap >= test_support::hosts::storm_held(dataplane::time::LinkSpeed::G10) {
         eprintln!("run {run}: the storm's sender was held off {gap:?}; not counted");
         return None;
     }

@@ -296,18 +296,20 @@ fn frames_past_the_frame_memory_are_held_and_leave_in_order() {
     const FRAMES: u32 = 10_000;
     use test_support::hosts::{
         drain_until_sequences, parse_data, pfc, send, sequences, while_storm_held, Storm,
+        STORM_SPEED, STORM_SPEED_ARG,
     };
 
     if !can_run("frames_past_the_frame_memory_are_held_and_leave_in_order") {
         return;
     }
     let _one_at_a_time = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    let (held, got, _guards) = while_storm_held("frame memory", || {
+    let (held, got, _guards) = while_storm_held("frame memory", STORM_SPEED, || {
         let scratch = Scratch::new("bridge-memfull");
         let Hosts { mut h1, mut h2, h1_ns, sw, h2_ns } = hosts("mf");
         let lossless = "pfc=3,headroom=40000000,watchdog=off";
         let (p1, p2) = (format!("p1,{lossless}"), format!("p2,{lossless}"));
         let args = ["--port", &p1, "--port", &p2, "--tx-ring", "--max-transit-ms", "4000"];
+        let args = [&args[..], &["--speed", STORM_SPEED_ARG]].concat();
         let (state, bridge) = start_bridge(&sw, &scratch, &args);
         let storm = Storm::start(&h2_ns);
         state_when(&state, "p2 paused", |s| port(s, "p2")["priority_paused"] == 1 << 3);

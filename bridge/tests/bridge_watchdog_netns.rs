@@ -24,8 +24,6 @@ use test_support::Scratch;
 
 /// The watchdog's detection and restoration times the tests run with (the defaults).
 const DETECTION: Duration = Duration::from_millis(200);
-/// 65 535 quanta at 10 Gb/s: one pause.
-const ONE_PAUSE: Duration = Duration::from_micros(3_355);
 /// What the bridge's loop, the sender and the storm may add on a loaded 2-core machine.
 const SCHEDULING: Duration = Duration::from_millis(100);
 
@@ -63,7 +61,8 @@ impl PfcSender {
                 self.end_pause(now);
             } else {
                 self.began.get_or_insert(now);
-                self.paused_until = Some(now + ONE_PAUSE * u32::from(f.time[3]) / 0xffff);
+                let one_pause = full_pause(STORM_SPEED);
+                self.paused_until = Some(now + one_pause * u32::from(f.time[3]) / 0xffff);
             }
         }
         if let Some(until) = self.paused_until.filter(|t| *t <= Instant::now()) {
@@ -97,43 +96,51 @@ fn a_pfc_storm_is_found_its_frames_dropped_and_counted_and_the_sender_released()
     if !can_run("a_pfc_storm_is_found_its_frames_dropped_and_counted_and_the_sender_released") {
         return;
     }
-    let (state, sender, got, stopped_at, (scratch, _guards)) = while_storm_held("wd", || {
-        // A directory of its own per run: a state file left by a run given up is not read.
-        let scratch = Scratch::new("bridge-wd");
-        let Hosts { mut h1, mut h2, h1_ns, sw, h2_ns } = hosts("wd");
-        // p1's headroom is far above Annex N's: this test's sender reacts to PFC within a
-        // couple of milliseconds at best (a NIC within a microsecond), and what is tested is
-        // p2's watchdog, not p1's headroom.
-        let args = ["--port", "p1,pfc=3,headroom=800000", "--port", "p2,pfc=3", "--speed", "10G"];
-        let (state, bridge) = start_bridge(&sw, &scratch, &args);
-        let mut sender = PfcSender::new();
-        let mut got = Vec::new();
-        let mut seq = 0u32;
-        // h2 pauses priority 3 for 5 s while h1 sends a frame of 0 and one of 3 every
-        // millisecond; then h1 sends on for 600 ms, past the restoration.
-        let storm = Storm::start(&h2_ns);
-        // The bridge holds priority 3 toward h2 before any of it is sent.
-        state_when(&state, "p2 paused", |s| port(s, "p2")["priority_paused"] == 1 << 3);
-        let start = Instant::now();
-        while start.elapsed() < Duration::from_secs(5) {
-            send(&mut h1, &data(0, seq));
-            sender.offer3(&mut h1, seq);
-            seq += 1;
-            got.extend(drain(&mut h2, Duration::from_millis(1)));
-        }
-        let gap = storm.stop();
-        let stopped_at = seq;
-        let end = Instant::now() + DETECTION * 3;
-        while Instant::now() < end {
-            send(&mut h1, &data(0, seq));
-            sender.offer3(&mut h1, seq);
-            seq += 1;
-            got.extend(drain(&mut h2, Duration::from_millis(1)));
-        }
-        got.extend(drain(&mut h2, Duration::from_millis(300)));
-        sender.look(&mut h1);
-        ((state, sender, (got, seq), stopped_at, (scratch, (bridge, [h1_ns, sw, h2_ns]))), gap)
-    });
+    let (state, sender, got, stopped_at, (scratch, _guards)) =
+        while_storm_held("wd", STORM_SPEED, || {
+            // A directory of its own per run: a state file left by a run given up is not read.
+            let scratch = Scratch::new("bridge-wd");
+            let Hosts { mut h1, mut h2, h1_ns, sw, h2_ns } = hosts("wd");
+            // p1's headroom is far above Annex N's: this test's sender reacts to PFC within a
+            // couple of milliseconds at best (a NIC within a microsecond), and what is tested is
+            // p2's watchdog, not p1's headroom.
+            let args = [
+                "--port",
+                "p1,pfc=3,headroom=800000",
+                "--port",
+                "p2,pfc=3",
+                "--speed",
+                STORM_SPEED_ARG,
+            ];
+            let (state, bridge) = start_bridge(&sw, &scratch, &args);
+            let mut sender = PfcSender::new();
+            let mut got = Vec::new();
+            let mut seq = 0u32;
+            // h2 pauses priority 3 for 5 s while h1 sends a frame of 0 and one of 3 every
+            // millisecond; then h1 sends on for 600 ms, past the restoration.
+            let storm = Storm::start(&h2_ns);
+            // The bridge holds priority 3 toward h2 before any of it is sent.
+            state_when(&state, "p2 paused", |s| port(s, "p2")["priority_paused"] == 1 << 3);
+            let start = Instant::now();
+            while start.elapsed() < Duration::from_secs(5) {
+                send(&mut h1, &data(0, seq));
+                sender.offer3(&mut h1, seq);
+                seq += 1;
+                got.extend(drain(&mut h2, Duration::from_millis(1)));
+            }
+            let gap = storm.stop();
+            let stopped_at = seq;
+            let end = Instant::now() + DETECTION * 3;
+            while Instant::now() < end {
+                send(&mut h1, &data(0, seq));
+                sender.offer3(&mut h1, seq);
+                seq += 1;
+                got.extend(drain(&mut h2, Duration::from_millis(1)));
+            }
+            got.extend(drain(&mut h2, Duration::from_millis(300)));
+            sender.look(&mut h1);
+            ((state, sender, (got, seq), stopped_at, (scratch, (bridge, [h1_ns, sw, h2_ns]))), gap)
+        });
     let (got, sent0) = got;
     let state = state_when(&state, "the watchdog's restoration", |s| {
         class(port(s, "p2"), "3")["restorations"].as_u64() >= Some(1) && s["frames_in_bridge"] == 0
@@ -179,7 +186,7 @@ fn a_pfc_storm_is_found_its_frames_dropped_and_counted_and_the_sender_released()
     );
     assert!(!sender.pauses.is_empty(), "the held frames made the bridge pause h1");
     assert!(
-        longest <= DETECTION + ONE_PAUSE + SCHEDULING,
+        longest <= DETECTION + full_pause(STORM_SPEED) + SCHEDULING,
         "h1 paused for {longest:?}: no longer than the detection time and one pause"
     );
 }
@@ -222,7 +229,7 @@ fn three(scratch: &Scratch, watchdog: &str) -> Three {
         args.extend(["--port", p.as_str()]);
     }
     // The longest transit delay: it does not free the pools within the test's two seconds.
-    args.extend(["--speed", "10G", "--max-transit-ms", "4000"]);
+    args.extend(["--speed", STORM_SPEED_ARG, "--max-transit-ms", "4000"]);
     let (state, bridge) = start_bridge(&sw, scratch, &args);
     let hosts = [host_socket(&ns[0]), host_socket(&ns[1]), host_socket(&ns[2])];
     ns.push(sw);
@@ -276,7 +283,7 @@ fn a_link_pause_storm_does_not_stop_the_other_ports() {
     if !can_run("a_link_pause_storm_does_not_stop_the_other_ports") {
         return;
     }
-    let (to3, to2, from, sent, state) = while_storm_held("wd3", || {
+    let (to3, to2, from, sent, state) = while_storm_held("wd3", STORM_SPEED, || {
         let scratch = Scratch::new("bridge-wd3");
         let mut t = three(&scratch, "watchdog=drop");
         let (to3, to2, from, sent, gap) = pause_storm_run(&mut t);
@@ -302,7 +309,7 @@ fn without_the_watchdog_a_stopped_port_holds_at_most_its_share_of_the_lossy_pool
     }
     // The watchdog off and the longest transit delay: what keeps h2 and h3 talking is that
     // the broadcasts held for h1 may take only half of each ingress port's lossy pool.
-    let (to3, to2, from, sent, state) = while_storm_held("wd3s", || {
+    let (to3, to2, from, sent, state) = while_storm_held("wd3s", STORM_SPEED, || {
         let scratch = Scratch::new("bridge-wd3s");
         let mut t = three(&scratch, "watchdog=off");
         let (to3, to2, from, sent, gap) = pause_storm_run(&mut t);
@@ -323,7 +330,7 @@ fn a_port_set_to_ignore_link_pause_never_stops() {
         return;
     }
     // The watchdog off: what keeps h2 and h3 talking is p1 ignoring PAUSE outright.
-    let (to3, _, from, sent, state) = while_storm_held("wd3i", || {
+    let (to3, _, from, sent, state) = while_storm_held("wd3i", STORM_SPEED, || {
         let scratch = Scratch::new("bridge-wd3i");
         let mut t = three(&scratch, "watchdog=off,pause=ignore");
         let (to3, to2, from, sent, gap) = pause_storm_run(&mut t);
@@ -347,7 +354,7 @@ fn frames_held_past_the_maximum_transit_delay_are_discarded_while_the_pause_last
     if !can_run("frames_held_past_the_maximum_transit_delay_are_discarded_while_the_pause_lasts") {
         return;
     }
-    let (held, during, after, _guards) = while_storm_held("transit", || {
+    let (held, during, after, _guards) = while_storm_held("transit", STORM_SPEED, || {
         let scratch = Scratch::new("bridge-transit");
         let Hosts { mut h1, mut h2, h1_ns, sw, h2_ns } = hosts("mt");
         let args = [
@@ -356,7 +363,7 @@ fn frames_held_past_the_maximum_transit_delay_are_discarded_while_the_pause_last
             "--port",
             "p2,pfc=3,watchdog=off",
             "--speed",
-            "10G",
+            STORM_SPEED_ARG,
             "--max-transit-ms",
             "100",
         ];

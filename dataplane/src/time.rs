@@ -112,6 +112,7 @@ pub const PFC_REACTION_BOUND: Picos = Picos(614_400);
 /// The MAC data rates the simulation supports.
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
 pub enum LinkSpeed {
+    G1,
     G10,
     G25,
     G40,
@@ -122,7 +123,8 @@ pub enum LinkSpeed {
 }
 
 impl LinkSpeed {
-    pub const ALL: [LinkSpeed; 7] = [
+    pub const ALL: [LinkSpeed; 8] = [
+        LinkSpeed::G1,
         LinkSpeed::G10,
         LinkSpeed::G25,
         LinkSpeed::G40,
@@ -134,6 +136,7 @@ impl LinkSpeed {
 
     pub const fn gbps(self) -> u64 {
         match self {
+            LinkSpeed::G1 => 1,
             LinkSpeed::G10 => 10,
             LinkSpeed::G25 => 25,
             LinkSpeed::G40 => 40,
@@ -153,12 +156,16 @@ impl LinkSpeed {
     pub const fn bits_time(self, bits: u64) -> Picos {
         // A multiplication by the half picoseconds per bit: a division by the rate cost a
         // simulated link several percent of its time, once per frame.
-        Picos((bits * self.half_ps_per_bit()).div_ceil(2))
+        // Past 213 days, which no link's delay reaches, the time stays at the end.
+        let half_ps = bits as u128 * self.half_ps_per_bit() as u128;
+        let ps = half_ps.div_ceil(2);
+        Picos(if ps > u64::MAX as u128 { u64::MAX } else { ps as u64 })
     }
 
     /// Half picoseconds per bit (1000 / rate in Gb/s, doubled: whole at every rate).
     const fn half_ps_per_bit(self) -> u64 {
         match self {
+            LinkSpeed::G1 => 2_000,
             LinkSpeed::G10 => 200,
             LinkSpeed::G25 => 80,
             LinkSpeed::G40 => 50,
@@ -210,7 +217,7 @@ impl fmt::Display for LinkSpeed {
 
 /// The text is not one of the supported speeds.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("'{0}' is not a link speed: use one of 10G, 25G, 40G, 50G, 100G, 200G, 400G")]
+#[error("'{0}' is not a link speed: use one of 1G, 10G, 25G, 40G, 50G, 100G, 200G, 400G")]
 pub struct ParseLinkSpeedError(pub String);
 
 impl FromStr for LinkSpeed {
@@ -240,12 +247,13 @@ mod tests {
     #[test]
     fn bits_time_is_the_bits_over_the_rate_rounded_up() {
         for speed in LinkSpeed::ALL {
-            for bits in (0..5_000).chain([12_144, 1 << 40, u64::MAX / 1_000]) {
+            for bits in (0..5_000).chain([12_144, 1 << 40, u64::MAX / 2_000]) {
                 let exact = (u128::from(bits) * 1_000).div_ceil(u128::from(speed.gbps()));
                 assert_eq!(u128::from(speed.bits_time(bits).0), exact, "{bits} bits at {speed}");
             }
         }
         assert_eq!(LinkSpeed::G400.bits_time(1), Picos(3), "2.5 ps rounds up");
+        assert_eq!(LinkSpeed::G1.bits_time(u64::MAX / 100), Picos::MAX, "past 213 days");
     }
 
     /// Wall time converts without wrapping: at 213.5 days a u64 of picoseconds is full, and
@@ -261,7 +269,7 @@ mod tests {
 
     #[test]
     fn pause_quantum_per_speed_matches_spec() {
-        let expect = [51_200, 20_480, 12_800, 10_240, 5_120, 2_560, 1_280];
+        let expect = [512_000, 51_200, 20_480, 12_800, 10_240, 5_120, 2_560, 1_280];
         for (speed, ps) in LinkSpeed::ALL.iter().zip(expect) {
             assert_eq!(speed.quantum(), Picos(ps), "{speed}");
         }
@@ -288,10 +296,19 @@ mod tests {
     }
 
     #[test]
+    fn at_1g_a_bit_is_a_nanosecond_and_a_full_pause_33_5_ms() {
+        assert_eq!(LinkSpeed::G1.bits_time(1), Picos(1_000));
+        assert_eq!(LinkSpeed::G1.quanta(0xffff), Picos(65_535 * 512_000));
+        assert_eq!(LinkSpeed::G1.bits_in(Picos(1_000_000)), 1_000);
+        assert!((LinkSpeed::G1.line_rate_pps(60) / 1e6 - 1.488).abs() < 0.001);
+    }
+
+    #[test]
     fn speeds_parse_and_display() {
         assert_eq!("100G".parse(), Ok(LinkSpeed::G100));
         assert_eq!("25gb/s".parse(), Ok(LinkSpeed::G25));
         assert_eq!("400".parse(), Ok(LinkSpeed::G400));
+        assert_eq!("1G".parse(), Ok(LinkSpeed::G1));
         assert!("30G".parse::<LinkSpeed>().is_err());
         assert!("fast".parse::<LinkSpeed>().is_err());
         assert_eq!(LinkSpeed::G40.to_string(), "40G");

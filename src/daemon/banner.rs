@@ -24,7 +24,7 @@ pub fn print(addr: SocketAddr, settings: &Settings, admin: &Admin, set: &dyn Por
         Ports::Interfaces => format!(
             "pfcd: NETCONF over SSH on {addr}; bridging interfaces {} at {}\n",
             ports.join(", "),
-            settings.interfaces.speed
+            settings.interfaces.speed.as_deref().unwrap_or("the speed they report")
         ),
     };
     match admin {

@@ -36,7 +36,7 @@ impl RealPorts {
     /// Opens every interface, starts the bridge and a task per port. An interface that does
     /// not exist or cannot be opened stops the start, with its name and why.
     pub fn start(settings: &InterfaceSettings) -> Result<RealPorts, String> {
-        let speed = port_speed(&settings.names, settings.link_speed()?);
+        let speed = port_speed(&settings.names, settings.configured_speed()?);
         let mut first_mac = None;
         for name in &settings.names {
             let (_, mac) = link::identity(name)
@@ -195,19 +195,32 @@ fn hostname() -> String {
         .unwrap_or_else(|_| "pfcd".into())
 }
 
-/// The speed the bridge runs: the one every interface reports (the ethtool speed Linux shows
-/// in /sys/class/net/IF/speed) when they agree on one the pipeline models, else `configured`
-/// (veth reports none; the pipeline runs one speed for all ports). Logged either way.
-fn port_speed(names: &[String], configured: LinkSpeed) -> LinkSpeed {
+/// The speed the bridge runs: `configured` when there is one, else the one every interface
+/// reports (the ethtool speed Linux shows in /sys/class/net/IF/speed) when they agree on one
+/// the pipeline models, else 10G (the pipeline runs one speed for all ports). Logged either
+/// way, with a warning when the configured speed is not the one the interfaces report.
+fn port_speed(names: &[String], configured: Option<LinkSpeed>) -> LinkSpeed {
     let reported: Vec<Option<LinkSpeed>> = names.iter().map(|n| reported_speed(n)).collect();
-    match reported.first().copied().flatten() {
-        Some(s) if reported.iter().all(|r| *r == Some(s)) => {
-            tracing::info!(speed = %s, "every interface reports this speed: the bridge runs it");
-            s
+    let common = match reported.first().copied().flatten() {
+        Some(s) if reported.iter().all(|r| *r == Some(s)) => Some(s),
+        _ => None,
+    };
+    match (configured, common) {
+        (Some(c), Some(r)) if c != r => {
+            tracing::warn!(speed = %c, reported = %r, "the interfaces report another speed: the settings' is used, as configured");
+            c
         }
-        _ => {
-            tracing::info!(speed = %configured, ?reported, "interfaces report no common speed: the settings' is used");
-            configured
+        (Some(c), _) => {
+            tracing::info!(speed = %c, "the settings' speed");
+            c
+        }
+        (None, Some(r)) => {
+            tracing::info!(speed = %r, "every interface reports this speed: the bridge runs it");
+            r
+        }
+        (None, None) => {
+            tracing::info!(speed = %LinkSpeed::G10, ?reported, "interfaces report no common speed: 10G");
+            LinkSpeed::G10
         }
     }
 }

@@ -6,7 +6,8 @@
 //! Clause 44.3 collects the 10 Gb/s sublayers' constraints), checked against the draft. The figures above 10 Gb/s are from IEEE Std 802.3-2022's delay-constraint
 //! tables as we know them (each cited by clause below); those tables could not be consulted
 //! where this was written, so where we were unsure the larger figure was taken, and the
-//! 200/400 Gb/s PCS figures are derived (see [`Sublayer::Pcs200GBaseR`]). DECISIONS.md, "Interface
+//! 200/400 Gb/s PCS figures are derived (see [`Sublayer::Pcs200GBaseR`]). The 1 Gb/s figures
+//! are upper bounds, not the standard's (see [`Sublayer::Phy1G`]). DECISIONS.md, "Interface
 //! delays per speed", says which is which. A port whose PHY's real figures are known configures
 //! its own round trip; these defaults only need to be no lower than the standard's maxima.
 
@@ -17,6 +18,15 @@ use crate::time::LinkSpeed;
 /// its own speed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Sublayer {
+    /// 1G MAC Control, MAC and RS (GMII): 1024 bit times, two pause quanta. The 10G MAC's
+    /// 819.2 ns at 1 Gb/s, rounded up to whole quanta (the 1 Gb/s reaction time of 802.3
+    /// Annex 31B is counted in quanta too).
+    MacControlMacRs1G,
+    /// A 1 Gb/s PHY, PCS to MDI: 6000 bit times, the round trip 802.3 allows a 1000BASE-H PHY
+    /// (Clause 115), the largest 1 Gb/s PHY figure we could read. 1000BASE-X and 1000BASE-T
+    /// PHYs are built well under it (a few hundred nanoseconds each way); a port whose PHY's
+    /// figure is known configures its own round trip.
+    Phy1G,
     /// 10G MAC Control, MAC and RS: 8192 bit times (802.3 46.1.4; Table N-1).
     MacControlMacRs10G,
     /// XGXS and XAUI: 2048 (48.5; Table N-1). A XAUI has an XGXS at each end, so list it twice.
@@ -93,6 +103,9 @@ pub enum Sublayer {
 }
 
 impl Sublayer {
+    /// A 1 Gb/s port: GMII MAC/RS and a PHY at [`Sublayer::Phy1G`]'s bound (7024).
+    pub const ONE_G: [Sublayer; 2] = [Sublayer::MacControlMacRs1G, Sublayer::Phy1G];
+
     /// The Annex N N.6 stack: XGMII MAC/RS, XAUI (two XGXS) and a 10GBASE-T PHY, 37 888 bit
     /// times round trip.
     pub const ANNEX_N_10GBASE_T: [Sublayer; 4] =
@@ -157,6 +170,8 @@ impl Sublayer {
     /// Maximum round-trip delay in bit times at the sublayer's speed.
     pub const fn rtt_bits(self) -> u64 {
         match self {
+            Sublayer::MacControlMacRs1G => 1_024,
+            Sublayer::Phy1G => 6_000,
             Sublayer::MacControlMacRs10G => 8_192,
             Sublayer::XgxsXaui | Sublayer::Pcs10GBaseX => 2_048,
             Sublayer::Pcs10GBaseR | Sublayer::Pcs25GBaseR => 3_584,
@@ -194,6 +209,7 @@ impl Sublayer {
     /// PHYs run.
     pub fn default_stack(speed: LinkSpeed, medium: Medium) -> &'static [Sublayer] {
         match speed {
+            LinkSpeed::G1 => &Sublayer::ONE_G,
             LinkSpeed::G10 if medium == Medium::Cat6 => &Sublayer::ANNEX_N_10GBASE_T,
             LinkSpeed::G10 => &Sublayer::TEN_G_BASE_R,
             LinkSpeed::G25 => &Sublayer::TWENTY_FIVE_G,
@@ -226,10 +242,12 @@ mod tests {
     fn every_speed_has_its_own_stack() {
         let totals: Vec<u64> =
             LinkSpeed::ALL.iter().map(|&s| Sublayer::default_rtt_bits(s, Medium::Fibre)).collect();
-        assert_eq!(totals, [12_288, 51_712, 69_632, 73_728, 95_744, 117_760, 199_680]);
+        assert_eq!(totals, [7_024, 12_288, 51_712, 69_632, 73_728, 95_744, 117_760, 199_680]);
         // In time: 400GBASE-R is 499.2 ns, where 10GBASE-T's bit count at 400 Gb/s was 94.7 ns.
         let ps = |s: LinkSpeed| Sublayer::default_rtt_bits(s, Medium::Fibre) * 1000 / s.gbps();
         assert_eq!(ps(LinkSpeed::G400), 499_200);
         assert_eq!(ps(LinkSpeed::G25), 2_068_480);
+        assert_eq!(ps(LinkSpeed::G1), 7_024_000, "7 µs at 1 Gb/s, on twisted pair too");
+        assert_eq!(Sublayer::default_rtt_bits(LinkSpeed::G1, Medium::Cat6), 7_024);
     }
 }

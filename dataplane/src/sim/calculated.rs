@@ -30,7 +30,8 @@ impl StationDelays {
             pfc_generation_bits: 200,
             tx_interface_bits: tx,
             rx_interface_bits: rtt - tx,
-            // The bound is a whole number of bit times at every supported speed.
+            // The bound is a whole number of bit times from 10 Gb/s up; at 1 Gb/s its 614.4 bit
+            // times are rounded up to 615 (the simulation counts whole bits).
             pause_entry_bits: u64::try_from(picos_to_bits(PFC_REACTION_BOUND, speed))
                 .unwrap_or(u64::MAX),
         }
@@ -92,7 +93,18 @@ mod tests {
             let from_sim = cfg.headroom_inputs().expect("valid");
             let defaults = HeadroomInputs::for_link(speed, from_sim.link_delay);
             assert_eq!(from_sim.local, defaults.local, "{speed}");
-            assert_eq!(from_sim.peer, defaults.peer, "{speed}");
+            // The calculator's pause entry, rounded up to the whole bit times the simulation
+            // counts (a change only at 1 Gb/s).
+            let PeerDelay::Configured { interface_rtt_bits, pause_entry } = defaults.peer else {
+                panic!("{speed}: the default peer is configured");
+            };
+            let whole = speed.bits_time(picos_to_bits(pause_entry, speed) as u64);
+            assert!(whole >= pause_entry && whole < pause_entry + speed.bits_time(1), "{speed}");
+            assert_eq!(
+                from_sim.peer,
+                PeerDelay::Configured { interface_rtt_bits, pause_entry: whole },
+                "{speed}"
+            );
         }
     }
 }

@@ -7,6 +7,7 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use dataplane::io::{FramePort, RawOptions, RawPort};
+use dataplane::time::LinkSpeed;
 use dataplane::wire::{EtherType, EthernetHeader, MacAddr, MacControl, PfcFrame, VlanTag};
 
 use super::netns::{in_netns, veth, Netns};
@@ -151,21 +152,38 @@ pub fn pfc(priorities: u8, quanta: u16) -> Vec<u8> {
     PfcFrame::pause(H2, priorities, quanta).to_vec()
 }
 
-/// The longest gap between two of the storm's PFC frames after which the pause is known to have
-/// been kept on: under the 3.36 ms that 65 535 quanta last at 10 Gb/s, with a margin.
-pub const STORM_HELD: Duration = Duration::from_micros(3_300);
+/// The speed of the bridge ports a storm holds paused, and its `--speed` argument: 1 Gb/s, at
+/// which a PFC frame of 65 535 quanta pauses for 33.6 ms. At 10 Gb/s it pauses for 3.4 ms, and
+/// two busy cores held every thread of the storm off the CPU for 4–13 ms at a time (synced
+/// writes and namespaces made and deleted beside the test), so the pause ran out on the wire.
+pub const STORM_SPEED: LinkSpeed = LinkSpeed::G1;
+pub const STORM_SPEED_ARG: &str = "1G";
 
-/// Runs `attempt` (which starts a [`Storm`] and returns its longest gap) until the storm kept
-/// its pause on through it, at most five times. A run in which even the storm's real-time
-/// thread was held off the CPU past a pause's length says nothing of what it tests (the pause
-/// ran out on the wire), so it is run again, loudly, rather than failed; five such runs fail.
-/// (On this 2-core VM a real-time thread's half-millisecond sleep overran to 3.3–6.6 ms in
-/// about one storm test in two while the test's own bridge and sender ran.)
-pub fn while_storm_held<T>(what: &str, mut attempt: impl FnMut() -> (T, Duration)) -> T {
+/// One full pause (65 535 quanta) at `speed`.
+pub fn full_pause(speed: LinkSpeed) -> Duration {
+    Duration::from_nanos(speed.quanta(0xffff).as_ps() / 1_000)
+}
+
+/// The longest gap between two of the storm's PFC frames after which the pause is known to have
+/// been kept on at `speed`: a full pause, less a margin for the frame's way to the bridge.
+pub fn storm_held(speed: LinkSpeed) -> Duration {
+    full_pause(speed) * 49 / 50
+}
+
+/// Runs `attempt` (which starts a [`Storm`] at a bridge whose ports run at `speed`, and returns
+/// its longest gap) until the storm kept its pause on through it, at most five times. A run in
+/// which the storm's threads were all held off their cores past a pause's length says nothing
+/// of what it tests (the pause ran out on the wire), so it is run again, loudly, rather than
+/// failed; five such runs fail.
+pub fn while_storm_held<T>(
+    what: &str,
+    speed: LinkSpeed,
+    mut attempt: impl FnMut() -> (T, Duration),
+) -> T {
     let mut gaps = Vec::new();
     for _ in 0..5 {
         let (result, gap) = attempt();
-        if gap < STORM_HELD {
+        if gap < storm_held(speed) {
             return result;
         }
         eprintln!(
@@ -177,14 +195,18 @@ pub fn while_storm_held<T>(what: &str, mut attempt: impl FnMut() -> (T, Duration
     panic!("{what}: h2 could not keep its pause on in five runs (longest gaps {gaps:?})");
 }
 
-/// h2 pausing priority 3 without end: a thread of its own with real-time priority (as a NIC's
-/// PFC generator would not be starved: on two busy cores an ordinary thread was sometimes held
-/// up past the 3.4 ms a pause lasts at 10 Gb/s) sends a PFC frame every half millisecond on a
-/// socket of its own, until stopped.
+/// h2 pausing priority 3 without end, as a NIC's PFC generator would, which no load on the
+/// host holds up. Two threads send it, one pinned to each of the first two cores, each with
+/// real-time priority and a socket of its own, each a PFC frame every half millisecond, until
+/// stopped: a core held in the kernel does not hold up the other thread. (Both cores can still
+/// be held at once for several milliseconds: see [`STORM_SPEED`].)
 pub struct Storm {
     running: std::sync::Arc<std::sync::atomic::AtomicBool>,
-    thread: std::thread::JoinHandle<Duration>,
+    threads: Vec<std::thread::JoinHandle<Vec<Instant>>>,
 }
+
+/// The cores the storm's threads are pinned to, one each.
+const STORM_CORES: [usize; 2] = [0, 1];
 
 impl Storm {
     /// From h2 (namespace `h2`, interface eth0).
@@ -197,44 +219,58 @@ impl Storm {
         Storm::of(ns, dataplane::wire::PauseFrame::new(src, 0xffff).to_vec())
     }
 
-    /// `frame` sent every half millisecond from the host in `ns` (interface eth0).
+    /// `frame` sent every half millisecond from the host in `ns` (interface eth0) by each of
+    /// the storm's threads.
     pub fn of(ns: &Netns, frame: Vec<u8>) -> Storm {
-        let options = RawOptions::default();
-        let mut port = in_netns(ns, || RawPort::open("eth0", &options)).expect("socket");
         let running = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(true));
         let (first_sent, first) = std::sync::mpsc::channel();
-        let thread = {
-            let running = running.clone();
-            std::thread::spawn(move || {
-                let tid = nix::unistd::gettid().to_string();
-                let chrt = Command::new("/usr/bin/chrt").args(["-f", "-p", "50", &tid]).status();
-                assert!(chrt.is_ok_and(|s| s.success()), "chrt gives the storm real-time priority");
-                let mut longest = Duration::ZERO;
-                let mut last = None::<Instant>;
-                while running.load(std::sync::atomic::Ordering::Relaxed) {
-                    send(&mut port, &frame);
-                    match last {
-                        None => {
+        let threads = STORM_CORES
+            .iter()
+            .map(|&core| {
+                let options = RawOptions::default();
+                let mut port = in_netns(ns, || RawPort::open("eth0", &options)).expect("socket");
+                let (running, frame, first_sent) =
+                    (running.clone(), frame.clone(), first_sent.clone());
+                std::thread::spawn(move || {
+                    let tid = nix::unistd::gettid().to_string();
+                    // Not checked: on a machine with one core both threads run on it.
+                    let _ = Command::new("/usr/bin/taskset")
+                        .args(["-p", "-c", &core.to_string(), &tid])
+                        .stdout(std::process::Stdio::null())
+                        .status();
+                    let chrt =
+                        Command::new("/usr/bin/chrt").args(["-f", "-p", "50", &tid]).status();
+                    assert!(
+                        chrt.is_ok_and(|s| s.success()),
+                        "chrt gives the storm real-time priority"
+                    );
+                    let mut sent = Vec::with_capacity(20_000);
+                    while running.load(std::sync::atomic::Ordering::Relaxed) {
+                        send(&mut port, &frame);
+                        if sent.is_empty() {
                             let _ = first_sent.send(());
                         }
-                        Some(t) => longest = longest.max(t.elapsed()),
+                        sent.push(Instant::now());
+                        std::thread::sleep(Duration::from_micros(500));
                     }
-                    last = Some(Instant::now());
-                    std::thread::sleep(Duration::from_micros(500));
-                }
-                longest
+                    sent
+                })
             })
-        };
+            .collect();
         // The first PFC frame is out, and the bridge has had a moment to take it, before the
         // test sends anything.
         first.recv_timeout(Duration::from_secs(10)).expect("the storm's first PFC frame");
         std::thread::sleep(Duration::from_millis(1));
-        Storm { running, thread }
+        Storm { running, threads }
     }
 
-    /// Stops the storm; the longest gap between two of its PFC frames.
+    /// Stops the storm; the longest gap between two of its PFC frames, whichever thread sent
+    /// them.
     pub fn stop(self) -> Duration {
         self.running.store(false, std::sync::atomic::Ordering::Relaxed);
-        self.thread.join().expect("storm thread")
+        let mut sent: Vec<Instant> =
+            self.threads.into_iter().flat_map(|t| t.join().expect("storm thread")).collect();
+        sent.sort_unstable();
+        sent.windows(2).map(|w| w[1] - w[0]).max().unwrap_or_default()
     }
 }

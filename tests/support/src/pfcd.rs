@@ -27,6 +27,13 @@ pub fn start_pfcd(sw: &Netns, scratch: &Scratch, names: &[&str]) -> Pfcd {
     start_pfcd_with(sw, scratch, names, "")
 }
 
+/// pfcd on `names` at [`super::hosts::STORM_SPEED`], for tests that hold a port paused with a
+/// [`super::hosts::Storm`].
+pub fn start_pfcd_for_storms(sw: &Netns, scratch: &Scratch, names: &[&str]) -> Pfcd {
+    let speed = format!("speed = \"{}\"\n", super::hosts::STORM_SPEED_ARG);
+    start_pfcd_with(sw, scratch, names, &speed)
+}
+
 /// The same with `more` appended to the `[interfaces]` settings (TOML lines).
 pub fn start_pfcd_with(sw: &Netns, scratch: &Scratch, names: &[&str], more: &str) -> Pfcd {
     let settings = scratch.path("pfcd.toml");

@@ -49,7 +49,7 @@ struct Cli {
     /// What happens to a paused priority's frames in the pipeline: external, fifo or stall.
     #[arg(long, default_value = "external")]
     mode: PauseMode,
-    /// Each port's transmit rate (veth has none of its own): 10G, 25G, 40G, 50G, 100G...
+    /// Each port's transmit rate (veth has none of its own): 1G, 10G, 25G, 40G, 50G, 100G...
     #[arg(long, default_value = "10G")]
     speed: LinkSpeed,
     /// The largest frame forwarded, octets without FCS.

@@ -58,7 +58,7 @@ struct Common {
     /// The interface to use.
     #[arg(short, long)]
     interface: String,
-    /// The link speed that times pause quanta (veth reports none): 10G, 25G, 40G, 50G, 100G,
+    /// The link speed that times pause quanta (veth reports none): 1G, 10G, 25G, 40G, 50G, 100G,
     /// 200G or 400G.
     #[arg(long, default_value = "10G")]
     speed: LinkSpeed,
