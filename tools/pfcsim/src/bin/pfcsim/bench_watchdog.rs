@@ -29,11 +29,12 @@ fn draw(rng: &mut SimRng, n: u64, detection: Picos) -> (TwoStationConfig, WatchP
     let every = rng.between(2, 64);
     let len = u64::from(cfg.reverse_frame_len.unwrap_or(cfg.frame_len));
     let interval = cfg.speed.frame_time(len) * every;
-    // The storm starts after 10 us at any phase of the bridge's frames, lasts 1 ms past its
-    // detection, and the run ends when the class must have been restored (the restoration
-    // time after the peer's last pause, sent before the storm's end).
+    // The storm starts after 10 us at any phase of the bridge's frames and lasts 1 ms past its
+    // detection and the wait for a frame to queue under it (up to one interval: 4.7 ms at 1G);
+    // the run ends when the class must have been restored (the restoration time after the
+    // peer's last pause, sent before the storm's end).
     let start = Picos::from_us(10) + Picos(rng.below(interval.as_ps() * 8));
-    let end = start + detection + Picos::from_ms(1);
+    let end = start + detection + interval + Picos::from_ms(1);
     cfg.duration = end + detection + Picos::from_ms(1);
     let plan = WatchPlan {
         pfc_enable: 1 << class | 1 << cfg.priority,
@@ -108,7 +109,7 @@ pub fn run(storms: u64, detection_ms: u64, seed: u64) -> ExitCode {
     let (events_alert, rate_alert, _) = cost(Some(setup(alert)));
     let (events_off, rate_off, _) = cost(None);
     println!(
-        "{storms} storms, detection and restoration {detection_ms} ms, 10-400G, 1 m-10 km, \
+        "{storms} storms, detection and restoration {detection_ms} ms, 1-400G, 1 m-10 km, \
          frames 60-9216 octets, seed {seed}"
     );
     if held.is_empty() {

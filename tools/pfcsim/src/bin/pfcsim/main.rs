@@ -94,7 +94,7 @@ enum Command {
         #[arg(long)]
         accuracy_only: bool,
     },
-    /// B's PFC watchdog over many peer storms on random links (10-400G, 1 m-10 km, frames of
+    /// B's PFC watchdog over many peer storms on random links (1-400G, 1 m-10 km, frames of
     /// 60-9216 octets, every phase of the bridge's frames): detection error against the
     /// configured time, p50 / p99 / worst, and the watchdog's cost in events and CPU.
     BenchWatchdog {
