@@ -60,6 +60,7 @@ fn a_commit_enables_pfc_on_real_interfaces_and_netconf_counts_the_frames_on_the_
                 send(&mut h1, &data(3, seq));
             }
             send(&mut h1, &data(0, seq));
+            paced(seq);
         }
         let during = drain_until_sequences(
             &mut h2,
@@ -371,6 +372,7 @@ fn storm_round(
                 send(h1, &data(4, seq));
             }
             send(h1, &data(0, seq));
+            paced(seq);
         }
         // pfcd's PFC frames to h1: not looked at here.
         let during = drain_until_sequences(

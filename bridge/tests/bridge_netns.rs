@@ -130,6 +130,7 @@ fn pause_run(t: &mut Topology, still_flowing: bool) -> (PauseRun, Duration) {
             send(&mut t.h1, &data(3, seq));
         }
         send(&mut t.h1, &data(0, seq));
+        paced(seq);
     }
     let mut at_h1 = Vec::new();
     let h1 = &mut t.h1;
@@ -215,6 +216,7 @@ fn a_pause_holds_every_priority_of_its_traffic_class() {
                     send(&mut t.h1, &data(4, seq));
                 }
                 send(&mut t.h1, &data(0, seq));
+                paced(seq);
             }
             let during = drain_until_sequences(
                 &mut t.h2,

@@ -94,6 +94,16 @@ pub fn send(port: &mut RawPort, frame: &[u8]) {
     panic!("cannot send");
 }
 
+/// Paces a test's burst of [`FRAME`]-octet frames for a port at [`STORM_SPEED`]: after every
+/// 20th frame (`seq`), 200 µs, longer than 20 frames take at 1 Gb/s. Sent as fast as the test
+/// can, 200 frames outgrew an egress port's share of the lossy pool (half of 256 KiB) while
+/// the 1 Gb/s port drained them, and the bridge rightly discarded the rest.
+pub fn paced(seq: u32) {
+    if seq % 20 == 19 {
+        std::thread::sleep(Duration::from_micros(200));
+    }
+}
+
 /// Everything `port` receives within `time`.
 pub fn drain(port: &mut RawPort, time: Duration) -> Vec<Vec<u8>> {
     let end = Instant::now() + time;
