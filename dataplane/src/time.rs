@@ -156,10 +156,12 @@ impl LinkSpeed {
     pub const fn bits_time(self, bits: u64) -> Picos {
         // A multiplication by the half picoseconds per bit: a division by the rate cost a
         // simulated link several percent of its time, once per frame.
-        // Past 213 days, which no link's delay reaches, the time stays at the end.
-        let half_ps = bits as u128 * self.half_ps_per_bit() as u128;
-        let ps = half_ps.div_ceil(2);
-        Picos(if ps > u64::MAX as u128 { u64::MAX } else { ps as u64 })
+        // Past 106 days (the half picoseconds overflow), which no link's delay reaches, the
+        // time stays at the end.
+        match bits.checked_mul(self.half_ps_per_bit()) {
+            Some(half_ps) => Picos(half_ps.div_ceil(2)),
+            None => Picos::MAX,
+        }
     }
 
     /// Half picoseconds per bit (1000 / rate in Gb/s, doubled: whole at every rate).
@@ -253,7 +255,7 @@ mod tests {
             }
         }
         assert_eq!(LinkSpeed::G400.bits_time(1), Picos(3), "2.5 ps rounds up");
-        assert_eq!(LinkSpeed::G1.bits_time(u64::MAX / 100), Picos::MAX, "past 213 days");
+        assert_eq!(LinkSpeed::G1.bits_time(u64::MAX / 100), Picos::MAX, "past 106 days");
     }
 
     /// Wall time converts without wrapping: at 213.5 days a u64 of picoseconds is full, and
